@@ -1,0 +1,150 @@
+// Package properties defines what livecheck checks: safety properties, which
+// must hold in every reachable state, and liveness properties, which must
+// eventually hold. Both read a typed, read-only view of the node states.
+//
+// # Usage
+//
+//	oneLeader := properties.Always("one-leader", "at most one node is leader",
+//		func(s *sim.State) error {
+//			leaders := 0
+//			for _, n := range properties.Nodes[*node](s) {
+//				if n.Leader { leaders++ }
+//			}
+//			if leaders > 1 { return fmt.Errorf("%d leaders", leaders) }
+//			return nil
+//		})
+//	elected := properties.Eventually("elected", "one leader, known to all", isElected)
+package properties
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// Kind says whether a property must always hold or eventually hold.
+type Kind uint8
+
+const (
+	Safety   Kind = iota // must hold in every reachable state
+	Liveness             // must eventually hold, from every reachable state
+)
+
+func (k Kind) String() string {
+	if k == Liveness {
+		return "liveness"
+	}
+	return "safety"
+}
+
+// A Property is a named predicate over states. Its name is a flag-safe
+// identifier: it appears in --property, reports and JSON.
+type Property struct {
+	Name string
+	Kind Kind
+	Doc  string
+
+	// Check returns nil or an error that explains the violation (safety).
+	Check func(s *sim.State) error
+	// Live says whether the property holds (liveness).
+	Live func(s *sim.State) bool
+
+	// Filter, when set, says which node states can take part in a violation
+	// of a safety property; local model checking never combines the others.
+	Filter func(id sim.NodeID, n sim.Node) bool
+	// Pair, when set, is the pairwise form of a safety property: a violation
+	// between two node states. Local model checking then checks pairs only.
+	Pair func(a, b sim.Node) error
+}
+
+var nameRE = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// Always returns a safety property.
+func Always(name, doc string, check func(s *sim.State) error) Property {
+	mustName(name)
+	return Property{Name: name, Kind: Safety, Doc: doc, Check: check}
+}
+
+// Eventually returns a liveness property.
+func Eventually(name, doc string, live func(s *sim.State) bool) Property {
+	mustName(name)
+	return Property{Name: name, Kind: Liveness, Doc: doc, Live: live}
+}
+
+func mustName(name string) {
+	if !nameRE.MatchString(name) {
+		panic(fmt.Sprintf("property name %q must be lowercase letters, digits and dashes, starting with a letter", name))
+	}
+}
+
+// Validate says what is wrong with a list of properties, if anything.
+func Validate(props []Property) error {
+	seen := map[string]bool{}
+	for _, p := range props {
+		if !nameRE.MatchString(p.Name) {
+			return fmt.Errorf("property name %q must be lowercase letters, digits and dashes", p.Name)
+		}
+		if seen[p.Name] {
+			return fmt.Errorf("two properties are named %q", p.Name)
+		}
+		seen[p.Name] = true
+		if p.Kind == Safety && p.Check == nil {
+			return fmt.Errorf("safety property %q has no Check function", p.Name)
+		}
+		if p.Kind == Liveness && p.Live == nil {
+			return fmt.Errorf("liveness property %q has no Live function", p.Name)
+		}
+	}
+	return nil
+}
+
+// CheckSafety evaluates a safety property. A property that panics is
+// reported as violated, with the panic as its explanation.
+func (p *Property) CheckSafety(s *sim.State) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("property %s panicked: %v", p.Name, r)
+		}
+	}()
+	return p.Check(s)
+}
+
+// IsLive evaluates a liveness property; a panic counts as not live.
+func (p *Property) IsLive(s *sim.State) (live bool) {
+	defer func() {
+		if recover() != nil {
+			live = false
+		}
+	}()
+	return p.Live(s)
+}
+
+// Nodes returns every node state as T. It panics with a clear message if a
+// node is not a T.
+func Nodes[T sim.Node](s *sim.State) []T {
+	out := make([]T, s.N())
+	for i := range out {
+		out[i] = Node[T](s, sim.NodeID(i))
+	}
+	return out
+}
+
+// Node returns node i's state as T.
+func Node[T sim.Node](s *sim.State, i sim.NodeID) T {
+	n, ok := s.Node(i).(T)
+	if !ok {
+		var zero T
+		panic(fmt.Sprintf("node %d is a %T, not a %T", i, s.Node(i), zero))
+	}
+	return n
+}
+
+// Names returns the names of props.
+func Names(props []Property) []string {
+	out := make([]string, len(props))
+	for i, p := range props {
+		out[i] = p.Name
+	}
+	return out
+}

@@ -1,0 +1,237 @@
+// Package reports holds what livecheck writes for people and programs:
+// trace files, and the text and tables of a report.
+//
+// A trace file is versioned JSON: the system, its configuration, the seed,
+// the property that failed and the path, as events and the values each
+// step's Choose calls returned. `livecheck replay` re-executes it.
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// TraceVersion is the version of the trace format this package writes and
+// reads.
+const TraceVersion = 1
+
+// A Trace is the content of a trace file.
+type Trace struct {
+	Format   string            `json:"format"` // always "livecheck-trace"
+	Version  int               `json:"version"`
+	System   string            `json:"system"`
+	Nodes    int               `json:"nodes"`
+	Bugs     []string          `json:"bugs"`
+	Params   map[string]string `json:"params,omitempty"`
+	Budget   Budget            `json:"budget"`
+	Seed     int64             `json:"seed"`
+	Result   string            `json:"result"`             // "safety-violation", "liveness-violation"
+	Property string            `json:"property,omitempty"` // the property violated
+	Message  string            `json:"message,omitempty"`  // what the property said
+	Steps    []TraceStep       `json:"steps"`
+}
+
+// Budget is the failure budget of a trace's configuration.
+type Budget struct {
+	Resets int `json:"resets"`
+	Drops  int `json:"drops"`
+	Errors int `json:"errors"`
+}
+
+// A TraceStep is one event of a path, by content, with its choices.
+type TraceStep struct {
+	Kind    string `json:"kind"`
+	Node    int    `json:"node"`
+	Peer    *int   `json:"peer,omitempty"`
+	Timer   string `json:"timer,omitempty"`
+	Call    *int   `json:"call,omitempty"`
+	Msg     string `json:"msg,omitempty"` // fingerprint of the message, 16 hex digits
+	Choices []int  `json:"choices,omitempty"`
+	// Text says what the step did in words; it is for people and is not
+	// read back.
+	Text string `json:"text,omitempty"`
+}
+
+const traceFormat = "livecheck-trace"
+
+// FromPath converts a path to trace steps. describe, when not nil, gives
+// each step's text.
+func FromPath(p sim.Path, describe func(i int) string) []TraceStep {
+	out := make([]TraceStep, len(p))
+	for i, st := range p {
+		ev := st.Event
+		ts := TraceStep{Kind: ev.Kind.String(), Node: int(ev.Node), Choices: st.Choices}
+		switch ev.Kind {
+		case sim.Deliver, sim.Drop:
+			peer := int(ev.Peer)
+			ts.Peer = &peer
+			ts.Msg = fmt.Sprintf("%016x", ev.Msg)
+		case sim.SocketError:
+			peer := int(ev.Peer)
+			ts.Peer = &peer
+		case sim.Timer:
+			ts.Timer = ev.Timer
+		case sim.App:
+			c := ev.Call
+			ts.Call = &c
+		}
+		if describe != nil {
+			ts.Text = describe(i)
+		}
+		out[i] = ts
+	}
+	return out
+}
+
+// Path converts trace steps back to a path. The error names the first step
+// that is malformed.
+func Path(steps []TraceStep) (sim.Path, error) {
+	p := make(sim.Path, len(steps))
+	for i, ts := range steps {
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("step %d: %s", i+1, fmt.Sprintf(format, args...))
+		}
+		k, err := sim.ParseKind(ts.Kind)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		ev := sim.Event{Kind: k, Node: sim.NodeID(ts.Node)}
+		if ts.Node < 0 {
+			return nil, bad("node %d is negative", ts.Node)
+		}
+		switch k {
+		case sim.Deliver, sim.Drop, sim.SocketError:
+			if ts.Peer == nil || *ts.Peer < 0 {
+				return nil, bad("a %s step needs a peer node", ts.Kind)
+			}
+			ev.Peer = sim.NodeID(*ts.Peer)
+			if k != sim.SocketError {
+				fp, err := strconv.ParseUint(ts.Msg, 16, 64)
+				if err != nil || len(ts.Msg) != 16 {
+					return nil, bad("msg %q is not a 16-digit hex fingerprint", ts.Msg)
+				}
+				ev.Msg = fp
+			}
+		case sim.Timer:
+			if ts.Timer == "" {
+				return nil, bad("a timer step needs the timer's name")
+			}
+			ev.Timer = ts.Timer
+		case sim.App:
+			if ts.Call == nil || *ts.Call < 0 {
+				return nil, bad("an app step needs the index of the driver's call")
+			}
+			ev.Call = *ts.Call
+		}
+		for _, c := range ts.Choices {
+			if c < 0 {
+				return nil, bad("choice %d is negative", c)
+			}
+		}
+		p[i] = sim.Step{Event: ev, Choices: ts.Choices}
+	}
+	return p, nil
+}
+
+// Write writes t as indented JSON.
+func (t *Trace) Write(w io.Writer) error {
+	t.Format, t.Version = traceFormat, TraceVersion
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(t)
+}
+
+// ReadTrace reads and checks a trace. The error says what is wrong with it.
+func ReadTrace(r io.Reader) (*Trace, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	var t Trace
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&t); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("not a valid trace file (malformed or truncated JSON: %v)", err)
+		}
+		return nil, fmt.Errorf("not a valid trace file: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("not a valid trace file: data after the JSON object")
+	}
+	switch {
+	case t.Format != traceFormat:
+		return nil, fmt.Errorf("not a livecheck trace file (format %q, want %q)", t.Format, traceFormat)
+	case t.Version != TraceVersion:
+		return nil, fmt.Errorf("trace format version %d is not supported (this livecheck reads version %d)", t.Version, TraceVersion)
+	case t.System == "":
+		return nil, fmt.Errorf("the trace names no system")
+	case t.Nodes < 1:
+		return nil, fmt.Errorf("the trace has %d nodes; at least 1 is needed", t.Nodes)
+	case t.Budget.Resets < 0 || t.Budget.Drops < 0 || t.Budget.Errors < 0:
+		return nil, fmt.Errorf("the trace has a negative failure budget")
+	}
+	if _, err := Path(t.Steps); err != nil {
+		return nil, fmt.Errorf("the trace's path is malformed: %v", err)
+	}
+	return &t, nil
+}
+
+// ReadTraceFile reads and checks the trace file at path.
+func ReadTraceFile(path string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := ReadTrace(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// WriteFileAtomic writes a file through a temporary file in the same
+// directory and a rename, so a reader never sees half of it; the directory
+// is made if needed.
+func WriteFileAtomic(path string, write func(w io.Writer) error) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := write(f); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}

@@ -1,0 +1,293 @@
+package search
+
+import (
+	"errors"
+	"time"
+
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// Options bound and observe a search. Zero values take the defaults.
+type Options struct {
+	// Depth is the depth bound: no path is extended past this many steps
+	// (default 20).
+	Depth int
+	// MaxStates stops the search after this many distinct states (0: no
+	// limit). A search stopped this way is not complete.
+	MaxStates int
+	// Properties are checked: safety on every new state, liveness to end
+	// paths and to sort out the periphery.
+	Properties []properties.Property
+	// Start is the state the search starts from, reached by StartPath from
+	// the world's initial state (nil: the initial state itself).
+	Start     *sim.State
+	StartPath sim.Path
+	// Progress, when set, is called about every ProgressEvery transitions.
+	Progress      func(Stats)
+	ProgressEvery int64
+	// Trail, when set, always holds the path to the step being applied, so
+	// that a watchdog can say where a handler that never returns was called.
+	Trail *Trail
+	// Stop, when it returns true, ends the search early (not complete).
+	Stop func() bool
+}
+
+func (o *Options) fill() {
+	if o.Depth <= 0 {
+		o.Depth = 20
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 1 << 16
+	}
+}
+
+// Stats describe a search.
+type Stats struct {
+	States      int64         // distinct states (fingerprints) seen
+	Transitions int64         // steps applied, including those to states already seen
+	MaxDepth    int           // deepest step taken
+	Periphery   int           // distinct non-live states at the depth bound
+	Live        int64         // distinct live states reached (paths end there)
+	Elapsed     time.Duration // wall time of the search
+}
+
+// A Violation is a property that failed, with the path from the start state
+// that shows it.
+type Violation struct {
+	Property string
+	Kind     properties.Kind
+	Message  string
+	Path     sim.Path
+	// Panic is set when a handler panicked.
+	Panic *sim.HandlerPanic
+}
+
+// PanicProperty names the built-in safety property "no handler panics".
+const PanicProperty = "no-panic"
+
+// QuiescentProperty names the liveness violation found when the search
+// reaches a state where nothing can happen and the liveness property does
+// not hold: no continuation exists, so the state is dead for certain.
+const QuiescentProperty = "quiescent"
+
+// A Frontier state is a state at the depth bound, with its path.
+type Frontier struct {
+	Path  sim.Path
+	State *sim.State
+}
+
+// Result is what a search found.
+type Result struct {
+	// Violation is the first violation found, or nil.
+	Violation *Violation
+	// Periphery holds the non-live states at the depth bound, each once.
+	Periphery []Frontier
+	// Complete says the search saw every state reachable within the bounds:
+	// it was not cut short by MaxStates, Stop or a violation.
+	Complete bool
+	// Exhausted says no path was cut off by the depth bound: the whole
+	// reachable state space was explored.
+	Exhausted bool
+	Stats     Stats
+}
+
+// A Trail is the path to the step a search is applying.
+type Trail struct {
+	Path  sim.Path
+	Event sim.Event
+	Tape  []int
+}
+
+type frame struct {
+	state  *sim.State
+	events []sim.Event
+	next   int   // index of the event to try next
+	tape   []int // the choices to give that event
+}
+
+// Global runs a bounded depth-first search over global states (node states,
+// network, timers, failure counters) from the start state, with a visited
+// set of fingerprints. A state reached again by a shorter path is explored
+// again, so the result does not depend on which path reached it first.
+//
+// The error reports a failure of the tool or of the model (a state that
+// cannot be hashed); violations are in the result.
+func Global(w *sim.World, opts Options) (*Result, error) {
+	opts.fill()
+	start := time.Now()
+	res := &Result{}
+	st := &res.Stats
+	defer func() { st.Elapsed = time.Since(start) }()
+
+	var safety, liveness []*properties.Property
+	for i := range opts.Properties {
+		p := &opts.Properties[i]
+		if p.Kind == properties.Safety {
+			safety = append(safety, p)
+		} else {
+			liveness = append(liveness, p)
+		}
+	}
+	isLive := func(s *sim.State) bool {
+		if len(liveness) == 0 {
+			return false
+		}
+		for _, p := range liveness {
+			if !p.IsLive(s) {
+				return false
+			}
+		}
+		return true
+	}
+
+	s0 := opts.Start
+	if s0 == nil {
+		var err error
+		s0, err = w.Initial()
+		if err != nil {
+			var hp *sim.HandlerPanic
+			if errors.As(err, &hp) {
+				res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp}
+				return res, nil
+			}
+			return nil, err
+		}
+	}
+
+	prefix := opts.StartPath.Clone()
+	path := prefix
+	visited := map[uint64]int32{s0.Fingerprint(): 0}
+	periphery := map[uint64]bool{}
+	st.States = 1
+
+	violate := func(p *properties.Property, err error) {
+		res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: err.Error(), Path: path.Clone()}
+	}
+	for _, p := range safety {
+		if err := p.CheckSafety(s0); err != nil {
+			violate(p, err)
+			return res, nil
+		}
+	}
+
+	var stack []frame
+	var spare [][]sim.Event // event buffers of popped frames, reused
+	exhausted := true
+	// visit decides what to do with a state first reached (or reached by a
+	// shorter path) at depth d; it pushes a frame when the state is to be
+	// expanded.
+	visit := func(s *sim.State, d int) (stop bool) {
+		if isLive(s) {
+			return false
+		}
+		if d >= opts.Depth {
+			exhausted = false
+			if fp := s.Fingerprint(); !periphery[fp] {
+				periphery[fp] = true
+				res.Periphery = append(res.Periphery, Frontier{Path: path.Clone(), State: s})
+			}
+			return false
+		}
+		var buf []sim.Event
+		if n := len(spare); n > 0 {
+			buf, spare = spare[n-1][:0], spare[:n-1]
+		}
+		evs := w.Enabled(s, buf)
+		if len(evs) == 0 && len(liveness) > 0 {
+			res.Violation = &Violation{Property: QuiescentProperty, Kind: properties.Liveness,
+				Message: "no event is enabled and the liveness property does not hold: the system is stuck for ever",
+				Path:    path.Clone()}
+			return true
+		}
+		stack = append(stack, frame{state: s, events: evs})
+		return false
+	}
+	if visit(s0, 0) {
+		return res, nil
+	}
+	if isLive(s0) {
+		st.Live++
+	}
+
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next >= len(top.events) {
+			spare = append(spare, top.events)
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				path = path[:len(path)-1]
+			}
+			continue
+		}
+		ev := top.events[top.next]
+		if t := opts.Trail; t != nil {
+			t.Path, t.Event, t.Tape = path, ev, top.tape
+		}
+		next, err := w.Apply(top.state, ev, top.tape)
+		info := w.Last()
+		step := sim.Step{Event: ev, Choices: append([]int(nil), info.Choices...)}
+		if nt, more := sim.NextTape(info.Choices, info.Bounds, top.tape); more {
+			top.tape = nt
+		} else {
+			top.next++
+			top.tape = top.tape[:0]
+		}
+		st.Transitions++
+		if err != nil {
+			var hp *sim.HandlerPanic
+			if errors.As(err, &hp) {
+				path = append(path, step)
+				res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Path: path.Clone(), Panic: hp}
+				res.Stats.Periphery = len(res.Periphery)
+				return res, nil
+			}
+			return nil, &sim.StepError{Index: len(path), Event: ev, Err: err}
+		}
+		d := len(stack) // depth of next, counted from the start state
+		if d > st.MaxDepth {
+			st.MaxDepth = d
+		}
+		if opts.Progress != nil && st.Transitions%opts.ProgressEvery == 0 {
+			st.Periphery = len(res.Periphery)
+			st.Elapsed = time.Since(start)
+			opts.Progress(*st)
+		}
+		fp := next.Fingerprint()
+		old, seen := visited[fp]
+		if seen && int(old) <= d {
+			continue
+		}
+		visited[fp] = int32(d)
+		path = append(path, step)
+		if !seen {
+			st.States++
+			for _, p := range safety {
+				if err := p.CheckSafety(next); err != nil {
+					violate(p, err)
+					st.Periphery = len(res.Periphery)
+					return res, nil
+				}
+			}
+			if isLive(next) {
+				st.Live++
+			}
+		}
+		n := len(stack)
+		if visit(next, d) {
+			st.Periphery = len(res.Periphery)
+			return res, nil
+		}
+		if len(stack) == n {
+			path = path[:len(path)-1] // not expanded
+		}
+		if (opts.MaxStates > 0 && st.States >= int64(opts.MaxStates)) || (opts.Stop != nil && st.Transitions%1024 == 0 && opts.Stop()) {
+			st.Periphery = len(res.Periphery)
+			return res, nil
+		}
+	}
+	st.Periphery = len(res.Periphery)
+	res.Complete = true
+	res.Exhausted = exhausted
+	return res, nil
+}

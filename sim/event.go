@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Kind is the kind of an event. Every package that drives the world speaks
+// only this alphabet.
+type Kind uint8
+
+const (
+	Deliver     Kind = iota // a message in flight arrives at Node, from Peer
+	Timer                   // timer Timer of Node fires
+	App                     // the driver makes call Call to Node
+	Drop                    // a datagram in flight from Peer to Node is lost
+	SocketError             // the connection between Node and Peer breaks
+	Reset                   // Node crashes and restarts: state, timers and connections lost
+	numKinds
+)
+
+var kindNames = [numKinds]string{"deliver", "timer", "app", "drop", "socket-error", "reset"}
+
+func (k Kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Kinds lists every event kind, in the order Enabled lists them.
+func Kinds() []Kind { return []Kind{Deliver, Timer, App, Drop, SocketError, Reset} }
+
+// ParseKind returns the kind named s.
+func ParseKind(s string) (Kind, error) {
+	for k, n := range kindNames {
+		if n == s {
+			return Kind(k), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown event kind %q (valid: deliver, timer, app, drop, socket-error, reset)", s)
+}
+
+// An Event is one atomic step of the world. Events name what they act on by
+// content (nodes, timer name, message fingerprint), not by position, so a
+// recorded event either applies to a state exactly or is rejected.
+type Event struct {
+	Kind  Kind
+	Node  NodeID // the node that handles the event (for socket errors, the lower end)
+	Peer  NodeID // the sender (deliver, drop) or the other end (socket error)
+	Timer string // the timer's name (timer)
+	Call  int    // index into the driver's calls (app)
+	Msg   uint64 // fingerprint of the message (deliver, drop)
+}
+
+func (e Event) String() string {
+	switch e.Kind {
+	case Deliver, Drop:
+		return fmt.Sprintf("%s %d->%d #%016x", e.Kind, e.Peer, e.Node, e.Msg)
+	case Timer:
+		return fmt.Sprintf("timer %s at %d", e.Timer, e.Node)
+	case App:
+		return fmt.Sprintf("app call %d at %d", e.Call, e.Node)
+	case SocketError:
+		return fmt.Sprintf("socket-error %d<->%d", e.Node, e.Peer)
+	case Reset:
+		return fmt.Sprintf("reset %d", e.Node)
+	}
+	return e.Kind.String()
+}
+
+// A Step is an event with the values its handlers' Choose calls returned.
+type Step struct {
+	Event   Event
+	Choices []int
+}
+
+// A Path is a sequence of steps from a start state. It replays exactly.
+type Path []Step
+
+// Clone returns a copy of p that shares nothing with it.
+func (p Path) Clone() Path {
+	q := make(Path, len(p))
+	for i, s := range p {
+		q[i] = Step{Event: s.Event, Choices: append([]int(nil), s.Choices...)}
+	}
+	return q
+}
+
+// NextTape returns the tape that explores the next combination of choices
+// after a step that made choices (with their bounds), in odometer order:
+// the last choice that can still grow grows by one and later ones are
+// dropped (they default to 0). It returns false when every combination has
+// been tried. buf is reused for the result.
+func NextTape(choices, bounds []int, buf []int) ([]int, bool) {
+	for j := len(choices) - 1; j >= 0; j-- {
+		if choices[j]+1 < bounds[j] {
+			buf = append(buf[:0], choices[:j]...)
+			return append(buf, choices[j]+1), true
+		}
+	}
+	return buf[:0], false
+}

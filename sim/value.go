@@ -1,0 +1,418 @@
+package sim
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Node states and messages need three things: a deep copy, a fingerprint and
+// a readable dump. Plain structs get all three by reflection, through a plan
+// built once per type and cached. A node or message type can take over any of
+// them by implementing the interfaces below (checked on the top-level value,
+// not on values nested inside it).
+
+// StateCopier returns a deep copy of the receiver, of the same dynamic type.
+type StateCopier interface{ CopyState() any }
+
+// StateHasher writes the receiver's canonical encoding into h. Two values
+// that mean the same state must write the same bytes.
+type StateHasher interface{ HashState(h *Hasher) }
+
+// StateDumper returns a one-line readable form of the receiver. A type that
+// implements fmt.Stringer is dumped with String when it has no DumpState.
+type StateDumper interface{ DumpState() string }
+
+// A TypeError says a type cannot be part of a node state or a message.
+type TypeError struct {
+	Type   reflect.Type
+	Reason string
+}
+
+func (e *TypeError) Error() string {
+	return fmt.Sprintf("type %v cannot be hashed: %s", e.Type, e.Reason)
+}
+
+type plan struct {
+	t        reflect.Type
+	typeHash uint64
+	flat     bool // assignment is a deep copy: no pointers, slices, maps or interfaces inside
+	custom   bool // implements StateHasher
+	hash     func(h *Hasher, v reflect.Value)
+	clone    func(dst, src reflect.Value) // dst and src addressable and writable; dst holds a shallow copy of src
+	dump     func(b *strings.Builder, v reflect.Value)
+}
+
+var plans sync.Map // reflect.Type -> *plan
+
+func typeOf(v any) reflect.Type { return reflect.TypeOf(v) }
+
+func planOf(t reflect.Type) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	p := buildPlan(t, map[reflect.Type]*plan{})
+	actual, _ := plans.LoadOrStore(t, p)
+	return actual.(*plan)
+}
+
+var (
+	hasherType = reflect.TypeFor[StateHasher]()
+)
+
+// buildPlan builds the plan for t. Recursive types are resolved through
+// building, which holds plans not yet finished.
+func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	if p, ok := building[t]; ok {
+		return p
+	}
+	name := t.String()
+	if t.PkgPath() != "" {
+		name = t.PkgPath() + "." + t.Name()
+	}
+	p := &plan{t: t, typeHash: xxhash.Sum64String(name)}
+	p.custom = t.Implements(hasherType)
+	building[t] = p
+	switch t.Kind() {
+	case reflect.Bool:
+		p.flat = true
+		p.hash = func(h *Hasher, v reflect.Value) { h.Bool(v.Bool()) }
+		p.dump = func(b *strings.Builder, v reflect.Value) { b.WriteString(strconv.FormatBool(v.Bool())) }
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		p.flat = true
+		p.hash = func(h *Hasher, v reflect.Value) { h.Uint64(uint64(v.Int())) }
+		p.dump = func(b *strings.Builder, v reflect.Value) { b.WriteString(strconv.FormatInt(v.Int(), 10)) }
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		p.flat = true
+		p.hash = func(h *Hasher, v reflect.Value) { h.Uint64(v.Uint()) }
+		p.dump = func(b *strings.Builder, v reflect.Value) { b.WriteString(strconv.FormatUint(v.Uint(), 10)) }
+	case reflect.Float32, reflect.Float64:
+		p.flat = true
+		p.hash = func(h *Hasher, v reflect.Value) { h.Float64(v.Float()) }
+		p.dump = func(b *strings.Builder, v reflect.Value) { b.WriteString(strconv.FormatFloat(v.Float(), 'g', -1, 64)) }
+	case reflect.Complex64, reflect.Complex128:
+		p.flat = true
+		p.hash = func(h *Hasher, v reflect.Value) { c := v.Complex(); h.Float64(real(c)); h.Float64(imag(c)) }
+		p.dump = func(b *strings.Builder, v reflect.Value) { fmt.Fprint(b, v.Complex()) }
+	case reflect.String:
+		p.flat = true
+		p.hash = func(h *Hasher, v reflect.Value) { h.String(v.String()) }
+		p.dump = func(b *strings.Builder, v reflect.Value) { b.WriteString(strconv.Quote(v.String())) }
+	case reflect.Array:
+		ep := buildPlan(t.Elem(), building)
+		n := t.Len()
+		p.flat = ep.flat
+		p.hash = func(h *Hasher, v reflect.Value) {
+			for i := 0; i < n; i++ {
+				ep.hash(h, v.Index(i))
+			}
+		}
+		p.clone = func(dst, src reflect.Value) {
+			for i := 0; i < n; i++ {
+				cloneInto(ep, dst.Index(i), src.Index(i))
+			}
+		}
+		p.dump = func(b *strings.Builder, v reflect.Value) { dumpList(b, ep, v) }
+	case reflect.Slice:
+		ep := buildPlan(t.Elem(), building)
+		p.hash = func(h *Hasher, v reflect.Value) {
+			n := v.Len()
+			h.Uint64(uint64(n))
+			for i := 0; i < n; i++ {
+				ep.hash(h, v.Index(i))
+			}
+		}
+		p.clone = func(dst, src reflect.Value) {
+			if src.IsNil() {
+				return
+			}
+			n := src.Len()
+			s := reflect.MakeSlice(t, n, n)
+			reflect.Copy(s, src)
+			if !ep.flat {
+				for i := 0; i < n; i++ {
+					cloneInto(ep, s.Index(i), src.Index(i))
+				}
+			}
+			dst.Set(s)
+		}
+		p.dump = func(b *strings.Builder, v reflect.Value) { dumpList(b, ep, v) }
+	case reflect.Map:
+		kp := buildPlan(t.Key(), building)
+		vp := buildPlan(t.Elem(), building)
+		p.hash = func(h *Hasher, v reflect.Value) {
+			if v.Len() == 0 {
+				h.Uint64(0)
+				return
+			}
+			iter := v.MapRange()
+			h.unordered(v.Len(), func(c *Hasher, _ int) {
+				iter.Next()
+				kp.hash(c, iter.Key())
+				vp.hash(c, iter.Value())
+			})
+		}
+		p.clone = func(dst, src reflect.Value) {
+			if src.IsNil() {
+				return
+			}
+			m := reflect.MakeMapWithSize(t, src.Len())
+			iter := src.MapRange()
+			for iter.Next() {
+				m.SetMapIndex(cloneValue(kp, iter.Key()), cloneValue(vp, iter.Value()))
+			}
+			dst.Set(m)
+		}
+		p.dump = func(b *strings.Builder, v reflect.Value) {
+			type kv struct{ k, v string }
+			var entries []kv
+			iter := v.MapRange()
+			for iter.Next() {
+				var kb, vb strings.Builder
+				kp.dump(&kb, iter.Key())
+				vp.dump(&vb, iter.Value())
+				entries = append(entries, kv{kb.String(), vb.String()})
+			}
+			slices.SortFunc(entries, func(a, b kv) int { return strings.Compare(a.k, b.k) })
+			b.WriteByte('{')
+			for i, e := range entries {
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(e.k)
+				b.WriteByte(':')
+				b.WriteString(e.v)
+			}
+			b.WriteByte('}')
+		}
+	case reflect.Pointer:
+		ep := buildPlan(t.Elem(), building)
+		p.hash = func(h *Hasher, v reflect.Value) {
+			if v.IsNil() {
+				h.buf = append(h.buf, 0)
+				return
+			}
+			h.buf = append(h.buf, 1)
+			h.depth++
+			if h.depth > maxDepth {
+				panic(&TypeError{t, "pointers nested deeper than 512 levels (a cycle?); node states must be trees of values"})
+			}
+			ep.hash(h, v.Elem())
+			h.depth--
+		}
+		p.clone = func(dst, src reflect.Value) {
+			if src.IsNil() {
+				return
+			}
+			n := reflect.New(t.Elem())
+			n.Elem().Set(src.Elem())
+			cloneInto(ep, n.Elem(), src.Elem())
+			dst.Set(n)
+		}
+		p.dump = func(b *strings.Builder, v reflect.Value) {
+			if v.IsNil() {
+				b.WriteString("nil")
+				return
+			}
+			ep.dump(b, v.Elem())
+		}
+	case reflect.Interface:
+		p.hash = func(h *Hasher, v reflect.Value) {
+			if v.IsNil() {
+				h.buf = append(h.buf, 0)
+				return
+			}
+			e := v.Elem()
+			ep := planOf(e.Type())
+			h.buf = append(h.buf, 1)
+			h.Uint64(ep.typeHash)
+			ep.hash(h, e)
+		}
+		p.clone = func(dst, src reflect.Value) {
+			if src.IsNil() {
+				return
+			}
+			e := src.Elem()
+			ep := planOf(e.Type())
+			if ep.flat {
+				return
+			}
+			dst.Set(cloneValue(ep, e))
+		}
+		p.dump = func(b *strings.Builder, v reflect.Value) {
+			if v.IsNil() {
+				b.WriteString("nil")
+				return
+			}
+			dumpValue(b, v.Elem())
+		}
+	case reflect.Struct:
+		type field struct {
+			i    int
+			name string
+			p    *plan
+		}
+		var hashed, deep []field
+		p.flat = true
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Tag.Get("livecheck") == "-" {
+				continue // copied by the shallow copy, left out of hash and dump
+			}
+			fp := buildPlan(f.Type, building)
+			hashed = append(hashed, field{i, f.Name, fp})
+			if !fp.flat {
+				p.flat = false
+				deep = append(deep, field{i, f.Name, fp})
+			}
+		}
+		p.hash = func(h *Hasher, v reflect.Value) {
+			for _, f := range hashed {
+				f.p.hash(h, v.Field(f.i))
+			}
+		}
+		p.clone = func(dst, src reflect.Value) {
+			for _, f := range deep {
+				cloneInto(f.p, writable(dst.Field(f.i)), writable(src.Field(f.i)))
+			}
+		}
+		p.dump = func(b *strings.Builder, v reflect.Value) {
+			b.WriteByte('{')
+			for j, f := range hashed {
+				if j > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(f.name)
+				b.WriteByte(':')
+				f.p.dump(b, v.Field(f.i))
+			}
+			b.WriteByte('}')
+		}
+	default: // chan, func, unsafe.Pointer
+		reason := fmt.Sprintf("a %v has no value to compare; tag the field `livecheck:\"-\"` to leave it out", t.Kind())
+		p.hash = func(h *Hasher, v reflect.Value) { panic(&TypeError{t, reason}) }
+		p.dump = func(b *strings.Builder, v reflect.Value) { b.WriteString(t.Kind().String()) }
+		p.flat = true // shared by copies
+	}
+	delete(building, t)
+	return p
+}
+
+func dumpList(b *strings.Builder, ep *plan, v reflect.Value) {
+	b.WriteByte('[')
+	for i := 0; i < v.Len(); i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		ep.dump(b, v.Index(i))
+	}
+	b.WriteByte(']')
+}
+
+// writable returns v made addressable-writable even when it was reached
+// through an unexported field. v must be addressable.
+func writable(v reflect.Value) reflect.Value {
+	if v.CanSet() {
+		return v
+	}
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+// cloneInto deep-copies src into dst, which already holds a shallow copy.
+func cloneInto(p *plan, dst, src reflect.Value) {
+	if p.flat {
+		return
+	}
+	if !src.CanAddr() {
+		a := reflect.New(src.Type()).Elem()
+		a.Set(src)
+		src = a
+	}
+	p.clone(writable(dst), writable(src))
+}
+
+// cloneValue returns a new deep copy of src.
+func cloneValue(p *plan, src reflect.Value) reflect.Value {
+	if p.flat {
+		return src
+	}
+	dst := reflect.New(src.Type()).Elem()
+	dst.Set(src)
+	cloneInto(p, dst, src)
+	return dst
+}
+
+func (p *plan) hashAny(h *Hasher, v any) {
+	h.Uint64(p.typeHash)
+	if p.custom {
+		v.(StateHasher).HashState(h)
+		return
+	}
+	p.hash(h, reflect.ValueOf(v))
+}
+
+// Copy returns a deep copy of v: through its CopyState method when it has
+// one, by reflection otherwise. Strings and values without references inside
+// are shared, since they cannot change.
+func Copy[T any](v T) T {
+	var a any = v
+	if a == nil {
+		return v
+	}
+	if c, ok := a.(StateCopier); ok {
+		return c.CopyState().(T)
+	}
+	p := planOf(reflect.TypeOf(a))
+	if p.flat {
+		return v
+	}
+	return cloneValue(p, reflect.ValueOf(a)).Interface().(T)
+}
+
+// Dump returns a one-line readable form of v: through DumpState or String
+// when v has one, by reflection otherwise (map keys sorted, pointers
+// followed, fields tagged `livecheck:"-"` left out).
+func Dump(v any) string {
+	var b strings.Builder
+	if v == nil {
+		return "nil"
+	}
+	dumpValue(&b, reflect.ValueOf(v))
+	return b.String()
+}
+
+func dumpValue(b *strings.Builder, v reflect.Value) {
+	if v.CanInterface() {
+		switch x := v.Interface().(type) {
+		case StateDumper:
+			b.WriteString(x.DumpState())
+			return
+		case fmt.Stringer:
+			if v.Kind() != reflect.Pointer || !v.IsNil() {
+				b.WriteString(x.String())
+				return
+			}
+		}
+	}
+	t := v.Type()
+	p := planOf(t)
+	if t.Kind() == reflect.Struct || (t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct) {
+		st := t
+		if st.Kind() == reflect.Pointer {
+			st = st.Elem()
+		}
+		if st.Name() != "" {
+			b.WriteString(st.Name())
+		}
+	}
+	p.dump(b, v)
+}

@@ -1,0 +1,625 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// A World runs a Spec: it builds the initial state, lists the enabled events
+// of a state and applies one. A World is used by one goroutine at a time;
+// each search or walk worker has its own.
+type World struct {
+	spec Spec
+
+	// Chooser answers a handler's Choose(n) once the tape given to Apply is
+	// used up. Nil answers 0, which the exhaustive search relies on: it
+	// enumerates choices by extending the tape.
+	Chooser func(n int) int
+	// Strict makes a tape that runs out, or has values left over, an error:
+	// replay uses it, so a trace must account for every choice.
+	Strict bool
+	// Record keeps Logf lines and sent messages' dumps for reports.
+	Record bool
+	// Guard, when set, is told when a handler starts and ends, so a watchdog
+	// can tell a handler that never returns.
+	Guard *Guard
+
+	h       Hasher
+	ctx     nodeCtx
+	tape    []int
+	last    StepInfo
+	tapeErr error
+	touched []bool
+	ownTime []bool
+	netOwn  bool
+}
+
+// StepInfo is what the last Apply did. Its slices are reused by the next
+// Apply: copy what must outlive it.
+type StepInfo struct {
+	Event   Event
+	Msg     Message    // the message delivered or dropped, if any
+	Sent    []Envelope // messages sent during the step
+	Choices []int      // values Choose returned, in order
+	Bounds  []int      // the n of each Choose call
+	Logs    []string   // Logf lines, "node: line" (only when Record is set)
+}
+
+// ErrNotEnabled is returned (wrapped) by Apply for an event that cannot
+// happen in the state it is applied to.
+var ErrNotEnabled = errors.New("event not enabled")
+
+// A HandlerPanic is a handler that panicked: a safety violation of the
+// protocol, reported with the path that led to it.
+type HandlerPanic struct {
+	Node    NodeID
+	Handler string
+	Value   any
+	Stack   string
+}
+
+func (p *HandlerPanic) Error() string {
+	return fmt.Sprintf("node %d panicked in %s: %v", p.Node, p.Handler, p.Value)
+}
+
+// NewWorld checks spec and returns a world for it.
+func NewWorld(spec Spec) (*World, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if spec.HandlerTimeout <= 0 {
+		spec.HandlerTimeout = 2 * time.Second
+	}
+	w := &World{spec: spec}
+	w.ctx.w = w
+	w.touched = make([]bool, spec.Nodes)
+	w.ownTime = make([]bool, spec.Nodes)
+	return w, nil
+}
+
+// Spec returns the world's spec.
+func (w *World) Spec() *Spec { return &w.spec }
+
+// Last returns what the last Apply did.
+func (w *World) Last() *StepInfo { return &w.last }
+
+// Initial builds the start state: every node is built and its Init runs, in
+// id order. Choose inside these first Init calls returns 0.
+func (w *World) Initial() (*State, error) {
+	s := &State{nodes: make([]slot, w.spec.Nodes)}
+	w.begin(Event{}, nil)
+	saved := w.Chooser
+	w.Chooser = nil
+	strict := w.Strict
+	w.Strict = false
+	defer func() { w.Chooser = saved; w.Strict = strict }()
+	for i := range s.nodes {
+		s.nodes[i].node = w.spec.New(NodeID(i))
+		w.touched[i] = true
+		if err := w.invoke(s, NodeID(i), initH, 0, nil, "", nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.finish(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Enabled appends the events enabled in s to buf, in a stable order:
+// deliveries, timers, application calls, drops, socket errors, resets.
+// Deliveries of equal messages between the same nodes appear once.
+func (w *World) Enabled(s *State, buf []Event) []Event {
+	stream := w.spec.Transport == Stream
+	for i := range s.net {
+		e := &s.net[i]
+		if i > 0 {
+			p := &s.net[i-1]
+			if stream && p.From == e.From && p.To == e.To {
+				continue // only the head of a connection's queue
+			}
+			if !stream && p.From == e.From && p.To == e.To && p.FP == e.FP {
+				continue
+			}
+		}
+		buf = append(buf, Event{Kind: Deliver, Node: e.To, Peer: e.From, Msg: e.FP})
+	}
+	for i := range s.nodes {
+		for _, t := range s.nodes[i].timers {
+			buf = append(buf, Event{Kind: Timer, Node: NodeID(i), Timer: t})
+		}
+	}
+	if len(w.spec.Calls) > 0 {
+		var seen uint64 // nodes that already have a pending call listed (ids < 64)
+		for c, call := range w.spec.Calls {
+			if s.calls&(1<<uint(c)) != 0 {
+				continue
+			}
+			if call.To < 64 {
+				if seen&(1<<uint(call.To)) != 0 {
+					continue
+				}
+				seen |= 1 << uint(call.To)
+			} else if !w.firstPending(s, c) {
+				continue
+			}
+			buf = append(buf, Event{Kind: App, Node: call.To, Call: c})
+		}
+	}
+	if !stream && s.used.Drops < w.spec.Budget.Drops {
+		for i := range s.net {
+			e := &s.net[i]
+			if i > 0 {
+				p := &s.net[i-1]
+				if p.From == e.From && p.To == e.To && p.FP == e.FP {
+					continue
+				}
+			}
+			buf = append(buf, Event{Kind: Drop, Node: e.To, Peer: e.From, Msg: e.FP})
+		}
+	}
+	if stream && s.used.Errors < w.spec.Budget.Errors {
+		for _, c := range s.conns {
+			buf = append(buf, Event{Kind: SocketError, Node: c.a, Peer: c.b})
+		}
+	}
+	if s.used.Resets < w.spec.Budget.Resets {
+		for i := range s.nodes {
+			buf = append(buf, Event{Kind: Reset, Node: NodeID(i)})
+		}
+	}
+	return buf
+}
+
+// firstPending says whether call c is the first call not yet made to its node.
+func (w *World) firstPending(s *State, c int) bool {
+	to := w.spec.Calls[c].To
+	for i := 0; i < c; i++ {
+		if w.spec.Calls[i].To == to && s.calls&(1<<uint(i)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Apply applies ev to s and returns the successor; s is unchanged. Choose
+// calls take their values from tape first, then from the Chooser (or 0).
+// What the step did is in Last until the next call.
+//
+// The error is ErrNotEnabled (wrapped) if ev cannot happen in s, a
+// *HandlerPanic if a handler panicked (a finding), a *TypeError if a state
+// or message cannot be hashed, or a tape error when Strict is set.
+func (w *World) Apply(s *State, ev Event, tape []int) (*State, error) {
+	w.begin(ev, tape)
+	n := &State{
+		nodes: slices.Clone(s.nodes),
+		net:   s.net,
+		conns: s.conns,
+		calls: s.calls,
+		used:  s.used,
+	}
+	if ev.Node < 0 || int(ev.Node) >= len(n.nodes) || ev.Peer < 0 || int(ev.Peer) >= len(n.nodes) {
+		return nil, fmt.Errorf("%w: %v names a node outside 0..%d", ErrNotEnabled, ev, len(n.nodes)-1)
+	}
+	var err error
+	switch ev.Kind {
+	case Deliver, Drop:
+		i := w.findMessage(n, ev)
+		if i < 0 {
+			return nil, fmt.Errorf("%w: %v: no such message in flight", ErrNotEnabled, ev)
+		}
+		msg := n.net[i].Msg
+		w.last.Msg = msg
+		w.removeMessage(n, i)
+		if ev.Kind == Drop {
+			if w.spec.Transport == Stream || n.used.Drops >= w.spec.Budget.Drops {
+				return nil, fmt.Errorf("%w: %v: no drops left", ErrNotEnabled, ev)
+			}
+			n.used.Drops++
+			break
+		}
+		err = w.invoke(n, ev.Node, receiveH, ev.Peer, msg, "", nil)
+	case Timer:
+		ts := n.nodes[ev.Node].timers
+		j, ok := slices.BinarySearch(ts, ev.Timer)
+		if !ok {
+			return nil, fmt.Errorf("%w: %v: timer not set", ErrNotEnabled, ev)
+		}
+		w.ownTimers(n, ev.Node)
+		n.nodes[ev.Node].timers = slices.Delete(n.nodes[ev.Node].timers, j, j+1)
+		err = w.invoke(n, ev.Node, timerH, 0, nil, ev.Timer, nil)
+	case App:
+		if ev.Call < 0 || ev.Call >= len(w.spec.Calls) || w.spec.Calls[ev.Call].To != ev.Node ||
+			n.calls&(1<<uint(ev.Call)) != 0 || !w.firstPending(n, ev.Call) {
+			return nil, fmt.Errorf("%w: %v: not the node's next pending call", ErrNotEnabled, ev)
+		}
+		n.calls |= 1 << uint(ev.Call)
+		err = w.invoke(n, ev.Node, appH, 0, nil, "", w.spec.Calls[ev.Call].Call)
+	case SocketError:
+		if w.spec.Transport != Stream || n.used.Errors >= w.spec.Budget.Errors || !n.hasConn(ev.Node, ev.Peer) {
+			return nil, fmt.Errorf("%w: %v: no such connection or no socket errors left", ErrNotEnabled, ev)
+		}
+		n.used.Errors++
+		w.breakConn(n, ev.Node, ev.Peer)
+		if err = w.invoke(n, ev.Node, errorH, ev.Peer, nil, "", nil); err == nil && ev.Node != ev.Peer {
+			err = w.invoke(n, ev.Peer, errorH, ev.Node, nil, "", nil)
+		}
+	case Reset:
+		if n.used.Resets >= w.spec.Budget.Resets {
+			return nil, fmt.Errorf("%w: %v: no resets left", ErrNotEnabled, ev)
+		}
+		n.used.Resets++
+		id := ev.Node
+		n.nodes[id] = slot{node: w.spec.New(id)}
+		w.touched[id] = true
+		w.ownTime[id] = true
+		var peers []NodeID
+		if w.spec.Transport == Stream {
+			for _, c := range slices.Clone(n.conns) {
+				if c.a == id || c.b == id {
+					peer := c.a + c.b - id
+					w.breakConn(n, c.a, c.b)
+					if peer != id {
+						peers = append(peers, peer)
+					}
+				}
+			}
+		}
+		for _, p := range peers {
+			if err = w.invoke(n, p, errorH, id, nil, "", nil); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = w.invoke(n, id, initH, 0, nil, "", nil)
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown event kind %d", ErrNotEnabled, ev.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if w.tapeErr != nil {
+		return nil, w.tapeErr
+	}
+	if w.Strict && len(w.last.Choices) < len(tape) {
+		return nil, fmt.Errorf("%w: %v made %d choices but the trace records %d", ErrNotEnabled, ev, len(w.last.Choices), len(tape))
+	}
+	if err := w.finish(n); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+func (w *World) begin(ev Event, tape []int) {
+	w.tape = tape
+	w.tapeErr = nil
+	w.netOwn = false
+	clear(w.touched)
+	clear(w.ownTime)
+	w.last.Event = ev
+	w.last.Msg = nil
+	w.last.Sent = w.last.Sent[:0]
+	w.last.Choices = w.last.Choices[:0]
+	w.last.Bounds = w.last.Bounds[:0]
+	w.last.Logs = w.last.Logs[:0]
+}
+
+// finish recomputes the fingerprints of the nodes the step touched, then the
+// state's.
+func (w *World) finish(s *State) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var te *TypeError
+			if e, ok := r.(error); ok && errors.As(e, &te) {
+				err = te
+				return
+			}
+			panic(r)
+		}
+	}()
+	h := &w.h
+	for i, t := range w.touched {
+		if !t {
+			continue
+		}
+		sl := &s.nodes[i]
+		h.Reset()
+		h.Value(sl.node)
+		h.Uint64(uint64(len(sl.timers)))
+		for _, name := range sl.timers {
+			h.String(name)
+		}
+		sl.fp = h.Sum64()
+	}
+	h.Reset()
+	for i := range s.nodes {
+		h.Uint64(s.nodes[i].fp)
+	}
+	h.Uint64(uint64(len(s.net)))
+	for i := range s.net {
+		e := &s.net[i]
+		h.Uint64(uint64(e.From)<<32 | uint64(uint32(e.To)))
+		h.Uint64(e.FP)
+	}
+	h.Uint64(uint64(len(s.conns)))
+	for _, c := range s.conns {
+		h.Uint64(uint64(c.a)<<32 | uint64(uint32(c.b)))
+	}
+	h.Uint64(s.calls)
+	h.Uint64(uint64(s.used.Resets)<<42 | uint64(s.used.Drops)<<21 | uint64(s.used.Errors))
+	s.fp = h.Sum64()
+	return nil
+}
+
+func (w *World) findMessage(s *State, ev Event) int {
+	for i := range s.net {
+		e := &s.net[i]
+		if e.To != ev.Node || e.From != ev.Peer {
+			continue
+		}
+		if w.spec.Transport == Stream {
+			// only the head of the queue may be delivered
+			if e.FP == ev.Msg {
+				return i
+			}
+			return -1
+		}
+		if e.FP == ev.Msg {
+			return i
+		}
+	}
+	return -1
+}
+
+func (w *World) ownNet(s *State) {
+	if !w.netOwn {
+		s.net = slices.Clone(s.net)
+		w.netOwn = true
+	}
+}
+
+func (w *World) removeMessage(s *State, i int) {
+	w.ownNet(s)
+	s.net = slices.Delete(s.net, i, i+1)
+}
+
+func (w *World) ownTimers(s *State, id NodeID) {
+	if !w.ownTime[id] {
+		s.nodes[id].timers = slices.Clone(s.nodes[id].timers)
+		w.ownTime[id] = true
+	}
+}
+
+// breakConn closes the connection a<->b and loses what is queued on it.
+func (w *World) breakConn(s *State, a, b NodeID) {
+	if a > b {
+		a, b = b, a
+	}
+	i, ok := slices.BinarySearchFunc(s.conns, conn{a, b}, cmpConn)
+	if !ok {
+		return
+	}
+	s.conns = slices.Delete(slices.Clone(s.conns), i, i+1)
+	w.ownNet(s)
+	s.net = slices.DeleteFunc(s.net, func(e Envelope) bool {
+		return (e.From == a && e.To == b) || (e.From == b && e.To == a)
+	})
+}
+
+func (w *World) send(s *State, from, to NodeID, msg Message) {
+	if to < 0 || int(to) >= len(s.nodes) {
+		panic(fmt.Sprintf("Send to node %d: nodes are 0 to %d", to, len(s.nodes)-1))
+	}
+	msg = Copy(msg)
+	w.h.Reset()
+	w.h.Value(msg)
+	e := Envelope{From: from, To: to, Msg: msg, FP: w.h.Sum64()}
+	w.ownNet(s)
+	if w.spec.Transport == Stream {
+		a, b := min(from, to), max(from, to)
+		if i, ok := slices.BinarySearchFunc(s.conns, conn{a, b}, cmpConn); !ok {
+			s.conns = slices.Insert(slices.Clone(s.conns), i, conn{a, b})
+		}
+		// after the last message of the same queue
+		i := len(s.net)
+		for i > 0 && (s.net[i-1].From > from || (s.net[i-1].From == from && s.net[i-1].To > to)) {
+			i--
+		}
+		s.net = slices.Insert(s.net, i, e)
+	} else {
+		i, _ := slices.BinarySearchFunc(s.net, &e, func(x Envelope, y *Envelope) int { return cmpDatagram(&x, y) })
+		s.net = slices.Insert(s.net, i, e)
+	}
+	w.last.Sent = append(w.last.Sent, e)
+}
+
+type handler uint8
+
+const (
+	initH handler = iota
+	receiveH
+	timerH
+	appH
+	errorH
+)
+
+var handlerNames = [...]string{"Init", "Receive", "Timer", "App", "Error"}
+
+// invoke runs one handler of node id on a private copy of its state.
+func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message, timer string, call AppCall) (err error) {
+	sl := &s.nodes[id]
+	if !w.touched[id] {
+		sl.node = Copy(sl.node)
+		w.touched[id] = true
+	}
+	c := &w.ctx
+	c.s, c.self = s, id
+	defer func() {
+		if g := w.Guard; g != nil {
+			g.exit()
+		}
+		if r := recover(); r != nil {
+			if te, ok := r.(*TypeError); ok {
+				err = te
+				return
+			}
+			err = &HandlerPanic{Node: id, Handler: handlerNames[h], Value: r, Stack: string(debug.Stack())}
+		}
+	}()
+	if g := w.Guard; g != nil {
+		g.enter()
+	}
+	switch h {
+	case initH:
+		sl.node.Init(c)
+	case receiveH:
+		sl.node.Receive(c, peer, msg)
+	case timerH:
+		sl.node.Timer(c, timer)
+	case appH:
+		sl.node.App(c, call)
+	case errorH:
+		sl.node.Error(c, peer)
+	}
+	return nil
+}
+
+type nodeCtx struct {
+	w    *World
+	s    *State
+	self NodeID
+}
+
+func (c *nodeCtx) Self() NodeID { return c.self }
+func (c *nodeCtx) Nodes() int   { return len(c.s.nodes) }
+
+func (c *nodeCtx) Send(to NodeID, msg Message) { c.w.send(c.s, c.self, to, msg) }
+
+func (c *nodeCtx) SetTimer(name string) {
+	ts := c.s.nodes[c.self].timers
+	i, ok := slices.BinarySearch(ts, name)
+	if ok {
+		return
+	}
+	c.w.ownTimers(c.s, c.self)
+	c.s.nodes[c.self].timers = slices.Insert(c.s.nodes[c.self].timers, i, name)
+}
+
+func (c *nodeCtx) CancelTimer(name string) {
+	ts := c.s.nodes[c.self].timers
+	i, ok := slices.BinarySearch(ts, name)
+	if !ok {
+		return
+	}
+	c.w.ownTimers(c.s, c.self)
+	c.s.nodes[c.self].timers = slices.Delete(c.s.nodes[c.self].timers, i, i+1)
+}
+
+func (c *nodeCtx) Choose(n int) int {
+	w := c.w
+	if n <= 0 {
+		panic(fmt.Sprintf("Choose(%d): n must be at least 1", n))
+	}
+	pos := len(w.last.Choices)
+	v := 0
+	switch {
+	case pos < len(w.tape):
+		v = w.tape[pos]
+		if v < 0 || v >= n {
+			if w.tapeErr == nil {
+				w.tapeErr = fmt.Errorf("%w: choice %d is %d, outside [0, %d)", ErrNotEnabled, pos, v, n)
+			}
+			v = 0
+		}
+	case w.Strict:
+		if w.tapeErr == nil {
+			w.tapeErr = fmt.Errorf("%w: the step makes more choices than the trace records", ErrNotEnabled)
+		}
+	case w.Chooser != nil:
+		v = w.Chooser(n)
+	}
+	w.last.Choices = append(w.last.Choices, v)
+	w.last.Bounds = append(w.last.Bounds, n)
+	return v
+}
+
+func (c *nodeCtx) Logf(format string, args ...any) {
+	if c.w.Record {
+		c.w.last.Logs = append(c.w.last.Logs, fmt.Sprintf("%d: ", c.self)+fmt.Sprintf(format, args...))
+	}
+}
+
+// Describe says in words what ev does in s, naming the message it carries.
+func (w *World) Describe(s *State, ev Event) string {
+	switch ev.Kind {
+	case Deliver, Drop:
+		for _, e := range s.net {
+			if e.From == ev.Peer && e.To == ev.Node && e.FP == ev.Msg {
+				return fmt.Sprintf("%s %s %d->%d", ev.Kind, Dump(e.Msg), ev.Peer, ev.Node)
+			}
+		}
+	case App:
+		if ev.Call >= 0 && ev.Call < len(w.spec.Calls) {
+			return fmt.Sprintf("app %s at %d", Dump(w.spec.Calls[ev.Call].Call), ev.Node)
+		}
+	}
+	return ev.String()
+}
+
+// Run applies path p from s, calling each (if not nil) after every step with
+// its index, the new state and what the step did. It stops at the first
+// error, which it returns with the index of the failing step.
+func (w *World) Run(s *State, p Path, each func(i int, s *State, info *StepInfo) error) (*State, error) {
+	for i, st := range p {
+		next, err := w.Apply(s, st.Event, st.Choices)
+		if err != nil {
+			return s, &StepError{Index: i, Event: st.Event, Err: err}
+		}
+		s = next
+		if each != nil {
+			if err := each(i, s, &w.last); err != nil {
+				return s, err
+			}
+		}
+	}
+	return s, nil
+}
+
+// A StepError is an error at step Index of a path.
+type StepError struct {
+	Index int
+	Event Event
+	Err   error
+}
+
+func (e *StepError) Error() string { return fmt.Sprintf("step %d (%v): %v", e.Index+1, e.Event, e.Err) }
+func (e *StepError) Unwrap() error { return e.Err }
+
+// A Guard tells a watchdog when handlers start and end. Its counter is odd
+// while a handler runs.
+type Guard struct{ seq atomic.Uint64 }
+
+func (g *Guard) enter() { g.seq.Add(1) }
+func (g *Guard) exit()  { g.seq.Add(1) }
+
+// Stuck reports whether a handler has been running since the last call that
+// returned the same token. Call it every tick; it returns the new token.
+func (g *Guard) Stuck(last uint64) (token uint64, stuck bool) {
+	v := g.seq.Load()
+	return v, v%2 == 1 && v == last
+}
+
+// Dumps the sent messages of a step in words.
+func DescribeSent(sent []Envelope) string {
+	var parts []string
+	for _, e := range sent {
+		parts = append(parts, fmt.Sprintf("%s %d->%d", Dump(e.Msg), e.From, e.To))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,152 @@
+package livecheck
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// A System is a protocol livecheck can check: how to build its world for a
+// configuration, its properties and its injectable bugs.
+type System struct {
+	Name string // flag-safe identifier: "lcr", "randtree"
+	Doc  string // one line
+
+	// DefaultNodes, MinNodes and MaxNodes bound the number of nodes.
+	DefaultNodes, MinNodes, MaxNodes int
+	// Bugs are the slips that can be injected by name; none is the default.
+	Bugs []Bug
+	// Params are the system's own settings (the CLI makes each a flag).
+	Params []Param
+	// Properties lists the properties' names and docs, for `livecheck list`;
+	// Build returns the properties themselves.
+	Properties []PropertyDoc
+
+	// Build returns the model for a configuration that has been checked
+	// against Bugs, Params and the node bounds.
+	Build func(cfg Config) (*Model, error)
+}
+
+// A Bug is a named, injectable slip in a system's code.
+type Bug struct {
+	Name string
+	Doc  string
+}
+
+// A Param is a system's own setting, given as a string.
+type Param struct {
+	Name    string
+	Doc     string
+	Default string // "" means the system picks a default from the node count
+}
+
+// PropertyDoc names and describes one property of a system.
+type PropertyDoc struct {
+	Name string
+	Kind properties.Kind
+	Doc  string
+}
+
+// Config is one configuration of a system.
+type Config struct {
+	Nodes  int               `json:"nodes"`
+	Bugs   []string          `json:"bugs"`
+	Params map[string]string `json:"params,omitempty"`
+	Budget sim.Budget        `json:"budget"`
+}
+
+// HasBug says whether bug name is injected.
+func (c *Config) HasBug(name string) bool { return slices.Contains(c.Bugs, name) }
+
+// Param returns the value of a parameter ("" when not given).
+func (c *Config) Param(name string) string { return c.Params[name] }
+
+// A Model is a system built for one configuration.
+type Model struct {
+	Spec       sim.Spec
+	Properties []properties.Property
+}
+
+// BugNames returns the names of the system's bugs.
+func (s *System) BugNames() []string {
+	out := make([]string, len(s.Bugs))
+	for i, b := range s.Bugs {
+		out[i] = b.Name
+	}
+	return out
+}
+
+// Normalize fills in the defaults of cfg and checks it against the system.
+// The error says what is wrong and what is valid.
+func (s *System) Normalize(cfg Config) (Config, error) {
+	if cfg.Nodes == 0 {
+		cfg.Nodes = s.DefaultNodes
+	}
+	if cfg.Nodes < s.MinNodes || (s.MaxNodes > 0 && cfg.Nodes > s.MaxNodes) {
+		return cfg, fmt.Errorf("%s needs %d to %d nodes, not %d", s.Name, s.MinNodes, s.MaxNodes, cfg.Nodes)
+	}
+	bugs := slices.Clone(cfg.Bugs)
+	for _, b := range bugs {
+		if !slices.Contains(s.BugNames(), b) {
+			valid := "none"
+			if len(s.Bugs) > 0 {
+				valid = strings.Join(s.BugNames(), ", ")
+			}
+			return cfg, fmt.Errorf("%s has no bug %q (valid: %s)", s.Name, b, valid)
+		}
+	}
+	sort.Strings(bugs)
+	cfg.Bugs = slices.Compact(bugs)
+	if cfg.Bugs == nil {
+		cfg.Bugs = []string{}
+	}
+	params := map[string]string{}
+	for k, v := range cfg.Params {
+		if !slices.ContainsFunc(s.Params, func(p Param) bool { return p.Name == k }) {
+			var valid []string
+			for _, p := range s.Params {
+				valid = append(valid, p.Name)
+			}
+			if len(valid) == 0 {
+				valid = []string{"none"}
+			}
+			return cfg, fmt.Errorf("%s has no parameter %q (valid: %s)", s.Name, k, strings.Join(valid, ", "))
+		}
+		params[k] = v
+	}
+	for _, p := range s.Params {
+		if _, ok := params[p.Name]; !ok && p.Default != "" {
+			params[p.Name] = p.Default
+		}
+	}
+	if len(params) == 0 {
+		params = nil
+	}
+	cfg.Params = params
+	if cfg.Budget.Resets < 0 || cfg.Budget.Drops < 0 || cfg.Budget.Errors < 0 {
+		return cfg, fmt.Errorf("failure budgets cannot be negative")
+	}
+	return cfg, nil
+}
+
+// Model checks cfg and builds the system's model for it.
+func (s *System) Model(cfg Config) (Config, *Model, error) {
+	cfg, err := s.Normalize(cfg)
+	if err != nil {
+		return cfg, nil, err
+	}
+	m, err := s.Build(cfg)
+	if err != nil {
+		return cfg, nil, err
+	}
+	m.Spec.Nodes = cfg.Nodes
+	m.Spec.Budget = cfg.Budget
+	if err := properties.Validate(m.Properties); err != nil {
+		return cfg, nil, fmt.Errorf("system %s: %w", s.Name, err)
+	}
+	return cfg, m, m.Spec.Validate()
+}

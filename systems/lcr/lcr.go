@@ -1,0 +1,212 @@
+// Package lcr is LeLann-Chang-Roberts leader election on a unidirectional
+// ring. Each node has a distinct id. When the driver starts a node, it sends
+// its id to its successor. A node forwards an id larger than its own and
+// drops a smaller one; a node that receives its own id back knows that id
+// went round the whole ring unbeaten, so it is the largest: it becomes
+// leader and sends an announcement round the ring, which every other node
+// records and forwards until it comes back to the leader.
+//
+// Messages travel on streams (FIFO per pair of nodes), as in the classic
+// setting. Node i's successor is node i+1 mod N; the id assignment is the
+// parameter ids (default: N, 1, 2, ..., N-1, so the largest id starts at
+// node 0 and must travel the whole ring).
+//
+// Injectable bugs:
+//
+//   - no-discard: the comparison that drops smaller ids is `!=` where `>`
+//     belongs, so a node forwards every id but its own. Every id then makes
+//     it round the ring and every node elects itself: several leaders.
+package lcr
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// Elect carries a candidate's id round the ring.
+type Elect struct{ ID int }
+
+// Leader announces the elected leader's id.
+type Leader struct{ ID int }
+
+// Start is the driver's call that wakes a node.
+type Start struct{}
+
+// Node is one LCR process.
+type Node struct {
+	ID      int  // this node's id
+	Started bool // the driver has woken it and it sent its id
+	Leader  bool // it believes it is the leader
+	Known   int  // the leader's id once known, 0 before
+	Done    bool // the leader's announcement came back (leader only)
+
+	noDiscard bool `livecheck:"-"` // bug no-discard: configuration, not state
+}
+
+func (n *Node) next(ctx sim.Context) sim.NodeID {
+	return (ctx.Self() + 1) % sim.NodeID(ctx.Nodes())
+}
+
+func (n *Node) Init(ctx sim.Context) {}
+
+func (n *Node) App(ctx sim.Context, call sim.AppCall) {
+	if n.Started {
+		return
+	}
+	n.Started = true
+	ctx.Send(n.next(ctx), Elect{ID: n.ID})
+}
+
+func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	switch m := msg.(type) {
+	case Elect:
+		switch {
+		case m.ID == n.ID:
+			n.Leader = true
+			n.Known = n.ID
+			ctx.Logf("my id %d came back: I am the leader", n.ID)
+			ctx.Send(n.next(ctx), Leader{ID: n.ID})
+		case m.ID > n.ID || (n.noDiscard && m.ID != n.ID):
+			ctx.Send(n.next(ctx), m)
+		default:
+			ctx.Logf("drop id %d, smaller than mine", m.ID)
+		}
+	case Leader:
+		if m.ID == n.ID {
+			n.Done = true
+			return
+		}
+		n.Known = m.ID
+		ctx.Send(n.next(ctx), m)
+	}
+}
+
+func (n *Node) Timer(ctx sim.Context, name string)     {}
+func (n *Node) Error(ctx sim.Context, peer sim.NodeID) {}
+
+// DefaultIDs returns the default id assignment for n nodes: n, 1, 2, ..., n-1.
+func DefaultIDs(n int) []int {
+	ids := make([]int, n)
+	ids[0] = n
+	for i := 1; i < n; i++ {
+		ids[i] = i
+	}
+	return ids
+}
+
+func parseIDs(s string, n int) ([]int, error) {
+	if s == "" {
+		return DefaultIDs(n), nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) != n {
+		return nil, fmt.Errorf("--ids lists %d ids for %d nodes; give one positive id per node, comma-separated", len(parts), n)
+	}
+	ids := make([]int, n)
+	for i, p := range parts {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("--ids: %q is not a positive integer", p)
+		}
+		if slices.Contains(ids[:i], v) {
+			return nil, fmt.Errorf("--ids: id %d appears twice; ids must be distinct", v)
+		}
+		ids[i] = v
+	}
+	return ids, nil
+}
+
+// OneLeader is the safety property: at most one node believes it is leader,
+// and nodes that know a leader agree on it.
+var OneLeader = properties.Always("one-leader",
+	"at most one node believes it is leader, and nodes that know a leader agree on it",
+	func(s *sim.State) error {
+		var leaders []int
+		known := 0
+		for i, n := range properties.Nodes[*Node](s) {
+			if n.Leader {
+				leaders = append(leaders, i)
+			}
+			if n.Known != 0 {
+				if known != 0 && n.Known != known {
+					return fmt.Errorf("nodes disagree on the leader: one knows id %d, node %d knows id %d", known, i, n.Known)
+				}
+				known = n.Known
+			}
+		}
+		if len(leaders) > 1 {
+			return fmt.Errorf("nodes %v all believe they are leader", leaders)
+		}
+		return nil
+	})
+
+// Elected is the liveness property: one leader is elected and every node
+// knows it.
+var Elected = properties.Eventually("elected",
+	"one node is leader and every node knows its id",
+	func(s *sim.State) bool {
+		leader := 0
+		for _, n := range properties.Nodes[*Node](s) {
+			if n.Leader {
+				if leader != 0 {
+					return false
+				}
+				leader = n.ID
+			}
+		}
+		if leader == 0 {
+			return false
+		}
+		for _, n := range properties.Nodes[*Node](s) {
+			if n.Known != leader {
+				return false
+			}
+		}
+		return true
+	})
+
+// System is LCR as livecheck checks it.
+var System = livecheck.System{
+	Name:         "lcr",
+	Doc:          "LeLann-Chang-Roberts leader election on a unidirectional ring",
+	DefaultNodes: 3,
+	MinNodes:     2,
+	MaxNodes:     12,
+	Bugs: []livecheck.Bug{
+		{Name: "no-discard", Doc: "forwards every id but its own instead of only larger ones: several leaders"},
+	},
+	Params: []livecheck.Param{
+		{Name: "ids", Doc: "the nodes' ids in ring order, comma-separated (default: N,1,2,...,N-1)"},
+	},
+	Properties: []livecheck.PropertyDoc{
+		{Name: OneLeader.Name, Kind: OneLeader.Kind, Doc: OneLeader.Doc},
+		{Name: Elected.Name, Kind: Elected.Kind, Doc: Elected.Doc},
+	},
+	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+		ids, err := parseIDs(cfg.Param("ids"), cfg.Nodes)
+		if err != nil {
+			return nil, err
+		}
+		noDiscard := cfg.HasBug("no-discard")
+		calls := make([]sim.Call, cfg.Nodes)
+		for i := range calls {
+			calls[i] = sim.Call{To: sim.NodeID(i), Call: Start{}}
+		}
+		return &livecheck.Model{
+			Spec: sim.Spec{
+				New: func(id sim.NodeID) sim.Node {
+					return &Node{ID: ids[id], noDiscard: noDiscard}
+				},
+				Transport: sim.Stream,
+				Calls:     calls,
+			},
+			Properties: []properties.Property{OneLeader, Elected},
+		}, nil
+	},
+}

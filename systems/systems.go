@@ -1,0 +1,34 @@
+// Package systems lists the protocols bundled with livecheck.
+package systems
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/systems/lcr"
+)
+
+// All returns the bundled systems, by name.
+func All() []*livecheck.System {
+	return []*livecheck.System{&lcr.System}
+}
+
+// Names returns the names of the bundled systems.
+func Names() []string {
+	var out []string
+	for _, s := range All() {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// Lookup returns the system called name; the error lists the valid names.
+func Lookup(name string) (*livecheck.System, error) {
+	for _, s := range All() {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown system %q (valid: %s)", name, strings.Join(Names(), ", "))
+}

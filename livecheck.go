@@ -19,6 +19,7 @@ package livecheck
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/livecheck/livecheck/properties"
@@ -56,6 +57,9 @@ type Options struct {
 	HandlerTimeout time.Duration
 	// Progress, when set, is called now and then during long work.
 	Progress func(Progress)
+	// Interrupted, when set and true, stops the work early: the result
+	// keeps what was found and is inconclusive if nothing was.
+	Interrupted func() bool
 }
 
 // Progress is a snapshot of a running check.
@@ -95,6 +99,10 @@ type Result struct {
 	// off by the depth bound.
 	Exhausted bool
 	Stats     search.Stats
+	// Interrupted says the check was stopped before its end.
+	Interrupted bool
+	// Steps is the violation's path replayed, in words.
+	Steps []ReplayStep
 }
 
 // Check runs the exhaustive search on a system and reports the first
@@ -118,6 +126,7 @@ func Check(sys *System, opts Options) (*Result, error) {
 		MaxStates:  opts.MaxStates,
 		Properties: m.Properties,
 		Trail:      trail,
+		Stop:       opts.Interrupted,
 	}
 	if opts.Progress != nil {
 		sopts.Progress = func(s search.Stats) { opts.Progress(Progress{Phase: "search", Stats: s}) }
@@ -143,14 +152,43 @@ func Check(sys *System, opts Options) (*Result, error) {
 	res.Stats = sr.Stats
 	res.Complete = sr.Complete
 	res.Exhausted = sr.Exhausted
-	if v := sr.Violation; v != nil {
-		res.Verdict = SafetyViolation
-		if v.Kind == properties.Liveness {
-			res.Verdict = LivenessViolation
+	v := sr.Violation
+	if v == nil {
+		if !sr.Complete {
+			res.Verdict = Inconclusive
+			res.Interrupted = opts.Interrupted != nil && opts.Interrupted()
 		}
-		res.Property, res.Message, res.Path = v.Property, v.Message, v.Path
+		return res, nil
 	}
+	res.Verdict = SafetyViolation
+	if v.Kind == properties.Liveness {
+		res.Verdict = LivenessViolation
+	}
+	res.Property, res.Message, res.Path = v.Property, v.Message, v.Path
+	// Every reported trace replays: run it again from scratch, as a trace
+	// file would be, before reporting it.
+	rep, err := Replay(sys, cfg, res.Path, opts.HandlerTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: the %s violation found by the search does not replay: %w", res.Property, err)
+	}
+	if rep.Property != res.Property {
+		return nil, fmt.Errorf("internal error: the %s violation found by the search replays to %q instead", res.Property, rep.Property)
+	}
+	res.Steps = rep.Steps
 	return res, nil
+}
+
+// WriteTrace writes the violation's trace into dir, atomically, and
+// returns the file's path.
+func (r *Result) WriteTrace(dir string) (string, error) {
+	t := r.Trace(func(i int) string {
+		if i < len(r.Steps) {
+			return r.Steps[i].Text
+		}
+		return ""
+	})
+	path := filepath.Join(dir, reports.TraceName(r.System, r.Property, r.Path))
+	return path, reports.WriteFileAtomic(path, t.Write)
 }
 
 // guarded runs f on its own goroutine with a watchdog on w's handlers. It

@@ -85,9 +85,9 @@ type Call struct {
 
 // Budget bounds the failures in one run.
 type Budget struct {
-	Resets int // node resets (crash and restart)
-	Drops  int // lost datagrams (datagram transport)
-	Errors int // injected socket errors (stream transport)
+	Resets int `json:"resets"` // node resets (crash and restart)
+	Drops  int `json:"drops"`  // lost datagrams (datagram transport)
+	Errors int `json:"errors"` // injected socket errors (stream transport)
 }
 
 // Spec describes a world: its nodes, transport, driver and failure budget.

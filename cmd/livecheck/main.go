@@ -1,0 +1,458 @@
+// Command livecheck checks distributed protocols for safety and liveness
+// bugs. It parses flags, calls package livecheck and prints; nothing else.
+//
+//	livecheck list [--json]
+//	livecheck check SYSTEM [flags]
+//	livecheck replay TRACE [--json]
+//
+// Exit status: 0 nothing found, 1 violation found, 2 usage or input error,
+// 3 inconclusive.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems"
+)
+
+const (
+	exitOK           = 0
+	exitViolation    = 1
+	exitUsage        = 2
+	exitInconclusive = 3
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `livecheck finds safety and liveness bugs in distributed protocols.
+
+Usage:
+  livecheck list [--json]            the bundled systems, their bugs and properties
+  livecheck check SYSTEM [flags]     search SYSTEM's behaviours for a violation
+  livecheck replay TRACE [--json]    re-execute a trace file step by step
+
+Run 'livecheck COMMAND --help' for a command's flags.
+
+Exit status: 0 nothing found, 1 violation found, 2 usage or input error,
+3 inconclusive (the check was cut short before it could tell).
+`
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "list":
+		return runList(args[1:], stdout, stderr)
+	case "check":
+		return runCheck(args[1:], stdout, stderr)
+	case "replay":
+		return runReplay(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "livecheck: unknown command %q (valid: list, check, replay)\n", args[0])
+	return exitUsage
+}
+
+// parse parses a command's flags; it returns the exit status to use when
+// the command should stop (help shown, or a usage error).
+func parse(fs *pflag.FlagSet, args []string, stdout, stderr io.Writer, synopsis string) (int, bool) {
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) {
+		fmt.Fprintf(stdout, "%s\n\nFlags:\n%s", synopsis, fs.FlagUsages())
+		return exitOK, true
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "livecheck %s: %v (see 'livecheck %s --help')\n", fs.Name(), err, fs.Name())
+		return exitUsage, true
+	}
+	return 0, false
+}
+
+func usageErr(stderr io.Writer, cmd string, format string, args ...any) int {
+	fmt.Fprintf(stderr, "livecheck %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	return exitUsage
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// ---- list ----
+
+type listEntry struct {
+	Name       string   `json:"name"`
+	Doc        string   `json:"doc"`
+	Nodes      int      `json:"nodes"`
+	Bugs       []string `json:"bugs"`
+	Properties []string `json:"properties"`
+}
+
+func runList(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("list", pflag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print a JSON array of {name, doc, nodes, bugs, properties}")
+	if code, stop := parse(fs, args, stdout, stderr, "livecheck list [--json]: the bundled systems, one per line, with their bugs and properties"); stop {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageErr(stderr, "list", "takes no arguments, got %q", fs.Arg(0))
+	}
+	var entries []listEntry
+	for _, s := range systems.All() {
+		e := listEntry{Name: s.Name, Doc: s.Doc, Nodes: s.DefaultNodes, Bugs: s.BugNames(), Properties: []string{}}
+		for _, p := range s.Properties {
+			e.Properties = append(e.Properties, p.Name)
+		}
+		entries = append(entries, e)
+	}
+	if *asJSON {
+		writeJSON(stdout, entries)
+		return exitOK
+	}
+	for _, e := range entries {
+		bugs := "none"
+		if len(e.Bugs) > 0 {
+			bugs = strings.Join(e.Bugs, ",")
+		}
+		fmt.Fprintf(stdout, "%s: %s; bugs: %s; properties: %s\n", e.Name, e.Doc, bugs, strings.Join(e.Properties, ","))
+	}
+	return exitOK
+}
+
+// ---- check ----
+
+type jsonStats struct {
+	States      int64 `json:"states"`
+	Transitions int64 `json:"transitions"`
+	MaxDepth    int   `json:"max_depth"`
+	Periphery   int   `json:"periphery"`
+	LiveStates  int64 `json:"live_states"`
+	ElapsedMS   int64 `json:"elapsed_ms"`
+}
+
+type jsonCheck struct {
+	Result    string            `json:"result"`
+	System    string            `json:"system"`
+	Bugs      []string          `json:"bugs"`
+	Nodes     int               `json:"nodes"`
+	Params    map[string]string `json:"params,omitempty"`
+	Budget    sim.Budget        `json:"budget"`
+	Seed      int64             `json:"seed"`
+	Depth     int               `json:"depth"`
+	Property  string            `json:"property,omitempty"`
+	Message   string            `json:"message,omitempty"`
+	Trace     string            `json:"trace,omitempty"`
+	PathLen   int               `json:"path_length,omitempty"`
+	Complete  bool              `json:"complete"`
+	Exhausted bool              `json:"exhausted"`
+	Stats     jsonStats         `json:"stats"`
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	// The system comes first so that its own parameters become flags.
+	var sys *livecheck.System
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		s, err := systems.Lookup(args[0])
+		if err != nil {
+			return usageErr(stderr, "check", "%v", err)
+		}
+		sys, args = s, args[1:]
+	}
+	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
+	nodes := fs.Int("nodes", 0, "number of nodes (default: the system's)")
+	bugs := fs.StringArray("bug", nil, "inject the named bug (repeat for several; see 'livecheck list')")
+	depth := fs.Int("depth", 20, "depth bound of the exhaustive search, in steps")
+	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); the result is then inconclusive unless a violation was found")
+	seed := fs.Int64("seed", 1, "seed for every random choice")
+	resets := fs.Int("resets", 0, "node resets (crash and restart) allowed per run")
+	drops := fs.Int("drops", 0, "lost datagrams allowed per run (datagram transport)")
+	sockErrs := fs.Int("socket-errors", 0, "injected socket errors allowed per run (stream transport)")
+	timeout := fs.Duration("handler-timeout", 2*time.Second, "how long one handler may run before it counts as stuck")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	out := fs.String("out", "livecheck-out", "directory for trace files")
+	params := map[string]*string{}
+	if sys != nil {
+		for _, p := range sys.Params {
+			params[p.Name] = fs.String(p.Name, p.Default, p.Doc)
+		}
+	}
+	synopsis := "livecheck check SYSTEM [flags]: search every ordering of SYSTEM's events up to --depth steps\n" +
+		"and report the first safety or liveness violation, with a trace file that replays it.\n" +
+		"Systems: " + strings.Join(systems.Names(), ", ") + " (their own flags show with 'livecheck check SYSTEM --help')"
+	if code, stop := parse(fs, args, stdout, stderr, synopsis); stop {
+		return code
+	}
+	if sys == nil {
+		if fs.NArg() == 0 {
+			return usageErr(stderr, "check", "name the system to check (valid: %s)", strings.Join(systems.Names(), ", "))
+		}
+		return usageErr(stderr, "check", "the system must come first: livecheck check SYSTEM [flags]")
+	}
+	if fs.NArg() > 0 {
+		return usageErr(stderr, "check", "unexpected argument %q", fs.Arg(0))
+	}
+	if *depth < 1 {
+		return usageErr(stderr, "check", "--depth must be at least 1, not %d", *depth)
+	}
+	if *maxStates < 0 {
+		return usageErr(stderr, "check", "--max-states cannot be negative")
+	}
+	if *timeout <= 0 {
+		return usageErr(stderr, "check", "--handler-timeout must be positive")
+	}
+	cfg := livecheck.Config{
+		Nodes:  *nodes,
+		Bugs:   *bugs,
+		Budget: sim.Budget{Resets: *resets, Drops: *drops, Errors: *sockErrs},
+		Params: map[string]string{},
+	}
+	if fs.Changed("nodes") && *nodes < 1 {
+		return usageErr(stderr, "check", "--nodes must be at least 1, not %d", *nodes)
+	}
+	for name, v := range params {
+		if fs.Changed(name) {
+			cfg.Params[name] = *v
+		}
+	}
+	var interrupted atomic.Bool
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		if _, ok := <-sigs; ok {
+			interrupted.Store(true)
+		}
+	}()
+	start := time.Now()
+	lastProgress := start
+	res, err := livecheck.Check(sys, livecheck.Options{
+		Config:         cfg,
+		Depth:          *depth,
+		MaxStates:      *maxStates,
+		Seed:           *seed,
+		HandlerTimeout: *timeout,
+		Interrupted:    interrupted.Load,
+		Progress: func(p livecheck.Progress) {
+			if now := time.Now(); now.Sub(start) > 2*time.Second && now.Sub(lastProgress) > 2*time.Second {
+				lastProgress = now
+				fmt.Fprintf(stderr, "livecheck: %s: %d states, %d transitions, depth %d, %s\n",
+					p.Phase, p.Stats.States, p.Stats.Transitions, p.Stats.MaxDepth, p.Stats.Elapsed.Round(time.Millisecond))
+			}
+		},
+	})
+	if err != nil {
+		return usageErr(stderr, "check", "%v", err)
+	}
+	trace := ""
+	if res.Verdict == livecheck.SafetyViolation || res.Verdict == livecheck.LivenessViolation {
+		trace, err = res.WriteTrace(*out)
+		if err != nil {
+			fmt.Fprintf(stderr, "livecheck check: writing the trace: %v\n", err)
+			return exitUsage
+		}
+	}
+	if *asJSON {
+		writeJSON(stdout, jsonCheck{
+			Result: string(res.Verdict), System: res.System, Bugs: res.Config.Bugs, Nodes: res.Config.Nodes,
+			Params: res.Config.Params, Budget: res.Config.Budget, Seed: res.Seed, Depth: res.Depth,
+			Property: res.Property, Message: res.Message, Trace: trace, PathLen: len(res.Path),
+			Complete: res.Complete, Exhausted: res.Exhausted,
+			Stats: jsonStats{
+				States: res.Stats.States, Transitions: res.Stats.Transitions, MaxDepth: res.Stats.MaxDepth,
+				Periphery: res.Stats.Periphery, LiveStates: res.Stats.Live, ElapsedMS: res.Stats.Elapsed.Milliseconds(),
+			},
+		})
+	} else {
+		printCheck(stdout, res, trace)
+	}
+	switch res.Verdict {
+	case livecheck.OK:
+		return exitOK
+	case livecheck.Inconclusive:
+		return exitInconclusive
+	}
+	return exitViolation
+}
+
+func describeConfig(system string, cfg livecheck.Config) string {
+	bugs := "no bugs"
+	if len(cfg.Bugs) > 0 {
+		bugs = "bugs " + strings.Join(cfg.Bugs, ",")
+	}
+	s := fmt.Sprintf("%s, %d nodes, %s", system, cfg.Nodes, bugs)
+	for _, k := range sortedKeys(cfg.Params) {
+		s += fmt.Sprintf(", %s=%s", k, cfg.Params[k])
+	}
+	b := cfg.Budget
+	return s + fmt.Sprintf(", failures: %d resets, %d drops, %d socket errors", b.Resets, b.Drops, b.Errors)
+}
+
+func sortedKeys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+func printCheck(w io.Writer, res *livecheck.Result, trace string) {
+	fmt.Fprintf(w, "%s; depth %d, seed %d\n\n", describeConfig(res.System, res.Config), res.Depth, res.Seed)
+	switch res.Verdict {
+	case livecheck.OK:
+		scope := fmt.Sprintf("every state within %d steps", res.Depth)
+		if res.Exhausted {
+			scope = "every reachable state"
+		}
+		fmt.Fprintf(w, "ok: no violation in %s (%d states)\n", scope, res.Stats.States)
+	case livecheck.Inconclusive:
+		why := "the search was stopped by --max-states"
+		if res.Interrupted {
+			why = "the search was interrupted"
+		}
+		fmt.Fprintf(w, "inconclusive: %s before it covered every state within %d steps; no violation among %d states\n", why, res.Depth, res.Stats.States)
+	default:
+		fmt.Fprintf(w, "%s of %s: %s\n\n", res.Verdict, res.Property, res.Message)
+		fmt.Fprintf(w, "path of %d steps:\n", len(res.Path))
+		if len(res.Steps) > 0 {
+			printSteps(w, res.Steps)
+		} else {
+			for i, st := range res.Path {
+				fmt.Fprintf(w, "  %3d. %v\n", i+1, st.Event)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+	reports.Table(w, []string{"states", "transitions", "max depth", "periphery", "live states", "time", "transitions/s"}, [][]string{{
+		fmt.Sprint(res.Stats.States), fmt.Sprint(res.Stats.Transitions), fmt.Sprint(res.Stats.MaxDepth),
+		fmt.Sprint(res.Stats.Periphery), fmt.Sprint(res.Stats.Live), res.Stats.Elapsed.Round(time.Microsecond).String(),
+		fmt.Sprintf("%.0f", float64(res.Stats.Transitions)/max(res.Stats.Elapsed.Seconds(), 1e-9)),
+	}})
+	if trace != "" {
+		fmt.Fprintf(w, "\ntrace: %s\nreplay it: livecheck replay %s\n", trace, trace)
+	}
+}
+
+func printSteps(w io.Writer, steps []livecheck.ReplayStep) {
+	for _, st := range steps {
+		fmt.Fprintf(w, "  %3d. %s", st.Index+1, st.Text)
+		if len(st.Sent) > 0 {
+			fmt.Fprintf(w, "  => sends %s", strings.Join(st.Sent, ", "))
+		}
+		fmt.Fprintln(w)
+		for _, l := range st.Logs {
+			fmt.Fprintf(w, "         log %s\n", l)
+		}
+		if st.Violation != "" {
+			fmt.Fprintf(w, "         !! %s\n", st.Violation)
+		}
+	}
+}
+
+// ---- replay ----
+
+type jsonReplayStep struct {
+	Step      int      `json:"step"`
+	Kind      string   `json:"kind"`
+	Node      int      `json:"node"`
+	Event     string   `json:"event"`
+	Sent      []string `json:"sent,omitempty"`
+	Violation string   `json:"violation,omitempty"`
+}
+
+type jsonReplay struct {
+	Trace      string           `json:"trace"`
+	System     string           `json:"system"`
+	Result     string           `json:"result"`
+	Property   string           `json:"property,omitempty"`
+	Message    string           `json:"message,omitempty"`
+	Reproduced bool             `json:"reproduced"`
+	Steps      []jsonReplayStep `json:"steps"`
+}
+
+func runReplay(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	timeout := fs.Duration("handler-timeout", 2*time.Second, "how long one handler may run before it counts as stuck")
+	synopsis := "livecheck replay TRACE [--json]: re-execute a trace file, print each step (event, node,\n" +
+		"messages sent) and the violation it reaches. Exit 1 if the recorded violation reproduces,\n" +
+		"2 if the file is malformed or does not replay to it."
+	if code, stop := parse(fs, args, stdout, stderr, synopsis); stop {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return usageErr(stderr, "replay", "give exactly one trace file")
+	}
+	file := fs.Arg(0)
+	t, err := reports.ReadTraceFile(file)
+	if err != nil {
+		return usageErr(stderr, "replay", "%v", err)
+	}
+	sys, err := systems.Lookup(t.System)
+	if err != nil {
+		return usageErr(stderr, "replay", "%s: %v", file, err)
+	}
+	path, err := reports.Path(t.Steps)
+	if err != nil {
+		return usageErr(stderr, "replay", "%s: %v", file, err)
+	}
+	rep, err := livecheck.Replay(sys, livecheck.ConfigOf(t), path, *timeout)
+	if err != nil {
+		return usageErr(stderr, "replay", "%s: %v", file, err)
+	}
+	reproduced := rep.Verdict != livecheck.OK && string(rep.Verdict) == t.Result && rep.Property == t.Property
+	if *asJSON {
+		jr := jsonReplay{Trace: file, System: t.System, Result: string(rep.Verdict), Property: rep.Property,
+			Message: rep.Message, Reproduced: reproduced, Steps: []jsonReplayStep{}}
+		for _, st := range rep.Steps {
+			jr.Steps = append(jr.Steps, jsonReplayStep{Step: st.Index + 1, Kind: st.Event.Kind.String(),
+				Node: int(st.Event.Node), Event: st.Text, Sent: st.Sent, Violation: st.Violation})
+		}
+		writeJSON(stdout, jr)
+	} else {
+		fmt.Fprintf(stdout, "%s: %s\n\n", file, describeConfig(t.System, livecheck.ConfigOf(t)))
+		printSteps(stdout, rep.Steps)
+		fmt.Fprintln(stdout)
+		if rep.Verdict != livecheck.OK {
+			fmt.Fprintf(stdout, "%s of %s: %s\n", rep.Verdict, rep.Property, rep.Message)
+		}
+	}
+	if !reproduced {
+		got := "no violation"
+		if rep.Verdict != livecheck.OK {
+			got = fmt.Sprintf("%s of %s", rep.Verdict, rep.Property)
+		}
+		return usageErr(stderr, "replay", "%s does not replay: it records %s of %s, but replaying it gives %s", file, t.Result, t.Property, got)
+	}
+	if !*asJSON {
+		fmt.Fprintln(stdout, "reproduced: the trace replays to the violation it records")
+	}
+	return exitViolation
+}

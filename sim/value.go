@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
@@ -53,13 +54,29 @@ var plans sync.Map // reflect.Type -> *plan
 
 func typeOf(v any) reflect.Type { return reflect.TypeOf(v) }
 
+// recent is a direct-mapped cache in front of plans: a step looks up the
+// same few types (the node type, the message types) again and again.
+var recent [64]atomic.Pointer[plan]
+
+func typeSlot(t reflect.Type) int {
+	ptr := (*[2]uintptr)(unsafe.Pointer(&t))[1] // the *rtype behind the interface
+	return int((ptr>>5)^(ptr>>11)) & (len(recent) - 1)
+}
+
 func planOf(t reflect.Type) *plan {
-	if p, ok := plans.Load(t); ok {
-		return p.(*plan)
+	slot := &recent[typeSlot(t)]
+	if p := slot.Load(); p != nil && p.t == t {
+		return p
 	}
-	p := buildPlan(t, map[reflect.Type]*plan{})
-	actual, _ := plans.LoadOrStore(t, p)
-	return actual.(*plan)
+	var p *plan
+	if v, ok := plans.Load(t); ok {
+		p = v.(*plan)
+	} else {
+		v, _ := plans.LoadOrStore(t, buildPlan(t, map[reflect.Type]*plan{}))
+		p = v.(*plan)
+	}
+	slot.Store(p)
+	return p
 }
 
 var (
@@ -280,6 +297,34 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				f.p.hash(h, v.Field(f.i))
 			}
 		}
+		var prim []primField
+		for _, f := range hashed {
+			switch k := f.p.t.Kind(); k {
+			case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+				reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr, reflect.String:
+				if !f.p.custom {
+					prim = append(prim, primField{t.Field(f.i).Offset, k})
+					continue
+				}
+			}
+			prim = nil
+			break
+		}
+		if len(prim) == len(hashed) && len(prim) > 0 {
+			slow := p.hash
+			// Structs of plain numbers, bools and strings (the usual node
+			// state) are read in place, without reflect.Value per field.
+			p.hash = func(h *Hasher, v reflect.Value) {
+				if !v.CanAddr() {
+					slow(h, v)
+					return
+				}
+				base := unsafe.Pointer(v.UnsafeAddr())
+				for _, f := range prim {
+					hashPrim(h, unsafe.Add(base, f.off), f.kind)
+				}
+			}
+		}
 		p.clone = func(dst, src reflect.Value) {
 			for _, f := range deep {
 				cloneInto(f.p, writable(dst.Field(f.i)), writable(src.Field(f.i)))
@@ -305,6 +350,41 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	}
 	delete(building, t)
 	return p
+}
+
+type primField struct {
+	off  uintptr
+	kind reflect.Kind
+}
+
+// hashPrim writes the plain value of kind k stored at ptr.
+func hashPrim(h *Hasher, ptr unsafe.Pointer, k reflect.Kind) {
+	switch k {
+	case reflect.Bool:
+		h.Bool(*(*bool)(ptr))
+	case reflect.Int:
+		h.Uint64(uint64(*(*int)(ptr)))
+	case reflect.Int8:
+		h.Uint64(uint64(*(*int8)(ptr)))
+	case reflect.Int16:
+		h.Uint64(uint64(*(*int16)(ptr)))
+	case reflect.Int32:
+		h.Uint64(uint64(*(*int32)(ptr)))
+	case reflect.Int64:
+		h.Uint64(uint64(*(*int64)(ptr)))
+	case reflect.Uint, reflect.Uintptr:
+		h.Uint64(uint64(*(*uint)(ptr)))
+	case reflect.Uint8:
+		h.Uint64(uint64(*(*uint8)(ptr)))
+	case reflect.Uint16:
+		h.Uint64(uint64(*(*uint16)(ptr)))
+	case reflect.Uint32:
+		h.Uint64(uint64(*(*uint32)(ptr)))
+	case reflect.Uint64:
+		h.Uint64(*(*uint64)(ptr))
+	case reflect.String:
+		h.String(*(*string)(ptr))
+	}
 }
 
 func dumpList(b *strings.Builder, ep *plan, v reflect.Value) {
@@ -371,11 +451,24 @@ func Copy[T any](v T) T {
 	if c, ok := a.(StateCopier); ok {
 		return c.CopyState().(T)
 	}
-	p := planOf(reflect.TypeOf(a))
+	t := reflect.TypeOf(a)
+	p := planOf(t)
 	if p.flat {
 		return v
 	}
-	return cloneValue(p, reflect.ValueOf(a)).Interface().(T)
+	src := reflect.ValueOf(a)
+	if t.Kind() == reflect.Pointer {
+		// The usual node state, a pointer to a struct: one allocation for
+		// the new struct, then the deep parts.
+		if src.IsNil() {
+			return v
+		}
+		n := reflect.New(t.Elem())
+		n.Elem().Set(src.Elem())
+		cloneInto(planOf(t.Elem()), n.Elem(), src.Elem())
+		return n.Interface().(T)
+	}
+	return cloneValue(p, src).Interface().(T)
 }
 
 // Dump returns a one-line readable form of v: through DumpState or String
@@ -405,7 +498,7 @@ func dumpValue(b *strings.Builder, v reflect.Value) {
 	}
 	t := v.Type()
 	p := planOf(t)
-	if t.Kind() == reflect.Struct || (t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct) {
+	if t.Kind() == reflect.Struct || (t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && !v.IsNil()) {
 		st := t
 		if st.Kind() == reflect.Pointer {
 			st = st.Elem()

@@ -379,7 +379,8 @@ func (w *World) findMessage(s *State, ev Event) int {
 
 func (w *World) ownNet(s *State) {
 	if !w.netOwn {
-		s.net = slices.Clone(s.net)
+		// Room for a few sends, so that they do not grow it again.
+		s.net = append(make([]Envelope, 0, len(s.net)+4), s.net...)
 		w.netOwn = true
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -36,6 +37,9 @@ const (
 )
 
 func main() {
+	// A checker's heap is mostly its visited set, which only grows:
+	// collecting less often buys about a fifth of the search's time.
+	debug.SetGCPercent(400)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

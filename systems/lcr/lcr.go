@@ -129,7 +129,8 @@ var OneLeader = properties.Always("one-leader",
 	func(s *sim.State) error {
 		var leaders []int
 		known := 0
-		for i, n := range properties.Nodes[*Node](s) {
+		for i := range s.N() {
+			n := properties.Node[*Node](s, sim.NodeID(i))
 			if n.Leader {
 				leaders = append(leaders, i)
 			}
@@ -152,8 +153,8 @@ var Elected = properties.Eventually("elected",
 	"one node is leader and every node knows its id",
 	func(s *sim.State) bool {
 		leader := 0
-		for _, n := range properties.Nodes[*Node](s) {
-			if n.Leader {
+		for i := range s.N() {
+			if n := properties.Node[*Node](s, sim.NodeID(i)); n.Leader {
 				if leader != 0 {
 					return false
 				}
@@ -163,8 +164,8 @@ var Elected = properties.Eventually("elected",
 		if leader == 0 {
 			return false
 		}
-		for _, n := range properties.Nodes[*Node](s) {
-			if n.Known != leader {
+		for i := range s.N() {
+			if properties.Node[*Node](s, sim.NodeID(i)).Known != leader {
 				return false
 			}
 		}

@@ -1,0 +1,185 @@
+package livecheck_test
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// counter is a toy protocol: node 0 counts up on a timer and tells node 1,
+// which records the largest count it heard. Its bugs are knobs for the
+// checker's own tests.
+type counter struct {
+	N, Heard int
+	mode     string `livecheck:"-"`
+}
+
+type count struct{ N int }
+
+var release atomic.Bool // lets a diverged handler return when a test ends
+
+func (c *counter) Init(ctx sim.Context) {
+	if ctx.Self() == 0 {
+		ctx.SetTimer("tick")
+	}
+}
+
+func (c *counter) Timer(ctx sim.Context, name string) {
+	c.N++
+	if c.N < 3 {
+		ctx.SetTimer("tick")
+	}
+	ctx.Send(1, count{c.N})
+}
+
+func (c *counter) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	m := msg.(count)
+	switch {
+	case c.mode == "panic" && m.N == 2:
+		var table []int
+		_ = table[m.N] // an index out of range, as a real slip would make
+	case c.mode == "loop" && m.N == 2:
+		for !release.Load() {
+		}
+	case c.mode == "stuck" && m.N > c.Heard+1:
+		return // takes counts only in order: a count that overtook another is lost
+	}
+	c.Heard = max(c.Heard, m.N)
+}
+
+func (c *counter) App(ctx sim.Context, call sim.AppCall)  {}
+func (c *counter) Error(ctx sim.Context, peer sim.NodeID) {}
+
+func counterSystem(mode string) *livecheck.System {
+	return &livecheck.System{
+		Name: "counter", Doc: "a toy", DefaultNodes: 2, MinNodes: 2, MaxNodes: 2,
+		Bugs: []livecheck.Bug{{Name: "x", Doc: "unused"}},
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{
+				Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &counter{mode: mode} }},
+				Properties: []properties.Property{
+					properties.Always("heard-sent", "node 1 never hears more than node 0 sent", func(s *sim.State) error {
+						if h, n := properties.Node[*counter](s, 1).Heard, properties.Node[*counter](s, 0).N; h > n {
+							return fmt.Errorf("heard %d, sent %d", h, n)
+						}
+						return nil
+					}),
+					properties.Eventually("heard-all", "node 1 hears 3", func(s *sim.State) bool {
+						return properties.Node[*counter](s, 1).Heard == 3
+					}),
+				},
+			}, nil
+		},
+	}
+}
+
+func TestCounterSpace(t *testing.T) {
+	// Node 0 counts to 3, node 1 takes the datagrams in any order: states
+	// are (count, counts delivered), 1+2+4+8 = 15 of them, 4 of them live
+	// (3 delivered), which end their paths; 20 transitions leave the 11
+	// others.
+	res, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.OK || !res.Exhausted {
+		t.Fatalf("%s %s, exhausted %v", res.Verdict, res.Message, res.Exhausted)
+	}
+	if res.Stats.States != 15 || res.Stats.Transitions != 20 || res.Stats.Live != 4 || res.Stats.MaxDepth != 6 {
+		t.Fatalf("stats %+v", res.Stats)
+	}
+	// A bound of 3 steps cuts paths: the periphery is the 3 states first
+	// reached in 3 steps (count 3 with nothing delivered; count 2 with 1 or 2
+	// delivered).
+	res, err = livecheck.Check(counterSystem(""), livecheck.Options{Depth: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.OK || res.Exhausted || res.Stats.Periphery != 3 || res.Stats.MaxDepth != 3 {
+		t.Fatalf("depth 3: %s exhausted %v stats %+v", res.Verdict, res.Exhausted, res.Stats)
+	}
+	// Cut by --max-states: inconclusive.
+	res, err = livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10, MaxStates: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.Inconclusive || res.Stats.States != 5 {
+		t.Fatalf("max-states 5: %s after %d states", res.Verdict, res.Stats.States)
+	}
+}
+
+func TestHandlerPanicIsAFinding(t *testing.T) {
+	res, err := livecheck.Check(counterSystem("panic"), livecheck.Options{Depth: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.SafetyViolation || res.Property != "no-panic" {
+		t.Fatalf("%s of %q: want a no-panic safety violation", res.Verdict, res.Property)
+	}
+	last := res.Path[len(res.Path)-1].Event
+	if last.Kind != sim.Deliver || last.Node != 1 {
+		t.Fatalf("last step %v, want the delivery to node 1", last)
+	}
+	if want := "node 1 panicked in Receive: runtime error: index out of range [2] with length 0"; res.Message != want {
+		t.Fatalf("message %q, want %q", res.Message, want)
+	}
+	rep, err := livecheck.Replay(counterSystem("panic"), res.Config, res.Path, 0)
+	if err != nil || rep.Property != "no-panic" || rep.Message != res.Message {
+		t.Fatalf("replay: %+v, %v", rep, err)
+	}
+}
+
+func TestDivergenceIsAFinding(t *testing.T) {
+	defer release.Store(true)
+	res, err := livecheck.Check(counterSystem("loop"), livecheck.Options{Depth: 10, HandlerTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.LivenessViolation || res.Property != livecheck.DivergenceProperty {
+		t.Fatalf("%s of %q: want a divergence", res.Verdict, res.Property)
+	}
+	last := res.Path[len(res.Path)-1].Event
+	if last.Kind != sim.Deliver || last.Node != 1 {
+		t.Fatalf("last step %v, want the delivery to node 1", last)
+	}
+	rep, err := livecheck.Replay(counterSystem("loop"), res.Config, res.Path, 100*time.Millisecond)
+	if err != nil || rep.Property != livecheck.DivergenceProperty {
+		t.Fatalf("replay: %+v, %v", rep, err)
+	}
+}
+
+func TestQuiescentDeadState(t *testing.T) {
+	res, err := livecheck.Check(counterSystem("stuck"), livecheck.Options{Depth: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.LivenessViolation || res.Property != "quiescent" {
+		t.Fatalf("%s of %q", res.Verdict, res.Property)
+	}
+	rep, err := livecheck.Replay(counterSystem("stuck"), res.Config, res.Path, 0)
+	if err != nil || rep.Property != "quiescent" {
+		t.Fatalf("replay: %+v, %v", rep, err)
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  livecheck.Config
+		want string
+	}{
+		{livecheck.Config{Nodes: 3}, "counter needs 2 to 2 nodes, not 3"},
+		{livecheck.Config{Bugs: []string{"y"}}, `counter has no bug "y" (valid: x)`},
+		{livecheck.Config{Params: map[string]string{"k": "v"}}, `counter has no parameter "k" (valid: none)`},
+		{livecheck.Config{Budget: sim.Budget{Resets: -1}}, "failure budgets cannot be negative"},
+	} {
+		_, err := livecheck.Check(counterSystem(""), livecheck.Options{Config: tc.cfg})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%+v: got %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestExitCodesAndJSON(t *testing.T) {
+	dir := t.TempDir()
+	code, out, _ := runCLI(t, "check", "lcr", "--nodes", "4", "--json", "--out", dir)
+	if code != 0 {
+		t.Fatalf("correct lcr: exit %d, want 0\n%s", code, out)
+	}
+	var ok map[string]any
+	if err := json.Unmarshal([]byte(out), &ok); err != nil {
+		t.Fatal(err)
+	}
+	stats := ok["stats"].(map[string]any)
+	if ok["result"] != "ok" || ok["system"] != "lcr" || ok["nodes"] != 4.0 || stats["states"] != 288.0 ||
+		stats["transitions"] != 708.0 || stats["max_depth"] != 14.0 || ok["trace"] != nil {
+		t.Fatalf("unexpected JSON: %s", out)
+	}
+	if _, has := stats["elapsed_ms"]; !has {
+		t.Fatalf("no elapsed_ms in %s", out)
+	}
+
+	code, out, _ = runCLI(t, "check", "lcr", "--nodes", "4", "--bug", "no-discard", "--json", "--out", dir)
+	if code != 1 {
+		t.Fatalf("buggy lcr: exit %d, want 1", code)
+	}
+	var bad struct {
+		Result, Property, Trace string
+		Bugs                    []string
+	}
+	if err := json.Unmarshal([]byte(out), &bad); err != nil {
+		t.Fatal(err)
+	}
+	if bad.Result != "safety-violation" || bad.Property != "one-leader" || len(bad.Bugs) != 1 || bad.Bugs[0] != "no-discard" {
+		t.Fatalf("unexpected JSON: %s", out)
+	}
+	if filepath.Dir(bad.Trace) != dir {
+		t.Fatalf("trace %q not in --out %q", bad.Trace, dir)
+	}
+
+	// The trace replays to its violation: exit 1.
+	code, out, errs := runCLI(t, "replay", bad.Trace)
+	if code != 1 || !strings.Contains(out, "reproduced") || !strings.Contains(out, "safety-violation of one-leader") {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "deliver Elect{ID:4} 0->1  => sends Elect{ID:4} 1->2") {
+		t.Fatalf("replay does not show the steps:\n%s", out)
+	}
+
+	// The same check twice gives the same trace file name and content.
+	_, out2, _ := runCLI(t, "check", "lcr", "--nodes", "4", "--bug", "no-discard", "--json", "--out", dir)
+	if !strings.Contains(out2, bad.Trace) {
+		t.Fatalf("second run wrote another trace: %s", out2)
+	}
+}
+
+func TestTamperedTraces(t *testing.T) {
+	dir := t.TempDir()
+	_, out, _ := runCLI(t, "check", "lcr", "--bug", "no-discard", "--json", "--out", dir)
+	var r struct{ Trace string }
+	json.Unmarshal([]byte(out), &r)
+	orig, err := os.ReadFile(r.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var firstMsg string
+	for _, l := range strings.Split(string(orig), "\n") {
+		if strings.Contains(l, `"msg"`) {
+			firstMsg = l
+			break
+		}
+	}
+	for _, tc := range []struct {
+		name, content, want string
+	}{
+		{"truncated", string(orig[:len(orig)/2]), "malformed or truncated JSON"},
+		{"empty", "", "malformed or truncated JSON"},
+		{"not json", "hello", "malformed or truncated JSON"},
+		{"other format", strings.Replace(string(orig), `"livecheck-trace"`, `"other"`, 1), "not a livecheck trace file"},
+		{"future version", strings.Replace(string(orig), `"version": 1`, `"version": 9`, 1), "version 9 is not supported"},
+		{"unknown system", strings.Replace(string(orig), `"system": "lcr"`, `"system": "zab"`, 1), `unknown system "zab" (valid: lcr)`},
+		{"unknown bug", strings.Replace(string(orig), `"no-discard"`, `"nope"`, 1), `lcr has no bug "nope" (valid: no-discard)`},
+		{"unknown kind", strings.Replace(string(orig), `"kind": "deliver"`, `"kind": "teleport"`, 1), `unknown event kind "teleport"`},
+		{"bad fingerprint", strings.Replace(string(orig), firstMsg, `      "msg": "zz",`, 1), "not a 16-digit hex fingerprint"},
+		{"other message", strings.Replace(string(orig), firstMsg, `      "msg": "0000000000000001",`, 1), "does not replay"},
+		{"bug removed", strings.Replace(string(orig), `"no-discard"`, ``, 1), "the trace does not replay: step 8"},
+		{"other property", strings.Replace(string(orig), `"property": "one-leader"`, `"property": "elected"`, 1),
+			"does not replay: it records safety-violation of elected, but replaying it gives safety-violation of one-leader"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(dir, "t.json")
+			os.WriteFile(f, []byte(tc.content), 0o644)
+			code, _, errs := runCLI(t, "replay", f)
+			if code != 2 || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and one line with %q", code, errs, tc.want)
+			}
+		})
+	}
+	code, _, errs := runCLI(t, "replay", filepath.Join(dir, "missing.json"))
+	if code != 2 || !strings.Contains(errs, "no such file") {
+		t.Fatalf("missing file: exit %d %q", code, errs)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "Usage:"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: list, check, replay)`},
+		{[]string{"check"}, "name the system to check (valid: lcr)"},
+		{[]string{"check", "paxosx"}, `unknown system "paxosx" (valid: lcr)`},
+		{[]string{"check", "lcr", "--bug", "nope"}, `lcr has no bug "nope" (valid: no-discard)`},
+		{[]string{"check", "lcr", "--nodes", "1"}, "lcr needs 2 to 12 nodes, not 1"},
+		{[]string{"check", "lcr", "--nodes", "x"}, `invalid argument "x" for "--nodes"`},
+		{[]string{"check", "lcr", "--depth", "0"}, "--depth must be at least 1"},
+		{[]string{"check", "lcr", "--frob"}, "unknown flag: --frob"},
+		{[]string{"check", "lcr", "--ids", "1,2"}, "--ids lists 2 ids for 3 nodes"},
+		{[]string{"check", "lcr", "--resets", "-1"}, "failure budgets cannot be negative"},
+		{[]string{"check", "lcr", "extra"}, `unexpected argument "extra"`},
+		{[]string{"replay"}, "give exactly one trace file"},
+		{[]string{"list", "x"}, `takes no arguments`},
+	} {
+		code, _, errs := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+func TestHelpAndList(t *testing.T) {
+	code, out, _ := runCLI(t, "check", "lcr", "--help")
+	if code != 0 || !strings.Contains(out, "--ids") || !strings.Contains(out, "--depth") {
+		t.Fatalf("help: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "list")
+	if code != 0 || out != "lcr: LeLann-Chang-Roberts leader election on a unidirectional ring; bugs: no-discard; properties: one-leader,elected\n" {
+		t.Fatalf("list: exit %d %q", code, out)
+	}
+	code, out, _ = runCLI(t, "list", "--json")
+	var entries []struct {
+		Name       string
+		Bugs       []string
+		Properties []string
+	}
+	if err := json.Unmarshal([]byte(out), &entries); err != nil || code != 0 {
+		t.Fatalf("list --json: %v\n%s", err, out)
+	}
+	if len(entries) != 1 || entries[0].Name != "lcr" || entries[0].Bugs[0] != "no-discard" || entries[0].Properties[1] != "elected" {
+		t.Fatalf("list --json: %s", out)
+	}
+}
+
+func TestCheckText(t *testing.T) {
+	dir := t.TempDir()
+	code, out, _ := runCLI(t, "check", "lcr", "--nodes", "3", "--bug", "no-discard", "--out", dir)
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		"lcr, 3 nodes, bugs no-discard",
+		"safety-violation of one-leader:",
+		"path of 9 steps:",
+		"STATES",
+		"replay it: livecheck replay " + dir,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+}

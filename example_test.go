@@ -73,8 +73,8 @@ func Example() {
 
 	// With one datagram lost, the last pong may never come.
 	res, _ = livecheck.Check(sys, livecheck.Options{Depth: 10, Config: livecheck.Config{Budget: sim.Budget{Drops: 1}}})
-	fmt.Println(res.Verdict, res.Property, "after", len(res.Path), "steps")
+	fmt.Println(res.Verdict, res.Property, "critical step:", res.Critical.EventText)
 	// Output:
 	// ok 10 states, exhausted: true
-	// liveness-violation quiescent after 5 steps
+	// liveness-violation all-answered critical step: drop pong{} 2->0
 }

@@ -19,13 +19,13 @@ package livecheck
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/search"
 	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/walk"
 )
 
 // Verdict is the outcome of a check.
@@ -36,6 +36,9 @@ const (
 	SafetyViolation   Verdict = "safety-violation"
 	LivenessViolation Verdict = "liveness-violation"
 	Inconclusive      Verdict = "inconclusive"
+	// Live marks a trace that reaches a live state: the nearest live path
+	// beside a liveness violation.
+	Live Verdict = "live"
 )
 
 // DivergenceProperty names the built-in liveness property "every handler
@@ -60,12 +63,30 @@ type Options struct {
 	// Interrupted, when set and true, stops the work early: the result
 	// keeps what was found and is inconclusive if nothing was.
 	Interrupted func() bool
+
+	// WalkDepth is how far each random walk from the periphery goes before
+	// its path counts as a suspect (dmax, default 5000).
+	WalkDepth int
+	// Walks is the number of walks per probe of the critical-transition
+	// search (k, default 8).
+	Walks int
+	// Escalations is how many times a walk depth too short to tell (case
+	// C2) is doubled before the result is inconclusive (default 3).
+	Escalations int
+	// Weights are the walks' event weights when WeightsSet; otherwise the
+	// system's, or walk.DefaultWeights.
+	Weights    walk.Weights
+	WeightsSet bool
+	// NoWalks stops after the exhaustive search.
+	NoWalks bool
 }
 
 // Progress is a snapshot of a running check.
 type Progress struct {
-	Phase string
-	Stats search.Stats
+	Phase     string
+	Stats     search.Stats
+	Walks     int // walks done (phase "walks")
+	Periphery int // walks to do
 }
 
 func (o *Options) fill() {
@@ -77,6 +98,17 @@ func (o *Options) fill() {
 	}
 	if o.HandlerTimeout <= 0 {
 		o.HandlerTimeout = 2 * time.Second
+	}
+	if o.WalkDepth <= 0 {
+		o.WalkDepth = 5000
+	}
+	if o.Walks <= 0 {
+		o.Walks = 8
+	}
+	if o.Escalations < 0 {
+		o.Escalations = 0
+	} else if o.Escalations == 0 {
+		o.Escalations = 3
 	}
 }
 
@@ -103,11 +135,21 @@ type Result struct {
 	Interrupted bool
 	// Steps is the violation's path replayed, in words.
 	Steps []ReplayStep
+	// Critical is set for a liveness violation found by walks.
+	Critical *Critical
+	// WalkDepth, Walks and Weights are the liveness settings used.
+	WalkDepth int
+	Walks     int
+	Weights   walk.Weights
+	Live      LiveStats
 }
 
-// Check runs the exhaustive search on a system and reports the first
-// violation. The error is for bad configurations and failures of the tool,
-// never for a violation.
+// Check runs a system through the pipeline: exhaustive search to the
+// depth bound, checking safety on every state; a biased random walk from
+// each state at the bound that is not live; and, for a walk that never
+// becomes live, the critical-transition search. It reports the first
+// violation. The error is for bad configurations and failures of the
+// tool, never for a violation.
 func Check(sys *System, opts Options) (*Result, error) {
 	opts.fill()
 	cfg, m, err := sys.Model(opts.Config)
@@ -119,29 +161,32 @@ func Check(sys *System, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth}
+	c := &checker{w: w, m: m, opts: opts}
+	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
+		WalkDepth: opts.WalkDepth, Walks: opts.Walks}
+	c.weights = &opts.Weights
+	if !opts.WeightsSet {
+		wt := walk.DefaultWeights
+		if m.Weights != nil {
+			wt = *m.Weights
+		}
+		c.weights = &wt
+	}
+	c.res.Weights = *c.weights
+	for i := range m.Properties {
+		if p := &m.Properties[i]; p.Kind == properties.Liveness {
+			c.live = append(c.live, p)
+		}
+	}
+
 	trail := &search.Trail{}
-	sopts := search.Options{
-		Depth:      opts.Depth,
-		MaxStates:  opts.MaxStates,
-		Properties: m.Properties,
-		Trail:      trail,
-		Stop:       opts.Interrupted,
-	}
-	if opts.Progress != nil {
-		sopts.Progress = func(s search.Stats) { opts.Progress(Progress{Phase: "search", Stats: s}) }
-	}
-	var sr *search.Result
-	stuck, err := guarded(w, opts.HandlerTimeout, func() error {
-		var err error
-		sr, err = search.Global(w, sopts)
-		return err
-	})
+	stuck, err := guarded(w, opts.HandlerTimeout, func() error { return c.run(trail) })
 	if stuck {
-		// The search goroutine is blocked in the handler for good, so the
-		// trail no longer changes.
+		// The checking goroutine is blocked in the handler for good.
+		res := c.res
 		res.Verdict = LivenessViolation
 		res.Property = DivergenceProperty
+		res.Critical = nil
 		res.Message = fmt.Sprintf("a handler did not return within %v on %v", opts.HandlerTimeout, trail.Event)
 		res.Path = append(trail.Path.Clone(), sim.Step{Event: trail.Event, Choices: append([]int(nil), trail.Tape...)})
 		return res, nil
@@ -149,46 +194,113 @@ func Check(sys *System, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Stats = sr.Stats
-	res.Complete = sr.Complete
-	res.Exhausted = sr.Exhausted
-	v := sr.Violation
-	if v == nil {
-		if !sr.Complete {
-			res.Verdict = Inconclusive
-			res.Interrupted = opts.Interrupted != nil && opts.Interrupted()
-		}
+	res := c.res
+	if res.Verdict == OK || res.Verdict == Inconclusive {
 		return res, nil
 	}
-	res.Verdict = SafetyViolation
-	if v.Kind == properties.Liveness {
-		res.Verdict = LivenessViolation
-	}
-	res.Property, res.Message, res.Path = v.Property, v.Message, v.Path
 	// Every reported trace replays: run it again from scratch, as a trace
 	// file would be, before reporting it.
 	rep, err := Replay(sys, cfg, res.Path, opts.HandlerTimeout)
 	if err != nil {
-		return nil, fmt.Errorf("internal error: the %s violation found by the search does not replay: %w", res.Property, err)
+		return nil, fmt.Errorf("internal error: the %s violation found does not replay: %w", res.Property, err)
 	}
-	if rep.Property != res.Property {
-		return nil, fmt.Errorf("internal error: the %s violation found by the search replays to %q instead", res.Property, rep.Property)
+	if !rep.Reproduces(res.Verdict, res.Property) {
+		return nil, fmt.Errorf("internal error: the %s violation found replays to %q instead", res.Property, rep.Property)
 	}
 	res.Steps = rep.Steps
+	if cx := res.Critical; cx != nil {
+		lrep, err := Replay(sys, cfg, cx.LivePath, opts.HandlerTimeout)
+		if err != nil || !lrep.Reproduces(Live, "") {
+			return nil, fmt.Errorf("internal error: the nearest live path does not replay to a live state (%v)", err)
+		}
+		cx.liveSteps = lrep.Steps
+	}
 	return res, nil
 }
 
-// WriteTrace writes the violation's trace into dir, atomically, and
-// returns the file's path.
-func (r *Result) WriteTrace(dir string) (string, error) {
-	t := r.Trace(func(i int) string {
-		if i < len(r.Steps) {
-			return r.Steps[i].Text
+type checker struct {
+	w         *sim.World
+	m         *Model
+	opts      Options
+	res       *Result
+	s0        *sim.State
+	live      []*properties.Property
+	weights   *walk.Weights
+	periphery []search.Frontier
+}
+
+func (c *checker) isLive(s *sim.State) bool {
+	if len(c.live) == 0 {
+		return true
+	}
+	for _, p := range c.live {
+		if !p.IsLive(s) {
+			return false
 		}
-		return ""
-	})
-	path := filepath.Join(dir, reports.TraceName(r.System, r.Property, r.Path))
-	return path, reports.WriteFileAtomic(path, t.Write)
+	}
+	return true
+}
+
+func (c *checker) interrupted() bool { return c.opts.Interrupted != nil && c.opts.Interrupted() }
+
+func (c *checker) run(trail *search.Trail) error {
+	res := c.res
+	s0, err := c.w.Initial()
+	if err != nil {
+		if hp := asPanic(err); hp != nil {
+			res.Verdict, res.Property, res.Message = SafetyViolation, search.PanicProperty, hp.Error()
+			return nil
+		}
+		return err
+	}
+	c.s0 = s0
+	sopts := search.Options{
+		Depth:      c.opts.Depth,
+		MaxStates:  c.opts.MaxStates,
+		Properties: c.m.Properties,
+		Start:      s0,
+		Trail:      trail,
+		Stop:       c.opts.Interrupted,
+	}
+	if c.opts.Progress != nil {
+		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }
+	}
+	sr, err := search.Global(c.w, sopts)
+	if err != nil {
+		return err
+	}
+	res.Stats = sr.Stats
+	res.Complete = sr.Complete
+	res.Exhausted = sr.Exhausted
+	if v := sr.Violation; v != nil {
+		res.Verdict = SafetyViolation
+		res.Property, res.Message, res.Path = v.Property, v.Message, v.Path
+		if v.Kind == properties.Liveness {
+			res.Verdict = LivenessViolation
+			if v.Property == search.QuiescentProperty && !c.opts.NoWalks {
+				return c.liveness(v.Path)
+			}
+		}
+		return nil
+	}
+	if !sr.Complete {
+		res.Verdict = Inconclusive
+		res.Interrupted = c.interrupted()
+		return nil
+	}
+	if c.opts.NoWalks || len(c.live) == 0 {
+		return nil
+	}
+	c.periphery = sr.Periphery
+	return c.liveness(nil)
+}
+
+func asPanic(err error) *sim.HandlerPanic {
+	var hp *sim.HandlerPanic
+	if errors.As(err, &hp) {
+		return hp
+	}
+	return nil
 }
 
 // guarded runs f on its own goroutine with a watchdog on w's handlers. It
@@ -267,6 +379,27 @@ type Replayed struct {
 	Property string
 	Message  string
 	Final    *sim.State
+	// Live says every liveness property holds in the final state.
+	Live bool
+}
+
+// Reproduces says whether the replay shows what a trace records: the same
+// safety violation; for a liveness violation, a path that replays exactly,
+// breaks no safety property and ends where the liveness property does not
+// hold; for a live trace, a path that ends in a live state.
+func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
+	switch verdict {
+	case SafetyViolation:
+		return rep.Verdict == SafetyViolation && rep.Property == property
+	case LivenessViolation:
+		if property == DivergenceProperty || property == search.QuiescentProperty {
+			return rep.Verdict == LivenessViolation && rep.Property == property
+		}
+		return !rep.Live && (rep.Verdict == OK || rep.Property == search.QuiescentProperty)
+	case Live:
+		return rep.Verdict == OK && rep.Live
+	}
+	return false
 }
 
 // ErrNoReplay says a trace does not replay: a step is not enabled where the
@@ -372,20 +505,17 @@ func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *sim.Event) e
 	}
 	// A path that ends where nothing can happen and the system is not live
 	// shows a liveness violation.
-	var live []*properties.Property
+	rep.Live = true
+	var notLive []string
 	for i := range m.Properties {
-		if m.Properties[i].Kind == properties.Liveness {
-			live = append(live, &m.Properties[i])
+		if pr := &m.Properties[i]; pr.Kind == properties.Liveness && !pr.IsLive(s) {
+			rep.Live = false
+			notLive = append(notLive, pr.Name)
 		}
 	}
-	if len(live) > 0 && len(w.Enabled(s, nil)) == 0 {
-		for _, pr := range live {
-			if !pr.IsLive(s) {
-				rep.Verdict, rep.Property = LivenessViolation, search.QuiescentProperty
-				rep.Message = fmt.Sprintf("no event is enabled and %s does not hold", pr.Name)
-				return nil
-			}
-		}
+	if len(notLive) > 0 && len(w.Enabled(s, nil)) == 0 {
+		rep.Verdict, rep.Property = LivenessViolation, search.QuiescentProperty
+		rep.Message = search.QuiescentMessage(notLive)
 	}
 	return nil
 }

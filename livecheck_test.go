@@ -154,16 +154,43 @@ func TestDivergenceIsAFinding(t *testing.T) {
 }
 
 func TestQuiescentDeadState(t *testing.T) {
-	res, err := livecheck.Check(counterSystem("stuck"), livecheck.Options{Depth: 10})
+	// Node 1 takes counts only in order, so a count that overtakes another
+	// is lost for good: once 3 has been dropped, nothing can happen that
+	// makes node 1 hear 3. The search reaches a state where nothing can
+	// happen; the critical search finds the delivery that lost count 3.
+	sys := counterSystem("stuck")
+	res, err := livecheck.Check(sys, livecheck.Options{Depth: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != livecheck.LivenessViolation || res.Property != "quiescent" {
-		t.Fatalf("%s of %q", res.Verdict, res.Property)
+	cx := res.Critical
+	if res.Verdict != livecheck.LivenessViolation || res.Property != "heard-all" || cx == nil {
+		t.Fatalf("%s of %q, critical %v", res.Verdict, res.Property, cx)
 	}
-	rep, err := livecheck.Replay(counterSystem("stuck"), res.Config, res.Path, 0)
-	if err != nil || rep.Property != "quiescent" {
-		t.Fatalf("replay: %+v, %v", rep, err)
+	if cx.Case != "C1" || cx.Step != 5 || len(res.Path) != 6 || cx.EventText != "deliver count{N:3} 0->1" || cx.LiveStep != 4 {
+		t.Fatalf("critical %s at step %d of %d: %q, live step %d", cx.Case, cx.Step, len(res.Path), cx.EventText, cx.LiveStep)
+	}
+	if cx.Before[1] != "counter{N:0 Heard:1}" || cx.After[1] != cx.Before[1] || cx.LiveAfter[1] != "counter{N:0 Heard:2}" {
+		t.Fatalf("node 1 before %q after %q, live after %q", cx.Before[1], cx.After[1], cx.LiveAfter[1])
+	}
+	// The live path shares the dead path's prefix up to the live step.
+	for i := 0; i < cx.LiveStep; i++ {
+		if cx.LivePath[i].Event != res.Path[i].Event {
+			t.Fatalf("live path departs at step %d, before the live step %d", i+1, cx.LiveStep)
+		}
+	}
+	rep, err := livecheck.Replay(sys, res.Config, res.Path, 0)
+	if err != nil || !rep.Reproduces(livecheck.LivenessViolation, "heard-all") || rep.Property != "quiescent" {
+		t.Fatalf("dead path replay: %+v, %v", rep, err)
+	}
+	rep, err = livecheck.Replay(sys, res.Config, cx.LivePath, 0)
+	if err != nil || !rep.Live || !rep.Reproduces(livecheck.Live, "") {
+		t.Fatalf("live path replay: %+v, %v", rep, err)
+	}
+	// Without walks the search still reports the quiescent state itself.
+	res, err = livecheck.Check(sys, livecheck.Options{Depth: 10, NoWalks: true})
+	if err != nil || res.Property != "quiescent" || res.Critical != nil {
+		t.Fatalf("no walks: %s of %q, %v", res.Verdict, res.Property, err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/walk"
 )
 
 // A System is a protocol livecheck can check: how to build its world for a
@@ -69,6 +70,8 @@ func (c *Config) Param(name string) string { return c.Params[name] }
 type Model struct {
 	Spec       sim.Spec
 	Properties []properties.Property
+	// Weights are the system's walk weights (nil: walk.DefaultWeights).
+	Weights *walk.Weights
 }
 
 // BugNames returns the names of the system's bugs.

@@ -36,7 +36,20 @@ type Trace struct {
 	Result   string            `json:"result"`             // "safety-violation", "liveness-violation"
 	Property string            `json:"property,omitempty"` // the property violated
 	Message  string            `json:"message,omitempty"`  // what the property said
-	Steps    []TraceStep       `json:"steps"`
+	// Critical is the critical transition of a liveness violation.
+	Critical *TraceCritical `json:"critical,omitempty"`
+	Steps    []TraceStep    `json:"steps"`
+}
+
+// TraceCritical records where a dead path became dead, and the file of its
+// nearest live path. It is for people; replay checks the path itself.
+type TraceCritical struct {
+	Case      string `json:"case"`
+	Step      int    `json:"step"`
+	Event     string `json:"event"`
+	Node      int    `json:"node"`
+	LiveStep  int    `json:"live_step"`
+	LiveTrace string `json:"live_trace,omitempty"`
 }
 
 // Budget is the failure budget of a trace's configuration.

@@ -2,6 +2,8 @@ package search
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/livecheck/livecheck/properties"
@@ -70,6 +72,12 @@ const PanicProperty = "no-panic"
 // reaches a state where nothing can happen and the liveness property does
 // not hold: no continuation exists, so the state is dead for certain.
 const QuiescentProperty = "quiescent"
+
+// QuiescentMessage explains a quiescent violation of the named liveness
+// properties.
+func QuiescentMessage(notLive []string) string {
+	return fmt.Sprintf("no event can happen any more and %s does not hold: the system is stuck for ever", strings.Join(notLive, ", "))
+}
 
 // A Frontier state is a state at the depth bound, with its path.
 type Frontier struct {
@@ -195,9 +203,14 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 		}
 		evs := w.Enabled(s, buf)
 		if len(evs) == 0 && len(liveness) > 0 {
+			var notLive []string
+			for _, p := range liveness {
+				if !p.IsLive(s) {
+					notLive = append(notLive, p.Name)
+				}
+			}
 			res.Violation = &Violation{Property: QuiescentProperty, Kind: properties.Liveness,
-				Message: "no event is enabled and the liveness property does not hold: the system is stuck for ever",
-				Path:    path.Clone()}
+				Message: QuiescentMessage(notLive), Path: path.Clone()}
 			return true
 		}
 		stack = append(stack, frame{state: s, events: evs})

@@ -417,10 +417,11 @@ func (w *World) send(s *State, from, to NodeID, msg Message) {
 	if to < 0 || int(to) >= len(s.nodes) {
 		panic(fmt.Sprintf("Send to node %d: nodes are 0 to %d", to, len(s.nodes)-1))
 	}
-	msg = Copy(msg)
+	// Hash before copying: hashing stops a pointer cycle with a *TypeError,
+	// while copying one would overflow the stack and kill the process.
 	w.h.Reset()
 	w.h.Value(msg)
-	e := Envelope{From: from, To: to, Msg: msg, FP: w.h.Sum64()}
+	e := Envelope{From: from, To: to, Msg: Copy(msg), FP: w.h.Sum64()}
 	w.ownNet(s)
 	if w.spec.Transport == Stream {
 		a, b := min(from, to), max(from, to)

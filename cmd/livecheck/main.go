@@ -27,6 +27,7 @@ import (
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems"
+	"github.com/livecheck/livecheck/walk"
 )
 
 const (
@@ -156,6 +157,42 @@ type jsonStats struct {
 	ElapsedMS   int64 `json:"elapsed_ms"`
 }
 
+type jsonCritical struct {
+	Step      int      `json:"step"`
+	Case      string   `json:"case"`
+	Event     string   `json:"event"`
+	Kind      string   `json:"kind"`
+	Node      int      `json:"node"`
+	Timer     string   `json:"timer,omitempty"`
+	LiveStep  int      `json:"live_step"`
+	LiveTrace string   `json:"live_trace,omitempty"`
+	Dinit     int      `json:"dinit"`
+	WalkDepth int      `json:"walk_depth"`
+	Tried     []string `json:"tried,omitempty"`
+	Probes    int      `json:"probes"`
+	// Diff names the nodes whose states differ after the parting step on
+	// the dead and the live path.
+	Diff []jsonDiff `json:"diff,omitempty"`
+}
+
+type jsonDiff struct {
+	Node int    `json:"node"`
+	Dead string `json:"dead"`
+	Live string `json:"live"`
+}
+
+type jsonLive struct {
+	WalkDepth int     `json:"walk_depth"`
+	Walks     int     `json:"walks"`
+	WalkSteps int64   `json:"walk_steps"`
+	Suspects  int     `json:"suspects"`
+	Cleared   int     `json:"cleared"`
+	ElapsedMS int64   `json:"elapsed_ms"`
+	Weights   string  `json:"weights"`
+	K         int     `json:"k"`
+	Critical  float64 `json:"critical_ms"`
+}
+
 type jsonCheck struct {
 	Result    string            `json:"result"`
 	System    string            `json:"system"`
@@ -172,6 +209,8 @@ type jsonCheck struct {
 	Complete  bool              `json:"complete"`
 	Exhausted bool              `json:"exhausted"`
 	Stats     jsonStats         `json:"stats"`
+	Liveness  *jsonLive         `json:"liveness,omitempty"`
+	Critical  *jsonCritical     `json:"critical,omitempty"`
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
@@ -194,6 +233,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	drops := fs.Int("drops", 0, "lost datagrams allowed per run (datagram transport)")
 	sockErrs := fs.Int("socket-errors", 0, "injected socket errors allowed per run (stream transport)")
 	timeout := fs.Duration("handler-timeout", 2*time.Second, "how long one handler may run before it counts as stuck")
+	walkDepth := fs.Int("walk-depth", 5000, "steps of each random walk from the states at the depth bound (dmax); doubled up to --escalations times when too short to tell")
+	walks := fs.Int("walks", 8, "random walks per probe of the critical-transition search (k)")
+	escalations := fs.Int("escalations", 3, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
+	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1,reset=0 (default: the system's)")
+	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	out := fs.String("out", "livecheck-out", "directory for trace files")
 	params := map[string]*string{}
@@ -225,6 +269,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if *timeout <= 0 {
 		return usageErr(stderr, "check", "--handler-timeout must be positive")
+	}
+	if *walkDepth < 1 || *walks < 1 || *escalations < 0 {
+		return usageErr(stderr, "check", "--walk-depth and --walks must be at least 1, --escalations at least 0")
+	}
+	weights, err := walk.ParseWeights(*weightsFlag, walk.DefaultWeights)
+	if err != nil {
+		return usageErr(stderr, "check", "--weights: %v", err)
 	}
 	cfg := livecheck.Config{
 		Nodes:  *nodes,
@@ -258,9 +309,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Seed:           *seed,
 		HandlerTimeout: *timeout,
 		Interrupted:    interrupted.Load,
+		WalkDepth:      *walkDepth,
+		Walks:          *walks,
+		Escalations:    max(*escalations, 0),
+		Weights:        weights,
+		WeightsSet:     fs.Changed("weights"),
+		NoWalks:        *noWalks,
 		Progress: func(p livecheck.Progress) {
 			if now := time.Now(); now.Sub(start) > 2*time.Second && now.Sub(lastProgress) > 2*time.Second {
 				lastProgress = now
+				if p.Phase == "walks" {
+					fmt.Fprintf(stderr, "livecheck: walks: %d of %d periphery states, %s\n", p.Walks, p.Periphery, now.Sub(start).Round(time.Millisecond))
+					return
+				}
 				fmt.Fprintf(stderr, "livecheck: %s: %d states, %d transitions, depth %d, %s\n",
 					p.Phase, p.Stats.States, p.Stats.Transitions, p.Stats.MaxDepth, p.Stats.Elapsed.Round(time.Millisecond))
 			}
@@ -269,16 +330,16 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "check", "%v", err)
 	}
-	trace := ""
+	trace, liveTrace := "", ""
 	if res.Verdict == livecheck.SafetyViolation || res.Verdict == livecheck.LivenessViolation {
-		trace, err = res.WriteTrace(*out)
+		trace, liveTrace, err = res.WriteTraces(*out)
 		if err != nil {
 			fmt.Fprintf(stderr, "livecheck check: writing the trace: %v\n", err)
 			return exitUsage
 		}
 	}
 	if *asJSON {
-		writeJSON(stdout, jsonCheck{
+		jc := jsonCheck{
 			Result: string(res.Verdict), System: res.System, Bugs: res.Config.Bugs, Nodes: res.Config.Nodes,
 			Params: res.Config.Params, Budget: res.Config.Budget, Seed: res.Seed, Depth: res.Depth,
 			Property: res.Property, Message: res.Message, Trace: trace, PathLen: len(res.Path),
@@ -287,9 +348,26 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 				States: res.Stats.States, Transitions: res.Stats.Transitions, MaxDepth: res.Stats.MaxDepth,
 				Periphery: res.Stats.Periphery, LiveStates: res.Stats.Live, ElapsedMS: res.Stats.Elapsed.Milliseconds(),
 			},
-		})
+		}
+		if !*noWalks {
+			l := res.Live
+			jc.Liveness = &jsonLive{WalkDepth: res.WalkDepth, Walks: l.Walks, WalkSteps: l.WalkSteps, Suspects: l.Suspects,
+				Cleared: l.Cleared, ElapsedMS: l.Elapsed.Milliseconds(), Weights: res.Weights.String(), K: res.Walks,
+				Critical: float64(l.Critical.Microseconds()) / 1000}
+		}
+		if cx := res.Critical; cx != nil {
+			jc.Critical = &jsonCritical{Step: cx.Step, Case: string(cx.Case), Event: cx.EventText, Kind: cx.Event.Kind.String(),
+				Node: int(cx.Event.Node), Timer: cx.Event.Timer, LiveStep: cx.LiveStep, LiveTrace: liveTrace, Dinit: cx.Dinit,
+				WalkDepth: cx.WalkDepth, Tried: cx.Tried, Probes: cx.Probes}
+			for i := range cx.After {
+				if i < len(cx.LiveAfter) && cx.After[i] != cx.LiveAfter[i] {
+					jc.Critical.Diff = append(jc.Critical.Diff, jsonDiff{Node: i, Dead: cx.After[i], Live: cx.LiveAfter[i]})
+				}
+			}
+		}
+		writeJSON(stdout, jc)
 	} else {
-		printCheck(stdout, res, trace)
+		printCheck(stdout, res, trace, liveTrace)
 	}
 	switch res.Verdict {
 	case livecheck.OK:
@@ -326,7 +404,7 @@ func sortedKeys(m map[string]string) []string {
 	return ks
 }
 
-func printCheck(w io.Writer, res *livecheck.Result, trace string) {
+func printCheck(w io.Writer, res *livecheck.Result, trace, liveTrace string) {
 	fmt.Fprintf(w, "%s; depth %d, seed %d\n\n", describeConfig(res.System, res.Config), res.Depth, res.Seed)
 	switch res.Verdict {
 	case livecheck.OK:
@@ -340,7 +418,16 @@ func printCheck(w io.Writer, res *livecheck.Result, trace string) {
 		if res.Interrupted {
 			why = "the search was interrupted"
 		}
-		fmt.Fprintf(w, "inconclusive: %s before it covered every state within %d steps; no violation among %d states\n", why, res.Depth, res.Stats.States)
+		if res.Message != "" {
+			why = res.Message
+		}
+		fmt.Fprintf(w, "inconclusive: %s; no violation found among %d states\n", why, res.Stats.States)
+	case livecheck.LivenessViolation:
+		if res.Critical != nil {
+			printCritical(w, res)
+			break
+		}
+		fallthrough
 	default:
 		fmt.Fprintf(w, "%s of %s: %s\n\n", res.Verdict, res.Property, res.Message)
 		fmt.Fprintf(w, "path of %d steps:\n", len(res.Path))
@@ -359,9 +446,63 @@ func printCheck(w io.Writer, res *livecheck.Result, trace string) {
 		fmt.Sprint(res.Stats.Periphery), fmt.Sprint(res.Stats.Live), res.Stats.Elapsed.Round(time.Microsecond).String(),
 		fmt.Sprintf("%.0f", float64(res.Stats.Transitions)/max(res.Stats.Elapsed.Seconds(), 1e-9)),
 	}})
+	if res.Live.Walks > 0 || res.Live.Suspects > 0 {
+		l := res.Live
+		fmt.Fprintln(w)
+		reports.Table(w, []string{"walks", "walk steps", "walk depth", "suspects", "cleared", "liveness time", "of which critical"}, [][]string{{
+			fmt.Sprint(l.Walks), fmt.Sprint(l.WalkSteps), fmt.Sprint(res.WalkDepth), fmt.Sprint(l.Suspects), fmt.Sprint(l.Cleared),
+			l.Elapsed.Round(time.Microsecond).String(), l.Critical.Round(time.Microsecond).String(),
+		}})
+	}
 	if trace != "" {
 		fmt.Fprintf(w, "\ntrace: %s\nreplay it: livecheck replay %s\n", trace, trace)
 	}
+	if liveTrace != "" {
+		fmt.Fprintf(w, "nearest live path: %s\nreplay it: livecheck replay %s\n", liveTrace, liveTrace)
+	}
+}
+
+func printCritical(w io.Writer, res *livecheck.Result) {
+	cx := res.Critical
+	fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %d steps.\n\n", res.Property, len(res.Path))
+	fmt.Fprintf(w, "critical transition (case %s): step %d of %d\n    %s\n", cx.Case, cx.Step, len(res.Path), cx.EventText)
+	fmt.Fprintf(w, "before it the system could still recover (walks from step %d reach a live state); after it no walk does.\n", cx.LiveStep)
+	if cx.Dinit > 0 {
+		fmt.Fprintf(w, "the path was last live after step %d.\n", cx.Dinit-1)
+	}
+	fmt.Fprintf(w, "\nsteps leading to it (the whole path is in the trace):\n")
+	from := max(0, cx.Step-12)
+	if from > 0 {
+		fmt.Fprintf(w, "  ... %d earlier steps\n", from)
+	}
+	to := min(len(res.Steps), cx.Step+3)
+	if from < to {
+		printSteps(w, res.Steps[from:to])
+	}
+	fmt.Fprintf(w, "\nnode states just before and after step %d on the dead path:\n", cx.Step)
+	for i := range cx.Before {
+		if cx.Before[i] == cx.After[i] {
+			fmt.Fprintf(w, "  node %d: %s\n", i, cx.Before[i])
+			continue
+		}
+		fmt.Fprintf(w, "  node %d: %s\n      ->  %s\n", i, cx.Before[i], cx.After[i])
+	}
+	fmt.Fprintf(w, "\nthe nearest live path shares the first %d steps, then takes instead\n    %s\n", cx.LiveStep, cx.LiveEventText)
+	fmt.Fprintf(w, "and reaches a live state after %d steps. Node states after step %d, dead path vs live path:\n", len(cx.LivePath), cx.Step)
+	same := true
+	for i := range cx.After {
+		if i < len(cx.LiveAfter) && cx.After[i] != cx.LiveAfter[i] {
+			same = false
+			fmt.Fprintf(w, "  node %d dead: %s\n         live: %s\n", i, cx.After[i], cx.LiveAfter[i])
+		}
+	}
+	if same {
+		fmt.Fprintln(w, "  (the node states are the same; the paths differ in the network or timers)")
+	}
+	if len(cx.Tried) > 0 {
+		fmt.Fprintf(w, "\nwalk depths that were too short: %s\n", strings.Join(cx.Tried, "; "))
+	}
+	fmt.Fprintln(w)
 }
 
 func printSteps(w io.Writer, steps []livecheck.ReplayStep) {
@@ -431,7 +572,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "replay", "%s: %v", file, err)
 	}
-	reproduced := rep.Verdict != livecheck.OK && string(rep.Verdict) == t.Result && rep.Property == t.Property
+	reproduced := rep.Reproduces(livecheck.Verdict(t.Result), t.Property)
 	if *asJSON {
 		jr := jsonReplay{Trace: file, System: t.System, Result: string(rep.Verdict), Property: rep.Property,
 			Message: rep.Message, Reproduced: reproduced, Steps: []jsonReplayStep{}}
@@ -446,14 +587,34 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout)
 		if rep.Verdict != livecheck.OK {
 			fmt.Fprintf(stdout, "%s of %s: %s\n", rep.Verdict, rep.Property, rep.Message)
+		} else if rep.Live {
+			fmt.Fprintln(stdout, "the final state is live")
+		} else {
+			fmt.Fprintln(stdout, "the final state is not live")
+		}
+		if c := t.Critical; c != nil {
+			fmt.Fprintf(stdout, "critical transition (case %s): step %d, %s; nearest live path: %s\n", c.Case, c.Step, c.Event, c.LiveTrace)
 		}
 	}
 	if !reproduced {
 		got := "no violation"
-		if rep.Verdict != livecheck.OK {
+		switch {
+		case rep.Verdict != livecheck.OK:
 			got = fmt.Sprintf("%s of %s", rep.Verdict, rep.Property)
+		case rep.Live:
+			got = "a live state"
 		}
-		return usageErr(stderr, "replay", "%s does not replay: it records %s of %s, but replaying it gives %s", file, t.Result, t.Property, got)
+		what := t.Result
+		if t.Property != "" {
+			what += " of " + t.Property
+		}
+		return usageErr(stderr, "replay", "%s does not replay: it records %s, but replaying it gives %s", file, what, got)
+	}
+	if livecheck.Verdict(t.Result) == livecheck.Live {
+		if !*asJSON {
+			fmt.Fprintln(stdout, "reproduced: the trace reaches a live state")
+		}
+		return exitOK
 	}
 	if !*asJSON {
 		fmt.Fprintln(stdout, "reproduced: the trace replays to the violation it records")

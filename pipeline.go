@@ -1,0 +1,267 @@
+package livecheck
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/livecheck/livecheck/critical"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/search"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/walk"
+)
+
+// Critical is the critical transition of a liveness violation, with the
+// nearest live path beside it.
+type Critical struct {
+	Case critical.Case
+	// Step is the critical step (1-based): the path is dead after it, and
+	// the state after LiveStep = Step-1 steps still recovers.
+	Step      int
+	Event     sim.Event
+	EventText string // the event in words, with the message it carries
+	LiveStep  int
+	// LivePath shares the dead path's first LiveStep steps, then recovers.
+	LivePath sim.Path
+	// Before and After are the node states (one line each) just before
+	// and after the critical step on the dead path; LiveAfter after the
+	// live path's own step LiveStep+1, where the two paths part.
+	Before, After, LiveAfter []string
+	LiveEventText            string // the live path's event at the parting step
+	// Dinit is the first step after which the dead path is never live.
+	Dinit int
+	// Probes and ProbeSteps count the search's Recovers calls and steps.
+	Probes     int
+	ProbeSteps int64
+	// WalkDepth is the walk depth that settled it; Tried lists the depths
+	// that were too short (case C2), with why.
+	WalkDepth int
+	Tried     []string
+
+	liveSteps []ReplayStep
+}
+
+// LiveStats describe the liveness phase.
+type LiveStats struct {
+	Walks     int           // walks from the periphery
+	WalkSteps int64         // their simulator steps
+	Suspects  int           // walks that never became live
+	Cleared   int           // suspects that recovered with a longer walk
+	Elapsed   time.Duration // walks and critical searches
+	Critical  time.Duration // of which the critical-transition search
+}
+
+// liveness runs the second and third phases of a check: a walk from each
+// periphery state; for a walk that never becomes live, the critical
+// transition search, with the walk depth doubled on C2 up to a limit.
+func (c *checker) liveness(quiescent sim.Path) error {
+	start := time.Now()
+	defer func() { c.res.Live.Elapsed = time.Since(start) }()
+	opts := c.opts
+	wk := walk.New(c.w, c.isLive, c.weights, 0)
+	var undecided []string
+
+	// A suspect is a path that ends in a state that is not live. Walks
+	// longer and longer settle it: C1 reports it, a recovery clears it.
+	settle := func(idx int, base sim.Path, tail sim.Path, end *sim.State) (bool, error) {
+		c.res.Live.Suspects++
+		depth := opts.WalkDepth
+		var tried []string
+		for attempt := 0; ; attempt++ {
+			p := append(base.Clone(), tail...)
+			ct := time.Now()
+			cr, err := critical.Search(c.w, c.s0, p, c.isLive, critical.Options{
+				Walks:   opts.Walks,
+				Dmax:    len(base) + depth,
+				Chooser: c.weights,
+				Seed:    mix(uint64(opts.Seed), uint64(idx), uint64(attempt)+1000),
+			})
+			c.res.Live.Critical += time.Since(ct)
+			if err != nil {
+				return false, c.walkError(err, p)
+			}
+			if cr.Case == critical.C1 {
+				c.report(p, cr, depth, tried)
+				return true, nil
+			}
+			tried = append(tried, fmt.Sprintf("walk depth %d: %s", depth, cr.Why))
+			if strings.HasPrefix(cr.Why, "walks from the end") {
+				c.res.Live.Cleared++
+				return false, nil
+			}
+			if attempt >= opts.Escalations {
+				undecided = append(undecided, fmt.Sprintf("path of %d steps: %s", len(p), strings.Join(tried, "; ")))
+				return false, nil
+			}
+			// Double the walk and go on from where it ended.
+			extra := depth
+			depth *= 2
+			if end == nil {
+				continue
+			}
+			wk.Reseed(mix(uint64(opts.Seed), uint64(idx), uint64(attempt)+2000))
+			r, err := wk.Walk(end, extra, true, true)
+			c.res.Live.WalkSteps += int64(r.Steps)
+			if err != nil {
+				return false, c.walkError(err, append(p, r.Path...))
+			}
+			if r.LiveAt >= 0 {
+				c.res.Live.Cleared++
+				return false, nil
+			}
+			tail = append(tail, r.Path...)
+			end = r.End
+		}
+	}
+
+	if quiescent != nil {
+		// The search found a state where nothing can happen: certainly
+		// dead. Find where it became so.
+		_, err := settle(0, quiescent, nil, nil)
+		return err
+	}
+	for i, f := range c.periphery {
+		if c.interrupted() {
+			c.res.Interrupted = true
+			break
+		}
+		wk.Reseed(mix(uint64(opts.Seed), uint64(i), 0))
+		r, err := wk.Walk(f.State, opts.WalkDepth, true, true)
+		c.res.Live.Walks++
+		c.res.Live.WalkSteps += int64(r.Steps)
+		if err != nil {
+			return c.walkError(err, append(f.Path.Clone(), r.Path...))
+		}
+		if c.opts.Progress != nil && i%64 == 63 {
+			c.opts.Progress(Progress{Phase: "walks", Stats: c.res.Stats, Walks: c.res.Live.Walks, Periphery: len(c.periphery)})
+		}
+		if r.LiveAt >= 0 {
+			continue
+		}
+		found, err := settle(i, f.Path, r.Path, r.End)
+		if err != nil || found {
+			return err
+		}
+	}
+	if len(undecided) > 0 && c.res.Verdict == OK {
+		c.res.Verdict = Inconclusive
+		c.res.Message = fmt.Sprintf("%d walks never became live, and walks up to depth %d could not tell whether they were dead: %s",
+			len(undecided), opts.WalkDepth<<opts.Escalations, undecided[0])
+	}
+	if c.res.Interrupted && c.res.Verdict == OK {
+		c.res.Verdict = Inconclusive
+	}
+	return nil
+}
+
+// walkError turns a handler panic during a walk into a finding; other
+// errors are failures.
+func (c *checker) walkError(err error, p sim.Path) error {
+	if hp := asPanic(err); hp != nil {
+		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, search.PanicProperty, hp.Error(), p
+		return nil
+	}
+	return err
+}
+
+// report records a liveness violation with its critical transition.
+func (c *checker) report(p sim.Path, cr *critical.Result, depth int, tried []string) {
+	r := c.res
+	r.Verdict = LivenessViolation
+	r.Path = p
+	r.Property = c.liveName()
+	cx := &Critical{
+		Case: cr.Case, Step: cr.Step, Event: cr.Event, LiveStep: cr.LiveStep,
+		LivePath: cr.LivePath, Dinit: cr.Dinit, Probes: cr.Probes, ProbeSteps: cr.Steps,
+		WalkDepth: depth, Tried: tried,
+	}
+	before, _ := c.stateAfter(p, cr.Step-1)
+	after, _ := c.stateAfter(p, cr.Step)
+	if before != nil && after != nil {
+		cx.EventText = c.w.Describe(before, cr.Event)
+		cx.Before, cx.After = dumpNodes(before), dumpNodes(after)
+	}
+	if len(cr.LivePath) > cr.LiveStep {
+		if la, _ := c.stateAfter(cr.LivePath, cr.LiveStep+1); la != nil {
+			cx.LiveAfter = dumpNodes(la)
+			cx.LiveEventText = c.w.Describe(before, cr.LivePath[cr.LiveStep].Event)
+		}
+	}
+	r.Critical = cx
+	r.Message = fmt.Sprintf("%s can never hold again after step %d of %d (%s)", r.Property, cr.Step, len(p), cx.EventText)
+}
+
+func (c *checker) liveName() string {
+	var names []string
+	for _, p := range c.m.Properties {
+		if p.Kind == properties.Liveness {
+			names = append(names, p.Name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// stateAfter replays the first n steps of p from the start state.
+func (c *checker) stateAfter(p sim.Path, n int) (*sim.State, error) {
+	saved := c.w.Chooser
+	c.w.Chooser = nil
+	defer func() { c.w.Chooser = saved }()
+	s := c.s0
+	for i := 0; i < n && i < len(p); i++ {
+		next, err := c.w.Apply(s, p[i].Event, p[i].Choices)
+		if err != nil {
+			return nil, err
+		}
+		s = next
+	}
+	return s, nil
+}
+
+func dumpNodes(s *sim.State) []string {
+	out := make([]string, s.N())
+	for i := range out {
+		out[i] = sim.DumpNode(s, sim.NodeID(i))
+	}
+	return out
+}
+
+// WriteTraces writes the violation's trace into dir, atomically, and for a
+// liveness violation with a critical transition also its nearest live
+// path; it returns the files' paths.
+func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
+	describe := func(steps []ReplayStep) func(i int) string {
+		return func(i int) string {
+			if i < len(steps) {
+				return steps[i].Text
+			}
+			return ""
+		}
+	}
+	t := r.Trace(describe(r.Steps))
+	dead = filepath.Join(dir, reports.TraceName(r.System, r.Property, r.Path))
+	if cx := r.Critical; cx != nil {
+		lt := r.Trace(nil)
+		lt.Result, lt.Message = string(Live), fmt.Sprintf("the nearest live path: the dead path's first %d steps, then a walk that reaches a live state", cx.LiveStep)
+		lt.Steps = reports.FromPath(cx.LivePath, describe(cx.liveSteps))
+		live = filepath.Join(dir, reports.TraceName(r.System, "live", cx.LivePath))
+		if err := reports.WriteFileAtomic(live, lt.Write); err != nil {
+			return "", "", err
+		}
+		t.Critical = &reports.TraceCritical{Case: string(cx.Case), Step: cx.Step, Event: cx.EventText,
+			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: filepath.Base(live)}
+	}
+	return dead, live, reports.WriteFileAtomic(dead, t.Write)
+}
+
+// mix derives a seed from a seed and two numbers (splitmix64 finaliser).
+func mix(seed, a, b uint64) uint64 {
+	z := seed*0x9e3779b97f4a7c15 ^ a*0xbf58476d1ce4e5b9 ^ b*0x94d049bb133111eb
+	z ^= z >> 30
+	z *= 0xbf58476d1ce4e5b9
+	z ^= z >> 27
+	z *= 0x94d049bb133111eb
+	return z ^ z>>31
+}

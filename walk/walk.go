@@ -1,0 +1,196 @@
+// Package walk runs biased random walks through a simulated world: from a
+// state, take one enabled event after another, drawn with probability
+// proportional to its kind's weight, with every Choose answered by the same
+// seeded generator. A walk records its path, so it replays exactly.
+//
+// Long walks tell states that merely have not recovered yet from dead ones:
+// over many steps every enabled event gets its turn, so a walk that never
+// reaches a live state is a suspect for the critical-transition search.
+//
+// # Usage
+//
+//	wk := walk.New(world, live, walk.DefaultWeights, seed)
+//	res, err := wk.Walk(state, 10000, true)
+//	if res.LiveAt < 0 { ... suspect: res.Path never became live }
+package walk
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// Weights gives each event kind its weight; a kind of weight 0 is never
+// chosen while another kind is enabled.
+type Weights [sim.NumKinds]float64
+
+// DefaultWeights favour application calls over deliveries over timers,
+// and failures least, so walks make progress and still see every kind.
+var DefaultWeights = Weights{
+	sim.App:         8,
+	sim.Deliver:     4,
+	sim.Timer:       1,
+	sim.Drop:        0.1,
+	sim.SocketError: 0.1,
+	sim.Reset:       0.1,
+}
+
+// String writes w in the form ParseWeights reads.
+func (w Weights) String() string {
+	var parts []string
+	for k := range sim.NumKinds {
+		parts = append(parts, fmt.Sprintf("%s=%s", sim.Kind(k), strconv.FormatFloat(w[k], 'g', -1, 64)))
+	}
+	return strings.Join(parts, ",")
+}
+
+// ParseWeights reads "app=8,deliver=4,timer=1,reset=0" on top of base.
+func ParseWeights(s string, base Weights) (Weights, error) {
+	w := base
+	if strings.TrimSpace(s) == "" {
+		return w, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return w, fmt.Errorf("weight %q is not KIND=NUMBER (kinds: deliver, timer, app, drop, socket-error, reset)", part)
+		}
+		k, err := sim.ParseKind(name)
+		if err != nil {
+			return w, err
+		}
+		f, err := strconv.ParseFloat(val, 64)
+		if err != nil || f < 0 || f != f || f > 1e9 {
+			return w, fmt.Errorf("weight of %s must be a number from 0 to 1e9, not %q", name, val)
+		}
+		w[k] = f
+	}
+	return w, nil
+}
+
+// A Chooser picks the next event among the enabled ones. Weights by event
+// kind are one chooser; others can favour particular nodes or messages.
+type Chooser interface {
+	Choose(enabled []sim.Event, r *rand.Rand) int
+}
+
+// Choose draws an event with probability proportional to its kind's
+// weight. When every enabled event weighs 0 it draws uniformly.
+func (w *Weights) Choose(enabled []sim.Event, r *rand.Rand) int {
+	total := 0.0
+	for i := range enabled {
+		total += w[enabled[i].Kind]
+	}
+	if total <= 0 {
+		return r.IntN(len(enabled))
+	}
+	x := r.Float64() * total
+	for i := range enabled {
+		x -= w[enabled[i].Kind]
+		if x < 0 {
+			return i
+		}
+	}
+	// Rounding: the last event of positive weight.
+	for i := len(enabled) - 1; i >= 0; i-- {
+		if w[enabled[i].Kind] > 0 {
+			return i
+		}
+	}
+	return len(enabled) - 1
+}
+
+// A Walker runs walks in one world. It is used by one goroutine at a time.
+type Walker struct {
+	w       *sim.World
+	live    func(*sim.State) bool
+	chooser Chooser
+	rng     *rand.Rand
+	buf     []sim.Event
+	// Steps counts the simulator steps of every walk so far.
+	Steps int64
+}
+
+// New returns a walker. live says whether a state is live; chooser picks
+// events (a *Weights, typically); seed seeds the walker's generator.
+func New(w *sim.World, live func(*sim.State) bool, chooser Chooser, seed uint64) *Walker {
+	wk := &Walker{w: w, live: live, chooser: chooser}
+	wk.Reseed(seed)
+	return wk
+}
+
+// Reseed restarts the walker's generator from seed.
+func (wk *Walker) Reseed(seed uint64) {
+	wk.rng = rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	rng := wk.rng
+	wk.w.Chooser = func(n int) int { return rng.IntN(n) }
+}
+
+// Result is what one walk did.
+type Result struct {
+	// Path holds the steps taken, when the walk was asked to record them.
+	Path sim.Path
+	// Steps is how many steps were taken.
+	Steps int
+	// LiveAt is the number of steps after which the state was first live
+	// (0: the start state was live), or -1 if it never was.
+	LiveAt int
+	// End is the last state reached.
+	End *sim.State
+	// Stuck says the walk ended early because no event was enabled.
+	Stuck bool
+}
+
+// Walk walks from s for up to dmax steps. With stopAtLive it stops at the
+// first live state; otherwise it goes on to dmax and LiveAt is still the
+// first live step. With record it keeps the path.
+//
+// The error is a handler that panicked (*sim.HandlerPanic, with the path
+// so far in the result) or a state that cannot be hashed.
+func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (*Result, error) {
+	res := &Result{LiveAt: -1, End: s}
+	if wk.live(s) {
+		res.LiveAt = 0
+		if stopAtLive {
+			return res, nil
+		}
+	}
+	w := wk.w
+	for res.Steps < dmax {
+		wk.buf = w.Enabled(s, wk.buf[:0])
+		if len(wk.buf) == 0 {
+			res.Stuck = true
+			break
+		}
+		ev := wk.buf[wk.chooser.Choose(wk.buf, wk.rng)]
+		next, err := w.Apply(s, ev, nil)
+		wk.Steps++
+		if record {
+			res.Path = append(res.Path, sim.Step{Event: ev, Choices: cloneInts(w.Last().Choices)})
+		}
+		if err != nil {
+			res.End = s
+			return res, err
+		}
+		s = next
+		res.Steps++
+		res.End = s
+		if res.LiveAt < 0 && wk.live(s) {
+			res.LiveAt = res.Steps
+			if stopAtLive {
+				break
+			}
+		}
+	}
+	return res, nil
+}
+
+func cloneInts(v []int) []int {
+	if len(v) == 0 {
+		return nil
+	}
+	return append([]int(nil), v...)
+}

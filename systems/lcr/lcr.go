@@ -16,6 +16,11 @@
 //   - no-discard: the comparison that drops smaller ids is `!=` where `>`
 //     belongs, so a node forwards every id but its own. Every id then makes
 //     it round the ring and every node elects itself: several leaders.
+//   - ignore-early: a node drops every message that arrives before the
+//     driver started it (an initialisation guard that returns instead of
+//     letting the message wake the node). If the largest id or the leader's
+//     announcement reaches a node that is still asleep, it is lost, and the
+//     election never completes: a liveness bug, safe all along.
 package lcr
 
 import (
@@ -46,7 +51,8 @@ type Node struct {
 	Known   int  // the leader's id once known, 0 before
 	Done    bool // the leader's announcement came back (leader only)
 
-	noDiscard bool `livecheck:"-"` // bug no-discard: configuration, not state
+	noDiscard   bool `livecheck:"-"` // bug no-discard: configuration, not state
+	ignoreEarly bool `livecheck:"-"` // bug ignore-early
 }
 
 func (n *Node) next(ctx sim.Context) sim.NodeID {
@@ -64,6 +70,10 @@ func (n *Node) App(ctx sim.Context, call sim.AppCall) {
 }
 
 func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	if n.ignoreEarly && !n.Started {
+		ctx.Logf("not started yet: ignore %v", msg)
+		return
+	}
 	switch m := msg.(type) {
 	case Elect:
 		switch {
@@ -181,6 +191,7 @@ var System = livecheck.System{
 	MaxNodes:     12,
 	Bugs: []livecheck.Bug{
 		{Name: "no-discard", Doc: "forwards every id but its own instead of only larger ones: several leaders"},
+		{Name: "ignore-early", Doc: "drops messages that arrive before the node is started: the election may never complete"},
 	},
 	Params: []livecheck.Param{
 		{Name: "ids", Doc: "the nodes' ids in ring order, comma-separated (default: N,1,2,...,N-1)"},
@@ -194,7 +205,7 @@ var System = livecheck.System{
 		if err != nil {
 			return nil, err
 		}
-		noDiscard := cfg.HasBug("no-discard")
+		noDiscard, ignoreEarly := cfg.HasBug("no-discard"), cfg.HasBug("ignore-early")
 		calls := make([]sim.Call, cfg.Nodes)
 		for i := range calls {
 			calls[i] = sim.Call{To: sim.NodeID(i), Call: Start{}}
@@ -202,7 +213,7 @@ var System = livecheck.System{
 		return &livecheck.Model{
 			Spec: sim.Spec{
 				New: func(id sim.NodeID) sim.Node {
-					return &Node{ID: ids[id], noDiscard: noDiscard}
+					return &Node{ID: ids[id], noDiscard: noDiscard, ignoreEarly: ignoreEarly}
 				},
 				Transport: sim.Stream,
 				Calls:     calls,

@@ -150,7 +150,7 @@ func TestHelpAndList(t *testing.T) {
 		t.Fatalf("help: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, "list")
-	if code != 0 || out != "lcr: LeLann-Chang-Roberts leader election on a unidirectional ring; bugs: no-discard; properties: one-leader,elected\n" {
+	if code != 0 || out != "lcr: LeLann-Chang-Roberts leader election on a unidirectional ring; bugs: no-discard,ignore-early; properties: one-leader,elected\n" {
 		t.Fatalf("list: exit %d %q", code, out)
 	}
 	code, out, _ = runCLI(t, "list", "--json")
@@ -184,4 +184,55 @@ func TestCheckText(t *testing.T) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+func TestLivenessViolationJSONAndTraces(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "check", "lcr", "--nodes", "4", "--bug", "ignore-early", "--json", "--out", dir)
+	if code != 1 {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	first := out
+	var r struct {
+		Result, Property, Trace string
+		Critical                struct {
+			Case, Event, Kind string
+			LiveTrace         string `json:"live_trace"`
+			StepN             int    `json:"step"`
+			NodeN             int    `json:"node"`
+			LiveStepN         int    `json:"live_step"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Critical
+	if r.Result != "liveness-violation" || r.Property != "elected" || c.Case != "C1" || c.StepN != 2 || c.NodeN != 1 ||
+		c.Kind != "deliver" || c.Event != "deliver Elect{ID:4} 0->1" || c.LiveStepN != 1 {
+		t.Fatalf("unexpected JSON: %s", out)
+	}
+	code, out, errs = runCLI(t, "replay", r.Trace)
+	if code != 1 || !strings.Contains(out, "reproduced") {
+		t.Fatalf("dead trace replay: exit %d %s %s", code, out, errs)
+	}
+	code, out, errs = runCLI(t, "replay", c.LiveTrace)
+	if code != 0 || !strings.Contains(out, "reproduced: the trace reaches a live state") {
+		t.Fatalf("live trace replay: exit %d %s %s", code, out, errs)
+	}
+	// Determinism: the same seed gives the same JSON apart from timings.
+	_, again, _ := runCLI(t, "check", "lcr", "--nodes", "4", "--bug", "ignore-early", "--json", "--out", dir)
+	if stripTimes(again) != stripTimes(first) {
+		t.Fatalf("two runs differ:\n%s\n%s", first, again)
+	}
+}
+
+// stripTimes drops the lines that hold timings.
+func stripTimes(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.Contains(l, "_ms\"") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }

@@ -1,0 +1,159 @@
+package walk_test
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/walk"
+)
+
+// pinger sends a ping to the other node on every timer tick; each ping is
+// counted on arrival.
+type pinger struct{ Sent, Got int }
+
+func (p *pinger) Init(ctx sim.Context) { ctx.SetTimer("tick") }
+func (p *pinger) Timer(ctx sim.Context, name string) {
+	p.Sent++
+	ctx.Send(1-ctx.Self(), p.Sent)
+	ctx.SetTimer("tick")
+}
+func (p *pinger) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	p.Got++
+	if ctx.Choose(2) == 1 {
+		p.Got += 10
+	}
+}
+func (p *pinger) App(ctx sim.Context, call sim.AppCall)  {}
+func (p *pinger) Error(ctx sim.Context, peer sim.NodeID) {}
+
+func world(t *testing.T) (*sim.World, *sim.State) {
+	w, err := sim.NewWorld(sim.Spec{Nodes: 2, New: func(sim.NodeID) sim.Node { return &pinger{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := w.Initial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, s
+}
+
+func never(*sim.State) bool { return false }
+
+func TestWalkIsDeterministicAndReplays(t *testing.T) {
+	w, s := world(t)
+	wt := walk.DefaultWeights
+	a, err := walk.New(w, never, &wt, 7).Walk(s, 500, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := walk.New(w, never, &wt, 7).Walk(s, 500, true, true)
+	c, _ := walk.New(w, never, &wt, 8).Walk(s, 500, true, true)
+	if a.Steps != 500 || len(a.Path) != 500 || a.LiveAt != -1 {
+		t.Fatalf("steps %d path %d live at %d", a.Steps, len(a.Path), a.LiveAt)
+	}
+	if a.End.Fingerprint() != b.End.Fingerprint() {
+		t.Fatal("the same seed gave two different walks")
+	}
+	if a.End.Fingerprint() == c.End.Fingerprint() {
+		t.Fatal("seeds 7 and 8 gave the same walk")
+	}
+	choices := 0
+	for _, st := range a.Path {
+		choices += len(st.Choices)
+	}
+	if choices == 0 {
+		t.Fatal("the walk recorded no Choose values")
+	}
+	// The recorded path replays exactly, choices included.
+	w.Strict = true
+	end, err := w.Run(s, a.Path, nil)
+	if err != nil || end.Fingerprint() != a.End.Fingerprint() {
+		t.Fatalf("replay: %v", err)
+	}
+}
+
+func TestWalkStopsAtLive(t *testing.T) {
+	w, s := world(t)
+	wt := walk.DefaultWeights
+	live := func(s *sim.State) bool { return s.Node(1).(*pinger).Got >= 3 }
+	r, err := walk.New(w, live, &wt, 1).Walk(s, 10000, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.LiveAt < 0 || r.LiveAt != r.Steps || !live(r.End) || r.Path != nil {
+		t.Fatalf("live at %d after %d steps, path %d", r.LiveAt, r.Steps, len(r.Path))
+	}
+}
+
+func TestWeights(t *testing.T) {
+	evs := []sim.Event{{Kind: sim.Deliver}, {Kind: sim.Timer}, {Kind: sim.Reset}}
+	w := walk.Weights{}
+	w[sim.Deliver], w[sim.Timer] = 3, 1
+	r := rand.New(rand.NewPCG(1, 2))
+	var n [3]int
+	for range 40000 {
+		n[w.Choose(evs, r)]++
+	}
+	if n[2] != 0 {
+		t.Fatalf("a kind of weight 0 was chosen %d times", n[2])
+	}
+	if ratio := float64(n[0]) / float64(n[1]); ratio < 2.8 || ratio > 3.2 {
+		t.Fatalf("deliver:timer = %.2f, want about 3", ratio)
+	}
+	// All weights zero: uniform.
+	z := walk.Weights{}
+	n = [3]int{}
+	for range 30000 {
+		n[z.Choose(evs, r)]++
+	}
+	for i, c := range n {
+		if c < 9000 || c > 11000 {
+			t.Fatalf("event %d chosen %d of 30000 times with all weights 0", i, c)
+		}
+	}
+}
+
+func TestParseWeights(t *testing.T) {
+	w, err := walk.ParseWeights("app=8, deliver=4,timer=1,reset=0", walk.DefaultWeights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w[sim.App] != 8 || w[sim.Deliver] != 4 || w[sim.Timer] != 1 || w[sim.Reset] != 0 || w[sim.Drop] != walk.DefaultWeights[sim.Drop] {
+		t.Fatalf("parsed %v", w)
+	}
+	if got := w.String(); got != "deliver=4,timer=1,app=8,drop=0.1,socket-error=0.1,reset=0" {
+		t.Fatalf("String() = %q", got)
+	}
+	for in, want := range map[string]string{
+		"app":         "is not KIND=NUMBER",
+		"fly=1":       `unknown event kind "fly"`,
+		"timer=-1":    "must be a number from 0 to 1e9",
+		"timer=x":     "must be a number from 0 to 1e9",
+		"deliver=NaN": "must be a number from 0 to 1e9",
+	} {
+		if _, err := walk.ParseWeights(in, walk.DefaultWeights); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+}
+
+// BenchmarkWalkPinger is walk throughput on a tiny system, as a baseline.
+func BenchmarkWalkPinger(b *testing.B) {
+	w, err := sim.NewWorld(sim.Spec{Nodes: 2, New: func(sim.NodeID) sim.Node { return &pinger{} }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, _ := w.Initial()
+	wt := walk.DefaultWeights
+	wk := walk.New(w, never, &wt, 1)
+	b.ReportAllocs()
+	var steps int
+	for b.Loop() {
+		r, _ := wk.Walk(s, 1000, true, false)
+		steps += r.Steps
+	}
+	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+}

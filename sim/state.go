@@ -34,6 +34,22 @@ type State struct {
 	calls uint64     // bit i set: driver call i was made
 	used  Budget
 	fp    uint64
+	// inline holds the node slots of small worlds, so that a step makes
+	// one allocation for the state and its nodes, not two.
+	inline [inlineNodes]slot
+}
+
+const inlineNodes = 6
+
+// newState returns a state with room for n node slots.
+func newState(n int) *State {
+	s := &State{}
+	if n <= inlineNodes {
+		s.nodes = s.inline[:n:n]
+	} else {
+		s.nodes = make([]slot, n)
+	}
+	return s
 }
 
 // N is the number of nodes.
@@ -105,7 +121,7 @@ func DumpNode(s *State, i NodeID) string {
 // timers). Local model checking uses it to evaluate properties on
 // combinations of node states.
 func NewState(nodes []Node) *State {
-	s := &State{nodes: make([]slot, len(nodes))}
+	s := newState(len(nodes))
 	for i, n := range nodes {
 		s.nodes[i].node = n
 	}

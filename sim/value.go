@@ -42,6 +42,8 @@ func (e *TypeError) Error() string {
 
 type plan struct {
 	t        reflect.Type
+	key      uintptr // typeKey(t)
+	elem     *plan   // pointers: the plan of the element type
 	typeHash uint64
 	flat     bool // assignment is a deep copy: no pointers, slices, maps or interfaces inside
 	custom   bool // implements StateHasher
@@ -56,16 +58,15 @@ func typeOf(v any) reflect.Type { return reflect.TypeOf(v) }
 
 // recent is a direct-mapped cache in front of plans: a step looks up the
 // same few types (the node type, the message types) again and again.
-var recent [64]atomic.Pointer[plan]
+var recent [256]atomic.Pointer[plan]
 
-func typeSlot(t reflect.Type) int {
-	ptr := (*[2]uintptr)(unsafe.Pointer(&t))[1] // the *rtype behind the interface
-	return int((ptr>>5)^(ptr>>11)) & (len(recent) - 1)
-}
+// typeKey is the address of the type descriptor behind t.
+func typeKey(t reflect.Type) uintptr { return (*[2]uintptr)(unsafe.Pointer(&t))[1] }
 
 func planOf(t reflect.Type) *plan {
-	slot := &recent[typeSlot(t)]
-	if p := slot.Load(); p != nil && p.t == t {
+	key := typeKey(t)
+	slot := &recent[(key*0x9e3779b97f4a7c15)>>56]
+	if p := slot.Load(); p != nil && p.key == key {
 		return p
 	}
 	var p *plan
@@ -96,7 +97,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	if t.PkgPath() != "" {
 		name = t.PkgPath() + "." + t.Name()
 	}
-	p := &plan{t: t, typeHash: xxhash.Sum64String(name)}
+	p := &plan{t: t, key: typeKey(t), typeHash: xxhash.Sum64String(name)}
 	p.custom = t.Implements(hasherType)
 	building[t] = p
 	switch t.Kind() {
@@ -213,6 +214,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		}
 	case reflect.Pointer:
 		ep := buildPlan(t.Elem(), building)
+		p.elem = ep
 		p.hash = func(h *Hasher, v reflect.Value) {
 			if v.IsNil() {
 				h.buf = append(h.buf, 0)
@@ -465,7 +467,7 @@ func Copy[T any](v T) T {
 		}
 		n := reflect.New(t.Elem())
 		n.Elem().Set(src.Elem())
-		cloneInto(planOf(t.Elem()), n.Elem(), src.Elem())
+		cloneInto(p.elem, n.Elem(), src.Elem())
 		return n.Interface().(T)
 	}
 	return cloneValue(p, src).Interface().(T)

@@ -91,7 +91,7 @@ func (w *World) Last() *StepInfo { return &w.last }
 // Initial builds the start state: every node is built and its Init runs, in
 // id order. Choose inside these first Init calls returns 0.
 func (w *World) Initial() (*State, error) {
-	s := &State{nodes: make([]slot, w.spec.Nodes)}
+	s := newState(w.spec.Nodes)
 	w.begin(Event{}, nil)
 	saved := w.Chooser
 	w.Chooser = nil
@@ -196,13 +196,9 @@ func (w *World) firstPending(s *State, c int) bool {
 // or message cannot be hashed, or a tape error when Strict is set.
 func (w *World) Apply(s *State, ev Event, tape []int) (*State, error) {
 	w.begin(ev, tape)
-	n := &State{
-		nodes: slices.Clone(s.nodes),
-		net:   s.net,
-		conns: s.conns,
-		calls: s.calls,
-		used:  s.used,
-	}
+	n := newState(len(s.nodes))
+	copy(n.nodes, s.nodes)
+	n.net, n.conns, n.calls, n.used = s.net, s.conns, s.calls, s.used
 	if ev.Node < 0 || int(ev.Node) >= len(n.nodes) || ev.Peer < 0 || int(ev.Peer) >= len(n.nodes) {
 		return nil, fmt.Errorf("%w: %v names a node outside 0..%d", ErrNotEnabled, ev, len(n.nodes)-1)
 	}
@@ -380,7 +376,7 @@ func (w *World) findMessage(s *State, ev Event) int {
 func (w *World) ownNet(s *State) {
 	if !w.netOwn {
 		// Room for a few sends, so that they do not grow it again.
-		s.net = append(make([]Envelope, 0, len(s.net)+4), s.net...)
+		s.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
 		w.netOwn = true
 	}
 }

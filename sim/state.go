@@ -39,7 +39,7 @@ type State struct {
 	inline [inlineNodes]slot
 }
 
-const inlineNodes = 6
+const inlineNodes = 8
 
 // newState returns a state with room for n node slots.
 func newState(n int) *State {

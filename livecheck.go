@@ -241,6 +241,18 @@ func (c *checker) isLive(s *sim.State) bool {
 	return true
 }
 
+// safety checks the safety properties on s, for walks.
+func (c *checker) safety(s *sim.State) (string, string) {
+	for i := range c.m.Properties {
+		if p := &c.m.Properties[i]; p.Kind == properties.Safety {
+			if err := p.CheckSafety(s); err != nil {
+				return p.Name, err.Error()
+			}
+		}
+	}
+	return "", ""
+}
+
 func (c *checker) interrupted() bool { return c.opts.Interrupted != nil && c.opts.Interrupted() }
 
 func (c *checker) run(trail *search.Trail) error {

@@ -46,6 +46,8 @@ func (c *counter) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 	case c.mode == "loop" && m.N == 2:
 		for !release.Load() {
 		}
+	case c.mode == "overcount" && m.N == 3:
+		m.N++ // an off-by-one on the last count
 	case c.mode == "stuck" && m.N > c.Heard+1:
 		return // takes counts only in order: a count that overtook another is lost
 	}
@@ -110,6 +112,23 @@ func TestCounterSpace(t *testing.T) {
 	}
 	if res.Verdict != livecheck.Inconclusive || res.Stats.States != 5 {
 		t.Fatalf("max-states 5: %s after %d states", res.Verdict, res.Stats.States)
+	}
+}
+
+func TestWalksCheckSafety(t *testing.T) {
+	// The violation needs 4 steps; the search stops at 3 and the walks
+	// from its periphery run into it.
+	sys := counterSystem("overcount")
+	res, err := livecheck.Check(sys, livecheck.Options{Depth: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.SafetyViolation || res.Property != "heard-sent" || res.Message != "heard 4, sent 3" || len(res.Path) < 4 {
+		t.Fatalf("%s of %q (%s) after %d steps", res.Verdict, res.Property, res.Message, len(res.Path))
+	}
+	rep, err := livecheck.Replay(sys, res.Config, res.Path, 0)
+	if err != nil || !rep.Reproduces(livecheck.SafetyViolation, "heard-sent") {
+		t.Fatalf("replay: %+v %v", rep, err)
 	}
 }
 

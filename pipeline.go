@@ -62,7 +62,16 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	defer func() { c.res.Live.Elapsed = time.Since(start) }()
 	opts := c.opts
 	wk := walk.New(c.w, c.isLive, c.weights, 0)
+	wk.Safety = c.safety
 	var undecided []string
+	// safetyFound reports a safety violation a walk ran into.
+	safetyFound := func(p sim.Path, r *walk.Result) bool {
+		if r.Violated == "" {
+			return false
+		}
+		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, r.Violated, r.Message, p
+		return true
+	}
 
 	// A suspect is a path that ends in a state that is not live. Walks
 	// longer and longer settle it: C1 reports it, a recovery clears it.
@@ -108,6 +117,9 @@ func (c *checker) liveness(quiescent sim.Path) error {
 			if err != nil {
 				return false, c.walkError(err, append(p, r.Path...))
 			}
+			if safetyFound(append(p, r.Path...), r) {
+				return true, nil
+			}
 			if r.LiveAt >= 0 {
 				c.res.Live.Cleared++
 				return false, nil
@@ -134,6 +146,9 @@ func (c *checker) liveness(quiescent sim.Path) error {
 		c.res.Live.WalkSteps += int64(r.Steps)
 		if err != nil {
 			return c.walkError(err, append(f.Path.Clone(), r.Path...))
+		}
+		if safetyFound(append(f.Path.Clone(), r.Path...), r) {
+			return nil
 		}
 		if c.opts.Progress != nil && i%64 == 63 {
 			c.opts.Progress(Progress{Phase: "walks", Stats: c.res.Stats, Walks: c.res.Live.Walks, Periphery: len(c.periphery)})

@@ -112,6 +112,9 @@ type Walker struct {
 	buf     []sim.Event
 	// Steps counts the simulator steps of every walk so far.
 	Steps int64
+	// Safety, when set, is checked on every state a walk reaches; it
+	// returns the violated property's name and what it said, or "".
+	Safety func(*sim.State) (property, message string)
 }
 
 // New returns a walker. live says whether a state is live; chooser picks
@@ -142,6 +145,9 @@ type Result struct {
 	End *sim.State
 	// Stuck says the walk ended early because no event was enabled.
 	Stuck bool
+	// Violated is the safety property that failed at the walk's last step,
+	// and Message what it said (Safety set only).
+	Violated, Message string
 }
 
 // Walk walks from s for up to dmax steps. With stopAtLive it stops at the
@@ -178,6 +184,12 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (*Result
 		s = next
 		res.Steps++
 		res.End = s
+		if wk.Safety != nil {
+			if prop, msg := wk.Safety(s); prop != "" {
+				res.Violated, res.Message = prop, msg
+				break
+			}
+		}
 		if res.LiveAt < 0 && wk.live(s) {
 			res.LiveAt = res.Steps
 			if stopAtLive {

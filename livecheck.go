@@ -48,7 +48,7 @@ const DivergenceProperty = "handlers-return"
 // Options say what to check and how hard. Zero values take the defaults.
 type Options struct {
 	Config Config
-	// Depth bounds the exhaustive search (default 20).
+	// Depth bounds the exhaustive search (default: the system's, or 20).
 	Depth int
 	// MaxStates stops the search after this many distinct states (0: no
 	// limit); the result is then not complete.
@@ -89,7 +89,10 @@ type Progress struct {
 	Periphery int // walks to do
 }
 
-func (o *Options) fill() {
+func (o *Options) fill(sys *System) {
+	if o.Depth <= 0 {
+		o.Depth = sys.DefaultDepth
+	}
 	if o.Depth <= 0 {
 		o.Depth = 20
 	}
@@ -151,7 +154,7 @@ type Result struct {
 // violation. The error is for bad configurations and failures of the
 // tool, never for a violation.
 func Check(sys *System, opts Options) (*Result, error) {
-	opts.fill()
+	opts.fill(sys)
 	cfg, m, err := sys.Model(opts.Config)
 	if err != nil {
 		return nil, err

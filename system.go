@@ -19,6 +19,8 @@ type System struct {
 
 	// DefaultNodes, MinNodes and MaxNodes bound the number of nodes.
 	DefaultNodes, MinNodes, MaxNodes int
+	// DefaultDepth is the search depth when none is given (0: 20).
+	DefaultDepth int
 	// Bugs are the slips that can be injected by name; none is the default.
 	Bugs []Bug
 	// Params are the system's own settings (the CLI makes each a flag).

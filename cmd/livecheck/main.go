@@ -226,7 +226,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
 	nodes := fs.Int("nodes", 0, "number of nodes (default: the system's)")
 	bugs := fs.StringArray("bug", nil, "inject the named bug (repeat for several; see 'livecheck list')")
-	depth := fs.Int("depth", 20, "depth bound of the exhaustive search, in steps")
+	depth := fs.Int("depth", 0, "depth bound of the exhaustive search, in steps (default: the system's; 20 for lcr)")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); the result is then inconclusive unless a violation was found")
 	seed := fs.Int64("seed", 1, "seed for every random choice")
 	resets := fs.Int("resets", 0, "node resets (crash and restart) allowed per run")
@@ -261,7 +261,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageErr(stderr, "check", "unexpected argument %q", fs.Arg(0))
 	}
-	if *depth < 1 {
+	if fs.Changed("depth") && *depth < 1 {
 		return usageErr(stderr, "check", "--depth must be at least 1, not %d", *depth)
 	}
 	if *maxStates < 0 {

@@ -34,10 +34,13 @@ type System struct {
 	Build func(cfg Config) (*Model, error)
 }
 
-// A Bug is a named, injectable slip in a system's code.
+// A Bug is a named, injectable slip in a system's code. A bug with an Arg
+// takes a value, given as NAME=VALUE ("quorum=1").
 type Bug struct {
 	Name string
 	Doc  string
+	// Arg names the bug's value in docs ("K"); empty for a bug without one.
+	Arg string
 }
 
 // A Param is a system's own setting, given as a string.
@@ -62,8 +65,23 @@ type Config struct {
 	Budget sim.Budget        `json:"budget"`
 }
 
-// HasBug says whether bug name is injected.
-func (c *Config) HasBug(name string) bool { return slices.Contains(c.Bugs, name) }
+// HasBug says whether bug name is injected (with or without a value).
+func (c *Config) HasBug(name string) bool {
+	_, ok := c.BugArg(name)
+	return ok
+}
+
+// BugArg returns the value given to bug name (NAME=VALUE), and whether the
+// bug is injected at all.
+func (c *Config) BugArg(name string) (string, bool) {
+	for _, b := range c.Bugs {
+		n, v, _ := strings.Cut(b, "=")
+		if n == name {
+			return v, true
+		}
+	}
+	return "", false
+}
 
 // Param returns the value of a parameter ("" when not given).
 func (c *Config) Param(name string) string { return c.Params[name] }
@@ -76,11 +94,15 @@ type Model struct {
 	Weights *walk.Weights
 }
 
-// BugNames returns the names of the system's bugs.
+// BugNames returns the names of the system's bugs, with "=ARG" for those
+// that take a value.
 func (s *System) BugNames() []string {
 	out := make([]string, len(s.Bugs))
 	for i, b := range s.Bugs {
 		out[i] = b.Name
+		if b.Arg != "" {
+			out[i] += "=" + b.Arg
+		}
 	}
 	return out
 }
@@ -96,12 +118,25 @@ func (s *System) Normalize(cfg Config) (Config, error) {
 	}
 	bugs := slices.Clone(cfg.Bugs)
 	for _, b := range bugs {
-		if !slices.Contains(s.BugNames(), b) {
+		name, arg, hasArg := strings.Cut(b, "=")
+		i := slices.IndexFunc(s.Bugs, func(x Bug) bool { return x.Name == name })
+		if i < 0 {
 			valid := "none"
 			if len(s.Bugs) > 0 {
 				valid = strings.Join(s.BugNames(), ", ")
 			}
 			return cfg, fmt.Errorf("%s has no bug %q (valid: %s)", s.Name, b, valid)
+		}
+		switch want := s.Bugs[i].Arg; {
+		case want != "" && (!hasArg || arg == ""):
+			return cfg, fmt.Errorf("bug %s takes a value: %s=%s", name, name, want)
+		case want == "" && hasArg:
+			return cfg, fmt.Errorf("bug %s takes no value, so %q is not valid", name, b)
+		}
+		for _, o := range bugs {
+			if on, _, _ := strings.Cut(o, "="); on == name && o != b {
+				return cfg, fmt.Errorf("bug %s is given twice with different values: %q and %q", name, b, o)
+			}
 		}
 	}
 	sort.Strings(bugs)

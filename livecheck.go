@@ -79,6 +79,13 @@ type Options struct {
 	WeightsSet bool
 	// NoWalks stops after the exhaustive search.
 	NoWalks bool
+	// Mode is "global" (the default: global states, network included,
+	// then walks for liveness) or "local" (local model checking of safety
+	// properties, every violation verified by a real run).
+	Mode string
+	// Rounds bounds local mode: local events per node on a path, raised
+	// round by round up to this (default 8).
+	Rounds int
 }
 
 // Progress is a snapshot of a running check.
@@ -107,6 +114,9 @@ func (o *Options) fill(sys *System) {
 	}
 	if o.Walks <= 0 {
 		o.Walks = 8
+	}
+	if o.Mode == "" {
+		o.Mode = "global"
 	}
 	if o.Escalations < 0 {
 		o.Escalations = 0
@@ -145,6 +155,9 @@ type Result struct {
 	Walks     int
 	Weights   walk.Weights
 	Live      LiveStats
+	// Mode is the search mode; Local holds local mode's statistics.
+	Mode  string
+	Local *search.LocalStats
 }
 
 // Check runs a system through the pipeline: exhaustive search to the
@@ -155,6 +168,9 @@ type Result struct {
 // tool, never for a violation.
 func Check(sys *System, opts Options) (*Result, error) {
 	opts.fill(sys)
+	if opts.Mode != "global" && opts.Mode != "local" {
+		return nil, fmt.Errorf("unknown mode %q (valid: global, local)", opts.Mode)
+	}
 	cfg, m, err := sys.Model(opts.Config)
 	if err != nil {
 		return nil, err
@@ -166,7 +182,7 @@ func Check(sys *System, opts Options) (*Result, error) {
 	}
 	c := &checker{w: w, m: m, opts: opts}
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
-		WalkDepth: opts.WalkDepth, Walks: opts.Walks}
+		WalkDepth: opts.WalkDepth, Walks: opts.Walks, Mode: opts.Mode}
 	c.weights = &opts.Weights
 	if !opts.WeightsSet {
 		wt := walk.DefaultWeights
@@ -260,6 +276,9 @@ func (c *checker) interrupted() bool { return c.opts.Interrupted != nil && c.opt
 
 func (c *checker) run(trail *search.Trail) error {
 	res := c.res
+	if c.opts.Mode == "local" {
+		return c.runLocal()
+	}
 	s0, err := c.w.Initial()
 	if err != nil {
 		if hp := asPanic(err); hp != nil {
@@ -308,6 +327,27 @@ func (c *checker) run(trail *search.Trail) error {
 	}
 	c.periphery = sr.Periphery
 	return c.liveness(nil)
+}
+
+// runLocal is local model checking of the safety properties.
+func (c *checker) runLocal() error {
+	res := c.res
+	lr, err := search.Local(c.w, search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.opts.Interrupted})
+	if err != nil {
+		return err
+	}
+	res.Local = &lr.Stats
+	res.Complete, res.Exhausted = lr.Complete, lr.Complete
+	res.Stats = search.Stats{States: int64(lr.Stats.TotalNodeStates), Transitions: lr.Stats.Transitions, Elapsed: lr.Stats.Elapsed}
+	if v := lr.Violation; v != nil {
+		res.Verdict, res.Property, res.Message, res.Path = SafetyViolation, v.Property, v.Message, v.Path
+		return nil
+	}
+	if !lr.Complete {
+		res.Verdict = Inconclusive
+		res.Interrupted = c.interrupted()
+	}
+	return nil
 }
 
 func asPanic(err error) *sim.HandlerPanic {

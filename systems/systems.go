@@ -7,11 +7,12 @@ import (
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/systems/lcr"
+	"github.com/livecheck/livecheck/systems/paxos"
 )
 
 // All returns the bundled systems, by name.
 func All() []*livecheck.System {
-	return []*livecheck.System{&lcr.System}
+	return []*livecheck.System{&lcr.System, &paxos.System}
 }
 
 // Names returns the names of the bundled systems.

@@ -193,6 +193,24 @@ type jsonLive struct {
 	Critical  float64 `json:"critical_ms"`
 }
 
+type jsonLocal struct {
+	NodeStates    []int   `json:"node_states"`
+	Messages      int     `json:"messages"`
+	Transitions   int64   `json:"transitions"`
+	SystemStates  int64   `json:"system_states"`
+	Pairs         int64   `json:"pairs"`
+	Preliminary   int64   `json:"preliminary_violations"`
+	Verifications int64   `json:"verifications"`
+	Sequences     int64   `json:"sequences"`
+	Unsound       int64   `json:"unsound"`
+	Rounds        int     `json:"rounds"`
+	ExploreMS     float64 `json:"explore_ms"`
+	CombineMS     float64 `json:"combine_ms"`
+	VerifyMS      float64 `json:"verify_ms"`
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
 type jsonCheck struct {
 	Result    string            `json:"result"`
 	System    string            `json:"system"`
@@ -209,6 +227,8 @@ type jsonCheck struct {
 	Complete  bool              `json:"complete"`
 	Exhausted bool              `json:"exhausted"`
 	Stats     jsonStats         `json:"stats"`
+	Mode      string            `json:"mode"`
+	Local     *jsonLocal        `json:"local,omitempty"`
 	Liveness  *jsonLive         `json:"liveness,omitempty"`
 	Critical  *jsonCritical     `json:"critical,omitempty"`
 }
@@ -238,6 +258,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	escalations := fs.Int("escalations", 3, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
 	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1,reset=0 (default: the system's)")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
+	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run")
+	rounds := fs.Int("rounds", 8, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	out := fs.String("out", "livecheck-out", "directory for trace files")
 	params := map[string]*string{}
@@ -272,6 +294,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if *walkDepth < 1 || *walks < 1 || *escalations < 0 {
 		return usageErr(stderr, "check", "--walk-depth and --walks must be at least 1, --escalations at least 0")
+	}
+	if *mode != "global" && *mode != "local" {
+		return usageErr(stderr, "check", "unknown --mode %q (valid: global, local)", *mode)
+	}
+	if *rounds < 1 {
+		return usageErr(stderr, "check", "--rounds must be at least 1")
 	}
 	weights, err := walk.ParseWeights(*weightsFlag, walk.DefaultWeights)
 	if err != nil {
@@ -315,6 +343,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Weights:        weights,
 		WeightsSet:     fs.Changed("weights"),
 		NoWalks:        *noWalks,
+		Mode:           *mode,
+		Rounds:         *rounds,
 		Progress: func(p livecheck.Progress) {
 			if now := time.Now(); now.Sub(start) > 2*time.Second && now.Sub(lastProgress) > 2*time.Second {
 				lastProgress = now
@@ -349,7 +379,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 				Periphery: res.Stats.Periphery, LiveStates: res.Stats.Live, ElapsedMS: res.Stats.Elapsed.Milliseconds(),
 			},
 		}
-		if !*noWalks {
+		jc.Mode = res.Mode
+		if l := res.Local; l != nil {
+			jc.Local = &jsonLocal{NodeStates: l.NodeStates, Messages: l.Messages, Transitions: l.Transitions,
+				SystemStates: l.SystemStates, Pairs: l.Pairs, Preliminary: l.Preliminary, Verifications: l.Verifications,
+				Sequences: l.Sequences, Unsound: l.Unsound, Rounds: l.Rounds,
+				ExploreMS: ms(l.Elapsed - l.Combine), CombineMS: ms(l.Combine - l.Verify), VerifyMS: ms(l.Verify)}
+		}
+		if !*noWalks && res.Mode == "global" {
 			l := res.Live
 			jc.Liveness = &jsonLive{WalkDepth: res.WalkDepth, Walks: l.Walks, WalkSteps: l.WalkSteps, Suspects: l.Suspects,
 				Cleared: l.Cleared, ElapsedMS: l.Elapsed.Milliseconds(), Weights: res.Weights.String(), K: res.Walks,
@@ -408,6 +445,11 @@ func printCheck(w io.Writer, res *livecheck.Result, trace, liveTrace string) {
 	fmt.Fprintf(w, "%s; depth %d, seed %d\n\n", describeConfig(res.System, res.Config), res.Depth, res.Seed)
 	switch res.Verdict {
 	case livecheck.OK:
+		if l := res.Local; l != nil {
+			fmt.Fprintf(w, "ok: local mode explored every node state within %d local events per node (%d node states, %d messages); no violation\n",
+				l.Rounds, l.TotalNodeStates, l.Messages)
+			break
+		}
 		scope := fmt.Sprintf("every state within %d steps", res.Depth)
 		if res.Exhausted {
 			scope = "every reachable state"
@@ -441,6 +483,14 @@ func printCheck(w io.Writer, res *livecheck.Result, trace, liveTrace string) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+	if l := res.Local; l != nil {
+		reports.Table(w, []string{"node states", "messages (I+)", "transitions", "system states", "pairs", "preliminary", "unsound", "verifications", "sequences", "time"}, [][]string{{
+			fmt.Sprint(l.NodeStates), fmt.Sprint(l.Messages), fmt.Sprint(l.Transitions), fmt.Sprint(l.SystemStates),
+			fmt.Sprint(l.Pairs), fmt.Sprint(l.Preliminary), fmt.Sprint(l.Unsound), fmt.Sprint(l.Verifications),
+			fmt.Sprint(l.Sequences), l.Elapsed.Round(time.Microsecond).String(),
+		}})
+		return
+	}
 	reports.Table(w, []string{"states", "transitions", "max depth", "periphery", "live states", "time", "transitions/s"}, [][]string{{
 		fmt.Sprint(res.Stats.States), fmt.Sprint(res.Stats.Transitions), fmt.Sprint(res.Stats.MaxDepth),
 		fmt.Sprint(res.Stats.Periphery), fmt.Sprint(res.Stats.Live), res.Stats.Elapsed.Round(time.Microsecond).String(),

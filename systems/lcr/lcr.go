@@ -157,6 +157,25 @@ var OneLeader = properties.Always("one-leader",
 		return nil
 	})
 
+func init() {
+	// The pairwise form, for local model checking: two node states
+	// conflict if both believe they lead or they know different leaders.
+	OneLeader.Filter = func(_ sim.NodeID, n sim.Node) bool {
+		x := n.(*Node)
+		return x.Leader || x.Known != 0
+	}
+	OneLeader.Pair = func(a, b sim.Node) error {
+		x, y := a.(*Node), b.(*Node)
+		switch {
+		case x.Leader && y.Leader:
+			return fmt.Errorf("ids %d and %d both believe they are leader", x.ID, y.ID)
+		case x.Known != 0 && y.Known != 0 && x.Known != y.Known:
+			return fmt.Errorf("nodes disagree on the leader: ids %d and %d", x.Known, y.Known)
+		}
+		return nil
+	}
+}
+
 // Elected is the liveness property: one leader is elected and every node
 // knows it.
 var Elected = properties.Eventually("elected",

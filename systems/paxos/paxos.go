@@ -1,0 +1,339 @@
+// Package paxos is single-decree Paxos in which every node is proposer,
+// acceptor and learner, the setting of the local model checking paper.
+//
+// The driver asks nodes 0 to P-1 (the parameter proposers, default 1) to
+// propose once each; node i proposes value 100+i. A proposer makes one
+// attempt with ballot i+1, which no other node uses, and never retries: no
+// timers, so the state space is finite and the search can exhaust it.
+//
+//   - Phase 1: the proposer sends Prepare{Ballot} to every node, itself
+//     included. An acceptor that has promised no ballot as high promises this
+//     one and replies with a Promise carrying the proposal it last accepted,
+//     if any; otherwise it stays silent.
+//   - Phase 2: once a quorum (a majority) has promised, the proposer sends
+//     Accept{Ballot, Value} to every node, once. The value is the one
+//     accepted under the highest ballot among the promises, or the
+//     proposer's own if no promise carries one: a value that may already be
+//     chosen is carried forward. An acceptor that has not promised a higher
+//     ballot accepts, and tells every node with Accepted{Ballot, Value}.
+//   - Learning: a node chooses a value once a quorum of acceptors sent
+//     Accepted for the same ballot, and never changes its choice.
+//
+// Sets of acceptors are bit sets, so a duplicate never counts twice and a
+// node state stays a flat struct that is cheap to copy and hash.
+//
+// The safety property agreement says no two nodes choose different values;
+// it has a per-node filter and a pairwise form for local model checking. The
+// liveness property chosen says every node eventually chooses a value. With
+// one attempt per proposer and several proposers, a higher ballot can leave
+// a lower one short of a quorum for good, but without failures the highest
+// ballot always wins: every acceptor promises it, since none sees a higher
+// one, then accepts it, and every learner hears all of them. So chosen holds
+// in every run without failures, whatever the number of proposers. With
+// message loss (--drops) it may not: nothing is retried, so once more
+// messages are lost than the quorums can spare (on three nodes, two Accepted
+// on their way to one node) the protocol stalls for ever, and the checker
+// rightly reports it. Resets are refused: acceptors keep their promises on
+// stable storage, which the simulated nodes do not have, so a restart would
+// forget them and break agreement for a reason outside the protocol.
+//
+// Injectable bugs:
+//
+//   - last-promise: the proposer keeps the accepted proposal of the last
+//     promise it received instead of the one with the highest ballot (a
+//     comparison left out), so a promise that carries nothing, arriving
+//     last, makes it propose its own value even though another promise in
+//     its quorum reported a value that may be chosen already. This is the
+//     bug the LMC paper found in a Paxos implementation; with two proposers
+//     it breaks agreement.
+//   - quorum=K: phase 1 and learning count quorums of K acceptors instead of
+//     a majority (a misconfigured quorum size). Two quorums then need not
+//     intersect when K is at most half the nodes, so with two proposers two
+//     values can be chosen: agreement breaks. K from 1 to the number of
+//     nodes; a majority or more is safe.
+package paxos
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// MaxNodes bounds the number of nodes: acceptor sets are 8-bit sets and the
+// learner keeps one such set per ballot in a 64-bit word.
+const MaxNodes = 7
+
+// Propose is the driver's call: propose Value.
+type Propose struct{ Value int }
+
+// Prepare starts phase 1 of ballot Ballot.
+type Prepare struct{ Ballot int }
+
+// Promise answers Prepare: the acceptor will accept no lower ballot. It
+// carries the proposal the acceptor last accepted (ballot 0: none).
+type Promise struct {
+	Ballot                        int
+	AcceptedBallot, AcceptedValue int
+}
+
+// Accept asks acceptors to accept Value under Ballot (phase 2).
+type Accept struct{ Ballot, Value int }
+
+// Accepted tells learners an acceptor accepted Value under Ballot.
+type Accepted struct{ Ballot, Value int }
+
+// A Set is a set of node ids, bit i for node i.
+type Set uint8
+
+func (s Set) add(id sim.NodeID) Set { return s | 1<<uint(id) }
+func (s Set) len() int              { return bits.OnesCount8(uint8(s)) }
+
+func (s Set) String() string {
+	var ids []string
+	for i := range MaxNodes {
+		if s&(1<<uint(i)) != 0 {
+			ids = append(ids, strconv.Itoa(i))
+		}
+	}
+	return "{" + strings.Join(ids, ",") + "}"
+}
+
+// A Tally is a learner's Accepted senders per ballot: the Set of ballot b
+// is byte b-1.
+type Tally uint64
+
+func (t Tally) of(ballot int) Set { return Set(t >> (8 * uint(ballot-1))) }
+
+func (t Tally) add(ballot int, id sim.NodeID) Tally {
+	return t | Tally(Set(0).add(id))<<(8*uint(ballot-1))
+}
+
+// Node is one Paxos node in its three roles.
+type Node struct {
+	// Acceptor.
+	Promised  int // highest ballot promised (0: none)
+	AccBallot int // ballot of the last proposal accepted (0: none)
+	AccValue  int // its value
+
+	// Proposer.
+	Ballot      int  // own ballot once proposing (0: not proposing)
+	Value       int  // own value
+	Promises    Set  // acceptors that promised Ballot
+	AdoptBallot int  // highest accepted ballot among the promises (0: none)
+	AdoptValue  int  // its value, proposed in phase 2 instead of Value
+	Phase2      bool // Accept sent
+
+	// Learner.
+	Votes  Tally // acceptors that sent Accepted, per ballot
+	Chosen int   // the value chosen (0: none yet)
+
+	quorum      int  `livecheck:"-"` // quorum size: configuration, not state
+	lastPromise bool `livecheck:"-"` // bug last-promise
+}
+
+func (n *Node) Init(ctx sim.Context) {}
+
+func (n *Node) App(ctx sim.Context, call sim.AppCall) {
+	p, ok := call.(Propose)
+	if !ok || n.Ballot != 0 {
+		return
+	}
+	n.Ballot = int(ctx.Self()) + 1
+	n.Value = p.Value
+	n.broadcast(ctx, Prepare{Ballot: n.Ballot})
+}
+
+func (n *Node) broadcast(ctx sim.Context, msg sim.Message) {
+	for i := range ctx.Nodes() {
+		ctx.Send(sim.NodeID(i), msg)
+	}
+}
+
+func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	switch m := msg.(type) {
+	case Prepare:
+		if m.Ballot <= n.Promised {
+			return
+		}
+		n.Promised = m.Ballot
+		ctx.Send(from, Promise{Ballot: m.Ballot, AcceptedBallot: n.AccBallot, AcceptedValue: n.AccValue})
+	case Promise:
+		if m.Ballot != n.Ballot || n.Phase2 {
+			return
+		}
+		n.Promises = n.Promises.add(from)
+		if m.AcceptedBallot > n.AdoptBallot || n.lastPromise {
+			n.AdoptBallot, n.AdoptValue = m.AcceptedBallot, m.AcceptedValue
+		}
+		if n.Promises.len() < n.quorum {
+			return
+		}
+		n.Phase2 = true
+		v := n.Value
+		if n.AdoptBallot != 0 {
+			v = n.AdoptValue
+			ctx.Logf("ballot %d carries forward value %d accepted under ballot %d", n.Ballot, v, n.AdoptBallot)
+		}
+		n.broadcast(ctx, Accept{Ballot: n.Ballot, Value: v})
+	case Accept:
+		if m.Ballot < n.Promised {
+			return
+		}
+		n.Promised = m.Ballot
+		n.AccBallot, n.AccValue = m.Ballot, m.Value
+		n.broadcast(ctx, Accepted{Ballot: m.Ballot, Value: m.Value})
+	case Accepted:
+		if n.Chosen != 0 {
+			return
+		}
+		n.Votes = n.Votes.add(m.Ballot, from)
+		if n.Votes.of(m.Ballot).len() >= n.quorum {
+			n.Chosen = m.Value
+			ctx.Logf("chose %d (ballot %d accepted by %v)", m.Value, m.Ballot, n.Votes.of(m.Ballot))
+		}
+	}
+}
+
+func (n *Node) Timer(ctx sim.Context, name string)     {}
+func (n *Node) Error(ctx sim.Context, peer sim.NodeID) {}
+
+// DumpState shows the node by role, with acceptor sets as ids.
+func (n *Node) DumpState() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "acceptor{promised:%d accepted:%s}", n.Promised, proposal(n.AccBallot, n.AccValue))
+	if n.Ballot != 0 {
+		fmt.Fprintf(&b, " proposer{ballot:%d value:%d promises:%v adopt:%s phase2:%v}",
+			n.Ballot, n.Value, n.Promises, proposal(n.AdoptBallot, n.AdoptValue), n.Phase2)
+	}
+	b.WriteString(" learner{votes:")
+	sep := ""
+	for ballot := 1; ballot <= MaxNodes; ballot++ {
+		if s := n.Votes.of(ballot); s != 0 {
+			fmt.Fprintf(&b, "%sb%d=%v", sep, ballot, s)
+			sep = ","
+		}
+	}
+	if sep == "" {
+		b.WriteString("-")
+	}
+	if n.Chosen != 0 {
+		fmt.Fprintf(&b, " chosen:%d", n.Chosen)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func proposal(ballot, value int) string {
+	if ballot == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d@b%d", value, ballot)
+}
+
+// Agreement is the safety property: no two nodes choose different values.
+var Agreement = func() properties.Property {
+	p := properties.Always("agreement", "no two nodes choose different values",
+		func(s *sim.State) error {
+			first := -1
+			nodes := properties.Nodes[*Node](s)
+			for i, n := range nodes {
+				switch {
+				case n.Chosen == 0:
+				case first < 0:
+					first = i
+				case n.Chosen != nodes[first].Chosen:
+					return fmt.Errorf("node %d chose %d but node %d chose %d", first, nodes[first].Chosen, i, n.Chosen)
+				}
+			}
+			return nil
+		})
+	p.Filter = func(id sim.NodeID, n sim.Node) bool {
+		x, ok := n.(*Node)
+		return ok && x.Chosen != 0
+	}
+	p.Pair = func(a, b sim.Node) error {
+		x, y := a.(*Node), b.(*Node)
+		if x.Chosen != 0 && y.Chosen != 0 && x.Chosen != y.Chosen {
+			return fmt.Errorf("one node chose %d and another chose %d", x.Chosen, y.Chosen)
+		}
+		return nil
+	}
+	return p
+}()
+
+// Chosen is the liveness property: every node has chosen a value. Without
+// failures it always comes to hold (see the package comment).
+var Chosen = properties.Eventually("chosen", "every node has chosen a value",
+	func(s *sim.State) bool {
+		for _, n := range properties.Nodes[*Node](s) {
+			if n.Chosen == 0 {
+				return false
+			}
+		}
+		return true
+	})
+
+// intIn parses s as an integer from 1 to max; what names it in the error.
+func intIn(s, what string, max int) (int, error) {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || v < 1 || v > max {
+		return 0, fmt.Errorf("%s must be a whole number from 1 to %d (the number of nodes), not %q", what, max, s)
+	}
+	return v, nil
+}
+
+// System is Paxos as livecheck checks it.
+var System = livecheck.System{
+	Name:         "paxos",
+	Doc:          "single-decree Paxos: every node proposer, acceptor and learner",
+	DefaultNodes: 3,
+	MinNodes:     2,
+	MaxNodes:     MaxNodes,
+	DefaultDepth: 20,
+	Bugs: []livecheck.Bug{
+		{Name: "last-promise", Doc: "phase 2 proposes the value of the last promise received, not of the highest accepted ballot: two values chosen"},
+		{Name: "quorum", Arg: "K", Doc: "quorums of K acceptors instead of a majority: with K at most half the nodes, two values chosen"},
+	},
+	Params: []livecheck.Param{
+		{Name: "proposers", Doc: "how many nodes propose (nodes 0 to P-1, node i proposing 100+i), from 1 to the number of nodes", Default: "1"},
+	},
+	Properties: []livecheck.PropertyDoc{
+		{Name: Agreement.Name, Kind: Agreement.Kind, Doc: Agreement.Doc},
+		{Name: Chosen.Name, Kind: Chosen.Kind, Doc: Chosen.Doc},
+	},
+	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+		if cfg.Budget.Resets > 0 {
+			return nil, fmt.Errorf("paxos cannot be checked with resets: its acceptors need stable storage, which simulated nodes lack, so a restart would forget promises; use --drops for failures")
+		}
+		proposers, err := intIn(cfg.Param("proposers"), "--proposers", cfg.Nodes)
+		if err != nil {
+			return nil, err
+		}
+		quorum := cfg.Nodes/2 + 1
+		if k, ok := cfg.BugArg("quorum"); ok {
+			if quorum, err = intIn(k, "the quorum size K in --bug quorum=K", cfg.Nodes); err != nil {
+				return nil, err
+			}
+		}
+		lastPromise := cfg.HasBug("last-promise")
+		calls := make([]sim.Call, proposers)
+		for i := range calls {
+			calls[i] = sim.Call{To: sim.NodeID(i), Call: Propose{Value: 100 + i}}
+		}
+		return &livecheck.Model{
+			Spec: sim.Spec{
+				New: func(id sim.NodeID) sim.Node {
+					return &Node{quorum: quorum, lastPromise: lastPromise}
+				},
+				Transport: sim.Datagram,
+				Calls:     calls,
+			},
+			Properties: []properties.Property{Agreement, Chosen},
+		}, nil
+	},
+}

@@ -1,0 +1,593 @@
+// Package randtree is RandTree, the random overlay tree of the MaceMC paper
+// (section 7.3): nodes join a tree of bounded out-degree, the node with the
+// lowest id ends up as its root, and separate trees merge by periodic
+// probing.
+//
+// A node starts in Init. Some time later (the timer "start", standing for
+// the application calling joinOverlay; a node that was reset starts again
+// the same way) it takes its bootstrap list of peers, schedules its
+// "recovery" timer and starts Joining: it sends Join to the first peer. A
+// member of a tree passes a Join on to its root. The root accepts the
+// joiner as a child while it has fewer than degree children, and otherwise
+// pushes the join down to a child picked at random (ctx.Choose), which
+// accepts it or pushes it further down. As a special case, a root asked to
+// take a joiner with a lower id than its own hands the root role over: it
+// tells the joiner to be the root and joins under it, so that the nodes
+// agree on the lowest id as root. A joiner whose "join" timer fires before
+// it is accepted tries the next peer of its list; the list ends with the
+// node itself, and asking itself means founding a tree of its own.
+//
+// A Joined node's "recovery" timer probes its peers in turn with its root.
+// A prober and a probed node with different roots are in different trees:
+// the root with the larger id is told to leave its role and join under the
+// smaller one (ProbeJoin). A node that changes root tells its children
+// (NewRoot), who tell theirs. A node accepted twice (its join timer made it
+// ask again before the first answer came) keeps its first parent and tells
+// the other one to drop it (Remove); a parent that drops a child says so
+// (Removed), so that a child that was accepted again in the meantime does
+// not stay attached to a parent that no longer lists it. Connections are
+// streams: a node whose parent's connection breaks joins again, and a node
+// whose child's connection breaks drops the child.
+//
+// The bootstrap lists are the parameter peers: "zero" (the default) gives
+// node k the list {0, k} (node 0's is {0}): everybody asks node 0, and a
+// node that finds node 0 not yet started founds its own tree, which only
+// its own probes can merge into node 0's. "all" gives every node every
+// other node in id order, then itself.
+//
+// Properties: single-tree (liveness) holds when every node is Joined under
+// one root that every node knows, parent and child pointers agree, and the
+// root reaches every node. no-loops (safety): parent pointers never form a
+// cycle other than a root's own self-loop. recovery-timer (safety): a node
+// leaves Init only through joinOverlay, which schedules its recovery timer,
+// so a node outside Init without a peer set must have that timer. The paper
+// states this property more strongly, for every node outside Init; that
+// form turns RT3 into a safety violation at the moment the timer is lost,
+// which hides the liveness bug the checker is meant to find (the paper
+// itself wrote the property only after finding RT3 as a liveness bug). A
+// started node that loses its timer is left to single-tree.
+//
+// Injectable bugs:
+//
+//   - RT3: the recovery timer handler returns early when the node is not
+//     Joined, before rescheduling itself. A timer that fires while its node
+//     is Joining is then gone for good. With the default peers, a node that
+//     founded its own tree because node 0 was not up yet can only be merged
+//     by its own probes, so once it has lost the timer the trees never
+//     merge: the critical transition is the recovery timer firing on a
+//     joining node.
+//   - RT10: a node that is Joining ignores Remove, as if only members of a
+//     tree had children to drop. A parent that is busy joining elsewhere
+//     when a child it accepted asks to be dropped keeps that child for
+//     ever, though the child has another parent: the tree never becomes
+//     consistent. It shows with peers=all, where a joiner asks several live
+//     nodes in turn and a root that accepted it may be joining elsewhere
+//     when the Remove comes; with the default peers every parent that can
+//     be asked to drop a child is node 0 or in its tree, never joining
+//     without a failure.
+//   - RT14: the handler of ProbeJoin lacks the Init guard that the other
+//     handlers have, so a node that has not been started yet obeys it: it
+//     leaves Init and starts joining without a peer set and without ever
+//     scheduling its recovery timer (a safety violation of
+//     recovery-timer). A ProbeJoin names a node another node believes to
+//     be a root, so it reaches a node in Init only after that node was
+//     reset: finding it takes a reset.
+package randtree
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// Status is where a node is in joining the overlay.
+type Status uint8
+
+const (
+	Init    Status = iota // not started: joinOverlay has not been called
+	Joining               // looking for a parent
+	Joined                // in a tree, as its root or under a parent
+)
+
+func (s Status) String() string {
+	switch s {
+	case Init:
+		return "init"
+	case Joining:
+		return "joining"
+	case Joined:
+		return "joined"
+	}
+	return "status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// None stands for "no node" in Parent and Root.
+const None sim.NodeID = -1
+
+// Timer names.
+const (
+	StartTimer    = "start"    // the application calls joinOverlay
+	JoinTimer     = "join"     // a join went unanswered: ask the next peer
+	RecoveryTimer = "recovery" // probe the next peer
+)
+
+// Messages.
+type (
+	// Join asks to take Joiner into the tree; Attempt numbers the joiner's
+	// requests. Members send it on to their root.
+	Join struct {
+		Joiner  sim.NodeID
+		Attempt int
+	}
+	// Push is a join that a full parent passes down to one of its children.
+	Push struct {
+		Joiner  sim.NodeID
+		Attempt int
+	}
+	// JoinReply answers request Attempt: the receiver's parent is Parent,
+	// its root Root. Parent equal to the receiver means "be the root": the
+	// sender, a root with a larger id, hands its role over and joins under
+	// the receiver.
+	JoinReply struct {
+		Parent, Root sim.NodeID
+		Attempt      int
+	}
+	// NewRoot tells a child its parent's tree has a new root.
+	NewRoot struct{ Root sim.NodeID }
+	// Remove asks a parent to drop the sender from its children.
+	Remove struct{}
+	// Removed tells a child that its parent dropped it.
+	Removed struct{}
+	// Probe carries the sender's root, to compare with the receiver's.
+	Probe struct{ Root sim.NodeID }
+	// ProbeJoin tells a root that a tree with the smaller root Target
+	// exists: it must leave its role and join under Target.
+	ProbeJoin struct{ Target sim.NodeID }
+)
+
+// Node is one RandTree node.
+type Node struct {
+	Status   Status
+	Parent   sim.NodeID   // itself for a root; None in Init and while joining
+	Root     sim.NodeID   // None in Init and while joining
+	Children []sim.NodeID // sorted
+	// Peers is the bootstrap list joinOverlay handed over (nil before): the
+	// nodes to ask to join, in turn, and to probe. It may hold the node
+	// itself.
+	Peers     []sim.NodeID
+	NextJoin  int // index in Peers of the peer last asked to join
+	NextProbe int // index in Peers of the peer last probed
+	// Attempt numbers the node's latest join request. Only an answer to it
+	// counts: an answer to an older one may come from a node that has
+	// since moved into the joiner's own subtree.
+	Attempt int
+
+	self sim.NodeID `livecheck:"-"`
+	cfg  *config    `livecheck:"-"`
+}
+
+// config is what every node of a world shares: not state, so left out of
+// the fingerprint.
+type config struct {
+	degree          int
+	peers           [][]sim.NodeID // bootstrap list of each node
+	rt3, rt10, rt14 bool
+}
+
+// DumpState is the node on one line, for reports.
+func (n *Node) DumpState() string {
+	var b strings.Builder
+	b.WriteString(n.Status.String())
+	if n.Status != Init {
+		fmt.Fprintf(&b, " root=%d parent=%d", n.Root, n.Parent)
+	}
+	if len(n.Children) > 0 {
+		fmt.Fprintf(&b, " children=%v", n.Children)
+	}
+	if n.Peers != nil {
+		fmt.Fprintf(&b, " peers=%v next-join=%d next-probe=%d", n.Peers, n.NextJoin, n.NextProbe)
+	}
+	return b.String()
+}
+
+func (n *Node) isRoot() bool { return n.Status == Joined && n.Parent == n.self }
+
+func (n *Node) Init(ctx sim.Context) {
+	n.Status, n.Parent, n.Root = Init, None, None
+	ctx.SetTimer(StartTimer)
+}
+
+func (n *Node) App(ctx sim.Context, call sim.AppCall) {}
+
+func (n *Node) Timer(ctx sim.Context, name string) {
+	switch name {
+	case StartTimer:
+		if n.Status != Init {
+			return // already on its way into a tree
+		}
+		n.Peers = slices.Clone(n.cfg.peers[n.self])
+		ctx.SetTimer(RecoveryTimer)
+		n.rejoin(ctx)
+	case JoinTimer:
+		if n.Status != Joining {
+			return
+		}
+		ctx.SetTimer(JoinTimer)
+		n.ask(ctx, n.nextPeer())
+	case RecoveryTimer:
+		if n.Status == Joined {
+			n.probe(ctx)
+		} else if n.cfg.rt3 {
+			return // RT3: only the joined branch gets to the rescheduling below
+		}
+		ctx.SetTimer(RecoveryTimer)
+	}
+}
+
+func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	switch m := msg.(type) {
+	case Join:
+		if n.Status != Joined || m.Joiner == n.self {
+			return // the joiner's join timer will make it ask again
+		}
+		switch {
+		case !n.isRoot():
+			ctx.Send(n.Root, m)
+		case m.Joiner < n.self && !slices.Contains(n.Children, m.Joiner):
+			// The lower id is the root: hand the role over, join under it.
+			ctx.Logf("hand the root over to %d", m.Joiner)
+			ctx.Send(m.Joiner, JoinReply{Parent: m.Joiner, Root: m.Joiner, Attempt: m.Attempt})
+			n.joinUnder(ctx, m.Joiner)
+		default:
+			n.place(ctx, m.Joiner, m.Attempt)
+		}
+	case Push:
+		switch {
+		case n.Status != Joined:
+			return // the joiner's join timer will make it ask again
+		case !n.isRoot() && from != n.Parent:
+			// The sender still lists this node as a child, though it has
+			// another parent. Pushing on would lead the join into a
+			// subtree that may be the joiner's own: a loop. Put the
+			// sender right instead.
+			ctx.Send(from, Remove{})
+			return
+		case m.Joiner == n.self || m.Joiner == n.Root:
+			return // taking its own root as a child would close a loop
+		}
+		n.place(ctx, m.Joiner, m.Attempt)
+	case JoinReply:
+		n.joinReply(ctx, from, m)
+	case NewRoot:
+		if n.Status != Joined || from != n.Parent || n.isRoot() || m.Root == n.Root {
+			return // only the parent's word counts (the paper's RT4)
+		}
+		n.Root = m.Root
+		n.announce(ctx)
+	case Remove:
+		if n.cfg.rt10 && n.Status == Joining {
+			return // RT10: as if only a member of a tree had children to drop
+		}
+		if i, ok := slices.BinarySearch(n.Children, from); ok {
+			n.Children = slices.Delete(n.Children, i, i+1)
+			ctx.Send(from, Removed{})
+		}
+	case Removed:
+		if n.Status == Joined && from == n.Parent && !n.isRoot() {
+			ctx.Logf("parent %d dropped me: join again", from)
+			n.rejoin(ctx)
+		}
+	case Probe:
+		if n.Status != Joined || m.Root == n.Root {
+			return
+		}
+		big, small := max(m.Root, n.Root), min(m.Root, n.Root)
+		if big == n.self {
+			n.probeJoin(ctx, small)
+		} else {
+			ctx.Send(big, ProbeJoin{Target: small})
+		}
+	case ProbeJoin:
+		n.probeJoin(ctx, m.Target)
+	}
+}
+
+func (n *Node) Error(ctx sim.Context, peer sim.NodeID) {
+	if i, ok := slices.BinarySearch(n.Children, peer); ok {
+		n.Children = slices.Delete(n.Children, i, i+1)
+	}
+	if n.Status == Joined && peer == n.Parent && !n.isRoot() {
+		ctx.Logf("lost parent %d: join again", peer)
+		n.rejoin(ctx)
+	}
+}
+
+// rejoin starts joining from the top of the bootstrap list.
+func (n *Node) rejoin(ctx sim.Context) {
+	n.NextJoin = len(n.Peers) - 1
+	n.start(ctx)
+	n.ask(ctx, n.nextPeer())
+}
+
+// joinUnder starts joining under target, given by another node.
+func (n *Node) joinUnder(ctx sim.Context, target sim.NodeID) {
+	n.start(ctx)
+	n.ask(ctx, target)
+}
+
+func (n *Node) start(ctx sim.Context) {
+	n.Status, n.Parent, n.Root = Joining, None, None
+	ctx.SetTimer(JoinTimer)
+}
+
+// nextPeer moves on to the next peer to ask, skipping the node's own
+// children (joining under its own subtree would make a loop). With nobody
+// else to ask, it asks itself.
+func (n *Node) nextPeer() sim.NodeID {
+	for range n.Peers {
+		n.NextJoin = (n.NextJoin + 1) % len(n.Peers)
+		if p := n.Peers[n.NextJoin]; !slices.Contains(n.Children, p) {
+			return p
+		}
+	}
+	return n.self
+}
+
+// ask sends a join to target; asking itself founds a tree of its own.
+func (n *Node) ask(ctx sim.Context, target sim.NodeID) {
+	if target != n.self {
+		n.Attempt++
+		ctx.Send(target, Join{Joiner: n.self, Attempt: n.Attempt})
+		return
+	}
+	ctx.Logf("nobody answered: found my own tree")
+	n.Status, n.Parent, n.Root = Joined, n.self, n.self
+	ctx.CancelTimer(JoinTimer)
+	n.announce(ctx)
+}
+
+// place takes joiner as a child if there is room (or it already is one),
+// or pushes it down to a child picked at random.
+func (n *Node) place(ctx sim.Context, joiner sim.NodeID, attempt int) {
+	i, ok := slices.BinarySearch(n.Children, joiner)
+	if ok || len(n.Children) < n.cfg.degree {
+		if !ok {
+			n.Children = slices.Insert(n.Children, i, joiner)
+		}
+		ctx.Send(joiner, JoinReply{Parent: n.self, Root: n.Root, Attempt: attempt})
+		return
+	}
+	ctx.Send(n.Children[ctx.Choose(len(n.Children))], Push{Joiner: joiner, Attempt: attempt})
+}
+
+func (n *Node) joinReply(ctx sim.Context, from sim.NodeID, m JoinReply) {
+	if m.Parent == n.self { // a root hands its role over
+		if n.Status == Joining && m.Attempt == n.Attempt {
+			ctx.Logf("%d hands the root over to me", from)
+			n.ask(ctx, n.self)
+		}
+		return // joined meanwhile: the old root's join will find our tree
+	}
+	switch {
+	case n.Status == Joined && from == n.Parent:
+		// accepted again by the parent: nothing changes
+	case n.Status == Joining && m.Attempt == n.Attempt && !n.inSubtree(from) && !n.inSubtree(m.Root):
+		n.Status, n.Parent, n.Root = Joined, from, m.Root
+		ctx.CancelTimer(JoinTimer)
+		n.announce(ctx)
+	default:
+		// Accepted by a node it no longer needs: an answer to an older
+		// request (the join timer made it ask again), or it was reset since
+		// it asked.
+		ctx.Send(from, Remove{})
+	}
+}
+
+// inSubtree says whether id is the node itself or one of its children:
+// as far as it knows, part of its own subtree.
+func (n *Node) inSubtree(id sim.NodeID) bool {
+	return id == n.self || slices.Contains(n.Children, id)
+}
+
+// announce tells the children the node's root.
+func (n *Node) announce(ctx sim.Context) {
+	for _, c := range n.Children {
+		ctx.Send(c, NewRoot{Root: n.Root})
+	}
+}
+
+// probe sends the node's root to the next peer other than itself.
+func (n *Node) probe(ctx sim.Context) {
+	for range n.Peers {
+		n.NextProbe = (n.NextProbe + 1) % len(n.Peers)
+		if p := n.Peers[n.NextProbe]; p != n.self {
+			ctx.Send(p, Probe{Root: n.Root})
+			return
+		}
+	}
+}
+
+// probeJoin makes a root whose tree met one with the smaller root target
+// leave its role and join under target.
+func (n *Node) probeJoin(ctx sim.Context, target sim.NodeID) {
+	switch {
+	case n.Status == Init && !n.cfg.rt14: // not started: no tree to merge
+		return
+	case n.Status == Joining, n.Status == Joined && !n.isRoot(), target >= n.self:
+		return
+	}
+	ctx.Logf("a tree with the smaller root %d exists: join it", target)
+	n.joinUnder(ctx, target)
+}
+
+// SingleTree is the liveness property: one tree spans every node.
+var SingleTree = properties.Eventually("single-tree",
+	"every node is joined, all agree on one root, parent and child pointers agree, and the root reaches every node",
+	func(s *sim.State) bool {
+		nodes := properties.Nodes[*Node](s)
+		root := None
+		for i, n := range nodes {
+			if n.Status != Joined {
+				return false
+			}
+			if n.Parent == sim.NodeID(i) {
+				if root != None {
+					return false
+				}
+				root = n.Parent
+			}
+		}
+		if root == None {
+			return false
+		}
+		for i, n := range nodes {
+			id := sim.NodeID(i)
+			if n.Root != root {
+				return false
+			}
+			if id != root {
+				if _, ok := slices.BinarySearch(nodes[n.Parent].Children, id); !ok {
+					return false
+				}
+			}
+			for _, c := range n.Children {
+				if nodes[c].Parent != id {
+					return false
+				}
+			}
+		}
+		seen := make([]bool, len(nodes))
+		seen[root] = true
+		reached, queue := 1, []sim.NodeID{root}
+		for len(queue) > 0 {
+			id := queue[0]
+			queue = queue[1:]
+			for _, c := range nodes[id].Children {
+				if !seen[c] {
+					seen[c] = true
+					reached++
+					queue = append(queue, c)
+				}
+			}
+		}
+		return reached == len(nodes)
+	})
+
+// NoLoops is the safety property: following parent pointers from any node
+// ends at a root or at a node without a parent, never in a cycle.
+var NoLoops = properties.Always("no-loops",
+	"following parent pointers never cycles, except for a root's own self-loop",
+	func(s *sim.State) error {
+		nodes := properties.Nodes[*Node](s)
+		for i := range nodes {
+			chain := []sim.NodeID{sim.NodeID(i)}
+			for cur := sim.NodeID(i); ; {
+				p := nodes[cur].Parent
+				if p == None || p == cur {
+					break
+				}
+				if slices.Contains(chain, p) {
+					return fmt.Errorf("parent pointers loop: %s", formatChain(append(chain, p)))
+				}
+				chain = append(chain, p)
+				cur = p
+			}
+		}
+		return nil
+	})
+
+func formatChain(c []sim.NodeID) string {
+	parts := make([]string, len(c))
+	for i, id := range c {
+		parts[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(parts, " -> ")
+}
+
+// RecoveryTimerScheduled is the safety property behind RT14: a node leaves
+// Init only through joinOverlay, which schedules its recovery timer. It is
+// checked on the nodes that left Init without joinOverlay (they have no
+// peer set); see the package comment for why a started node that loses its
+// timer (RT3) is left to the liveness property.
+var RecoveryTimerScheduled = properties.Always("recovery-timer",
+	"a node that left Init without joinOverlay (no peer set) has its recovery timer scheduled",
+	func(s *sim.State) error {
+		for i, n := range properties.Nodes[*Node](s) {
+			id := sim.NodeID(i)
+			if n.Status != Init && n.Peers == nil && !s.HasTimer(id, RecoveryTimer) {
+				return fmt.Errorf("node %d is %s without joinOverlay, and nothing will ever schedule its recovery timer", id, n.Status)
+			}
+		}
+		return nil
+	})
+
+// Peers returns the bootstrap lists of n nodes for a peers parameter.
+func Peers(kind string, n int) ([][]sim.NodeID, error) {
+	lists := make([][]sim.NodeID, n)
+	for k := range lists {
+		self := sim.NodeID(k)
+		switch kind {
+		case "", "zero":
+			if self != 0 {
+				lists[k] = append(lists[k], 0)
+			}
+		case "all":
+			for p := range sim.NodeID(n) {
+				if p != self {
+					lists[k] = append(lists[k], p)
+				}
+			}
+		default:
+			return nil, fmt.Errorf("--peers %q: use zero (node k knows 0 and itself) or all (every node knows every node)", kind)
+		}
+		lists[k] = append(lists[k], self)
+	}
+	return lists, nil
+}
+
+// System is RandTree as livecheck checks it.
+var System = livecheck.System{
+	Name:         "randtree",
+	Doc:          "RandTree: a random overlay tree of bounded degree rooted at the lowest id, merged by probing",
+	DefaultNodes: 4,
+	MinNodes:     2,
+	MaxNodes:     12,
+	Bugs: []livecheck.Bug{
+		{Name: "RT3", Doc: "the recovery timer is rescheduled only when it fires on a joined node: separate trees never merge"},
+		{Name: "RT10", Doc: "a joining node ignores Remove and keeps a child that left it (shows with peers=all)"},
+		{Name: "RT14", Doc: "a node in Init obeys ProbeJoin and leaves Init without a recovery timer (needs a reset)"},
+	},
+	Params: []livecheck.Param{
+		{Name: "degree", Doc: "the most children a node takes", Default: "2"},
+		{Name: "peers", Doc: "bootstrap lists: zero (node k knows 0 and itself) or all (every node knows every node)", Default: "zero"},
+	},
+	Properties: []livecheck.PropertyDoc{
+		{Name: SingleTree.Name, Kind: SingleTree.Kind, Doc: SingleTree.Doc},
+		{Name: NoLoops.Name, Kind: NoLoops.Kind, Doc: NoLoops.Doc},
+		{Name: RecoveryTimerScheduled.Name, Kind: RecoveryTimerScheduled.Kind, Doc: RecoveryTimerScheduled.Doc},
+	},
+	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+		degree, err := strconv.Atoi(cfg.Param("degree"))
+		if err != nil || degree < 1 {
+			return nil, fmt.Errorf("--degree %q: give the most children a node takes, at least 1", cfg.Param("degree"))
+		}
+		peers, err := Peers(cfg.Param("peers"), cfg.Nodes)
+		if err != nil {
+			return nil, err
+		}
+		c := &config{degree: degree, peers: peers,
+			rt3: cfg.HasBug("RT3"), rt10: cfg.HasBug("RT10"), rt14: cfg.HasBug("RT14")}
+		return &livecheck.Model{
+			Spec: sim.Spec{
+				New:       func(id sim.NodeID) sim.Node { return &Node{self: id, cfg: c} },
+				Transport: sim.Stream,
+			},
+			Properties: []properties.Property{SingleTree, NoLoops, RecoveryTimerScheduled},
+		}, nil
+	},
+}

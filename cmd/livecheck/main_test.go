@@ -7,7 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/livecheck/livecheck/systems"
 )
+
+var validSystems = strings.Join(systems.Names(), ", ")
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -93,7 +97,7 @@ func TestTamperedTraces(t *testing.T) {
 		{"not json", "hello", "malformed or truncated JSON"},
 		{"other format", strings.Replace(string(orig), `"livecheck-trace"`, `"other"`, 1), "not a livecheck trace file"},
 		{"future version", strings.Replace(string(orig), `"version": 1`, `"version": 9`, 1), "version 9 is not supported"},
-		{"unknown system", strings.Replace(string(orig), `"system": "lcr"`, `"system": "zab"`, 1), `unknown system "zab" (valid: lcr)`},
+		{"unknown system", strings.Replace(string(orig), `"system": "lcr"`, `"system": "zab"`, 1), `unknown system "zab" (valid: ` + validSystems + ")"},
 		{"unknown bug", strings.Replace(string(orig), `"no-discard"`, `"nope"`, 1), `lcr has no bug "nope" (valid: no-discard, ignore-early)`},
 		{"unknown kind", strings.Replace(string(orig), `"kind": "deliver"`, `"kind": "teleport"`, 1), `unknown event kind "teleport"`},
 		{"bad fingerprint", strings.Replace(string(orig), firstMsg, `      "msg": "zz",`, 1), "not a 16-digit hex fingerprint"},
@@ -124,8 +128,8 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{}, "Usage:"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: list, check, replay)`},
-		{[]string{"check"}, "name the system to check (valid: lcr)"},
-		{[]string{"check", "paxosx"}, `unknown system "paxosx" (valid: lcr)`},
+		{[]string{"check"}, "name the system to check (valid: " + validSystems + ")"},
+		{[]string{"check", "paxosx"}, `unknown system "paxosx" (valid: ` + validSystems + ")"},
 		{[]string{"check", "lcr", "--bug", "nope"}, `lcr has no bug "nope" (valid: no-discard, ignore-early)`},
 		{[]string{"check", "lcr", "--nodes", "1"}, "lcr needs 2 to 12 nodes, not 1"},
 		{[]string{"check", "lcr", "--nodes", "x"}, `invalid argument "x" for "--nodes"`},
@@ -150,7 +154,8 @@ func TestHelpAndList(t *testing.T) {
 		t.Fatalf("help: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, "list")
-	if code != 0 || out != "lcr: LeLann-Chang-Roberts leader election on a unidirectional ring; bugs: no-discard,ignore-early; properties: one-leader,elected\n" {
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != 0 || len(lines) != len(systems.All()) || lines[0] != "lcr: LeLann-Chang-Roberts leader election on a unidirectional ring; bugs: no-discard,ignore-early; properties: one-leader,elected" {
 		t.Fatalf("list: exit %d %q", code, out)
 	}
 	code, out, _ = runCLI(t, "list", "--json")
@@ -162,7 +167,7 @@ func TestHelpAndList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &entries); err != nil || code != 0 {
 		t.Fatalf("list --json: %v\n%s", err, out)
 	}
-	if len(entries) != 1 || entries[0].Name != "lcr" || entries[0].Bugs[0] != "no-discard" || entries[0].Properties[1] != "elected" {
+	if len(entries) != len(systems.All()) || entries[0].Name != "lcr" || entries[0].Bugs[0] != "no-discard" || entries[0].Properties[1] != "elected" {
 		t.Fatalf("list --json: %s", out)
 	}
 }

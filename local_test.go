@@ -25,8 +25,8 @@ func (h *handoff) App(ctx sim.Context, call sim.AppCall) {
 	ctx.Send(1, msgX{})
 }
 func (h *handoff) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) { h.Got = true }
-func (h *handoff) Timer(ctx sim.Context, name string)                       {}
-func (h *handoff) Error(ctx sim.Context, peer sim.NodeID)                   {}
+func (h *handoff) Timer(ctx sim.Context, name string)                        {}
+func (h *handoff) Error(ctx sim.Context, peer sim.NodeID)                    {}
 
 func handoffSystem() *livecheck.System {
 	noEarly := properties.Always("no-early-receipt", "node 1 never has X that node 0 has not sent", func(s *sim.State) error {

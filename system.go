@@ -21,6 +21,9 @@ type System struct {
 	DefaultNodes, MinNodes, MaxNodes int
 	// DefaultDepth is the search depth when none is given (0: 20).
 	DefaultDepth int
+	// DefaultBudget is the failure budget when none is given: a budget
+	// field below 0 in a Config takes the system's value.
+	DefaultBudget sim.Budget
 	// Bugs are the slips that can be injected by name; none is the default.
 	Bugs []Bug
 	// Params are the system's own settings (the CLI makes each a flag).
@@ -57,7 +60,8 @@ type PropertyDoc struct {
 	Doc  string
 }
 
-// Config is one configuration of a system.
+// Config is one configuration of a system. A budget field below 0 means
+// the system's default.
 type Config struct {
 	Nodes  int               `json:"nodes"`
 	Bugs   []string          `json:"bugs"`
@@ -167,8 +171,17 @@ func (s *System) Normalize(cfg Config) (Config, error) {
 		params = nil
 	}
 	cfg.Params = params
-	if cfg.Budget.Resets < 0 || cfg.Budget.Drops < 0 || cfg.Budget.Errors < 0 {
-		return cfg, fmt.Errorf("failure budgets cannot be negative")
+	for _, b := range []struct {
+		v   *int
+		def int
+	}{
+		{&cfg.Budget.Resets, s.DefaultBudget.Resets},
+		{&cfg.Budget.Drops, s.DefaultBudget.Drops},
+		{&cfg.Budget.Errors, s.DefaultBudget.Errors},
+	} {
+		if *b.v < 0 {
+			*b.v = b.def
+		}
 	}
 	return cfg, nil
 }

@@ -249,9 +249,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	depth := fs.Int("depth", 0, "depth bound of the exhaustive search, in steps (default: the system's; 20 for lcr)")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); the result is then inconclusive unless a violation was found")
 	seed := fs.Int64("seed", 1, "seed for every random choice")
-	resets := fs.Int("resets", 0, "node resets (crash and restart) allowed per run")
-	drops := fs.Int("drops", 0, "lost datagrams allowed per run (datagram transport)")
-	sockErrs := fs.Int("socket-errors", 0, "injected socket errors allowed per run (stream transport)")
+	resets := fs.Int("resets", -1, "node resets (crash and restart) allowed per run (default: the system's, 0 for most)")
+	drops := fs.Int("drops", -1, "lost datagrams allowed per run, datagram transport (default: the system's)")
+	sockErrs := fs.Int("socket-errors", -1, "injected socket errors allowed per run, stream transport (default: the system's)")
 	timeout := fs.Duration("handler-timeout", 2*time.Second, "how long one handler may run before it counts as stuck")
 	walkDepth := fs.Int("walk-depth", 5000, "steps of each random walk from the states at the depth bound (dmax); doubled up to --escalations times when too short to tell")
 	walks := fs.Int("walks", 8, "random walks per probe of the critical-transition search (k)")
@@ -310,6 +310,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Bugs:   *bugs,
 		Budget: sim.Budget{Resets: *resets, Drops: *drops, Errors: *sockErrs},
 		Params: map[string]string{},
+	}
+	for name, v := range map[string]int{"resets": *resets, "drops": *drops, "socket-errors": *sockErrs} {
+		if fs.Changed(name) && v < 0 {
+			return usageErr(stderr, "check", "--%s cannot be negative", name)
+		}
 	}
 	if fs.Changed("nodes") && *nodes < 1 {
 		return usageErr(stderr, "check", "--nodes must be at least 1, not %d", *nodes)

@@ -136,7 +136,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check", "lcr", "--depth", "0"}, "--depth must be at least 1"},
 		{[]string{"check", "lcr", "--frob"}, "unknown flag: --frob"},
 		{[]string{"check", "lcr", "--ids", "1,2"}, "--ids lists 2 ids for 3 nodes"},
-		{[]string{"check", "lcr", "--resets", "-1"}, "failure budgets cannot be negative"},
+		{[]string{"check", "lcr", "--resets", "-1"}, "--resets cannot be negative"},
 		{[]string{"check", "lcr", "extra"}, `unexpected argument "extra"`},
 		{[]string{"replay"}, "give exactly one trace file"},
 		{[]string{"list", "x"}, `takes no arguments`},

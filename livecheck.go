@@ -86,6 +86,10 @@ type Options struct {
 	// Rounds bounds local mode: local events per node on a path, raised
 	// round by round up to this (default 8).
 	Rounds int
+	// Prefix is a path from the initial state (a live prefix, typically):
+	// it is replayed once, and the check starts from where it ends.
+	// Reported paths include it, so their traces replay on their own.
+	Prefix sim.Path
 }
 
 // Progress is a snapshot of a running check.
@@ -158,7 +162,14 @@ type Result struct {
 	// Mode is the search mode; Local holds local mode's statistics.
 	Mode  string
 	Local *search.LocalStats
+	// PrefixLen is the length of the prefix the check started after;
+	// statistics count steps after it, Path and Critical include it.
+	PrefixLen int
 }
+
+// ErrPrefix wraps a prefix that does not replay under the configuration
+// of the check.
+var ErrPrefix = errors.New("the prefix does not replay")
 
 // Check runs a system through the pipeline: exhaustive search to the
 // depth bound, checking safety on every state; a biased random walk from
@@ -180,9 +191,12 @@ func Check(sys *System, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{w: w, m: m, opts: opts}
+	if opts.Mode == "local" && len(opts.Prefix) > 0 {
+		return nil, fmt.Errorf("local mode starts from the initial state: it does not take a prefix")
+	}
+	c := &checker{w: w, m: m, opts: opts, prefix: opts.Prefix}
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
-		WalkDepth: opts.WalkDepth, Walks: opts.Walks, Mode: opts.Mode}
+		WalkDepth: opts.WalkDepth, Walks: opts.Walks, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
 	c.weights = &opts.Weights
 	if !opts.WeightsSet {
 		wt := walk.DefaultWeights
@@ -207,7 +221,7 @@ func Check(sys *System, opts Options) (*Result, error) {
 		res.Property = DivergenceProperty
 		res.Critical = nil
 		res.Message = fmt.Sprintf("a handler did not return within %v on %v", opts.HandlerTimeout, trail.Event)
-		res.Path = append(trail.Path.Clone(), sim.Step{Event: trail.Event, Choices: append([]int(nil), trail.Tape...)})
+		res.Path = c.full(append(trail.Path.Clone(), sim.Step{Event: trail.Event, Choices: append([]int(nil), trail.Tape...)}))
 		return res, nil
 	}
 	if err != nil {
@@ -242,7 +256,9 @@ type checker struct {
 	m         *Model
 	opts      Options
 	res       *Result
-	s0        *sim.State
+	s0        *sim.State // the initial state
+	base      *sim.State // where the check starts: after the prefix
+	prefix    sim.Path
 	live      []*properties.Property
 	weights   *walk.Weights
 	periphery []search.Frontier
@@ -287,12 +303,23 @@ func (c *checker) run(trail *search.Trail) error {
 		}
 		return err
 	}
-	c.s0 = s0
+	c.s0, c.base = s0, s0
+	if len(c.prefix) > 0 {
+		// The prefix runs once; the search, the walks and the probes all
+		// start from the state it reaches.
+		c.w.Strict = true
+		end, err := c.w.Run(s0, c.prefix, nil)
+		c.w.Strict = false
+		if err != nil {
+			return fmt.Errorf("%w under this configuration: %v", ErrPrefix, err)
+		}
+		c.base = end
+	}
 	sopts := search.Options{
 		Depth:      c.opts.Depth,
 		MaxStates:  c.opts.MaxStates,
 		Properties: c.m.Properties,
-		Start:      s0,
+		Start:      c.base,
 		Trail:      trail,
 		Stop:       c.opts.Interrupted,
 	}
@@ -308,7 +335,7 @@ func (c *checker) run(trail *search.Trail) error {
 	res.Exhausted = sr.Exhausted
 	if v := sr.Violation; v != nil {
 		res.Verdict = SafetyViolation
-		res.Property, res.Message, res.Path = v.Property, v.Message, v.Path
+		res.Property, res.Message, res.Path = v.Property, v.Message, c.full(v.Path)
 		if v.Kind == properties.Liveness {
 			res.Verdict = LivenessViolation
 			if v.Property == search.QuiescentProperty && !c.opts.NoWalks {
@@ -348,6 +375,14 @@ func (c *checker) runLocal() error {
 		res.Interrupted = c.interrupted()
 	}
 	return nil
+}
+
+// full returns the path from the initial state: the prefix, then p.
+func (c *checker) full(p sim.Path) sim.Path {
+	if len(c.prefix) == 0 {
+		return p
+	}
+	return append(c.prefix.Clone(), p...)
 }
 
 func asPanic(err error) *sim.HandlerPanic {
@@ -451,7 +486,7 @@ func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 			return rep.Verdict == LivenessViolation && rep.Property == property
 		}
 		return !rep.Live && (rep.Verdict == OK || rep.Property == search.QuiescentProperty)
-	case Live:
+	case Live, PrefixResult:
 		return rep.Verdict == OK && rep.Live
 	}
 	return false

@@ -69,7 +69,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 		if r.Violated == "" {
 			return false
 		}
-		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, r.Violated, r.Message, p
+		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, r.Violated, r.Message, c.full(p)
 		return true
 	}
 
@@ -82,7 +82,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 		for attempt := 0; ; attempt++ {
 			p := append(base.Clone(), tail...)
 			ct := time.Now()
-			cr, err := critical.Search(c.w, c.s0, p, c.isLive, critical.Options{
+			cr, err := critical.Search(c.w, c.base, p, c.isLive, critical.Options{
 				Walks:   opts.Walks,
 				Dmax:    len(base) + depth,
 				Chooser: c.weights,
@@ -176,21 +176,24 @@ func (c *checker) liveness(quiescent sim.Path) error {
 // errors are failures.
 func (c *checker) walkError(err error, p sim.Path) error {
 	if hp := asPanic(err); hp != nil {
-		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, search.PanicProperty, hp.Error(), p
+		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, search.PanicProperty, hp.Error(), c.full(p)
 		return nil
 	}
 	return err
 }
 
-// report records a liveness violation with its critical transition.
+// report records a liveness violation with its critical transition. p
+// and cr count from the check's start; the result counts from the initial
+// state, prefix included.
 func (c *checker) report(p sim.Path, cr *critical.Result, depth int, tried []string) {
 	r := c.res
 	r.Verdict = LivenessViolation
-	r.Path = p
+	r.Path = c.full(p)
 	r.Property = c.liveName()
+	k := len(c.prefix)
 	cx := &Critical{
-		Case: cr.Case, Step: cr.Step, Event: cr.Event, LiveStep: cr.LiveStep,
-		LivePath: cr.LivePath, Dinit: cr.Dinit, Probes: cr.Probes, ProbeSteps: cr.Steps,
+		Case: cr.Case, Step: cr.Step + k, Event: cr.Event, LiveStep: cr.LiveStep + k,
+		LivePath: c.full(cr.LivePath), Dinit: cr.Dinit + k, Probes: cr.Probes, ProbeSteps: cr.Steps,
 		WalkDepth: depth, Tried: tried,
 	}
 	before, _ := c.stateAfter(p, cr.Step-1)
@@ -206,7 +209,7 @@ func (c *checker) report(p sim.Path, cr *critical.Result, depth int, tried []str
 		}
 	}
 	r.Critical = cx
-	r.Message = fmt.Sprintf("%s can never hold again after step %d of %d (%s)", r.Property, cr.Step, len(p), cx.EventText)
+	r.Message = fmt.Sprintf("%s can never hold again after step %d of %d (%s)", r.Property, cx.Step, len(r.Path), cx.EventText)
 }
 
 func (c *checker) liveName() string {
@@ -219,12 +222,12 @@ func (c *checker) liveName() string {
 	return strings.Join(names, ",")
 }
 
-// stateAfter replays the first n steps of p from the start state.
+// stateAfter replays the first n steps of p from where the check started.
 func (c *checker) stateAfter(p sim.Path, n int) (*sim.State, error) {
 	saved := c.w.Chooser
 	c.w.Chooser = nil
 	defer func() { c.w.Chooser = saved }()
-	s := c.s0
+	s := c.base
 	for i := 0; i < n && i < len(p); i++ {
 		next, err := c.w.Apply(s, p[i].Event, p[i].Choices)
 		if err != nil {

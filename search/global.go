@@ -21,10 +21,9 @@ type Options struct {
 	// Properties are checked: safety on every new state, liveness to end
 	// paths and to sort out the periphery.
 	Properties []properties.Property
-	// Start is the state the search starts from, reached by StartPath from
-	// the world's initial state (nil: the initial state itself).
-	Start     *sim.State
-	StartPath sim.Path
+	// Start is the state the search starts from (nil: the world's initial
+	// state). Paths in the result start there.
+	Start *sim.State
 	// Progress, when set, is called about every ProgressEvery transitions.
 	Progress      func(Stats)
 	ProgressEvery int64
@@ -109,6 +108,7 @@ type Trail struct {
 
 type frame struct {
 	state  *sim.State
+	dipped bool // the path here went through a state that was not live
 	events []sim.Event
 	next   int   // index of the event to try next
 	tape   []int // the choices to give that event
@@ -163,8 +163,7 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 		}
 	}
 
-	prefix := opts.StartPath.Clone()
-	path := prefix
+	var path sim.Path
 	visited := map[uint64]int32{s0.Fingerprint(): 0}
 	periphery := map[uint64]bool{}
 	st.States = 1
@@ -184,12 +183,17 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 	exhausted := true
 	// visit decides what to do with a state first reached (or reached by a
 	// shorter path) at depth d; it pushes a frame when the state is to be
-	// expanded.
-	visit := func(s *sim.State, d int) (stop bool) {
-		if isLive(s) {
+	// expanded. A live state ends its path once the path has been through
+	// a state that was not live (it recovered); a path that has been live
+	// all along (from a live prefix) goes on, to find where it stops.
+	visit := func(s *sim.State, d int, live, dipped bool) (stop bool) {
+		if live && dipped {
 			return false
 		}
 		if d >= opts.Depth {
+			if live {
+				return false
+			}
 			exhausted = false
 			if fp := s.Fingerprint(); !periphery[fp] {
 				periphery[fp] = true
@@ -213,13 +217,14 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 				Message: QuiescentMessage(notLive), Path: path.Clone()}
 			return true
 		}
-		stack = append(stack, frame{state: s, events: evs})
+		stack = append(stack, frame{state: s, events: evs, dipped: dipped})
 		return false
 	}
-	if visit(s0, 0) {
+	live0 := isLive(s0)
+	if visit(s0, 0, live0, !live0) {
 		return res, nil
 	}
-	if isLive(s0) {
+	if live0 {
 		st.Live++
 	}
 
@@ -266,7 +271,12 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 			st.Elapsed = time.Since(start)
 			opts.Progress(*st)
 		}
+		live := isLive(next)
+		dipped := top.dipped || !live
 		fp := next.Fingerprint()
+		if live && !dipped {
+			fp ^= 0x5bd1e9955bd1e995 // live all along: explored, unlike the same state reached after a dip
+		}
 		old, seen := visited[fp]
 		if seen && int(old) <= d {
 			continue
@@ -282,12 +292,12 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 					return res, nil
 				}
 			}
-			if isLive(next) {
+			if live {
 				st.Live++
 			}
 		}
 		n := len(stack)
-		if visit(next, d) {
+		if visit(next, d, live, dipped) {
 			st.Periphery = len(res.Periphery)
 			return res, nil
 		}

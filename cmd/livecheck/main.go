@@ -49,6 +49,7 @@ const usage = `livecheck finds safety and liveness bugs in distributed protocols
 Usage:
   livecheck list [--json]            the bundled systems, their bugs and properties
   livecheck check SYSTEM [flags]     search SYSTEM's behaviours for a violation
+  livecheck prefix SYSTEM [flags]    make live prefixes to start checks from (check --from)
   livecheck replay TRACE [--json]    re-execute a trace file step by step
 
 Run 'livecheck COMMAND --help' for a command's flags.
@@ -69,11 +70,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCheck(args[1:], stdout, stderr)
 	case "replay":
 		return runReplay(args[1:], stdout, stderr)
+	case "prefix":
+		return runPrefix(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "livecheck: unknown command %q (valid: list, check, replay)\n", args[0])
+	fmt.Fprintf(stderr, "livecheck: unknown command %q (valid: list, check, prefix, replay)\n", args[0])
 	return exitUsage
 }
 
@@ -158,7 +161,8 @@ type jsonStats struct {
 }
 
 type jsonCritical struct {
-	Step      int      `json:"step"`
+	Step      int      `json:"step"`       // counted after the prefix, if any
+	TraceStep int      `json:"trace_step"` // counted from the initial state
 	Case      string   `json:"case"`
 	Event     string   `json:"event"`
 	Kind      string   `json:"kind"`
@@ -211,6 +215,11 @@ type jsonLocal struct {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+type jsonPrefix struct {
+	File   string `json:"file"`
+	Length int    `json:"length"`
+}
+
 type jsonCheck struct {
 	Result    string            `json:"result"`
 	System    string            `json:"system"`
@@ -228,6 +237,7 @@ type jsonCheck struct {
 	Exhausted bool              `json:"exhausted"`
 	Stats     jsonStats         `json:"stats"`
 	Mode      string            `json:"mode"`
+	Prefix    *jsonPrefix       `json:"prefix,omitempty"`
 	Local     *jsonLocal        `json:"local,omitempty"`
 	Liveness  *jsonLive         `json:"liveness,omitempty"`
 	Critical  *jsonCritical     `json:"critical,omitempty"`
@@ -260,6 +270,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run")
 	rounds := fs.Int("rounds", 8, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
+	from := fs.String("from", "", "start from the end of this prefix file (made by 'livecheck prefix'): it replays first, then the search begins with failures enabled")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	out := fs.String("out", "livecheck-out", "directory for trace files")
 	params := map[string]*string{}
@@ -324,6 +335,38 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			cfg.Params[name] = *v
 		}
 	}
+	var prefixPath sim.Path
+	if *from != "" {
+		t, err := reports.ReadTraceFile(*from)
+		if err != nil {
+			return usageErr(stderr, "check", "--from: %v", err)
+		}
+		if livecheck.Verdict(t.Result) != livecheck.PrefixResult {
+			return usageErr(stderr, "check", "--from: %s is not a prefix file (it records %q; make prefixes with 'livecheck prefix')", *from, t.Result)
+		}
+		var diff []string
+		if t.System != sys.Name {
+			diff = append(diff, fmt.Sprintf("system %s, not %s", t.System, sys.Name))
+		}
+		if cfg.Nodes == 0 {
+			cfg.Nodes = t.Nodes
+		} else if t.Nodes != cfg.Nodes {
+			diff = append(diff, fmt.Sprintf("%d nodes, not %d", t.Nodes, cfg.Nodes))
+		}
+		for name := range params {
+			if v, ok := cfg.Params[name]; ok && t.Params[name] != "" && t.Params[name] != v {
+				diff = append(diff, fmt.Sprintf("%s=%s, not %s", name, t.Params[name], v))
+			} else if !ok && t.Params[name] != "" {
+				cfg.Params[name] = t.Params[name]
+			}
+		}
+		if len(diff) > 0 {
+			return usageErr(stderr, "check", "--from: %s was made for another configuration: %s", *from, strings.Join(diff, "; "))
+		}
+		if prefixPath, err = reports.Path(t.Steps); err != nil {
+			return usageErr(stderr, "check", "--from: %s: %v", *from, err)
+		}
+	}
 	var interrupted atomic.Bool
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
@@ -350,6 +393,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		NoWalks:        *noWalks,
 		Mode:           *mode,
 		Rounds:         *rounds,
+		Prefix:         prefixPath,
 		Progress: func(p livecheck.Progress) {
 			if now := time.Now(); now.Sub(start) > 2*time.Second && now.Sub(lastProgress) > 2*time.Second {
 				lastProgress = now
@@ -363,6 +407,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		},
 	})
 	if err != nil {
+		if errors.Is(err, livecheck.ErrPrefix) {
+			return usageErr(stderr, "check", "--from: %s: %v (the prefix's bugs: it must replay exactly with the check's)", *from, err)
+		}
 		return usageErr(stderr, "check", "%v", err)
 	}
 	trace, liveTrace := "", ""
@@ -385,6 +432,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			},
 		}
 		jc.Mode = res.Mode
+		if *from != "" {
+			jc.Prefix = &jsonPrefix{File: *from, Length: res.PrefixLen}
+		}
 		if l := res.Local; l != nil {
 			jc.Local = &jsonLocal{NodeStates: l.NodeStates, Messages: l.Messages, Transitions: l.Transitions,
 				SystemStates: l.SystemStates, Pairs: l.Pairs, Preliminary: l.Preliminary, Verifications: l.Verifications,
@@ -398,8 +448,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 				Critical: float64(l.Critical.Microseconds()) / 1000}
 		}
 		if cx := res.Critical; cx != nil {
-			jc.Critical = &jsonCritical{Step: cx.Step, Case: string(cx.Case), Event: cx.EventText, Kind: cx.Event.Kind.String(),
-				Node: int(cx.Event.Node), Timer: cx.Event.Timer, LiveStep: cx.LiveStep, LiveTrace: liveTrace, Dinit: cx.Dinit,
+			jc.Critical = &jsonCritical{Step: cx.Step - res.PrefixLen, TraceStep: cx.Step, Case: string(cx.Case), Event: cx.EventText, Kind: cx.Event.Kind.String(),
+				Node: int(cx.Event.Node), Timer: cx.Event.Timer, LiveStep: cx.LiveStep - res.PrefixLen, LiveTrace: liveTrace, Dinit: cx.Dinit,
 				WalkDepth: cx.WalkDepth, Tried: cx.Tried, Probes: cx.Probes}
 			for i := range cx.After {
 				if i < len(cx.LiveAfter) && cx.After[i] != cx.LiveAfter[i] {
@@ -447,7 +497,11 @@ func sortedKeys(m map[string]string) []string {
 }
 
 func printCheck(w io.Writer, res *livecheck.Result, trace, liveTrace string) {
-	fmt.Fprintf(w, "%s; depth %d, seed %d\n\n", describeConfig(res.System, res.Config), res.Depth, res.Seed)
+	fmt.Fprintf(w, "%s; depth %d, seed %d\n", describeConfig(res.System, res.Config), res.Depth, res.Seed)
+	if res.PrefixLen > 0 {
+		fmt.Fprintf(w, "started after a live prefix of %d steps: depths and counts are after it, step numbers in traces from the initial state\n", res.PrefixLen)
+	}
+	fmt.Fprintln(w)
 	switch res.Verdict {
 	case livecheck.OK:
 		if l := res.Local; l != nil {
@@ -521,6 +575,9 @@ func printCritical(w io.Writer, res *livecheck.Result) {
 	cx := res.Critical
 	fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %d steps.\n\n", res.Property, len(res.Path))
 	fmt.Fprintf(w, "critical transition (case %s): step %d of %d\n    %s\n", cx.Case, cx.Step, len(res.Path), cx.EventText)
+	if res.PrefixLen > 0 {
+		fmt.Fprintf(w, "that is step %d after the prefix of %d steps\n", cx.Step-res.PrefixLen, res.PrefixLen)
+	}
 	fmt.Fprintf(w, "before it the system could still recover (walks from step %d reach a live state); after it no walk does.\n", cx.LiveStep)
 	if cx.Dinit > 0 {
 		fmt.Fprintf(w, "the path was last live after step %d.\n", cx.Dinit-1)
@@ -541,6 +598,10 @@ func printCritical(w io.Writer, res *livecheck.Result) {
 			continue
 		}
 		fmt.Fprintf(w, "  node %d: %s\n      ->  %s\n", i, cx.Before[i], cx.After[i])
+	}
+	if len(cx.LivePath) == cx.LiveStep {
+		fmt.Fprintf(w, "\nthe state after step %d is live itself: the critical step is the one that leaves it for good.\n\n", cx.LiveStep)
+		return
 	}
 	fmt.Fprintf(w, "\nthe nearest live path shares the first %d steps, then takes instead\n    %s\n", cx.LiveStep, cx.LiveEventText)
 	fmt.Fprintf(w, "and reaches a live state after %d steps. Node states after step %d, dead path vs live path:\n", len(cx.LivePath), cx.Step)
@@ -675,4 +736,106 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "reproduced: the trace replays to the violation it records")
 	}
 	return exitViolation
+}
+
+// ---- prefix ----
+
+type jsonPrefixFile struct {
+	File      string `json:"file"`
+	Length    int    `json:"length"`
+	FirstLive int    `json:"first_live"`
+}
+
+func runPrefix(args []string, stdout, stderr io.Writer) int {
+	var sys *livecheck.System
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		s, err := systems.Lookup(args[0])
+		if err != nil {
+			return usageErr(stderr, "prefix", "%v", err)
+		}
+		sys, args = s, args[1:]
+	}
+	fs := pflag.NewFlagSet("prefix", pflag.ContinueOnError)
+	nodes := fs.Int("nodes", 0, "number of nodes (default: the system's)")
+	bugs := fs.StringArray("bug", nil, "inject the named bug while walking (repeatable)")
+	count := fs.IntP("count", "n", 1, "how many distinct prefixes to write")
+	settle := fs.Int("settle", 0, "steps the liveness property must keep holding after it first holds")
+	seed := fs.Int64("seed", 1, "seed of the walks")
+	maxSteps := fs.Int("max-steps", 100000, "the longest walk tried for one prefix")
+	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1 (default: the system's)")
+	out := fs.String("out", "", "directory for the prefix files (required)")
+	asJSON := fs.Bool("json", false, "print a JSON array of {file, length, first_live}")
+	params := map[string]*string{}
+	if sys != nil {
+		for _, p := range sys.Params {
+			params[p.Name] = fs.String(p.Name, p.Default, p.Doc)
+		}
+	}
+	synopsis := "livecheck prefix SYSTEM --out DIR [flags]: walk SYSTEM with resets, drops and socket errors\n" +
+		"disabled until its liveness property holds (and keeps holding for --settle steps), and write\n" +
+		"each path as a prefix file. 'livecheck check SYSTEM --from FILE' then starts from its end.\n" +
+		"Systems: " + strings.Join(systems.Names(), ", ")
+	if code, stop := parse(fs, args, stdout, stderr, synopsis); stop {
+		return code
+	}
+	switch {
+	case sys == nil && fs.NArg() == 0:
+		return usageErr(stderr, "prefix", "name the system (valid: %s)", strings.Join(systems.Names(), ", "))
+	case sys == nil:
+		return usageErr(stderr, "prefix", "the system must come first: livecheck prefix SYSTEM [flags]")
+	case fs.NArg() > 0:
+		return usageErr(stderr, "prefix", "unexpected argument %q", fs.Arg(0))
+	case *out == "":
+		return usageErr(stderr, "prefix", "--out DIR is required: where to write the prefix files")
+	case *count < 1 || *count > 10000:
+		return usageErr(stderr, "prefix", "-n must be from 1 to 10000, not %d", *count)
+	case *settle < 0 || *maxSteps < 1:
+		return usageErr(stderr, "prefix", "--settle cannot be negative and --max-steps must be at least 1")
+	}
+	weights, err := walk.ParseWeights(*weightsFlag, walk.DefaultWeights)
+	if err != nil {
+		return usageErr(stderr, "prefix", "--weights: %v", err)
+	}
+	cfg := livecheck.Config{Nodes: *nodes, Bugs: *bugs, Params: map[string]string{}}
+	for name, v := range params {
+		if fs.Changed(name) {
+			cfg.Params[name] = *v
+		}
+	}
+	start := time.Now()
+	cfg, ps, err := livecheck.Prefixes(sys, livecheck.PrefixOptions{
+		Config: cfg, Count: *count, Settle: *settle, MaxSteps: *maxSteps, Seed: *seed,
+		Weights: weights, WeightsSet: fs.Changed("weights"),
+	})
+	if err != nil && len(ps) == 0 {
+		return usageErr(stderr, "prefix", "%v", err)
+	}
+	var files []jsonPrefixFile
+	for _, p := range ps {
+		f, werr := livecheck.WritePrefix(*out, sys, cfg, *seed, *settle, p)
+		if werr != nil {
+			fmt.Fprintf(stderr, "livecheck prefix: writing a prefix: %v\n", werr)
+			return exitUsage
+		}
+		files = append(files, jsonPrefixFile{File: f, Length: len(p.Path), FirstLive: p.FirstLive})
+	}
+	elapsed := time.Since(start)
+	if *asJSON {
+		writeJSON(stdout, files)
+	} else {
+		fmt.Fprintf(stdout, "%s: %d prefixes in %s\n\n", describeConfig(sys.Name, cfg), len(files), elapsed.Round(time.Millisecond))
+		var rows [][]string
+		for _, f := range files {
+			rows = append(rows, []string{f.File, fmt.Sprint(f.FirstLive), fmt.Sprint(f.Length)})
+		}
+		reports.Table(stdout, []string{"prefix file", "steps to live", "length"}, rows)
+		if len(files) > 0 {
+			fmt.Fprintf(stdout, "\ncheck from one: livecheck check %s --from %s --resets 1\n", sys.Name, files[0].File)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "livecheck prefix: %v\n", err)
+		return exitInconclusive
+	}
+	return exitOK
 }

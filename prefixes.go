@@ -1,0 +1,103 @@
+package livecheck
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/livecheck/livecheck/prefix"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/walk"
+)
+
+// PrefixOptions say what prefixes to make. Zero values take the defaults.
+type PrefixOptions struct {
+	Config   Config // its failure budget is ignored: prefixes have no failures
+	Count    int    // distinct prefixes (default 1)
+	Settle   int    // steps the liveness property must keep holding (default 0)
+	MaxSteps int    // bound on each walk (default 100,000)
+	Seed     int64  // default 1
+	// Weights are the walks' event weights when WeightsSet; otherwise the
+	// system's, or walk.DefaultWeights.
+	Weights    walk.Weights
+	WeightsSet bool
+}
+
+// A LivePrefix is a path from the initial state to a state where the
+// liveness property holds, and has held for the settle steps.
+type LivePrefix struct {
+	Path      sim.Path
+	FirstLive int // steps to the first live state
+}
+
+// Prefixes makes live prefixes of a system by biased random walks with
+// resets, drops and socket errors disabled.
+func Prefixes(sys *System, opts PrefixOptions) (Config, []LivePrefix, error) {
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	cfg := opts.Config
+	cfg.Budget = sim.Budget{}
+	cfg, m, err := sys.Model(cfg)
+	if err != nil {
+		return cfg, nil, err
+	}
+	c := &checker{m: m}
+	for i := range m.Properties {
+		if p := &m.Properties[i]; p.Kind == properties.Liveness {
+			c.live = append(c.live, p)
+		}
+	}
+	if len(c.live) == 0 {
+		return cfg, nil, fmt.Errorf("%s has no liveness property: a prefix ends where it holds", sys.Name)
+	}
+	w, err := sim.NewWorld(m.Spec)
+	if err != nil {
+		return cfg, nil, err
+	}
+	s0, err := w.Initial()
+	if err != nil {
+		return cfg, nil, err
+	}
+	wt := walk.DefaultWeights
+	if m.Weights != nil {
+		wt = *m.Weights
+	}
+	if opts.WeightsSet {
+		wt = opts.Weights
+	}
+	ps, err := prefix.Generate(w, s0, c.isLive, &wt, prefix.Options{
+		Count: opts.Count, Settle: opts.Settle, MaxSteps: opts.MaxSteps, Seed: uint64(opts.Seed),
+	})
+	out := make([]LivePrefix, len(ps))
+	for i, p := range ps {
+		out[i] = LivePrefix{Path: p.Path, FirstLive: p.FirstLive}
+	}
+	return cfg, out, err
+}
+
+// WritePrefix writes a prefix as a trace file in dir, atomically, and
+// returns its path.
+func WritePrefix(dir string, sys *System, cfg Config, seed int64, settle int, p LivePrefix) (string, error) {
+	names := []string{}
+	for _, d := range sys.Properties {
+		if d.Kind == properties.Liveness {
+			names = append(names, d.Name)
+		}
+	}
+	t := &reports.Trace{
+		System: sys.Name, Nodes: cfg.Nodes, Bugs: cfg.Bugs, Params: cfg.Params,
+		Seed: seed, Result: string(PrefixResult),
+		Message: fmt.Sprintf("live after step %d, and still live %d steps later", p.FirstLive, settle),
+		Steps:   reports.FromPath(p.Path, nil),
+	}
+	if len(names) > 0 {
+		t.Property = names[0]
+	}
+	path := filepath.Join(dir, reports.TraceName(sys.Name, "prefix", p.Path))
+	return path, reports.WriteFileAtomic(path, t.Write)
+}
+
+// PrefixResult marks a trace file that holds a live prefix.
+const PrefixResult Verdict = "prefix"

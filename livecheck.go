@@ -436,6 +436,8 @@ func (r *Result) Trace(describe func(i int) string) *reports.Trace {
 		Property: r.Property,
 		Message:  r.Message,
 		Steps:    reports.FromPath(r.Path, describe),
+
+		PrefixLength: r.PrefixLen,
 	}
 }
 

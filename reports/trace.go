@@ -36,6 +36,9 @@ type Trace struct {
 	Result   string            `json:"result"`             // "safety-violation", "liveness-violation"
 	Property string            `json:"property,omitempty"` // the property violated
 	Message  string            `json:"message,omitempty"`  // what the property said
+	// PrefixLength is the length of the live prefix the check started
+	// after; the steps include it.
+	PrefixLength int `json:"prefix_length,omitempty"`
 	// Critical is the critical transition of a liveness violation.
 	Critical *TraceCritical `json:"critical,omitempty"`
 	Steps    []TraceStep    `json:"steps"`

@@ -354,10 +354,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			diff = append(diff, fmt.Sprintf("%d nodes, not %d", t.Nodes, cfg.Nodes))
 		}
 		for name := range params {
-			if v, ok := cfg.Params[name]; ok && t.Params[name] != "" && t.Params[name] != v {
-				diff = append(diff, fmt.Sprintf("%s=%s, not %s", name, t.Params[name], v))
-			} else if !ok && t.Params[name] != "" {
-				cfg.Params[name] = t.Params[name]
+			pv, cv, set := t.Params[name], cfg.Params[name], fs.Changed(name)
+			switch {
+			case set && pv != cv:
+				if pv == "" {
+					pv = "(default)"
+				}
+				diff = append(diff, fmt.Sprintf("%s=%s, not %s", name, pv, cv))
+			case !set && pv != "":
+				cfg.Params[name] = pv
 			}
 		}
 		if len(diff) > 0 {
@@ -408,7 +413,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		if errors.Is(err, livecheck.ErrPrefix) {
-			return usageErr(stderr, "check", "--from: %s: %v (the prefix's bugs: it must replay exactly with the check's)", *from, err)
+			return usageErr(stderr, "check", "--from: %s: %v (a prefix must replay exactly under the check's configuration and bugs)", *from, err)
 		}
 		return usageErr(stderr, "check", "%v", err)
 	}
@@ -726,7 +731,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		}
 		return usageErr(stderr, "replay", "%s does not replay: it records %s, but replaying it gives %s", file, what, got)
 	}
-	if livecheck.Verdict(t.Result) == livecheck.Live {
+	if v := livecheck.Verdict(t.Result); v == livecheck.Live || v == livecheck.PrefixResult {
 		if !*asJSON {
 			fmt.Fprintln(stdout, "reproduced: the trace reaches a live state")
 		}

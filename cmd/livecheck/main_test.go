@@ -241,3 +241,86 @@ func stripTimes(s string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+func TestPrefixFiles(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "prefix", "lcr", "--nodes", "4", "-n", "3", "--out", dir, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var files []struct {
+		File      string
+		Length    int
+		FirstLive int `json:"first_live"`
+	}
+	if err := json.Unmarshal([]byte(out), &files); err != nil || len(files) != 3 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f.File] || f.FirstLive != 14 || f.Length != 14 {
+			t.Fatalf("prefixes %+v", files)
+		}
+		seen[f.File] = true
+		// A prefix replays to a live state: exit 0.
+		if code, out, _ := runCLI(t, "replay", f.File); code != 0 || !strings.Contains(out, "reaches a live state") {
+			t.Fatalf("replay %s: exit %d %s", f.File, code, out)
+		}
+	}
+	p := files[0].File
+	// From the prefix, with one reset: LCR does not survive a crash (a
+	// reset node is never started again), found after the prefix.
+	code, out, _ = runCLI(t, "check", "lcr", "--from", p, "--resets", "1", "--json", "--out", dir)
+	var r struct {
+		Result string
+		Nodes  int
+		Prefix struct {
+			File   string
+			Length int
+		}
+		Trace    string
+		Critical struct {
+			Step      int
+			TraceStep int `json:"trace_step"`
+			Kind      string
+		}
+	}
+	json.Unmarshal([]byte(out), &r)
+	if code != 1 || r.Result != "liveness-violation" || r.Nodes != 4 || r.Prefix.Length != 14 || r.Critical.Kind != "reset" ||
+		r.Critical.TraceStep != r.Critical.Step+14 {
+		t.Fatalf("check --from: exit %d %s", code, out)
+	}
+	if code, _, errs := runCLI(t, "replay", r.Trace); code != 1 {
+		t.Fatalf("the trace from a prefix does not replay on its own: %s", errs)
+	}
+
+	orig, _ := os.ReadFile(p)
+	for _, tc := range []struct {
+		name, content string
+		args          []string
+		want          string
+	}{
+		{"other nodes", string(orig), []string{"--nodes", "5"}, "was made for another configuration: 4 nodes, not 5"},
+		{"other ids", string(orig), []string{"--ids", "1,2,3,4"}, "ids=(default), not 1,2,3,4"},
+		{"not a prefix", strings.Replace(string(orig), `"result": "prefix"`, `"result": "safety-violation"`, 1), nil, "is not a prefix file"},
+		{"edited path", strings.Replace(string(orig), `"node": 1`, `"node": 2`, 1), nil, "the prefix does not replay"},
+		{"truncated", string(orig[:len(orig)/3]), nil, "malformed or truncated JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(dir, "p.json")
+			os.WriteFile(f, []byte(tc.content), 0o644)
+			args := append([]string{"check", "lcr", "--from", f}, tc.args...)
+			code, _, errs := runCLI(t, args...)
+			if code != 2 || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errs, tc.want)
+			}
+		})
+	}
+	// A prefix of another system.
+	other := strings.Replace(string(orig), `"system": "lcr"`, `"system": "paxos"`, 1)
+	f := filepath.Join(dir, "other.json")
+	os.WriteFile(f, []byte(other), 0o644)
+	if code, _, errs := runCLI(t, "check", "lcr", "--from", f); code != 2 || !strings.Contains(errs, "system paxos, not lcr") {
+		t.Fatalf("another system's prefix: exit %d %q", code, errs)
+	}
+}

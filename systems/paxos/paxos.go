@@ -164,9 +164,11 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 		ctx.Send(from, Promise{Ballot: m.Ballot, AcceptedBallot: n.AccBallot, AcceptedValue: n.AccValue})
 	case Promise:
 		if m.Ballot != n.Ballot || n.Phase2 {
-			return
+			return // not for this ballot, or late: Accept is sent once
 		}
 		n.Promises = n.Promises.add(from)
+		// The proposal accepted under the highest ballot may be chosen
+		// already: phase 2 must carry its value forward.
 		if m.AcceptedBallot > n.AdoptBallot || n.lastPromise {
 			n.AdoptBallot, n.AdoptValue = m.AcceptedBallot, m.AcceptedValue
 		}

@@ -395,9 +395,9 @@ func TestBugsFound(t *testing.T) {
 	}
 }
 
-// The bug needs two proposers: alone, a proposer's quorum has nothing
-// accepted to carry forward.
-func TestLastPromiseNeedsTwoProposers(t *testing.T) {
+// Both bugs need two proposers: with one, a single value is ever proposed,
+// and its proposer's promises carry nothing accepted to choose between.
+func TestBugsNeedTwoProposers(t *testing.T) {
 	for _, bug := range []string{"last-promise", "quorum=1"} {
 		res := check(t, 3, 1, 40, bug)
 		if res.Verdict != livecheck.OK || !res.Exhausted {

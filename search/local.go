@@ -18,9 +18,10 @@ type LocalOptions struct {
 	// MaxNodeStates stops the search after this many node states in all
 	// (default 1,000,000); the result is then not complete.
 	MaxNodeStates int
-	// MaxSequences bounds the event-sequence combinations one soundness
-	// verification tries (default 100,000).
-	MaxSequences int
+	// MaxVerify bounds the steps one soundness verification may simulate
+	// (default 20,000); a verification that runs out counts as unsound, so
+	// nothing unverified is ever reported.
+	MaxVerify int
 	Properties   []properties.Property
 	Stop         func() bool
 }
@@ -34,8 +35,9 @@ type LocalStats struct {
 	Pairs           int64 // node-state pairs checked by pairwise properties
 	Preliminary     int64 // violations on system states built
 	Verifications   int64 // soundness verifications run
-	Sequences       int64 // event-sequence combinations they tried
-	Unsound         int64 // preliminary violations no real run reaches
+	Sequences       int64 // interleaving prefixes they tried (simulator steps)
+	Unsound         int64 // preliminary violations no real run was found for
+	GaveUp          int64 // verifications that ran out of steps
 	Rounds          int   // rounds run
 	Explore         time.Duration
 	Combine         time.Duration
@@ -71,9 +73,16 @@ type lstate struct {
 	// in the node but may consume and send messages (a node forwarding a
 	// message, say), which a real run may need.
 	loops []pred
+	// succ are the steps out of the state to other states.
+	succ []edge
 	hist  []int32 // I+ indices of messages delivered on the first path here, sorted
 	local int     // local events on the first path here
 	tried bool    // its local events have been applied
+}
+
+type edge struct {
+	to int32
+	p  pred
 }
 
 type imsg struct {
@@ -103,15 +112,24 @@ type localSearch struct {
 	total    int
 	stopped  bool
 	held     bool // a local event was held back by the round bound
-	// conflicts are the node-state pairs a pairwise property found in
-	// conflict, per property: each new state of a third node is combined
-	// with them again, since it may be the one a real run needs.
-	conflicts map[*properties.Property][]conflict
+	// pending are preliminary violations that failed verification: the
+	// node graphs grow, so each round ends by verifying them again.
+	pending []pendingCheck
+	edges   int // steps between distinct node states recorded
 }
 
-type conflict struct {
-	a, b   sim.NodeID
-	ai, bi int32
+// A pendingCheck is a preliminary violation: property p, with the given
+// nodes pinned to the given states (the others free), and the size of
+// the graphs when it was last verified.
+type pendingCheck struct {
+	p       *properties.Property
+	targets []target
+	edges   int
+}
+
+type target struct {
+	node sim.NodeID
+	idx  int32
 }
 
 // Local runs local model checking (LMC): per-node state sets, one
@@ -131,16 +149,15 @@ func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 	if opts.MaxNodeStates <= 0 {
 		opts.MaxNodeStates = 1_000_000
 	}
-	if opts.MaxSequences <= 0 {
-		opts.MaxSequences = 100_000
+	if opts.MaxVerify <= 0 {
+		opts.MaxVerify = 20_000
 	}
 	b := w.Spec().Budget
 	if b.Resets > 0 || b.Drops > 0 || b.Errors > 0 {
 		return nil, fmt.Errorf("local mode does not inject failures: resets, drops and socket errors must be 0 (use --mode global)")
 	}
 	start := time.Now()
-	ls := &localSearch{w: w, opts: opts, n: w.Spec().Nodes, res: &LocalResult{}, msgIndex: map[msgKey]int32{},
-		conflicts: map[*properties.Property][]conflict{}}
+	ls := &localSearch{w: w, opts: opts, n: w.Spec().Nodes, res: &LocalResult{}, msgIndex: map[msgKey]int32{}}
 	for i := range opts.Properties {
 		if p := &opts.Properties[i]; p.Kind == properties.Safety {
 			ls.safety = append(ls.safety, p)
@@ -188,6 +205,9 @@ func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 		st.Rounds = round
 		ls.held = false
 		if err := ls.fixpoint(round); err != nil {
+			return nil, err
+		}
+		if err := ls.reverify(); err != nil {
 			return nil, err
 		}
 		if ls.res.Violation != nil || ls.stopped {
@@ -318,6 +338,8 @@ func (ls *localSearch) step(id sim.NodeID, si int32, ev sim.Event, consume int32
 				}
 			case !slices.ContainsFunc(t.preds, same):
 				t.preds = append(t.preds, p)
+				from.succ = append(from.succ, edge{idx, p})
+				ls.edges++
 			}
 		} else {
 			ns := &lstate{loc: next, preds: []pred{p}, hist: from.hist, local: from.local}
@@ -330,6 +352,8 @@ func (ls *localSearch) step(id sim.NodeID, si int32, ev sim.Event, consume int32
 			}
 			idx := int32(len(ls.states[id]))
 			ls.states[id] = append(ls.states[id], ns)
+			from.succ = append(from.succ, edge{idx, p})
+			ls.edges++
 			ls.index[id][next.FP] = idx
 			ls.total++
 			if err := ls.checkSystem(id, idx); err != nil || ls.res.Violation != nil {
@@ -349,57 +373,72 @@ func samePred(a, b pred) bool {
 }
 
 // checkSystem checks the safety properties on the system states that
-// combine node id's new state with stored states of the other nodes,
-// pruned by each property's pairwise form or filter.
+// the new state si of node id takes part in. A property with a pairwise
+// form is checked on pairs of node states, and a conflicting pair is a
+// preliminary violation with the other nodes left free; otherwise every
+// combination with stored states of the other nodes is built.
 func (ls *localSearch) checkSystem(id sim.NodeID, si int32) error {
 	t0 := time.Now()
 	defer func() { ls.res.Stats.Combine += time.Since(t0) }()
 	s := ls.states[id][si]
 	for _, p := range ls.safety {
-		if p.Pair != nil {
-			// The new state may complete a conflict found earlier between
-			// two other nodes.
-			for _, c := range ls.conflicts[p] {
-				if c.a == id || c.b == id {
+		if p.Filter != nil && !p.Filter(id, s.loc.Node) {
+			continue
+		}
+		if p.Pair == nil {
+			if err := ls.combine(p, id, si); err != nil || ls.res.Violation != nil {
+				return err
+			}
+			continue
+		}
+		for other := range ls.n {
+			if sim.NodeID(other) == id {
+				continue
+			}
+			for oi, o := range ls.states[other] {
+				if p.Filter != nil && !p.Filter(sim.NodeID(other), o.loc.Node) {
 					continue
 				}
-				fixed := map[sim.NodeID]int32{c.a: c.ai, c.b: c.bi, id: si}
-				if done, err := ls.combine(p, fixed); done || err != nil {
+				ls.res.Stats.Pairs++
+				a, b := s.loc.Node, o.loc.Node
+				if sim.NodeID(other) < id {
+					a, b = b, a
+				}
+				if err := safePair(p, a, b); err == nil {
+					continue
+				}
+				ls.res.Stats.Preliminary++
+				ts := []target{{id, si}, {sim.NodeID(other), int32(oi)}}
+				if err := ls.check(p, ts); err != nil || ls.res.Violation != nil {
 					return err
 				}
 			}
 		}
-		if p.Filter != nil && !p.Filter(id, s.loc.Node) {
+	}
+	return nil
+}
+
+// check verifies a preliminary violation and keeps it for later rounds if
+// no real run was found yet.
+func (ls *localSearch) check(p *properties.Property, ts []target) error {
+	ok, err := ls.verify(p, ts, nil)
+	if err != nil || ok {
+		return err
+	}
+	ls.pending = append(ls.pending, pendingCheck{p: p, targets: ts, edges: ls.edges})
+	return nil
+}
+
+// reverify runs again the verifications that failed while the node graphs
+// have grown since: a run may now exist.
+func (ls *localSearch) reverify() error {
+	for i := range ls.pending {
+		pc := &ls.pending[i]
+		if pc.edges == ls.edges {
 			continue
 		}
-		if p.Pair != nil {
-			for other := range ls.n {
-				if sim.NodeID(other) == id {
-					continue
-				}
-				for oi, o := range ls.states[other] {
-					if p.Filter != nil && !p.Filter(sim.NodeID(other), o.loc.Node) {
-						continue
-					}
-					ls.res.Stats.Pairs++
-					a, b := s.loc.Node, o.loc.Node
-					if sim.NodeID(other) < id {
-						a, b = b, a
-					}
-					if err := safePair(p, a, b); err == nil {
-						continue
-					}
-					// Fix the pair; the other nodes take any stored state.
-					ls.conflicts[p] = append(ls.conflicts[p], conflict{id, sim.NodeID(other), si, int32(oi)})
-					fixed := map[sim.NodeID]int32{id: si, sim.NodeID(other): int32(oi)}
-					if done, err := ls.combine(p, fixed); done || err != nil {
-						return err
-					}
-				}
-			}
-			continue
-		}
-		if done, err := ls.combine(p, map[sim.NodeID]int32{id: si}); done || err != nil {
+		pc.edges = ls.edges
+		if ok, err := ls.verify(pc.p, pc.targets, nil); err != nil || ok {
 			return err
 		}
 	}
@@ -415,36 +454,39 @@ func safePair(p *properties.Property, a, b sim.Node) (err error) {
 	return p.Pair(a, b)
 }
 
-// combine builds every system state with the fixed node states and any
-// stored state of the other nodes, checks p on it, and verifies each
-// violation; it says whether a sound one was found.
-func (ls *localSearch) combine(p *properties.Property, fixed map[sim.NodeID]int32) (bool, error) {
+// combine builds every system state of node id's state si with stored
+// states of the other nodes, and checks p on it.
+func (ls *localSearch) combine(p *properties.Property, id sim.NodeID, si int32) error {
 	pick := make([]int32, ls.n)
 	nodes := make([]sim.Node, ls.n)
-	var rec func(i int) (bool, error)
-	rec = func(i int) (bool, error) {
+	var rec func(i int) error
+	rec = func(i int) error {
 		if i == ls.n {
 			ls.res.Stats.SystemStates++
 			for k := range ls.n {
 				nodes[k] = ls.states[k][pick[k]].loc.Node
 			}
 			if err := p.CheckSafety(sim.NewState(nodes)); err == nil {
-				return false, nil
+				return nil
 			}
 			ls.res.Stats.Preliminary++
-			return ls.verify(p, pick)
+			ts := make([]target, ls.n)
+			for k := range ls.n {
+				ts[k] = target{sim.NodeID(k), pick[k]}
+			}
+			return ls.check(p, ts)
 		}
-		if f, ok := fixed[sim.NodeID(i)]; ok {
-			pick[i] = f
+		if sim.NodeID(i) == id {
+			pick[i] = si
 			return rec(i + 1)
 		}
 		for k := range ls.states[i] {
 			pick[i] = int32(k)
-			if found, err := rec(i + 1); found || err != nil {
-				return found, err
+			if err := rec(i + 1); err != nil || ls.res.Violation != nil {
+				return err
 			}
 		}
-		return false, nil
+		return nil
 	}
 	return rec(0)
 }

@@ -2,7 +2,6 @@ package search
 
 import (
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/livecheck/livecheck/properties"
@@ -11,326 +10,198 @@ import (
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
-// seqStep is one step of a node's event sequence, as soundness
-// verification needs it.
-type seqStep struct {
-	step    sim.Step
-	consume int32
-	sent    []int32
-	at      int32 // the node's state before the step
-}
+// errBudget ends a verification that ran out of steps.
+var errBudget = errors.New("verification budget spent")
 
-// sequences returns the event sequences that lead from node id's initial
-// state to state si through the predecessor links, without revisiting a
-// state, at most limit of them.
-func (ls *localSearch) sequences(id sim.NodeID, si int32, limit int) [][]seqStep {
-	var out [][]seqStep
-	var rev []seqStep
-	onPath := map[int32]bool{}
-	var walk func(i int32)
-	walk = func(i int32) {
-		if len(out) >= limit {
-			return
-		}
-		if i == 0 {
-			seq := make([]seqStep, len(rev))
-			for k := range rev {
-				seq[k] = rev[len(rev)-1-k]
-			}
-			out = append(out, seq)
-			return
-		}
-		onPath[i] = true
-		for _, p := range ls.states[id][i].preds {
-			if onPath[p.from] {
-				continue
-			}
-			rev = append(rev, seqStep{step: p.step, consume: p.consume, sent: p.sent, at: p.from})
-			walk(p.from)
-			rev = rev[:len(rev)-1]
-		}
-		delete(onPath, i)
+// verify looks for a real run in which each target node reaches its target
+// state: a search in the global simulator from the initial state, where a
+// target node takes only recorded steps that can still lead to its target
+// (and the loops of its current state), and every other node takes any
+// recorded step. The world accepts a delivery only of a message that was
+// sent and not yet consumed (and, on streams, in order), so the run it
+// finds is real; it becomes the violation's trace. With extra set, the
+// target node extra.node then takes the step extra.step, which must panic.
+func (ls *localSearch) verify(p *properties.Property, ts []target, extra *panicStep) (bool, error) {
+	t0 := time.Now()
+	defer func() { ls.res.Stats.Verify += time.Since(t0) }()
+	ls.res.Stats.Verifications++
+	v := &verifier{ls: ls, goal: make([]int32, ls.n), reach: make([][]bool, ls.n), extra: extra,
+		seen: map[uint64]bool{}, cur: make([]int32, ls.n)}
+	for k := range v.goal {
+		v.goal[k] = -1
 	}
-	walk(si)
-	return out
-}
-
-// verify looks for a real run that reaches the system state made of each
-// node's picked state: a combination of their event sequences that can be
-// interleaved so that every message is delivered after it was sent and
-// not yet consumed, and that the global simulator replays. If extra is
-// set, node extraNode then takes that step too (a handler that panicked).
-func (ls *localSearch) verify(p *properties.Property, pick []int32) (bool, error) {
-	path, ok, err := ls.findRun(pick, nil, 0)
-	if ls.res.Violation != nil {
-		return true, nil // a panic on the way
+	for _, t := range ts {
+		v.goal[t.node] = t.idx
+		v.reach[t.node] = ls.canReach(t.node, t.idx)
 	}
-	if err != nil || !ok {
-		if err == nil {
-			ls.res.Stats.Unsound++
-		}
-		return false, err
+	ok, err := v.dfs(ls.init)
+	ls.res.Stats.Sequences += int64(v.steps)
+	if errors.Is(err, errBudget) {
+		ls.res.Stats.GaveUp++
+		err, ok = nil, false
 	}
-	// The run must show the violation in the global simulator too.
-	end, err := ls.w.Run(ls.init, path, nil)
 	if err != nil {
 		return false, err
 	}
-	perr := p.CheckSafety(end)
+	if ls.res.Violation != nil {
+		return true, nil // a handler panicked on the way: a finding of its own
+	}
+	if !ok {
+		ls.res.Stats.Unsound++
+		return false, nil
+	}
+	if extra != nil {
+		ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: extra.panic.Error(), Path: v.path.Clone(), Panic: extra.panic}
+		return true, nil
+	}
+	perr := p.CheckSafety(v.end)
 	if perr == nil {
 		ls.res.Stats.Unsound++
 		return false, nil
 	}
-	ls.res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: path}
+	ls.res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: v.path.Clone()}
 	return true, nil
 }
 
-// verifyPanic reports a handler panic found on node id's state si if a
-// real run reaches that state (with any stored states of the others).
-func (ls *localSearch) verifyPanic(id sim.NodeID, si int32, st sim.Step, hp *sim.HandlerPanic) error {
-	pick := make([]int32, ls.n)
-	var rec func(i int) (bool, error)
-	rec = func(i int) (bool, error) {
-		if i == ls.n {
-			ls.res.Stats.Preliminary++
-			extra := &seqStep{step: st, consume: -1}
-			if st.Event.Kind == sim.Deliver {
-				extra.consume = ls.msgIndex[msgKey{st.Event.Peer, st.Event.Node, st.Event.Msg}]
-			}
-			path, ok, err := ls.findRun(pick, extra, id)
-			if ls.res.Violation != nil {
-				return true, nil
-			}
-			if err != nil || !ok {
-				if err == nil {
-					ls.res.Stats.Unsound++
-				}
-				return false, err
-			}
-			ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Path: path, Panic: hp}
-			return true, nil
-		}
-		if sim.NodeID(i) == id {
-			pick[i] = si
-			return rec(i + 1)
-		}
-		for k := range ls.states[i] {
-			pick[i] = int32(k)
-			if found, err := rec(i + 1); found || err != nil {
-				return found, err
-			}
-		}
-		return false, nil
-	}
-	_, err := rec(0)
-	return err
+type panicStep struct {
+	node  sim.NodeID
+	step  sim.Step
+	panic *sim.HandlerPanic
 }
 
-// findRun tries the combinations of the picked states' event sequences
-// and returns the global path of the first one that interleaves into a
-// real run.
-func (ls *localSearch) findRun(pick []int32, extra *seqStep, extraNode sim.NodeID) (sim.Path, bool, error) {
-	t0 := time.Now()
-	defer func() { ls.res.Stats.Verify += time.Since(t0) }()
-	ls.res.Stats.Verifications++
-	seqs := make([][][]seqStep, ls.n)
-	for k := range ls.n {
-		seqs[k] = ls.sequences(sim.NodeID(k), pick[k], ls.opts.MaxSequences)
-		if extra != nil && sim.NodeID(k) == extraNode {
-			for j := range seqs[k] {
-				seqs[k][j] = append(slices.Clone(seqs[k][j]), *extra)
+// canReach marks the states of node id from which the target state can be
+// reached through recorded steps.
+func (ls *localSearch) canReach(id sim.NodeID, target int32) []bool {
+	r := make([]bool, len(ls.states[id]))
+	r[target] = true
+	queue := []int32{target}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		for _, p := range ls.states[id][i].preds {
+			if !r[p.from] {
+				r[p.from] = true
+				queue = append(queue, p.from)
 			}
 		}
 	}
-	combo := make([][]seqStep, ls.n)
-	tried := 0
-	var rec func(i int) (sim.Path, bool, error)
-	rec = func(i int) (sim.Path, bool, error) {
-		if i == ls.n {
-			if tried >= ls.opts.MaxSequences {
-				return nil, false, nil
-			}
-			tried++
-			ls.res.Stats.Sequences++
-			if !ls.feasible(combo, pick) {
-				return nil, false, nil
-			}
-			return ls.interleave(combo, pick, extra != nil)
-		}
-		for _, sq := range seqs[i] {
-			combo[i] = sq
-			if p, ok, err := rec(i + 1); ok || err != nil {
-				return p, ok, err
-			}
-		}
-		return nil, false, nil
-	}
-	return rec(0)
+	return r
 }
 
-// feasible is the quick test: with a multiset of message counts, greedily
-// take any step whose message is available, and any loop of the node's
-// current state whose message the rest of its sequence does not need
-// (loops only add messages); every sequence must empty. It never rejects
-// a combination the world could run.
-func (ls *localSearch) feasible(combo [][]seqStep, pick []int32) bool {
-	count := map[int32]int{}
-	for _, e := range ls.init.InFlight() {
-		count[ls.msgIndex[msgKey{e.From, e.To, e.FP}]]++
-	}
-	need := make([]map[int32]int, len(combo)) // messages each sequence still consumes
-	for k, sq := range combo {
-		need[k] = map[int32]int{}
-		for _, st := range sq {
-			if st.consume >= 0 {
-				need[k][st.consume]++
-			}
-		}
-	}
-	fired := map[[2]int32]bool{} // (node, loop) pairs taken, per state
-	pos := make([]int, len(combo))
-	left := 0
-	for _, sq := range combo {
-		left += len(sq)
-	}
-	for {
-		moved := false
-		for k, sq := range combo {
-			for {
-				cur := pick[k]
-				if pos[k] < len(sq) {
-					cur = sq[pos[k]].at
-				}
-				for li, lp := range ls.states[k][cur].loops {
-					key := [2]int32{int32(k), cur<<16 | int32(li)}
-					if fired[key] || (lp.consume >= 0 && (count[lp.consume] == 0 || count[lp.consume] <= need[k][lp.consume])) {
-						continue
-					}
-					fired[key] = true
-					if lp.consume >= 0 {
-						count[lp.consume]--
-					}
-					for _, m := range lp.sent {
-						count[m]++
-					}
-					moved = true
-				}
-				if pos[k] == len(sq) {
-					break
-				}
-				st := sq[pos[k]]
-				if st.consume >= 0 {
-					if count[st.consume] == 0 {
-						break
-					}
-					count[st.consume]--
-					need[k][st.consume]--
-				}
-				for _, m := range st.sent {
-					count[m]++
-				}
-				pos[k]++
-				left--
-				moved = true
-			}
-		}
-		if left == 0 {
-			return true
-		}
-		if !moved {
+type verifier struct {
+	ls    *localSearch
+	goal  []int32  // target state per node, -1 for a free node
+	reach [][]bool // per target node: states that can reach the target
+	cur   []int32  // each node's current state
+	extra *panicStep
+	seen  map[uint64]bool
+	path  sim.Path
+	end   *sim.State
+	steps int
+}
+
+func (v *verifier) done() bool {
+	for k, g := range v.goal {
+		if g >= 0 && v.cur[k] != g {
 			return false
 		}
 	}
+	return true
 }
 
-// interleave searches, depth first in the global simulator, for an order
-// of the sequences' steps that the world accepts (stream transports also
-// keep each connection in order). The last step of the last node may be a
-// handler that panics (lastPanics).
-func (ls *localSearch) interleave(combo [][]seqStep, pick []int32, lastPanics bool) (sim.Path, bool, error) {
+func (v *verifier) dfs(s *sim.State) (bool, error) {
+	ls := v.ls
+	if v.done() {
+		if v.extra == nil {
+			v.end = s
+			return true, nil
+		}
+		// The step that panicked must be possible here.
+		ok, err := v.try(s, v.extra.step, -1, -1, true)
+		if ok || err != nil {
+			return ok, err
+		}
+	}
+	if v.seen[s.Fingerprint()] {
+		return false, nil
+	}
+	v.seen[s.Fingerprint()] = true
+	// Target nodes first, each toward its target; then the free nodes.
+	for pass := 0; pass < 2; pass++ {
+		for k := range ls.n {
+			pinned := v.goal[k] >= 0
+			if pinned != (pass == 0) {
+				continue
+			}
+			st := ls.states[k][v.cur[k]]
+			for _, e := range st.succ {
+				if pinned && !v.reach[k][e.to] {
+					continue
+				}
+				if ok, err := v.try(s, e.p.step, k, e.to, false); ok || err != nil {
+					return ok, err
+				}
+			}
+			for _, lp := range st.loops {
+				if ok, err := v.try(s, lp.step, k, v.cur[k], false); ok || err != nil {
+					return ok, err
+				}
+			}
+		}
+	}
+	return false, nil
+}
+
+// try applies one step in the global simulator and goes on from there.
+// final marks the step that must panic.
+func (v *verifier) try(s *sim.State, st sim.Step, k int, to int32, final bool) (bool, error) {
+	ls := v.ls
+	if v.steps >= ls.opts.MaxVerify {
+		return false, errBudget
+	}
+	v.steps++
 	w := ls.w
 	saved := w.Strict
 	w.Strict = true
-	defer func() { w.Strict = saved }()
-	total := 0
-	for _, sq := range combo {
-		total += len(sq)
-	}
-	pos := make([]int, len(combo))
-	done := 0
-	path := make(sim.Path, 0, total)
-	seen := map[uint64]bool{}
-	var rec func(s *sim.State) (bool, error)
-	rec = func(s *sim.State) (bool, error) {
-		if done == total {
+	next, err := w.Apply(s, st.Event, st.Choices)
+	w.Strict = saved
+	if err != nil {
+		if errors.Is(err, sim.ErrNotEnabled) {
+			return false, nil
+		}
+		var hp *sim.HandlerPanic
+		if errors.As(err, &hp) {
+			v.path = append(v.path, st)
+			if final {
+				v.extra.panic = hp
+				return true, nil
+			}
+			// A real run reaches a handler that panics: a finding in
+			// itself, whatever was being verified.
+			ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Path: v.path.Clone(), Panic: hp}
 			return true, nil
 		}
-		key := s.Fingerprint()
-		for _, p := range pos {
-			key = key*0x100000001b3 ^ uint64(p)
-		}
-		if seen[key] {
-			return false, nil
-		}
-		seen[key] = true
-		// try takes one step: a step of node k's sequence (main) or one of
-		// the loops of its current state.
-		try := func(k int, st sim.Step, main bool) (bool, error) {
-			next, err := w.Apply(s, st.Event, st.Choices)
-			if err != nil {
-				if errors.Is(err, sim.ErrNotEnabled) {
-					return false, nil
-				}
-				var hp *sim.HandlerPanic
-				if errors.As(err, &hp) {
-					// A real run reaches a handler that panics: that is
-					// a finding in itself, whatever was being verified.
-					path = append(path, st)
-					if !lastPanics || !main || done != total-1 {
-						ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Path: path.Clone(), Panic: hp}
-					}
-					return true, nil
-				}
-				return false, err
-			}
-			path = append(path, st)
-			if main {
-				pos[k]++
-				done++
-			}
-			if ok, err := rec(next); ok || err != nil {
-				return ok, err
-			}
-			if main {
-				pos[k]--
-				done--
-			}
-			path = path[:len(path)-1]
-			return false, nil
-		}
-		for k, sq := range combo {
-			if pos[k] < len(sq) {
-				if ok, err := try(k, sq[pos[k]].step, true); ok || err != nil {
-					return ok, err
-				}
-			}
-		}
-		for k, sq := range combo {
-			cur := pick[k]
-			if pos[k] < len(sq) {
-				cur = sq[pos[k]].at
-			}
-			for _, lp := range ls.states[k][cur].loops {
-				if ok, err := try(k, lp.step, false); ok || err != nil {
-					return ok, err
-				}
-			}
-		}
-		return false, nil
+		return false, err
 	}
-	ok, err := rec(ls.init)
-	if !ok || err != nil {
-		return nil, false, err
+	if final {
+		return false, nil // it did not panic in the real run
 	}
-	return path.Clone(), true, nil
+	v.path = append(v.path, st)
+	old := v.cur[k]
+	v.cur[k] = to
+	ok, err := v.dfs(next)
+	if ok || err != nil {
+		return ok, err
+	}
+	v.cur[k] = old
+	v.path = v.path[:len(v.path)-1]
+	return false, nil
+}
+
+// verifyPanic reports a handler that panicked on state si of node id if a
+// real run reaches that state and then takes the step.
+func (ls *localSearch) verifyPanic(id sim.NodeID, si int32, st sim.Step, hp *sim.HandlerPanic) error {
+	ls.res.Stats.Preliminary++
+	_, err := ls.verify(nil, []target{{id, si}}, &panicStep{node: id, step: st, panic: hp})
+	return err
 }

@@ -268,7 +268,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	escalations := fs.Int("escalations", 3, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
 	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1,reset=0 (default: the system's)")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
-	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run")
+	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run; compare: both, side by side (no walks)")
 	rounds := fs.Int("rounds", 8, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
 	from := fs.String("from", "", "start from the end of this prefix file (made by 'livecheck prefix'): it replays first, then the search begins with failures enabled")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
@@ -306,8 +306,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if *walkDepth < 1 || *walks < 1 || *escalations < 0 {
 		return usageErr(stderr, "check", "--walk-depth and --walks must be at least 1, --escalations at least 0")
 	}
-	if *mode != "global" && *mode != "local" {
-		return usageErr(stderr, "check", "unknown --mode %q (valid: global, local)", *mode)
+	if *mode != "global" && *mode != "local" && *mode != "compare" {
+		return usageErr(stderr, "check", "unknown --mode %q (valid: global, local, compare)", *mode)
 	}
 	if *rounds < 1 {
 		return usageErr(stderr, "check", "--rounds must be at least 1")
@@ -383,7 +383,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}()
 	start := time.Now()
 	lastProgress := start
-	res, err := livecheck.Check(sys, livecheck.Options{
+	opts := livecheck.Options{
 		Config:         cfg,
 		Depth:          *depth,
 		MaxStates:      *maxStates,
@@ -410,7 +410,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 					p.Phase, p.Stats.States, p.Stats.Transitions, p.Stats.MaxDepth, p.Stats.Elapsed.Round(time.Millisecond))
 			}
 		},
-	})
+	}
+	if *mode == "compare" {
+		return runCompare(sys, opts, *out, *asJSON, stdout, stderr)
+	}
+	res, err := livecheck.Check(sys, opts)
 	if err != nil {
 		if errors.Is(err, livecheck.ErrPrefix) {
 			return usageErr(stderr, "check", "--from: %s: %v (a prefix must replay exactly under the check's configuration and bugs)", *from, err)
@@ -426,47 +430,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		jc := jsonCheck{
-			Result: string(res.Verdict), System: res.System, Bugs: res.Config.Bugs, Nodes: res.Config.Nodes,
-			Params: res.Config.Params, Budget: res.Config.Budget, Seed: res.Seed, Depth: res.Depth,
-			Property: res.Property, Message: res.Message, Trace: trace, PathLen: len(res.Path),
-			Complete: res.Complete, Exhausted: res.Exhausted,
-			Stats: jsonStats{
-				States: res.Stats.States, Transitions: res.Stats.Transitions, MaxDepth: res.Stats.MaxDepth,
-				Periphery: res.Stats.Periphery, LiveStates: res.Stats.Live, ElapsedMS: res.Stats.Elapsed.Milliseconds(),
-			},
-		}
-		jc.Mode = res.Mode
-		if *from != "" {
-			jc.Prefix = &jsonPrefix{File: *from, Length: res.PrefixLen}
-		}
-		if l := res.Local; l != nil {
-			jc.Local = &jsonLocal{NodeStates: l.NodeStates, Messages: l.Messages, Transitions: l.Transitions,
-				SystemStates: l.SystemStates, Pairs: l.Pairs, Preliminary: l.Preliminary, Verifications: l.Verifications,
-				Sequences: l.Sequences, Unsound: l.Unsound, Rounds: l.Rounds,
-				ExploreMS: ms(l.Elapsed - l.Combine), CombineMS: ms(l.Combine - l.Verify), VerifyMS: ms(l.Verify)}
-		}
-		if !*noWalks && res.Mode == "global" {
-			l := res.Live
-			jc.Liveness = &jsonLive{WalkDepth: res.WalkDepth, Walks: l.Walks, WalkSteps: l.WalkSteps, Suspects: l.Suspects,
-				Cleared: l.Cleared, ElapsedMS: l.Elapsed.Milliseconds(), Weights: res.Weights.String(), K: res.Walks,
-				Critical: float64(l.Critical.Microseconds()) / 1000}
-		}
-		if cx := res.Critical; cx != nil {
-			jc.Critical = &jsonCritical{Step: cx.Step - res.PrefixLen, TraceStep: cx.Step, Case: string(cx.Case), Event: cx.EventText, Kind: cx.Event.Kind.String(),
-				Node: int(cx.Event.Node), Timer: cx.Event.Timer, LiveStep: cx.LiveStep - res.PrefixLen, LiveTrace: liveTrace, Dinit: cx.Dinit,
-				WalkDepth: cx.WalkDepth, Tried: cx.Tried, Probes: cx.Probes}
-			for i := range cx.After {
-				if i < len(cx.LiveAfter) && cx.After[i] != cx.LiveAfter[i] {
-					jc.Critical.Diff = append(jc.Critical.Diff, jsonDiff{Node: i, Dead: cx.After[i], Live: cx.LiveAfter[i]})
-				}
-			}
-		}
-		writeJSON(stdout, jc)
+		writeJSON(stdout, toJSON(res, trace, liveTrace, *from))
 	} else {
 		printCheck(stdout, res, trace, liveTrace)
 	}
-	switch res.Verdict {
+	return exitCode(res.Verdict)
+}
+
+func exitCode(v livecheck.Verdict) int {
+	switch v {
 	case livecheck.OK:
 		return exitOK
 	case livecheck.Inconclusive:
@@ -474,6 +446,109 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitViolation
 }
+
+// runCompare runs the same check in global mode (search only) and in local
+// mode, and shows the two side by side.
+func runCompare(sys *livecheck.System, opts livecheck.Options, out string, asJSON bool, stdout, stderr io.Writer) int {
+	var results [2]*livecheck.Result
+	var traces [2]string
+	for i, mode := range []string{"global", "local"} {
+		o := opts
+		o.Mode, o.NoWalks = mode, true
+		res, err := livecheck.Check(sys, o)
+		if err != nil {
+			return usageErr(stderr, "check", "%s mode: %v", mode, err)
+		}
+		if res.Verdict == livecheck.SafetyViolation || res.Verdict == livecheck.LivenessViolation {
+			if traces[i], _, err = res.WriteTraces(out); err != nil {
+				fmt.Fprintf(stderr, "livecheck check: writing the trace: %v\n", err)
+				return exitUsage
+			}
+		}
+		results[i] = res
+	}
+	g, l := results[0], results[1]
+	gv, lv := g.Verdict == livecheck.SafetyViolation, l.Verdict == livecheck.SafetyViolation
+	tr := float64(g.Stats.Transitions) / max(float64(l.Stats.Transitions), 1)
+	tm := g.Stats.Elapsed.Seconds() / max(l.Stats.Elapsed.Seconds(), 1e-9)
+	if asJSON {
+		writeJSON(stdout, struct {
+			Global           jsonCheck `json:"global"`
+			Local            jsonCheck `json:"local"`
+			Agree            bool      `json:"agree"`
+			TransitionsRatio float64   `json:"transitions_ratio"`
+			TimeRatio        float64   `json:"time_ratio"`
+		}{toJSON(g, traces[0], "", ""), toJSON(l, traces[1], "", ""), gv == lv, tr, tm})
+	} else {
+		fmt.Fprintf(stdout, "%s; global depth %d, local rounds %d\n\n", describeConfig(g.System, g.Config), g.Depth, opts.Rounds)
+		rows := [][]string{}
+		for i, r := range results {
+			found := string(r.Verdict)
+			if r.Property != "" {
+				found += " of " + r.Property
+			}
+			states := fmt.Sprint(r.Stats.States)
+			if r.Local != nil {
+				states = fmt.Sprintf("%d node states %v", r.Local.TotalNodeStates, r.Local.NodeStates)
+			}
+			rows = append(rows, []string{[]string{"global", "local"}[i], found, fmt.Sprint(r.Complete), states,
+				fmt.Sprint(r.Stats.Transitions), r.Stats.Elapsed.Round(time.Microsecond).String()})
+		}
+		reports.Table(stdout, []string{"mode", "result", "complete", "states", "transitions", "time"}, rows)
+		fmt.Fprintf(stdout, "\nglobal/local: %.1fx the transitions, %.1fx the time\n", tr, tm)
+		for i, t := range traces {
+			if t != "" {
+				fmt.Fprintf(stdout, "%s trace: %s\n", []string{"global", "local"}[i], t)
+			}
+		}
+	}
+	if gv != lv {
+		fmt.Fprintf(stderr, "livecheck check: the modes disagree: global %s, local %s\n", g.Verdict, l.Verdict)
+		return exitInconclusive
+	}
+	return max(exitCode(g.Verdict), exitCode(l.Verdict))
+}
+
+func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
+	jc := jsonCheck{
+		Result: string(res.Verdict), System: res.System, Bugs: res.Config.Bugs, Nodes: res.Config.Nodes,
+		Params: res.Config.Params, Budget: res.Config.Budget, Seed: res.Seed, Depth: res.Depth,
+		Property: res.Property, Message: res.Message, Trace: trace, PathLen: len(res.Path),
+		Complete: res.Complete, Exhausted: res.Exhausted,
+		Stats: jsonStats{
+			States: res.Stats.States, Transitions: res.Stats.Transitions, MaxDepth: res.Stats.MaxDepth,
+			Periphery: res.Stats.Periphery, LiveStates: res.Stats.Live, ElapsedMS: res.Stats.Elapsed.Milliseconds(),
+		},
+		Mode: res.Mode,
+	}
+	if from != "" {
+		jc.Prefix = &jsonPrefix{File: from, Length: res.PrefixLen}
+	}
+	if l := res.Local; l != nil {
+		jc.Local = &jsonLocal{NodeStates: l.NodeStates, Messages: l.Messages, Transitions: l.Transitions,
+			SystemStates: l.SystemStates, Pairs: l.Pairs, Preliminary: l.Preliminary, Verifications: l.Verifications,
+			Sequences: l.Sequences, Unsound: l.Unsound, Rounds: l.Rounds,
+			ExploreMS: ms(l.Elapsed - l.Combine), CombineMS: ms(l.Combine - l.Verify), VerifyMS: ms(l.Verify)}
+	}
+	if res.Mode == "global" && (res.Live.Walks > 0 || res.Live.Suspects > 0 || res.Verdict == livecheck.OK) {
+		l := res.Live
+		jc.Liveness = &jsonLive{WalkDepth: res.WalkDepth, Walks: l.Walks, WalkSteps: l.WalkSteps, Suspects: l.Suspects,
+			Cleared: l.Cleared, ElapsedMS: l.Elapsed.Milliseconds(), Weights: res.Weights.String(), K: res.Walks,
+			Critical: float64(l.Critical.Microseconds()) / 1000}
+	}
+	if cx := res.Critical; cx != nil {
+		jc.Critical = &jsonCritical{Step: cx.Step - res.PrefixLen, TraceStep: cx.Step, Case: string(cx.Case), Event: cx.EventText, Kind: cx.Event.Kind.String(),
+			Node: int(cx.Event.Node), Timer: cx.Event.Timer, LiveStep: cx.LiveStep - res.PrefixLen, LiveTrace: liveTrace, Dinit: cx.Dinit,
+			WalkDepth: cx.WalkDepth, Tried: cx.Tried, Probes: cx.Probes}
+		for i := range cx.After {
+			if i < len(cx.LiveAfter) && cx.After[i] != cx.LiveAfter[i] {
+				jc.Critical.Diff = append(jc.Critical.Diff, jsonDiff{Node: i, Dead: cx.After[i], Live: cx.LiveAfter[i]})
+			}
+		}
+	}
+	return jc
+}
+
 
 func describeConfig(system string, cfg livecheck.Config) string {
 	bugs := "no bugs"

@@ -9,6 +9,7 @@ import (
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/lcr"
+	"github.com/livecheck/livecheck/systems/paxos"
 )
 
 // handoff: the driver tells node 0 to send X to node 1. A node 1 that got
@@ -62,9 +63,74 @@ func TestLocalRejectsUnsoundViolation(t *testing.T) {
 		t.Fatalf("%s (%s): the impossible state was reported", res.Verdict, res.Message)
 	}
 	// Node 0: initial, sent. Node 1: initial, got X. The pair (node 0
-	// initial, node 1 got X) conflicts: one preliminary violation, and
-	// verification finds no run for it.
-	if fmt.Sprint(l.NodeStates) != "[2 2]" || l.Messages != 1 || l.Preliminary != 1 || l.Unsound != 1 || l.Verifications != 1 {
+	// initial, node 1 got X) conflicts: one preliminary violation, refuted
+	// at once: node 1 consumed X on every path to its state, and node 0
+	// sends X on no path to its own.
+	if fmt.Sprint(l.NodeStates) != "[2 2]" || l.Messages != 1 || l.Preliminary != 1 || l.Unsound != 1 || l.Refuted != 1 || l.Verifications != 0 {
+		t.Fatalf("local stats %+v", *l)
+	}
+}
+
+// relay: node 0 sends A to node 2, which then sends C to node 1. Node 1
+// having C while node 0 has not sent A is impossible, but no summary of the
+// pair shows it (C comes from node 2): only a search for a run refutes it.
+type relay struct{ Sent, Got bool }
+
+type msgA struct{}
+type msgC struct{}
+
+func (r *relay) Init(ctx sim.Context) {}
+func (r *relay) App(ctx sim.Context, call sim.AppCall) {
+	r.Sent = true
+	ctx.Send(2, msgA{})
+}
+func (r *relay) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	switch msg.(type) {
+	case msgA:
+		ctx.Send(1, msgC{})
+	case msgC:
+		r.Got = true
+	}
+}
+func (r *relay) Timer(ctx sim.Context, name string)     {}
+func (r *relay) Error(ctx sim.Context, peer sim.NodeID) {}
+
+func TestLocalRefutesByVerification(t *testing.T) {
+	bad := errors.New("node 1 has C, node 0 never sent A")
+	p := properties.Always("causal", "node 1 has C only after node 0 sent A", func(s *sim.State) error {
+		if properties.Node[*relay](s, 1).Got && !properties.Node[*relay](s, 0).Sent {
+			return bad
+		}
+		return nil
+	})
+	p.Filter = func(id sim.NodeID, n sim.Node) bool {
+		r := n.(*relay)
+		return id == 0 && !r.Sent || id == 1 && r.Got
+	}
+	p.Pair = func(a, b sim.Node) error {
+		if x, y := a.(*relay), b.(*relay); !x.Sent && y.Got {
+			return bad
+		}
+		return nil
+	}
+	sys := &livecheck.System{
+		Name: "relay", Doc: "a relayed message", DefaultNodes: 3, MinNodes: 3, MaxNodes: 3,
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{
+				Spec:       sim.Spec{New: func(sim.NodeID) sim.Node { return &relay{} }, Calls: []sim.Call{{To: 0, Call: "go"}}},
+				Properties: []properties.Property{p},
+			}, nil
+		},
+	}
+	res, err := livecheck.Check(sys, livecheck.Options{Mode: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.Local
+	if res.Verdict != livecheck.OK || !res.Complete {
+		t.Fatalf("%s (%s): the impossible state was reported", res.Verdict, res.Message)
+	}
+	if l.Preliminary != 1 || l.Refuted != 0 || l.Unsound != 1 || l.Verifications != 2 || l.GaveUp != 0 {
 		t.Fatalf("local stats %+v", *l)
 	}
 }
@@ -99,5 +165,54 @@ func TestLocalAgreesWithGlobal(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Local and global mode agree on Paxos: on every space global search
+// exhausts, and on the bugs it finds.
+func TestLocalAgreesWithGlobalPaxos(t *testing.T) {
+	for _, tc := range []struct {
+		nodes     int
+		proposers string
+		bugs      []string
+		depth     int
+	}{
+		{3, "1", nil, 64},
+		{2, "2", nil, 64},
+		{2, "2", []string{"last-promise"}, 64},
+		{2, "2", []string{"quorum=1"}, 64},
+		{3, "1", []string{"quorum=1"}, 64},
+		{3, "2", []string{"quorum=1"}, 20},
+		{3, "2", []string{"last-promise"}, 20},
+	} {
+		t.Run(fmt.Sprint(tc.nodes, tc.proposers, tc.bugs), func(t *testing.T) {
+			cfg := livecheck.Config{Nodes: tc.nodes, Bugs: tc.bugs, Params: map[string]string{"proposers": tc.proposers}}
+			g, err := livecheck.Check(&paxos.System, livecheck.Options{Config: cfg, Depth: tc.depth, NoWalks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Verdict != livecheck.SafetyViolation && !g.Exhausted {
+				t.Fatalf("global search did not exhaust the space: %s", g.Verdict)
+			}
+			l, err := livecheck.Check(&paxos.System, livecheck.Options{Config: cfg, Mode: "local"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (g.Verdict == livecheck.SafetyViolation) != (l.Verdict == livecheck.SafetyViolation) {
+				t.Fatalf("global %s (%s), local %s (%s) %+v", g.Verdict, g.Property, l.Verdict, l.Property, *l.Local)
+			}
+			if l.Verdict == livecheck.OK && !l.Complete {
+				t.Fatal("local mode did not finish")
+			}
+			if l.Verdict == livecheck.SafetyViolation {
+				if l.Local.Preliminary == 0 || l.Local.Verifications == 0 {
+					t.Fatalf("a violation without preliminary violations or verifications: %+v", *l.Local)
+				}
+				rep, err := livecheck.Replay(&paxos.System, l.Config, l.Path, 0)
+				if err != nil || !rep.Reproduces(livecheck.SafetyViolation, "agreement") {
+					t.Fatalf("verified trace: %v %+v", err, rep)
+				}
+			}
+		})
 	}
 }

@@ -18,10 +18,14 @@ type LocalOptions struct {
 	// MaxNodeStates stops the search after this many node states in all
 	// (default 1,000,000); the result is then not complete.
 	MaxNodeStates int
-	// MaxVerify bounds the steps one soundness verification may simulate
-	// (default 20,000); a verification that runs out counts as unsound, so
-	// nothing unverified is ever reported.
-	MaxVerify int
+	// MaxVerify bounds the steps of the search that verifies all the
+	// preliminary violations at once (default 2,000,000); QuickChecks
+	// (default 256) of the shortest are first verified one by one, with
+	// QuickBudget steps each (default 5,000). A verification that runs out
+	// reports nothing, so nothing unverified is ever reported.
+	MaxVerify   int
+	QuickChecks int
+	QuickBudget int
 	Properties   []properties.Property
 	Stop         func() bool
 }
@@ -38,6 +42,7 @@ type LocalStats struct {
 	Sequences       int64 // interleaving prefixes they tried (simulator steps)
 	Unsound         int64 // preliminary violations no real run was found for
 	GaveUp          int64 // verifications that ran out of steps
+	Refuted         int64 // preliminary violations refuted by message summaries
 	Rounds          int   // rounds run
 	Explore         time.Duration
 	Combine         time.Duration
@@ -77,7 +82,9 @@ type lstate struct {
 	succ []edge
 	hist  []int32 // I+ indices of messages delivered on the first path here, sorted
 	local int     // local events on the first path here
+	depth int     // steps on the first path here
 	tried bool    // its local events have been applied
+	in    []bool  // per safety property: passes its filter
 }
 
 type edge struct {
@@ -116,6 +123,8 @@ type localSearch struct {
 	// node graphs grow, so each round ends by verifying them again.
 	pending []pendingCheck
 	edges   int // steps between distinct node states recorded
+	// the pending count and graph size at the last verification
+	verifiedPending, verifiedEdges int
 }
 
 // A pendingCheck is a preliminary violation: property p, with the given
@@ -124,7 +133,20 @@ type localSearch struct {
 type pendingCheck struct {
 	p       *properties.Property
 	targets []target
-	edges   int
+	edges   int // the graphs' size at the last verification, -1 before any
+	depth   int // the targets' first-path lengths, added up
+}
+
+// plausible checks every pair of targets against the summaries.
+func (pc *pendingCheck) plausible(sm *summaries) bool {
+	for i, a := range pc.targets {
+		for _, b := range pc.targets[i+1:] {
+			if !sm.plausible(int(a.node), a.idx, int(b.node), b.idx) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 type target struct {
@@ -150,7 +172,13 @@ func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 		opts.MaxNodeStates = 1_000_000
 	}
 	if opts.MaxVerify <= 0 {
-		opts.MaxVerify = 20_000
+		opts.MaxVerify = 2_000_000
+	}
+	if opts.QuickChecks <= 0 {
+		opts.QuickChecks = 256
+	}
+	if opts.QuickBudget <= 0 {
+		opts.QuickBudget = 5_000
 	}
 	b := w.Spec().Budget
 	if b.Resets > 0 || b.Drops > 0 || b.Errors > 0 {
@@ -194,6 +222,10 @@ func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 	for i := range ls.n {
 		l := w.LocalOf(s0, sim.NodeID(i))
 		ls.states[i] = []*lstate{{loc: l}}
+		ls.states[i][0].in = make([]bool, len(ls.safety))
+		for pi, p := range ls.safety {
+			ls.states[i][0].in[pi] = p.Filter == nil || p.Filter(sim.NodeID(i), l.Node)
+		}
 		ls.index[i] = map[uint64]int32{l.FP: 0}
 	}
 	for _, e := range s0.InFlight() {
@@ -207,6 +239,9 @@ func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 		if err := ls.fixpoint(round); err != nil {
 			return nil, err
 		}
+		if ls.res.Violation != nil {
+			return ls.res, nil
+		}
 		if err := ls.reverify(); err != nil {
 			return nil, err
 		}
@@ -217,7 +252,9 @@ func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 			break // the bound held nothing back: a larger one adds nothing
 		}
 	}
-	ls.res.Complete = !ls.held
+	// Complete: nothing held back by the round bound, and every
+	// preliminary violation refuted (none left undecided by a budget).
+	ls.res.Complete = !ls.held && ls.res.Stats.GaveUp == 0
 	return ls.res, nil
 }
 
@@ -342,7 +379,7 @@ func (ls *localSearch) step(id sim.NodeID, si int32, ev sim.Event, consume int32
 				ls.edges++
 			}
 		} else {
-			ns := &lstate{loc: next, preds: []pred{p}, hist: from.hist, local: from.local}
+			ns := &lstate{loc: next, preds: []pred{p}, hist: from.hist, local: from.local, depth: from.depth + 1}
 			if consume >= 0 {
 				ns.hist = slices.Clone(from.hist)
 				i, _ := slices.BinarySearch(ns.hist, consume)
@@ -377,12 +414,16 @@ func samePred(a, b pred) bool {
 // form is checked on pairs of node states, and a conflicting pair is a
 // preliminary violation with the other nodes left free; otherwise every
 // combination with stored states of the other nodes is built.
-func (ls *localSearch) checkSystem(id sim.NodeID, si int32) error {
+func (ls *localSearch) checkSystem(id sim.NodeID, si int32) (err error) {
 	t0 := time.Now()
 	defer func() { ls.res.Stats.Combine += time.Since(t0) }()
 	s := ls.states[id][si]
-	for _, p := range ls.safety {
-		if p.Filter != nil && !p.Filter(id, s.loc.Node) {
+	s.in = make([]bool, len(ls.safety))
+	for pi, p := range ls.safety {
+		s.in[pi] = p.Filter == nil || p.Filter(id, s.loc.Node)
+	}
+	for pi, p := range ls.safety {
+		if !s.in[pi] {
 			continue
 		}
 		if p.Pair == nil {
@@ -391,67 +432,99 @@ func (ls *localSearch) checkSystem(id sim.NodeID, si int32) error {
 			}
 			continue
 		}
-		for other := range ls.n {
-			if sim.NodeID(other) == id {
-				continue
-			}
-			for oi, o := range ls.states[other] {
-				if p.Filter != nil && !p.Filter(sim.NodeID(other), o.loc.Node) {
-					continue
-				}
-				ls.res.Stats.Pairs++
-				a, b := s.loc.Node, o.loc.Node
-				if sim.NodeID(other) < id {
-					a, b = b, a
-				}
-				if err := safePair(p, a, b); err == nil {
-					continue
-				}
-				ls.res.Stats.Preliminary++
-				ts := []target{{id, si}, {sim.NodeID(other), int32(oi)}}
-				if err := ls.check(p, ts); err != nil || ls.res.Violation != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// check verifies a preliminary violation and keeps it for later rounds if
-// no real run was found yet.
-func (ls *localSearch) check(p *properties.Property, ts []target) error {
-	ok, err := ls.verify(p, ts, nil)
-	if err != nil || ok {
-		return err
-	}
-	ls.pending = append(ls.pending, pendingCheck{p: p, targets: ts, edges: ls.edges})
-	return nil
-}
-
-// reverify runs again the verifications that failed while the node graphs
-// have grown since: a run may now exist.
-func (ls *localSearch) reverify() error {
-	for i := range ls.pending {
-		pc := &ls.pending[i]
-		if pc.edges == ls.edges {
-			continue
-		}
-		pc.edges = ls.edges
-		if ok, err := ls.verify(pc.p, pc.targets, nil); err != nil || ok {
+		if err := ls.pairs(pi, p, id, si); err != nil || ls.res.Violation != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func safePair(p *properties.Property, a, b sim.Node) (err error) {
+// pairs checks the pairwise form of property p on node id's new state si
+// against every stored state of the other nodes that passes its filter.
+func (ls *localSearch) pairs(pi int, p *properties.Property, id sim.NodeID, si int32) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("property %s panicked: %v", p.Name, r)
+			err = fmt.Errorf("the pairwise form of property %s panicked: %v", p.Name, r)
 		}
 	}()
-	return p.Pair(a, b)
+	s := ls.states[id][si]
+	for other := range ls.n {
+		if sim.NodeID(other) == id {
+			continue
+		}
+		for oi, o := range ls.states[other] {
+			if !o.in[pi] {
+				continue
+			}
+			ls.res.Stats.Pairs++
+			a, b := s.loc.Node, o.loc.Node
+			if sim.NodeID(other) < id {
+				a, b = b, a
+			}
+			if p.Pair(a, b) == nil {
+				continue
+			}
+			ls.res.Stats.Preliminary++
+			ls.check(p, []target{{id, si}, {sim.NodeID(other), int32(oi)}})
+		}
+	}
+	return nil
+}
+
+// check records a preliminary violation. It is verified when the round's
+// exploration is done: by then the node graphs hold every step a real run
+// within the round's bound may need, and the shortest candidates can be
+// verified first. (Verifying each as it comes spends the time on the
+// many combinations no run reaches, before the states of a real one are
+// even found.)
+func (ls *localSearch) check(p *properties.Property, ts []target) error {
+	d := 0
+	for _, t := range ts {
+		d += ls.states[t.node][t.idx].depth
+	}
+	ls.pending = append(ls.pending, pendingCheck{p: p, targets: ts, edges: -1, depth: d})
+	return nil
+}
+
+// reverify verifies the preliminary violations found so far, all at
+// once, if there are new ones or the node graphs grew since the last time.
+func (ls *localSearch) reverify() error {
+	if len(ls.pending) == 0 || (ls.verifiedPending == len(ls.pending) && ls.verifiedEdges == ls.edges) {
+		return nil
+	}
+	ls.verifiedPending, ls.verifiedEdges = len(ls.pending), ls.edges
+	// Refute what the message summaries can, without a search.
+	sm := ls.summarize()
+	kept := ls.pending[:0]
+	for _, pc := range ls.pending {
+		if pc.plausible(sm) {
+			kept = append(kept, pc)
+		} else {
+			ls.res.Stats.Refuted++
+			ls.res.Stats.Unsound++
+		}
+	}
+	ls.pending = kept
+	ls.verifiedPending = len(kept)
+	if len(kept) == 0 {
+		return nil
+	}
+	// First the shortest candidates one by one, each node pinned to its
+	// target: cheap and quick when the candidate is real. Then all of
+	// them in one search.
+	slices.SortStableFunc(ls.pending, func(a, b pendingCheck) int { return a.depth - b.depth })
+	for i := range ls.pending[:min(len(ls.pending), ls.opts.QuickChecks)] {
+		pc := &ls.pending[i]
+		if pc.edges == ls.edges {
+			continue
+		}
+		pc.edges = ls.edges
+		if ok, err := ls.verify(pc.p, pc.targets, nil, ls.opts.QuickBudget); ok || err != nil {
+			return err
+		}
+	}
+	_, err := ls.verifyAll()
+	return err
 }
 
 // combine builds every system state of node id's state si with stored

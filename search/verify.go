@@ -2,6 +2,7 @@ package search
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/livecheck/livecheck/properties"
@@ -14,19 +15,19 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 var errBudget = errors.New("verification budget spent")
 
 // verify looks for a real run in which each target node reaches its target
-// state: a search in the global simulator from the initial state, where a
-// target node takes only recorded steps that can still lead to its target
-// (and the loops of its current state), and every other node takes any
-// recorded step. The world accepts a delivery only of a message that was
-// sent and not yet consumed (and, on streams, in order), so the run it
-// finds is real; it becomes the violation's trace. With extra set, the
-// target node extra.node then takes the step extra.step, which must panic.
-func (ls *localSearch) verify(p *properties.Property, ts []target, extra *panicStep) (bool, error) {
+// state: a search from the initial state where a target node takes only
+// recorded steps that can still lead to its target (and the loops of its
+// current state), every other node takes any recorded step, and a delivery
+// needs its message sent and not yet consumed. The run it finds is
+// replayed in the global simulator before it counts, and becomes the
+// violation's trace. With extra set, the target node then takes the step
+// extra.step, which must panic.
+func (ls *localSearch) verify(p *properties.Property, ts []target, extra *panicStep, budget int) (bool, error) {
 	t0 := time.Now()
 	defer func() { ls.res.Stats.Verify += time.Since(t0) }()
 	ls.res.Stats.Verifications++
 	v := &verifier{ls: ls, goal: make([]int32, ls.n), reach: make([][]bool, ls.n), extra: extra,
-		seen: map[uint64]bool{}, cur: make([]int32, ls.n)}
+		seen: map[uint64]bool{}, cur: make([]int32, ls.n), budget: budget}
 	for k := range v.goal {
 		v.goal[k] = -1
 	}
@@ -34,7 +35,8 @@ func (ls *localSearch) verify(p *properties.Property, ts []target, extra *panicS
 		v.goal[t.node] = t.idx
 		v.reach[t.node] = ls.canReach(t.node, t.idx)
 	}
-	ok, err := v.dfs(ls.init)
+	v.init()
+	ok, err := v.dfs()
 	ls.res.Stats.Sequences += int64(v.steps)
 	if errors.Is(err, errBudget) {
 		ls.res.Stats.GaveUp++
@@ -88,19 +90,77 @@ func (ls *localSearch) canReach(id sim.NodeID, target int32) []bool {
 	return r
 }
 
+// The verifier searches an abstraction of the real runs: each node's
+// current state (an index into its stored states) and the multiset of
+// messages in flight (I+ indices with counts). A step of node k along a
+// recorded edge is enabled when the message it consumes is in flight; it
+// takes it out and puts in what the step sent. That is the world's own
+// rule for datagrams, computed with integers instead of by running
+// handlers, so thousands of candidate runs cost what a few simulator steps
+// would. A run that reaches the targets is then replayed in the simulator
+// (which also holds streams to their order); only a run that replays
+// counts.
 type verifier struct {
 	ls    *localSearch
 	goal  []int32  // target state per node, -1 for a free node
 	reach [][]bool // per target node: states that can reach the target
 	cur   []int32  // each node's current state
+	count map[int32]int32
+	key   uint64 // hash of cur and count, kept up to date
 	extra *panicStep
 	seen  map[uint64]bool
 	path  sim.Path
 	end   *sim.State
-	steps int
+	steps  int
+	budget int
+	// limit, when set, bounds the run's length (iterative deepening); cut
+	// says the bound cut some run short.
+	limit int
+	left  map[uint64]int32
+	cut   bool
+	// match, when set, replaces the targets: the search stops where it
+	// returns a property, whose violation the run must then replay to.
+	match   func() *properties.Property
+	matched *properties.Property
+}
+
+func nodeKey(k int, i int32) uint64 { return mix64(uint64(k)<<32 | uint64(uint32(i))) }
+func msgKey64(m int32, c int32) uint64 {
+	return mix64(0x8000000000000000 | uint64(uint32(m))<<20 | uint64(uint32(c)))
+}
+
+func mix64(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+func (v *verifier) init() {
+	v.count = map[int32]int32{}
+	for _, e := range v.ls.init.InFlight() {
+		v.add(v.ls.msgIndex[msgKey{e.From, e.To, e.FP}], 1)
+	}
+	for k := range v.cur {
+		v.key ^= nodeKey(k, 0)
+	}
+}
+
+func (v *verifier) add(m int32, d int32) {
+	c := v.count[m]
+	v.key ^= msgKey64(m, c) ^ msgKey64(m, c+d)
+	v.count[m] = c + d
+}
+
+func (v *verifier) move(k int, to int32) {
+	v.key ^= nodeKey(k, v.cur[k]) ^ nodeKey(k, to)
+	v.cur[k] = to
 }
 
 func (v *verifier) done() bool {
+	if v.match != nil {
+		v.matched = v.match()
+		return v.matched != nil
+	}
 	for k, g := range v.goal {
 		if g >= 0 && v.cur[k] != g {
 			return false
@@ -109,41 +169,57 @@ func (v *verifier) done() bool {
 	return true
 }
 
-func (v *verifier) dfs(s *sim.State) (bool, error) {
+func (v *verifier) dfs() (bool, error) {
 	ls := v.ls
 	if v.done() {
-		if v.extra == nil {
-			v.end = s
-			return true, nil
-		}
-		// The step that panicked must be possible here.
-		ok, err := v.try(s, v.extra.step, -1, -1, true)
+		ok, err := v.replay()
 		if ok || err != nil {
 			return ok, err
 		}
 	}
-	if v.seen[s.Fingerprint()] {
-		return false, nil
+	if v.limit > 0 {
+		// Depth-limited: a state seen before with at least as many steps
+		// left has nothing new to give.
+		left := int32(v.limit - len(v.path))
+		if left <= 0 {
+			v.cut = true
+			return false, nil
+		}
+		if old, ok := v.left[v.key]; ok && old >= left {
+			return false, nil
+		}
+		v.left[v.key] = left
+	} else {
+		if v.seen[v.key] {
+			return false, nil
+		}
+		v.seen[v.key] = true
 	}
-	v.seen[s.Fingerprint()] = true
 	// Target nodes first, each toward its target; then the free nodes.
-	for pass := 0; pass < 2; pass++ {
+	// Within each, deliveries before local events (timers, driver calls),
+	// as the global search orders them: a run settles the messages in
+	// flight before it starts something new.
+	for pass := 0; pass < 4; pass++ {
+		local := pass%2 == 1
 		for k := range ls.n {
 			pinned := v.goal[k] >= 0
-			if pinned != (pass == 0) {
+			if pinned != (pass < 2) {
 				continue
 			}
 			st := ls.states[k][v.cur[k]]
 			for _, e := range st.succ {
-				if pinned && !v.reach[k][e.to] {
+				if (e.p.consume < 0) != local || (pinned && !v.reach[k][e.to]) {
 					continue
 				}
-				if ok, err := v.try(s, e.p.step, k, e.to, false); ok || err != nil {
+				if ok, err := v.try(k, e.p, e.to); ok || err != nil {
 					return ok, err
 				}
 			}
 			for _, lp := range st.loops {
-				if ok, err := v.try(s, lp.step, k, v.cur[k], false); ok || err != nil {
+				if (lp.consume < 0) != local {
+					continue
+				}
+				if ok, err := v.try(k, lp, v.cur[k]); ok || err != nil {
 					return ok, err
 				}
 			}
@@ -152,56 +228,169 @@ func (v *verifier) dfs(s *sim.State) (bool, error) {
 	return false, nil
 }
 
-// try applies one step in the global simulator and goes on from there.
-// final marks the step that must panic.
-func (v *verifier) try(s *sim.State, st sim.Step, k int, to int32, final bool) (bool, error) {
-	ls := v.ls
-	if v.steps >= ls.opts.MaxVerify {
+// try takes one recorded step in the abstraction and goes on from there.
+func (v *verifier) try(k int, p pred, to int32) (bool, error) {
+	if p.consume >= 0 && v.count[p.consume] == 0 {
+		return false, nil
+	}
+	if v.steps >= v.budget {
 		return false, errBudget
 	}
 	v.steps++
-	w := ls.w
-	saved := w.Strict
-	w.Strict = true
-	next, err := w.Apply(s, st.Event, st.Choices)
-	w.Strict = saved
-	if err != nil {
-		if errors.Is(err, sim.ErrNotEnabled) {
-			return false, nil
-		}
-		var hp *sim.HandlerPanic
-		if errors.As(err, &hp) {
-			v.path = append(v.path, st)
-			if final {
-				v.extra.panic = hp
-				return true, nil
-			}
-			// A real run reaches a handler that panics: a finding in
-			// itself, whatever was being verified.
-			ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Path: v.path.Clone(), Panic: hp}
-			return true, nil
-		}
-		return false, err
+	if p.consume >= 0 {
+		v.add(p.consume, -1)
 	}
-	if final {
-		return false, nil // it did not panic in the real run
+	for _, m := range p.sent {
+		v.add(m, 1)
 	}
-	v.path = append(v.path, st)
-	old := v.cur[k]
-	v.cur[k] = to
-	ok, err := v.dfs(next)
+	from := v.cur[k]
+	v.move(k, to)
+	v.path = append(v.path, p.step)
+	ok, err := v.dfs()
 	if ok || err != nil {
 		return ok, err
 	}
-	v.cur[k] = old
 	v.path = v.path[:len(v.path)-1]
+	v.move(k, from)
+	for _, m := range p.sent {
+		v.add(m, -1)
+	}
+	if p.consume >= 0 {
+		v.add(p.consume, 1)
+	}
 	return false, nil
+}
+
+// replay runs the candidate in the simulator, then the step that must
+// panic if there is one. A candidate the simulator refuses (a stream out
+// of order) does not count; a handler that panics on the way is a finding
+// of its own.
+func (v *verifier) replay() (bool, error) {
+	ls := v.ls
+	w := ls.w
+	saved := w.Strict
+	w.Strict = true
+	defer func() { w.Strict = saved }()
+	s := ls.init
+	steps := v.path
+	if v.extra != nil {
+		steps = append(steps.Clone(), v.extra.step)
+	}
+	for i, st := range steps {
+		next, err := w.Apply(s, st.Event, st.Choices)
+		if err != nil {
+			if errors.Is(err, sim.ErrNotEnabled) {
+				return false, nil
+			}
+			var hp *sim.HandlerPanic
+			if errors.As(err, &hp) {
+				if v.extra != nil && i == len(steps)-1 {
+					v.extra.panic = hp
+					v.path = steps.Clone()
+					return true, nil
+				}
+				ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Path: steps[:i+1].Clone(), Panic: hp}
+				return true, nil
+			}
+			return false, err
+		}
+		s = next
+	}
+	if v.extra != nil {
+		return false, nil // the step did not panic in the real run
+	}
+	if v.matched != nil && v.matched.CheckSafety(s) == nil {
+		return false, nil
+	}
+	v.end = s
+	return true, nil
 }
 
 // verifyPanic reports a handler that panicked on state si of node id if a
 // real run reaches that state and then takes the step.
 func (ls *localSearch) verifyPanic(id sim.NodeID, si int32, st sim.Step, hp *sim.HandlerPanic) error {
 	ls.res.Stats.Preliminary++
-	_, err := ls.verify(nil, []target{{id, si}}, &panicStep{node: id, step: st, panic: hp})
+	_, err := ls.verify(nil, []target{{id, si}}, &panicStep{node: id, step: st, panic: hp}, ls.opts.MaxVerify)
 	return err
+}
+
+// verifyAll looks for a real run that reaches any of the preliminary
+// violations at once: one search of the recorded steps of every node from
+// the initial state, checking at each point whether the nodes' current
+// states make up a pending violation (a conflicting pair, or a whole
+// system state). One search serves all the candidates, which matters when
+// there are many: most combinations of node states no run reaches, and
+// refuting them one by one repeats the same work.
+func (ls *localSearch) verifyAll() (bool, error) {
+	t0 := time.Now()
+	defer func() { ls.res.Stats.Verify += time.Since(t0) }()
+	ls.res.Stats.Verifications++
+	pairs := map[[4]int32]*properties.Property{}
+	whole := map[string]*properties.Property{}
+	for _, pc := range ls.pending {
+		if len(pc.targets) == 2 && ls.n > 2 || len(pc.targets) == 2 && pc.p.Pair != nil {
+			a, b := pc.targets[0], pc.targets[1]
+			if a.node > b.node {
+				a, b = b, a
+			}
+			pairs[[4]int32{int32(a.node), a.idx, int32(b.node), b.idx}] = pc.p
+			continue
+		}
+		idx := make([]int32, ls.n)
+		for _, t := range pc.targets {
+			idx[t.node] = t.idx
+		}
+		whole[fmt.Sprint(idx)] = pc.p
+	}
+	v := &verifier{ls: ls, goal: make([]int32, ls.n), reach: make([][]bool, ls.n), seen: map[uint64]bool{}, cur: make([]int32, ls.n),
+		budget: ls.opts.MaxVerify}
+	for k := range v.goal {
+		v.goal[k] = -1
+	}
+	v.match = func() *properties.Property {
+		for i := 0; i < ls.n; i++ {
+			for j := i + 1; j < ls.n; j++ {
+				if p := pairs[[4]int32{int32(i), v.cur[i], int32(j), v.cur[j]}]; p != nil {
+					return p
+				}
+			}
+		}
+		if len(whole) > 0 {
+			return whole[fmt.Sprint(v.cur)]
+		}
+		return nil
+	}
+	v.init()
+	// Iterative deepening: short runs first, as a global search would
+	// find them, instead of wandering deep along one branch.
+	var ok bool
+	var err error
+	for v.limit = 12; ; v.limit *= 2 {
+		v.left, v.cut = map[uint64]int32{}, false
+		ok, err = v.dfs()
+		if ok || err != nil || !v.cut {
+			break
+		}
+	}
+	ls.res.Stats.Sequences += int64(v.steps)
+	if errors.Is(err, errBudget) {
+		ls.res.Stats.GaveUp++
+		err, ok = nil, false
+	}
+	if err != nil || ls.res.Violation != nil {
+		return ls.res.Violation != nil, err
+	}
+	if !ok {
+		// No run reaches any of them: all refuted (those refuted before
+		// by the summaries are counted already).
+		ls.res.Stats.Unsound = ls.res.Stats.Refuted + int64(len(ls.pending))
+		return false, nil
+	}
+	p := v.matched
+	perr := p.CheckSafety(v.end)
+	if perr == nil {
+		return false, fmt.Errorf("internal error: local mode verified a run to a state where %s holds", p.Name)
+	}
+	ls.res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: v.path.Clone()}
+	return true, nil
 }

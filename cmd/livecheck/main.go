@@ -528,7 +528,7 @@ func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
 		jc.Local = &jsonLocal{NodeStates: l.NodeStates, Messages: l.Messages, Transitions: l.Transitions,
 			SystemStates: l.SystemStates, Pairs: l.Pairs, Preliminary: l.Preliminary, Verifications: l.Verifications,
 			Sequences: l.Sequences, Unsound: l.Unsound, Rounds: l.Rounds,
-			ExploreMS: ms(l.Elapsed - l.Combine), CombineMS: ms(l.Combine - l.Verify), VerifyMS: ms(l.Verify)}
+			ExploreMS: ms(l.Elapsed - l.Combine - l.Verify), CombineMS: ms(l.Combine), VerifyMS: ms(l.Verify)}
 	}
 	if res.Mode == "global" && (res.Live.Walks > 0 || res.Live.Suspects > 0 || res.Verdict == livecheck.OK) {
 		l := res.Live

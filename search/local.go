@@ -26,8 +26,8 @@ type LocalOptions struct {
 	MaxVerify   int
 	QuickChecks int
 	QuickBudget int
-	Properties   []properties.Property
-	Stop         func() bool
+	Properties  []properties.Property
+	Stop        func() bool
 }
 
 // LocalStats describe a local search.
@@ -79,7 +79,7 @@ type lstate struct {
 	// message, say), which a real run may need.
 	loops []pred
 	// succ are the steps out of the state to other states.
-	succ []edge
+	succ  []edge
 	hist  []int32 // I+ indices of messages delivered on the first path here, sorted
 	local int     // local events on the first path here
 	depth int     // steps on the first path here

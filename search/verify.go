@@ -101,16 +101,16 @@ func (ls *localSearch) canReach(id sim.NodeID, target int32) []bool {
 // (which also holds streams to their order); only a run that replays
 // counts.
 type verifier struct {
-	ls    *localSearch
-	goal  []int32  // target state per node, -1 for a free node
-	reach [][]bool // per target node: states that can reach the target
-	cur   []int32  // each node's current state
-	count map[int32]int32
-	key   uint64 // hash of cur and count, kept up to date
-	extra *panicStep
-	seen  map[uint64]bool
-	path  sim.Path
-	end   *sim.State
+	ls     *localSearch
+	goal   []int32  // target state per node, -1 for a free node
+	reach  [][]bool // per target node: states that can reach the target
+	cur    []int32  // each node's current state
+	count  map[int32]int32
+	key    uint64 // hash of cur and count, kept up to date
+	extra  *panicStep
+	seen   map[uint64]bool
+	path   sim.Path
+	end    *sim.State
 	steps  int
 	budget int
 	// limit, when set, bounds the run's length (iterative deepening); cut

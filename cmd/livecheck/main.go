@@ -549,7 +549,6 @@ func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
 	return jc
 }
 
-
 func describeConfig(system string, cfg livecheck.Config) string {
 	bugs := "no bugs"
 	if len(cfg.Bugs) > 0 {

@@ -86,7 +86,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 				Walks:   opts.Walks,
 				Dmax:    len(base) + depth,
 				Chooser: c.weights,
-				Seed:    mix(uint64(opts.Seed), uint64(idx), uint64(attempt)+1000),
+				Seed:    walk.Seed(uint64(opts.Seed), uint64(idx), uint64(attempt)+1000),
 			})
 			c.res.Live.Critical += time.Since(ct)
 			if err != nil {
@@ -111,7 +111,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 			if end == nil {
 				continue
 			}
-			wk.Reseed(mix(uint64(opts.Seed), uint64(idx), uint64(attempt)+2000))
+			wk.Reseed(walk.Seed(uint64(opts.Seed), uint64(idx), uint64(attempt)+2000))
 			r, err := wk.Walk(end, extra, true, true)
 			c.res.Live.WalkSteps += int64(r.Steps)
 			if err != nil {
@@ -140,7 +140,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 			c.res.Interrupted = true
 			break
 		}
-		wk.Reseed(mix(uint64(opts.Seed), uint64(i), 0))
+		wk.Reseed(walk.Seed(uint64(opts.Seed), uint64(i), 0))
 		r, err := wk.Walk(f.State, opts.WalkDepth, true, true)
 		c.res.Live.Walks++
 		c.res.Live.WalkSteps += int64(r.Steps)
@@ -272,14 +272,4 @@ func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
 			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: filepath.Base(live)}
 	}
 	return dead, live, reports.WriteFileAtomic(dead, t.Write)
-}
-
-// mix derives a seed from a seed and two numbers (splitmix64 finaliser).
-func mix(seed, a, b uint64) uint64 {
-	z := seed*0x9e3779b97f4a7c15 ^ a*0xbf58476d1ce4e5b9 ^ b*0x94d049bb133111eb
-	z ^= z >> 30
-	z *= 0xbf58476d1ce4e5b9
-	z ^= z >> 27
-	z *= 0x94d049bb133111eb
-	return z ^ z>>31
 }

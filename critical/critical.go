@@ -216,7 +216,7 @@ func (sr *searcher) recovers(i int) (bool, error) {
 	}
 	depth := sr.opts.Dmax - i
 	for j := 0; j < sr.opts.Walks; j++ {
-		sr.walker.Reseed(probeSeed(sr.opts.Seed, i, j))
+		sr.walker.Reseed(walk.Seed(sr.opts.Seed, uint64(i), uint64(j)))
 		before := sr.walker.Steps
 		r, err := sr.walker.Walk(s, depth, true, true)
 		sr.res.Steps += sr.walker.Steps - before
@@ -229,15 +229,4 @@ func (sr *searcher) recovers(i int) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-// probeSeed mixes the search seed, the step and the walk number
-// (splitmix64), so every probe walk has its own stable seed.
-func probeSeed(seed uint64, step, walk int) uint64 {
-	z := seed ^ uint64(step)*0x9e3779b97f4a7c15 ^ uint64(walk)*0xbf58476d1ce4e5b9
-	z ^= z >> 30
-	z *= 0xbf58476d1ce4e5b9
-	z ^= z >> 27
-	z *= 0x94d049bb133111eb
-	return z ^ z>>31
 }

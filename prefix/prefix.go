@@ -60,7 +60,7 @@ func Generate(w *sim.World, s0 *sim.State, live func(*sim.State) bool, chooser w
 	var out []Prefix
 	seen := map[uint64]bool{}
 	for i := 0; len(out) < opts.Count && i < opts.MaxWalks; i++ {
-		wk.Reseed(mix(opts.Seed, uint64(i)))
+		wk.Reseed(walk.Seed(opts.Seed, uint64(i)))
 		p, first, err := one(wk, w, s0, live, opts)
 		if err != nil {
 			return out, err
@@ -68,7 +68,7 @@ func Generate(w *sim.World, s0 *sim.State, live func(*sim.State) bool, chooser w
 		if p == nil {
 			continue
 		}
-		if h := hashPath(p); !seen[h] {
+		if h := p.Hash(); !seen[h] {
 			seen[h] = true
 			out = append(out, Prefix{Path: p, FirstLive: first, Walk: i})
 		}
@@ -113,31 +113,4 @@ func one(wk *walk.Walker, w *sim.World, s *sim.State, live func(*sim.State) bool
 		}
 	}
 	return path, first, nil
-}
-
-func hashPath(p sim.Path) uint64 {
-	var h sim.Hasher
-	for _, st := range p {
-		e := st.Event
-		h.Int(int(e.Kind))
-		h.Int(int(e.Node))
-		h.Int(int(e.Peer))
-		h.String(e.Timer)
-		h.Int(e.Call)
-		h.Uint64(e.Msg)
-		h.Int(len(st.Choices))
-		for _, c := range st.Choices {
-			h.Int(c)
-		}
-	}
-	return h.Sum64()
-}
-
-func mix(seed, a uint64) uint64 {
-	z := seed*0x9e3779b97f4a7c15 ^ (a+1)*0xbf58476d1ce4e5b9
-	z ^= z >> 30
-	z *= 0xbf58476d1ce4e5b9
-	z ^= z >> 27
-	z *= 0x94d049bb133111eb
-	return z ^ z>>31
 }

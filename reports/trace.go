@@ -255,22 +255,8 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 // TraceName returns a file name for a trace: the system, the property and
 // a short hash of the path, so the same finding always gets the same name.
 func TraceName(system, property string, p sim.Path) string {
-	var h sim.Hasher
-	for _, st := range p {
-		ev := st.Event
-		h.Int(int(ev.Kind))
-		h.Int(int(ev.Node))
-		h.Int(int(ev.Peer))
-		h.String(ev.Timer)
-		h.Int(ev.Call)
-		h.Uint64(ev.Msg)
-		h.Int(len(st.Choices))
-		for _, c := range st.Choices {
-			h.Int(c)
-		}
-	}
 	if property == "" {
 		property = "trace"
 	}
-	return fmt.Sprintf("%s-%s-%08x.json", system, property, uint32(h.Sum64()))
+	return fmt.Sprintf("%s-%s-%08x.json", system, property, uint32(p.Hash()))
 }

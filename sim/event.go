@@ -101,3 +101,23 @@ func NextTape(choices, bounds []int, buf []int) ([]int, bool) {
 	}
 	return buf[:0], false
 }
+
+// Hash returns a fingerprint of the path: its events and choices. Equal
+// paths hash equal in every run.
+func (p Path) Hash() uint64 {
+	var h Hasher
+	for _, st := range p {
+		e := st.Event
+		h.Int(int(e.Kind))
+		h.Int(int(e.Node))
+		h.Int(int(e.Peer))
+		h.String(e.Timer)
+		h.Int(e.Call)
+		h.Uint64(e.Msg)
+		h.Int(len(st.Choices))
+		for _, c := range st.Choices {
+			h.Int(c)
+		}
+	}
+	return h.Sum64()
+}

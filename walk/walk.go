@@ -206,3 +206,19 @@ func cloneInts(v []int) []int {
 	}
 	return append([]int(nil), v...)
 }
+
+// Seed derives a seed from a seed and some numbers (a walk's index, a
+// step), so that each walk of a run has its own stable seed, whatever
+// order the walks run in.
+func Seed(seed uint64, parts ...uint64) uint64 {
+	z := seed
+	for _, p := range parts {
+		z = z*0x9e3779b97f4a7c15 ^ (p+1)*0xbf58476d1ce4e5b9
+		z ^= z >> 30
+		z *= 0xbf58476d1ce4e5b9
+		z ^= z >> 27
+		z *= 0x94d049bb133111eb
+		z ^= z >> 31
+	}
+	return z
+}

@@ -243,15 +243,31 @@ type jsonCheck struct {
 	Critical  *jsonCritical     `json:"critical,omitempty"`
 }
 
-func runCheck(args []string, stdout, stderr io.Writer) int {
-	// The system comes first so that its own parameters become flags.
-	var sys *livecheck.System
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		s, err := systems.Lookup(args[0])
-		if err != nil {
-			return usageErr(stderr, "check", "%v", err)
+// systemFirst takes the system's name off the front of args, so that its
+// own parameters can become flags before the rest is parsed.
+func systemFirst(args []string) (*livecheck.System, []string, error) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return nil, args, nil
+	}
+	sys, err := systems.Lookup(args[0])
+	return sys, args[1:], err
+}
+
+// paramFlags makes a flag of each of the system's parameters.
+func paramFlags(fs *pflag.FlagSet, sys *livecheck.System) map[string]*string {
+	params := map[string]*string{}
+	if sys != nil {
+		for _, p := range sys.Params {
+			params[p.Name] = fs.String(p.Name, p.Default, p.Doc)
 		}
-		sys, args = s, args[1:]
+	}
+	return params
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	sys, args, err := systemFirst(args)
+	if err != nil {
+		return usageErr(stderr, "check", "%v", err)
 	}
 	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
 	nodes := fs.Int("nodes", 0, "number of nodes (default: the system's)")
@@ -273,12 +289,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	from := fs.String("from", "", "start from the end of this prefix file (made by 'livecheck prefix'): it replays first, then the search begins with failures enabled")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	out := fs.String("out", "livecheck-out", "directory for trace files")
-	params := map[string]*string{}
-	if sys != nil {
-		for _, p := range sys.Params {
-			params[p.Name] = fs.String(p.Name, p.Default, p.Doc)
-		}
-	}
+	params := paramFlags(fs, sys)
 	synopsis := "livecheck check SYSTEM [flags]: search every ordering of SYSTEM's events up to --depth steps\n" +
 		"and report the first safety or liveness violation, with a trace file that replays it.\n" +
 		"Systems: " + strings.Join(systems.Names(), ", ") + " (their own flags show with 'livecheck check SYSTEM --help')"
@@ -826,13 +837,9 @@ type jsonPrefixFile struct {
 }
 
 func runPrefix(args []string, stdout, stderr io.Writer) int {
-	var sys *livecheck.System
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		s, err := systems.Lookup(args[0])
-		if err != nil {
-			return usageErr(stderr, "prefix", "%v", err)
-		}
-		sys, args = s, args[1:]
+	sys, args, err := systemFirst(args)
+	if err != nil {
+		return usageErr(stderr, "prefix", "%v", err)
 	}
 	fs := pflag.NewFlagSet("prefix", pflag.ContinueOnError)
 	nodes := fs.Int("nodes", 0, "number of nodes (default: the system's)")
@@ -844,12 +851,7 @@ func runPrefix(args []string, stdout, stderr io.Writer) int {
 	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1 (default: the system's)")
 	out := fs.String("out", "", "directory for the prefix files (required)")
 	asJSON := fs.Bool("json", false, "print a JSON array of {file, length, first_live}")
-	params := map[string]*string{}
-	if sys != nil {
-		for _, p := range sys.Params {
-			params[p.Name] = fs.String(p.Name, p.Default, p.Doc)
-		}
-	}
+	params := paramFlags(fs, sys)
 	synopsis := "livecheck prefix SYSTEM --out DIR [flags]: walk SYSTEM with resets, drops and socket errors\n" +
 		"disabled until its liveness property holds (and keeps holding for --settle steps), and write\n" +
 		"each path as a prefix file. 'livecheck check SYSTEM --from FILE' then starts from its end.\n" +

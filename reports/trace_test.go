@@ -1,0 +1,86 @@
+package reports
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+func samplePath() sim.Path {
+	return sim.Path{
+		{Event: sim.Event{Kind: sim.App, Node: 0, Call: 2}},
+		{Event: sim.Event{Kind: sim.Deliver, Node: 1, Peer: 0, Msg: 0xdeadbeef}, Choices: []int{1, 0}},
+		{Event: sim.Event{Kind: sim.Timer, Node: 2, Timer: "join"}},
+		{Event: sim.Event{Kind: sim.SocketError, Node: 0, Peer: 2}},
+		{Event: sim.Event{Kind: sim.Drop, Node: 2, Peer: 1, Msg: 7}},
+		{Event: sim.Event{Kind: sim.Reset, Node: 1}},
+	}
+}
+
+func TestTraceRoundTrip(t *testing.T) {
+	p := samplePath()
+	tr := &Trace{System: "x", Nodes: 3, Bugs: []string{"b"}, Budget: Budget{Resets: 1, Drops: 1, Errors: 1},
+		Seed: 9, Result: "safety-violation", Property: "p", Steps: FromPath(p, func(i int) string { return "step" })}
+	var buf bytes.Buffer
+	if err := tr.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadTrace(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := Path(back.Steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p, q) || back.Seed != 9 || back.Budget != tr.Budget || back.Version != TraceVersion {
+		t.Fatalf("round trip changed the trace:\n%v\n%v", p, q)
+	}
+	if got := TraceName("x", "p", p); got != TraceName("x", "p", q) || !strings.HasPrefix(got, "x-p-") {
+		t.Fatalf("trace name %q", got)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "sub", "t.json")
+	if err := WriteFileAtomic(f, func(w io.Writer) error { _, err := w.Write([]byte("one")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	// A failing writer leaves the old file and no temporary file behind.
+	err := WriteFileAtomic(f, func(w io.Writer) error { w.Write([]byte("half")); return os.ErrInvalid })
+	if err == nil {
+		t.Fatal("the writer's error was lost")
+	}
+	got, _ := os.ReadFile(f)
+	entries, _ := os.ReadDir(filepath.Dir(f))
+	if string(got) != "one" || len(entries) != 1 {
+		t.Fatalf("file %q, %d entries", got, len(entries))
+	}
+}
+
+// FuzzReadTrace: whatever the bytes, reading a trace and converting its
+// steps never panics, and what reads back converts to a path.
+func FuzzReadTrace(f *testing.F) {
+	var buf bytes.Buffer
+	(&Trace{System: "x", Nodes: 2, Result: "safety-violation", Steps: FromPath(samplePath(), nil)}).Write(&buf)
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:buf.Len()/2])
+	f.Add([]byte(`{"format":"livecheck-trace","version":1,"system":"x","nodes":1,"steps":[{"kind":"deliver","node":0}]}`))
+	f.Add([]byte(`{"format":"livecheck-trace","version":1,"system":"x","nodes":1,"steps":[{"kind":"app","node":-1,"call":-5}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := ReadTrace(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if _, err := Path(tr.Steps); err != nil {
+			t.Fatalf("ReadTrace accepted steps that Path refuses: %v", err)
+		}
+	})
+}

@@ -8,11 +8,13 @@ import (
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/systems/lcr"
 	"github.com/livecheck/livecheck/systems/paxos"
+	"github.com/livecheck/livecheck/systems/randtree"
+	"github.com/livecheck/livecheck/systems/ring"
 )
 
 // All returns the bundled systems, by name.
 func All() []*livecheck.System {
-	return []*livecheck.System{&lcr.System, &paxos.System}
+	return []*livecheck.System{&lcr.System, &randtree.System, &paxos.System, &ring.System}
 }
 
 // Names returns the names of the bundled systems.

@@ -8,26 +8,39 @@
 // the same way) it takes its bootstrap list of peers, schedules its
 // "recovery" timer and starts Joining: it sends Join to the first peer. A
 // member of a tree passes a Join on to its root. The root accepts the
-// joiner as a child while it has fewer than degree children, and otherwise
-// pushes the join down to a child picked at random (ctx.Choose), which
-// accepts it or pushes it further down. As a special case, a root asked to
-// take a joiner with a lower id than its own hands the root role over: it
-// tells the joiner to be the root and joins under it, so that the nodes
-// agree on the lowest id as root. A joiner whose "join" timer fires before
-// it is accepted tries the next peer of its list; the list ends with the
-// node itself, and asking itself means founding a tree of its own.
+// joiner as a child (JoinReply) while it has fewer than degree children,
+// and otherwise pushes the join down to a child picked at random
+// (ctx.Choose), which accepts it or pushes it further down. As a special
+// case, a root asked to take a joiner with a lower id than its own hands
+// the root role over: it tells the joiner to be the root and joins under
+// it, so that the nodes agree on the lowest id as root. A joiner whose
+// "join" timer fires before it is accepted asks the next peer of its list;
+// the list ends with the node itself, and asking itself means founding a
+// tree of its own.
 //
 // A Joined node's "recovery" timer probes its peers in turn with its root.
 // A prober and a probed node with different roots are in different trees:
 // the root with the larger id is told to leave its role and join under the
-// smaller one (ProbeJoin). A node that changes root tells its children
-// (NewRoot), who tell theirs. A node accepted twice (its join timer made it
-// ask again before the first answer came) keeps its first parent and tells
-// the other one to drop it (Remove); a parent that drops a child says so
-// (Removed), so that a child that was accepted again in the meantime does
-// not stay attached to a parent that no longer lists it. Connections are
-// streams: a node whose parent's connection breaks joins again, and a node
-// whose child's connection breaks drops the child.
+// smaller one (ProbeJoin). Such a merge, like a handover, asks its given
+// target again when the join timer fires, since that tree is known to
+// exist. A node that changes root tells its children (NewRoot), who tell
+// theirs. Connections are streams: a node whose parent's connection breaks
+// joins again from the top of its list, and a node whose child's
+// connection breaks drops the child.
+//
+// Messages are delayed arbitrarily, so an acceptance can be stale: the
+// node that sent it may since have moved, even into the joiner's own
+// subtree, and taking it would close a loop. So each spell of joining has
+// a number (Epoch) that requests and answers carry, and only an answer of
+// the current spell counts; a node refuses an answer from its own child
+// or naming one as root; and a member takes a pushed join only from its
+// own parent (a push from a node that still lists it by mistake is
+// answered with Remove). A node accepted twice in one spell keeps its
+// first parent and tells the other to drop it (Remove); a parent that
+// drops a child says so (Removed), so that a child that was accepted again
+// meanwhile does not stay attached to a parent that no longer lists it. A
+// node that founded its own tree just before an acceptance came takes it,
+// if nobody has joined it since and the tree has a smaller root.
 //
 // The bootstrap lists are the parameter peers: "zero" (the default) gives
 // node k the list {0, k} (node 0's is {0}): everybody asks node 0, and a
@@ -39,39 +52,43 @@
 // one root that every node knows, parent and child pointers agree, and the
 // root reaches every node. no-loops (safety): parent pointers never form a
 // cycle other than a root's own self-loop. recovery-timer (safety): a node
-// leaves Init only through joinOverlay, which schedules its recovery timer,
-// so a node outside Init without a peer set must have that timer. The paper
-// states this property more strongly, for every node outside Init; that
-// form turns RT3 into a safety violation at the moment the timer is lost,
-// which hides the liveness bug the checker is meant to find (the paper
-// itself wrote the property only after finding RT3 as a liveness bug). A
+// leaves Init only through joinOverlay, which schedules its recovery
+// timer, so a node outside Init without a peer set must have that timer.
+// The paper's property is stronger: every node outside Init has the timer.
+// That form turns RT3 into a safety violation at the moment the timer is
+// lost, which hides the liveness bug the checker is meant to find (the
+// paper wrote the property only after finding RT3 as a liveness bug), so a
 // started node that loses its timer is left to single-tree.
 //
 // Injectable bugs:
 //
 //   - RT3: the recovery timer handler returns early when the node is not
 //     Joined, before rescheduling itself. A timer that fires while its node
-//     is Joining is then gone for good. With the default peers, a node that
-//     founded its own tree because node 0 was not up yet can only be merged
-//     by its own probes, so once it has lost the timer the trees never
-//     merge: the critical transition is the recovery timer firing on a
-//     joining node.
+//     is Joining is then gone for good. With the default peers, a node
+//     that founded its own tree because node 0 was not up yet can only be
+//     merged by its own probes, so once it has lost the timer the trees
+//     never merge. The critical transition is the recovery timer firing on
+//     a joining node whose join node 0 has already dropped (or, when the
+//     timer fired first, node 0 dropping that join).
 //   - RT10: a node that is Joining ignores Remove, as if only members of a
 //     tree had children to drop. A parent that is busy joining elsewhere
 //     when a child it accepted asks to be dropped keeps that child for
 //     ever, though the child has another parent: the tree never becomes
-//     consistent. It shows with peers=all, where a joiner asks several live
+//     consistent. The critical transition is the Remove delivered to the
+//     joining parent. It shows with peers=all, where a joiner asks live
 //     nodes in turn and a root that accepted it may be joining elsewhere
-//     when the Remove comes; with the default peers every parent that can
-//     be asked to drop a child is node 0 or in its tree, never joining
-//     without a failure.
+//     when the Remove comes; with the default peers a parent asked to drop
+//     a child is node 0 or a member of its tree, which joins again only
+//     after a failure.
 //   - RT14: the handler of ProbeJoin lacks the Init guard that the other
 //     handlers have, so a node that has not been started yet obeys it: it
 //     leaves Init and starts joining without a peer set and without ever
 //     scheduling its recovery timer (a safety violation of
-//     recovery-timer). A ProbeJoin names a node another node believes to
-//     be a root, so it reaches a node in Init only after that node was
-//     reset: finding it takes a reset.
+//     recovery-timer). A ProbeJoin names a node that another node believes
+//     to be the root of a tree with members, so it reaches a node in Init
+//     only after that node was reset. With peers=all one reset is enough;
+//     with the default peers every tree with members is node 0's until a
+//     failure makes another, so it takes a reset and a socket error.
 package randtree
 
 import (
@@ -118,24 +135,24 @@ const (
 
 // Messages.
 type (
-	// Join asks to take Joiner into the tree; Attempt numbers the joiner's
-	// requests. Members send it on to their root.
+	// Join asks to take Joiner into the tree, in the joiner's spell of
+	// joining Epoch. Members send it on to their root.
 	Join struct {
-		Joiner  sim.NodeID
-		Attempt int
+		Joiner sim.NodeID
+		Epoch  int
 	}
 	// Push is a join that a full parent passes down to one of its children.
 	Push struct {
-		Joiner  sim.NodeID
-		Attempt int
+		Joiner sim.NodeID
+		Epoch  int
 	}
-	// JoinReply answers request Attempt: the receiver's parent is Parent,
+	// JoinReply answers request Epoch: the receiver's parent is Parent,
 	// its root Root. Parent equal to the receiver means "be the root": the
 	// sender, a root with a larger id, hands its role over and joins under
 	// the receiver.
 	JoinReply struct {
 		Parent, Root sim.NodeID
-		Attempt      int
+		Epoch        int
 	}
 	// NewRoot tells a child its parent's tree has a new root.
 	NewRoot struct{ Root sim.NodeID }
@@ -162,10 +179,15 @@ type Node struct {
 	Peers     []sim.NodeID
 	NextJoin  int // index in Peers of the peer last asked to join
 	NextProbe int // index in Peers of the peer last probed
-	// Attempt numbers the node's latest join request. Only an answer to it
-	// counts: an answer to an older one may come from a node that has
-	// since moved into the joiner's own subtree.
-	Attempt int
+	// Target is the node a merge (ProbeJoin or a handover) told it to join
+	// under: the join timer asks it again instead of moving on to the
+	// next peer, since that tree is known to exist. None otherwise.
+	Target sim.NodeID
+	// Epoch counts the node's spells of joining; its join requests carry
+	// it. Only an answer to a request of the current spell counts: one
+	// from an earlier spell may come from a node that has since moved into
+	// the joiner's own subtree.
+	Epoch int
 
 	self sim.NodeID `livecheck:"-"`
 	cfg  *config    `livecheck:"-"`
@@ -192,13 +214,19 @@ func (n *Node) DumpState() string {
 	if n.Peers != nil {
 		fmt.Fprintf(&b, " peers=%v next-join=%d next-probe=%d", n.Peers, n.NextJoin, n.NextProbe)
 	}
+	if n.Target != None {
+		fmt.Fprintf(&b, " target=%d", n.Target)
+	}
+	if n.Epoch > 0 {
+		fmt.Fprintf(&b, " epoch=%d", n.Epoch)
+	}
 	return b.String()
 }
 
 func (n *Node) isRoot() bool { return n.Status == Joined && n.Parent == n.self }
 
 func (n *Node) Init(ctx sim.Context) {
-	n.Status, n.Parent, n.Root = Init, None, None
+	n.Status, n.Parent, n.Root, n.Target = Init, None, None, None
 	ctx.SetTimer(StartTimer)
 }
 
@@ -218,7 +246,11 @@ func (n *Node) Timer(ctx sim.Context, name string) {
 			return
 		}
 		ctx.SetTimer(JoinTimer)
-		n.ask(ctx, n.nextPeer())
+		if n.Target != None {
+			n.ask(ctx, n.Target)
+		} else {
+			n.ask(ctx, n.nextPeer())
+		}
 	case RecoveryTimer:
 		if n.Status == Joined {
 			n.probe(ctx)
@@ -241,10 +273,10 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 		case m.Joiner < n.self && !slices.Contains(n.Children, m.Joiner):
 			// The lower id is the root: hand the role over, join under it.
 			ctx.Logf("hand the root over to %d", m.Joiner)
-			ctx.Send(m.Joiner, JoinReply{Parent: m.Joiner, Root: m.Joiner, Attempt: m.Attempt})
+			ctx.Send(m.Joiner, JoinReply{Parent: m.Joiner, Root: m.Joiner, Epoch: m.Epoch})
 			n.joinUnder(ctx, m.Joiner)
 		default:
-			n.place(ctx, m.Joiner, m.Attempt)
+			n.place(ctx, m.Joiner, m.Epoch)
 		}
 	case Push:
 		switch {
@@ -260,7 +292,7 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 		case m.Joiner == n.self || m.Joiner == n.Root:
 			return // taking its own root as a child would close a loop
 		}
-		n.place(ctx, m.Joiner, m.Attempt)
+		n.place(ctx, m.Joiner, m.Epoch)
 	case JoinReply:
 		n.joinReply(ctx, from, m)
 	case NewRoot:
@@ -310,18 +342,19 @@ func (n *Node) Error(ctx sim.Context, peer sim.NodeID) {
 // rejoin starts joining from the top of the bootstrap list.
 func (n *Node) rejoin(ctx sim.Context) {
 	n.NextJoin = len(n.Peers) - 1
-	n.start(ctx)
+	n.start(ctx, None)
 	n.ask(ctx, n.nextPeer())
 }
 
 // joinUnder starts joining under target, given by another node.
 func (n *Node) joinUnder(ctx sim.Context, target sim.NodeID) {
-	n.start(ctx)
+	n.start(ctx, target)
 	n.ask(ctx, target)
 }
 
-func (n *Node) start(ctx sim.Context) {
-	n.Status, n.Parent, n.Root = Joining, None, None
+func (n *Node) start(ctx sim.Context, target sim.NodeID) {
+	n.Status, n.Parent, n.Root, n.Target = Joining, None, None, target
+	n.Epoch++
 	ctx.SetTimer(JoinTimer)
 }
 
@@ -341,49 +374,59 @@ func (n *Node) nextPeer() sim.NodeID {
 // ask sends a join to target; asking itself founds a tree of its own.
 func (n *Node) ask(ctx sim.Context, target sim.NodeID) {
 	if target != n.self {
-		n.Attempt++
-		ctx.Send(target, Join{Joiner: n.self, Attempt: n.Attempt})
+		ctx.Send(target, Join{Joiner: n.self, Epoch: n.Epoch})
 		return
 	}
 	ctx.Logf("nobody answered: found my own tree")
-	n.Status, n.Parent, n.Root = Joined, n.self, n.self
+	n.found(ctx)
+}
+
+// found makes the node the root of its own tree.
+func (n *Node) found(ctx sim.Context) {
+	n.Status, n.Parent, n.Root, n.Target = Joined, n.self, n.self, None
 	ctx.CancelTimer(JoinTimer)
 	n.announce(ctx)
 }
 
 // place takes joiner as a child if there is room (or it already is one),
 // or pushes it down to a child picked at random.
-func (n *Node) place(ctx sim.Context, joiner sim.NodeID, attempt int) {
+func (n *Node) place(ctx sim.Context, joiner sim.NodeID, epoch int) {
 	i, ok := slices.BinarySearch(n.Children, joiner)
 	if ok || len(n.Children) < n.cfg.degree {
 		if !ok {
 			n.Children = slices.Insert(n.Children, i, joiner)
 		}
-		ctx.Send(joiner, JoinReply{Parent: n.self, Root: n.Root, Attempt: attempt})
+		ctx.Send(joiner, JoinReply{Parent: n.self, Root: n.Root, Epoch: epoch})
 		return
 	}
-	ctx.Send(n.Children[ctx.Choose(len(n.Children))], Push{Joiner: joiner, Attempt: attempt})
+	ctx.Send(n.Children[ctx.Choose(len(n.Children))], Push{Joiner: joiner, Epoch: epoch})
 }
 
 func (n *Node) joinReply(ctx sim.Context, from sim.NodeID, m JoinReply) {
 	if m.Parent == n.self { // a root hands its role over
-		if n.Status == Joining && m.Attempt == n.Attempt {
+		if n.Status == Joining && m.Epoch == n.Epoch {
 			ctx.Logf("%d hands the root over to me", from)
-			n.ask(ctx, n.self)
+			n.found(ctx)
 		}
 		return // joined meanwhile: the old root's join will find our tree
 	}
+	current := m.Epoch == n.Epoch && !n.inSubtree(from) && !n.inSubtree(m.Root)
 	switch {
 	case n.Status == Joined && from == n.Parent:
 		// accepted again by the parent: nothing changes
-	case n.Status == Joining && m.Attempt == n.Attempt && !n.inSubtree(from) && !n.inSubtree(m.Root):
-		n.Status, n.Parent, n.Root = Joined, from, m.Root
+	case current && (n.Status == Joining || n.isRoot() && len(n.Children) == 0 && m.Root < n.self):
+		// A root here founded its own tree while the answer was on its
+		// way and nobody has joined it since: the tree that took it has a
+		// smaller root, so it goes there now rather than when a probe
+		// finds the other tree. (With children of its own, the node that
+		// took it might since have moved below it: a probe merges the
+		// trees instead.)
+		n.Status, n.Parent, n.Root, n.Target = Joined, from, m.Root, None
 		ctx.CancelTimer(JoinTimer)
 		n.announce(ctx)
 	default:
-		// Accepted by a node it no longer needs: an answer to an older
-		// request (the join timer made it ask again), or it was reset since
-		// it asked.
+		// Accepted by a node it no longer needs: an answer to a request of
+		// an earlier spell of joining, or it was reset since it asked.
 		ctx.Send(from, Remove{})
 	}
 }
@@ -557,10 +600,14 @@ var System = livecheck.System{
 	DefaultNodes: 4,
 	MinNodes:     2,
 	MaxNodes:     12,
+	// Depth 10 at 4 nodes is about 6,000 states without failures: the
+	// search ends in a fraction of a second, with most of its paths in a
+	// state where some nodes have started and are joining.
+	DefaultDepth: 10,
 	Bugs: []livecheck.Bug{
 		{Name: "RT3", Doc: "the recovery timer is rescheduled only when it fires on a joined node: separate trees never merge"},
 		{Name: "RT10", Doc: "a joining node ignores Remove and keeps a child that left it (shows with peers=all)"},
-		{Name: "RT14", Doc: "a node in Init obeys ProbeJoin and leaves Init without a recovery timer (needs a reset)"},
+		{Name: "RT14", Doc: "a node in Init obeys ProbeJoin and leaves Init without a recovery timer (needs a reset; with peers=zero also a socket error)"},
 	},
 	Params: []livecheck.Param{
 		{Name: "degree", Doc: "the most children a node takes", Default: "2"},

@@ -34,6 +34,11 @@ const (
 type Options struct {
 	// Walks is the number of walks per probe (k, default 8).
 	Walks int
+	// Confirm is the number of further walks that must all fail too before
+	// a probe counts as dead (default 8*Walks). A state from which few
+	// walks recover is not dead: without a confirmation the search would
+	// name a step before the real critical transition.
+	Confirm int
 	// Dmax is the total depth budget: a probe at step i walks up to
 	// Dmax - i steps (default: twice the path's length).
 	Dmax int
@@ -84,6 +89,9 @@ type searcher struct {
 func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bool, opts Options) (*Result, error) {
 	if opts.Walks <= 0 {
 		opts.Walks = 8
+	}
+	if opts.Confirm <= 0 {
+		opts.Confirm = 8 * opts.Walks
 	}
 	if opts.Dmax <= 0 {
 		opts.Dmax = 2 * len(p)
@@ -203,7 +211,8 @@ func (sr *searcher) stateAt(i int) (*sim.State, error) {
 }
 
 // recovers runs k walks from step i, each to the total depth Dmax, and
-// says whether any reaches a live state; it keeps that walk.
+// says whether any reaches a live state; it keeps that walk. If none
+// does, Confirm more walks must fail as well.
 func (sr *searcher) recovers(i int) (bool, error) {
 	sr.res.Probes++
 	s, err := sr.stateAt(i)
@@ -215,7 +224,7 @@ func (sr *searcher) recovers(i int) (bool, error) {
 		return true, nil
 	}
 	depth := sr.opts.Dmax - i
-	for j := 0; j < sr.opts.Walks; j++ {
+	for j := 0; j < sr.opts.Walks+sr.opts.Confirm; j++ {
 		sr.walker.Reseed(walk.Seed(sr.opts.Seed, uint64(i), uint64(j)))
 		before := sr.walker.Steps
 		r, err := sr.walker.Walk(s, depth, true, true)

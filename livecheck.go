@@ -101,6 +101,9 @@ type Progress struct {
 }
 
 func (o *Options) fill(sys *System) {
+	if o.Depth <= 0 && len(o.Prefix) > 0 {
+		o.Depth = sys.PrefixDepth
+	}
 	if o.Depth <= 0 {
 		o.Depth = sys.DefaultDepth
 	}

@@ -21,6 +21,11 @@ type System struct {
 	DefaultNodes, MinNodes, MaxNodes int
 	// DefaultDepth is the search depth when none is given (0: 20).
 	DefaultDepth int
+	// PrefixDepth is the search depth from a live prefix when none is
+	// given (0: DefaultDepth). From a live state no path ends early (it
+	// has not left the live states yet), so the space grows much faster
+	// with depth than from the initial state.
+	PrefixDepth int
 	// DefaultBudget is the failure budget when none is given: a budget
 	// field below 0 in a Config takes the system's value.
 	DefaultBudget sim.Budget

@@ -604,6 +604,7 @@ var System = livecheck.System{
 	// search ends in a fraction of a second, with most of its paths in a
 	// state where some nodes have started and are joining.
 	DefaultDepth: 10,
+	PrefixDepth:  3,
 	Bugs: []livecheck.Bug{
 		{Name: "RT3", Doc: "the recovery timer is rescheduled only when it fires on a joined node: separate trees never merge"},
 		{Name: "RT10", Doc: "a joining node ignores Remove and keeps a child that left it (shows with peers=all)"},

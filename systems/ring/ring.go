@@ -472,6 +472,7 @@ var System = livecheck.System{
 	MinNodes:     2,
 	MaxNodes:     len(Keys),
 	DefaultDepth: 8,
+	PrefixDepth:  3,
 	// One socket error: enough for partition-forget, which needs a node
 	// cut off while the ring forms.
 	DefaultBudget: sim.Budget{Errors: 1},

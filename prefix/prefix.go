@@ -61,7 +61,7 @@ func Generate(w *sim.World, s0 *sim.State, live func(*sim.State) bool, chooser w
 	seen := map[uint64]bool{}
 	for i := 0; len(out) < opts.Count && i < opts.MaxWalks; i++ {
 		wk.Reseed(walk.Seed(opts.Seed, uint64(i)))
-		p, first, err := one(wk, w, s0, live, opts)
+		p, first, err := one(wk, s0, opts)
 		if err != nil {
 			return out, err
 		}
@@ -81,36 +81,19 @@ func Generate(w *sim.World, s0 *sim.State, live func(*sim.State) bool, chooser w
 }
 
 // one walks until the state has been live for Settle steps in a row.
-func one(wk *walk.Walker, w *sim.World, s *sim.State, live func(*sim.State) bool, opts Options) (sim.Path, int, error) {
-	var path sim.Path
-	first, held := -1, -1
-	if live(s) {
-		first, held = 0, 0
+func one(wk *walk.Walker, s *sim.State, opts Options) (sim.Path, int, error) {
+	wk.Settle = opts.Settle
+	r, err := wk.Walk(s, opts.MaxSteps, true, true)
+	if err != nil {
+		return nil, 0, fmt.Errorf("a walk hit a handler error before the system became live: %w", err)
 	}
-	for held < opts.Settle {
-		if len(path) >= opts.MaxSteps {
-			return nil, 0, nil
-		}
-		r, err := wk.Walk(s, 1, false, true)
-		if err != nil {
-			return nil, 0, fmt.Errorf("a walk hit a handler error before the system became live: %w", err)
-		}
-		if r.Steps == 0 {
-			return nil, 0, nil // stuck
-		}
-		path = append(path, r.Path...)
-		s = r.End
-		switch {
-		case !live(s):
-			held = -1
-		case held < 0:
-			held = 0
-			if first < 0 {
-				first = len(path)
-			}
-		default:
-			held++
-		}
+	if r.LiveAt < 0 || r.Stuck || r.Steps == opts.MaxSteps && !settled(r, opts) {
+		return nil, 0, nil
 	}
-	return path, first, nil
+	return r.Path, r.LiveAt, nil
+}
+
+// settled says whether a walk that used all its steps ended settled.
+func settled(r *walk.Result, opts Options) bool {
+	return r.LiveAt >= 0 && r.Steps-r.LiveAt >= opts.Settle
 }

@@ -299,23 +299,20 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				f.p.hash(h, v.Field(f.i))
 			}
 		}
+		// Structs of plain numbers, bools, strings and slices of plain
+		// numbers (the usual node state) are hashed and copied in place,
+		// without a reflect.Value per field.
 		var prim []primField
 		for _, f := range hashed {
-			switch k := f.p.t.Kind(); k {
-			case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-				reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr, reflect.String:
-				if !f.p.custom {
-					prim = append(prim, primField{t.Field(f.i).Offset, k})
-					continue
-				}
+			pf, ok := primOf(f.p, t.Field(f.i).Offset)
+			if !ok {
+				prim = nil
+				break
 			}
-			prim = nil
-			break
+			prim = append(prim, pf)
 		}
 		if len(prim) == len(hashed) && len(prim) > 0 {
 			slow := p.hash
-			// Structs of plain numbers, bools and strings (the usual node
-			// state) are read in place, without reflect.Value per field.
 			p.hash = func(h *Hasher, v reflect.Value) {
 				if !v.CanAddr() {
 					slow(h, v)
@@ -323,12 +320,27 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				}
 				base := unsafe.Pointer(v.UnsafeAddr())
 				for _, f := range prim {
-					hashPrim(h, unsafe.Add(base, f.off), f.kind)
+					f.hash(h, unsafe.Add(base, f.off))
 				}
 			}
 		}
+		var rawDeep []primField // deep fields copied in place
+		var otherDeep []field
+		for _, f := range deep {
+			if pf, ok := primOf(f.p, t.Field(f.i).Offset); ok && pf.kind == reflect.Slice {
+				rawDeep = append(rawDeep, pf)
+			} else {
+				otherDeep = append(otherDeep, f)
+			}
+		}
 		p.clone = func(dst, src reflect.Value) {
-			for _, f := range deep {
+			if len(rawDeep) > 0 {
+				base := unsafe.Pointer(dst.UnsafeAddr())
+				for _, f := range rawDeep {
+					cloneRawSlice(unsafe.Add(base, f.off), f.size)
+				}
+			}
+			for _, f := range otherDeep {
 				cloneInto(f.p, writable(dst.Field(f.i)), writable(src.Field(f.i)))
 			}
 		}
@@ -356,8 +368,74 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 
 type primField struct {
 	off  uintptr
-	kind reflect.Kind
+	kind reflect.Kind // a plain kind, or Slice of elem
+	elem reflect.Kind // for a slice: its elements' plain kind
+	size uintptr      // for a slice: its elements' size
 }
+
+func plainNumber(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
+
+// primOf says whether a field of plan fp at offset off can be read in
+// place: a plain number, bool or string, or a slice of plain numbers.
+func primOf(fp *plan, off uintptr) (primField, bool) {
+	if fp.custom {
+		return primField{}, false
+	}
+	switch k := fp.t.Kind(); {
+	case plainNumber(k) || k == reflect.String:
+		return primField{off: off, kind: k}, true
+	case k == reflect.Slice && plainNumber(fp.t.Elem().Kind()) && !fp.elemCustom():
+		return primField{off: off, kind: k, elem: fp.t.Elem().Kind(), size: fp.t.Elem().Size()}, true
+	}
+	return primField{}, false
+}
+
+func (p *plan) elemCustom() bool { return p.t.Elem().Implements(hasherType) }
+
+// hash writes the field at ptr as the reflective plan would.
+func (f *primField) hash(h *Hasher, ptr unsafe.Pointer) {
+	if f.kind != reflect.Slice {
+		hashPrim(h, ptr, f.kind)
+		return
+	}
+	hdr := (*sliceHeader)(ptr)
+	h.Uint64(uint64(hdr.len))
+	for i := 0; i < hdr.len; i++ {
+		hashPrim(h, unsafe.Add(hdr.data, uintptr(i)*f.size), f.elem)
+	}
+}
+
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// cloneRawSlice gives the slice at ptr (a shallow copy) its own backing
+// array. Its elements hold no pointers, so untyped memory serves.
+func cloneRawSlice(ptr unsafe.Pointer, size uintptr) {
+	hdr := (*sliceHeader)(ptr)
+	if hdr.data == nil {
+		return
+	}
+	n := uintptr(hdr.len) * size
+	if n == 0 {
+		// Keep it empty but not nil, as the reflective copy does.
+		hdr.data, hdr.cap = unsafe.Pointer(&zeroWord), 0
+		return
+	}
+	buf := make([]uint64, (n+7)/8)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), n), unsafe.Slice((*byte)(hdr.data), n))
+	hdr.data, hdr.cap = unsafe.Pointer(&buf[0]), hdr.len
+}
+
+var zeroWord uint64
 
 // hashPrim writes the plain value of kind k stored at ptr.
 func hashPrim(h *Hasher, ptr unsafe.Pointer, k reflect.Kind) {

@@ -199,22 +199,69 @@ func (w *World) Apply(s *State, ev Event, tape []int) (*State, error) {
 	n := newState(len(s.nodes))
 	copy(n.nodes, s.nodes)
 	n.net, n.conns, n.calls, n.used = s.net, s.conns, s.calls, s.used
+	if err := w.step(n, ev, tape); err != nil {
+		return nil, err
+	}
+	if err := w.finish(n); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// Own returns a deep copy of s that Step may change in place.
+func (w *World) Own(s *State) *State {
+	n := newState(len(s.nodes))
+	copy(n.nodes, s.nodes)
+	for i := range n.nodes {
+		n.nodes[i].node = Copy(n.nodes[i].node)
+		n.nodes[i].timers = slices.Clone(n.nodes[i].timers)
+	}
+	n.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
+	n.conns = slices.Clone(s.conns)
+	n.calls, n.used, n.fp = s.calls, s.used, s.fp
+	return n
+}
+
+// Step applies ev to s in place, as Apply would to a copy; s must come
+// from Own and be used by no one else. Walks use it: they go on from each
+// state and never back, so copying would be wasted. Step keeps no
+// fingerprints up to date: Seal them before s is hashed, stored or
+// compared. After an error s is not to be used.
+func (w *World) Step(s *State, ev Event, tape []int) error {
+	w.begin(ev, tape)
+	w.netOwn = true
+	for i := range w.touched {
+		w.touched[i], w.ownTime[i] = true, true
+	}
+	return w.step(s, ev, tape)
+}
+
+// Seal recomputes the fingerprints of a state changed by Step.
+func (w *World) Seal(s *State) error {
+	for i := range w.touched {
+		w.touched[i] = true
+	}
+	return w.finish(s)
+}
+
+// step applies ev to n, a state of the step's own.
+func (w *World) step(n *State, ev Event, tape []int) error {
 	if ev.Node < 0 || int(ev.Node) >= len(n.nodes) || ev.Peer < 0 || int(ev.Peer) >= len(n.nodes) {
-		return nil, fmt.Errorf("%w: %v names a node outside 0..%d", ErrNotEnabled, ev, len(n.nodes)-1)
+		return fmt.Errorf("%w: %v names a node outside 0..%d", ErrNotEnabled, ev, len(n.nodes)-1)
 	}
 	var err error
 	switch ev.Kind {
 	case Deliver, Drop:
 		i := w.findMessage(n, ev)
 		if i < 0 {
-			return nil, fmt.Errorf("%w: %v: no such message in flight", ErrNotEnabled, ev)
+			return fmt.Errorf("%w: %v: no such message in flight", ErrNotEnabled, ev)
 		}
 		msg := n.net[i].Msg
 		w.last.Msg = msg
 		w.removeMessage(n, i)
 		if ev.Kind == Drop {
 			if w.spec.Transport == Stream || n.used.Drops >= w.spec.Budget.Drops {
-				return nil, fmt.Errorf("%w: %v: no drops left", ErrNotEnabled, ev)
+				return fmt.Errorf("%w: %v: no drops left", ErrNotEnabled, ev)
 			}
 			n.used.Drops++
 			break
@@ -224,7 +271,7 @@ func (w *World) Apply(s *State, ev Event, tape []int) (*State, error) {
 		ts := n.nodes[ev.Node].timers
 		j, ok := slices.BinarySearch(ts, ev.Timer)
 		if !ok {
-			return nil, fmt.Errorf("%w: %v: timer not set", ErrNotEnabled, ev)
+			return fmt.Errorf("%w: %v: timer not set", ErrNotEnabled, ev)
 		}
 		w.ownTimers(n, ev.Node)
 		n.nodes[ev.Node].timers = slices.Delete(n.nodes[ev.Node].timers, j, j+1)
@@ -232,13 +279,13 @@ func (w *World) Apply(s *State, ev Event, tape []int) (*State, error) {
 	case App:
 		if ev.Call < 0 || ev.Call >= len(w.spec.Calls) || w.spec.Calls[ev.Call].To != ev.Node ||
 			n.calls&(1<<uint(ev.Call)) != 0 || !w.firstPending(n, ev.Call) {
-			return nil, fmt.Errorf("%w: %v: not the node's next pending call", ErrNotEnabled, ev)
+			return fmt.Errorf("%w: %v: not the node's next pending call", ErrNotEnabled, ev)
 		}
 		n.calls |= 1 << uint(ev.Call)
 		err = w.invoke(n, ev.Node, appH, 0, nil, "", w.spec.Calls[ev.Call].Call)
 	case SocketError:
 		if w.spec.Transport != Stream || n.used.Errors >= w.spec.Budget.Errors || !n.hasConn(ev.Node, ev.Peer) {
-			return nil, fmt.Errorf("%w: %v: no such connection or no socket errors left", ErrNotEnabled, ev)
+			return fmt.Errorf("%w: %v: no such connection or no socket errors left", ErrNotEnabled, ev)
 		}
 		n.used.Errors++
 		w.breakConn(n, ev.Node, ev.Peer)
@@ -247,7 +294,7 @@ func (w *World) Apply(s *State, ev Event, tape []int) (*State, error) {
 		}
 	case Reset:
 		if n.used.Resets >= w.spec.Budget.Resets {
-			return nil, fmt.Errorf("%w: %v: no resets left", ErrNotEnabled, ev)
+			return fmt.Errorf("%w: %v: no resets left", ErrNotEnabled, ev)
 		}
 		n.used.Resets++
 		id := ev.Node
@@ -275,21 +322,18 @@ func (w *World) Apply(s *State, ev Event, tape []int) (*State, error) {
 			err = w.invoke(n, id, initH, 0, nil, "", nil)
 		}
 	default:
-		return nil, fmt.Errorf("%w: unknown event kind %d", ErrNotEnabled, ev.Kind)
+		return fmt.Errorf("%w: unknown event kind %d", ErrNotEnabled, ev.Kind)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if w.tapeErr != nil {
-		return nil, w.tapeErr
+		return w.tapeErr
 	}
 	if w.Strict && len(w.last.Choices) < len(tape) {
-		return nil, fmt.Errorf("%w: %v made %d choices but the trace records %d", ErrNotEnabled, ev, len(w.last.Choices), len(tape))
+		return fmt.Errorf("%w: %v made %d choices but the trace records %d", ErrNotEnabled, ev, len(w.last.Choices), len(tape))
 	}
-	if err := w.finish(n); err != nil {
-		return nil, err
-	}
-	return n, nil
+	return nil
 }
 
 func (w *World) begin(ev Event, tape []int) {

@@ -115,6 +115,9 @@ type Walker struct {
 	// Safety, when set, is checked on every state a walk reaches; it
 	// returns the violated property's name and what it said, or "".
 	Safety func(*sim.State) (property, message string)
+	// Settle is how many steps in a row the state must stay live before a
+	// walk told to stop at a live state stops (default 0: at the first).
+	Settle int
 }
 
 // New returns a walker. live says whether a state is live; chooser picks
@@ -151,50 +154,64 @@ type Result struct {
 }
 
 // Walk walks from s for up to dmax steps. With stopAtLive it stops at the
-// first live state; otherwise it goes on to dmax and LiveAt is still the
-// first live step. With record it keeps the path.
+// first live state (once it has stayed live Settle steps); otherwise it
+// goes on to dmax and LiveAt is still the first live step. With record it
+// keeps the path. s is not changed.
 //
 // The error is a handler that panicked (*sim.HandlerPanic, with the path
 // so far in the result) or a state that cannot be hashed.
 func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (*Result, error) {
 	res := &Result{LiveAt: -1, End: s}
+	held := -1 // steps the state has been live in a row
 	if wk.live(s) {
-		res.LiveAt = 0
-		if stopAtLive {
+		res.LiveAt, held = 0, 0
+		if stopAtLive && held >= wk.Settle {
 			return res, nil
 		}
 	}
 	w := wk.w
+	// The walk changes its own copy of the state in place: it never goes
+	// back, so a copy per step would be wasted.
+	cur := w.Own(s)
+	defer func() {
+		if res.End == cur {
+			w.Seal(cur)
+		}
+	}()
 	for res.Steps < dmax {
-		wk.buf = w.Enabled(s, wk.buf[:0])
+		wk.buf = w.Enabled(cur, wk.buf[:0])
 		if len(wk.buf) == 0 {
 			res.Stuck = true
 			break
 		}
 		ev := wk.buf[wk.chooser.Choose(wk.buf, wk.rng)]
-		next, err := w.Apply(s, ev, nil)
+		err := w.Step(cur, ev, nil)
 		wk.Steps++
 		if record {
 			res.Path = append(res.Path, sim.Step{Event: ev, Choices: cloneInts(w.Last().Choices)})
 		}
 		if err != nil {
-			res.End = s
+			res.End = nil // cur is half changed
 			return res, err
 		}
-		s = next
 		res.Steps++
-		res.End = s
+		res.End = cur
 		if wk.Safety != nil {
-			if prop, msg := wk.Safety(s); prop != "" {
+			if prop, msg := wk.Safety(cur); prop != "" {
 				res.Violated, res.Message = prop, msg
 				break
 			}
 		}
-		if res.LiveAt < 0 && wk.live(s) {
+		if !wk.live(cur) {
+			held = -1
+			continue
+		}
+		held++
+		if res.LiveAt < 0 {
 			res.LiveAt = res.Steps
-			if stopAtLive {
-				break
-			}
+		}
+		if stopAtLive && held >= wk.Settle {
+			break
 		}
 	}
 	return res, nil

@@ -223,8 +223,17 @@ func Check(sys *System, opts Options) (*Result, error) {
 		res.Verdict = LivenessViolation
 		res.Property = DivergenceProperty
 		res.Critical = nil
-		res.Message = fmt.Sprintf("a handler did not return within %v on %v", opts.HandlerTimeout, trail.Event)
-		res.Path = c.full(append(trail.Path.Clone(), sim.Step{Event: trail.Event, Choices: append([]int(nil), trail.Tape...)}))
+		if c.walking {
+			t := &c.walkTrail
+			res.Message = fmt.Sprintf("a handler did not return within %v on %v, during a random walk", opts.HandlerTimeout, t.Event)
+			// The choices the stuck step made so far are not known (the
+			// stuck goroutine holds them); the trace gives it none, and
+			// replay answers 0 to each.
+			res.Path = c.full(append(append(t.Base.Clone(), t.Path...), sim.Step{Event: t.Event}))
+		} else {
+			res.Message = fmt.Sprintf("a handler did not return within %v on %v", opts.HandlerTimeout, trail.Event)
+			res.Path = c.full(append(trail.Path.Clone(), sim.Step{Event: trail.Event, Choices: append([]int(nil), trail.Tape...)}))
+		}
 		return res, nil
 	}
 	if err != nil {
@@ -265,6 +274,10 @@ type checker struct {
 	live      []*properties.Property
 	weights   *walk.Weights
 	periphery []search.Frontier
+	// walking says the walks have begun; walkTrail then says where they
+	// are, as the search's trail does before.
+	walking   bool
+	walkTrail walk.Trail
 }
 
 func (c *checker) isLive(s *sim.State) bool {

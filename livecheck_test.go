@@ -154,6 +154,7 @@ func TestHandlerPanicIsAFinding(t *testing.T) {
 }
 
 func TestDivergenceIsAFinding(t *testing.T) {
+	release.Store(false)
 	defer release.Store(true)
 	res, err := livecheck.Check(counterSystem("loop"), livecheck.Options{Depth: 10, HandlerTimeout: 100 * time.Millisecond})
 	if err != nil {
@@ -168,6 +169,24 @@ func TestDivergenceIsAFinding(t *testing.T) {
 	}
 	rep, err := livecheck.Replay(counterSystem("loop"), res.Config, res.Path, 100*time.Millisecond)
 	if err != nil || rep.Property != livecheck.DivergenceProperty {
+		t.Fatalf("replay: %+v, %v", rep, err)
+	}
+}
+
+func TestDivergenceInAWalk(t *testing.T) {
+	release.Store(false)
+	defer release.Store(true)
+	// The search stops at depth 2, before count 2 can arrive; a walk from
+	// its periphery delivers it and the handler never returns.
+	res, err := livecheck.Check(counterSystem("loop"), livecheck.Options{Depth: 2, HandlerTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.LivenessViolation || res.Property != livecheck.DivergenceProperty || len(res.Path) < 3 {
+		t.Fatalf("%s of %q after %d steps", res.Verdict, res.Property, len(res.Path))
+	}
+	rep, err := livecheck.Replay(counterSystem("loop"), res.Config, res.Path, 100*time.Millisecond)
+	if err != nil || !rep.Reproduces(livecheck.LivenessViolation, livecheck.DivergenceProperty) {
 		t.Fatalf("replay: %+v, %v", rep, err)
 	}
 }

@@ -63,6 +63,8 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	opts := c.opts
 	wk := walk.New(c.w, c.isLive, c.weights, 0)
 	wk.Safety = c.safety
+	wk.Trail = &c.walkTrail
+	c.walking = true
 	var undecided []string
 	// safetyFound reports a safety violation a walk ran into.
 	safetyFound := func(p sim.Path, r *walk.Result) bool {
@@ -87,6 +89,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 				Dmax:    len(base) + depth,
 				Chooser: c.weights,
 				Seed:    walk.Seed(uint64(opts.Seed), uint64(idx), uint64(attempt)+1000),
+				Trail:   &c.walkTrail,
 			})
 			c.res.Live.Critical += time.Since(ct)
 			if err != nil {
@@ -97,7 +100,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 				return true, nil
 			}
 			tried = append(tried, fmt.Sprintf("walk depth %d: %s", depth, cr.Why))
-			if strings.HasPrefix(cr.Why, "walks from the end") {
+			if cr.Recovered {
 				c.res.Live.Cleared++
 				return false, nil
 			}
@@ -112,6 +115,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 				continue
 			}
 			wk.Reseed(walk.Seed(uint64(opts.Seed), uint64(idx), uint64(attempt)+2000))
+			c.walkTrail.Base = p
 			r, err := wk.Walk(end, extra, true, true)
 			c.res.Live.WalkSteps += int64(r.Steps)
 			if err != nil {
@@ -141,6 +145,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 			break
 		}
 		wk.Reseed(walk.Seed(uint64(opts.Seed), uint64(i), 0))
+		c.walkTrail.Base = f.Path
 		r, err := wk.Walk(f.State, opts.WalkDepth, true, true)
 		c.res.Live.Walks++
 		c.res.Live.WalkSteps += int64(r.Steps)

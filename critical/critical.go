@@ -47,6 +47,9 @@ type Options struct {
 	// Seed seeds the probes; each probe's walks get their own seeds from
 	// it and the step, so the result does not depend on probe order.
 	Seed uint64
+	// Trail, when set, is kept up to date by the probes' walks (its Base
+	// is the path to the probed step).
+	Trail *walk.Trail
 }
 
 // Result is what Search found.
@@ -66,8 +69,10 @@ type Result struct {
 	// Probes counts Recovers calls; Steps the simulator steps they took.
 	Probes int
 	Steps  int64
-	// Why explains a C2 result.
-	Why string
+	// Why explains a C2 result; Recovered says it is because walks from
+	// the end of the path still recover: the path was not dead at all.
+	Why       string
+	Recovered bool
 }
 
 const checkpointEvery = 256
@@ -102,6 +107,7 @@ func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bo
 	}
 	sr := &searcher{w: w, path: p, live: live, opts: opts, res: &Result{}, recover: map[int]sim.Path{}}
 	sr.walker = walk.New(w, live, opts.Chooser, opts.Seed)
+	sr.walker.Trail = opts.Trail
 
 	// One replay: checkpoints, and the last live step.
 	lastLive := -1
@@ -162,7 +168,7 @@ func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bo
 		}
 		dprev = d
 		if d == L {
-			res.Case, res.Why = C2, "walks from the end of the path still recover: it was not dead, only slow"
+			res.Case, res.Why, res.Recovered = C2, "walks from the end of the path still recover: it was not dead, only slow", true
 			return res, nil
 		}
 		d = max(1, 2*d)
@@ -224,6 +230,9 @@ func (sr *searcher) recovers(i int) (bool, error) {
 		return true, nil
 	}
 	depth := sr.opts.Dmax - i
+	if t := sr.opts.Trail; t != nil {
+		t.Base = sr.path[:i]
+	}
 	for j := 0; j < sr.opts.Walks+sr.opts.Confirm; j++ {
 		sr.walker.Reseed(walk.Seed(sr.opts.Seed, uint64(i), uint64(j)))
 		before := sr.walker.Steps

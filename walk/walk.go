@@ -118,6 +118,18 @@ type Walker struct {
 	// Settle is how many steps in a row the state must stay live before a
 	// walk told to stop at a live state stops (default 0: at the first).
 	Settle int
+	// Trail, when set, always holds the walk's path so far (when it
+	// records) and the event it is applying, so that a watchdog can say
+	// where a handler that never returns was called.
+	Trail *Trail
+}
+
+// A Trail says where a walk is: Base is the path to the walk's start (set
+// by the caller), Path the walk's steps so far, Event the one under way.
+type Trail struct {
+	Base  sim.Path
+	Path  sim.Path
+	Event sim.Event
 }
 
 // New returns a walker. live says whether a state is live; chooser picks
@@ -185,6 +197,9 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (*Result
 			break
 		}
 		ev := wk.buf[wk.chooser.Choose(wk.buf, wk.rng)]
+		if t := wk.Trail; t != nil {
+			t.Path, t.Event = res.Path, ev
+		}
 		err := w.Step(cur, ev, nil)
 		wk.Steps++
 		if record {

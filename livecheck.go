@@ -19,6 +19,8 @@ package livecheck
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/livecheck/livecheck/properties"
@@ -79,6 +81,9 @@ type Options struct {
 	WeightsSet bool
 	// NoWalks stops after the exhaustive search.
 	NoWalks bool
+	// Workers is the number of goroutines that walk from the periphery
+	// (default: GOMAXPROCS). The result does not depend on it.
+	Workers int
 	// Mode is "global" (the default: global states, network included,
 	// then walks for liveness) or "local" (local model checking of safety
 	// properties, every violation verified by a real run).
@@ -118,6 +123,9 @@ func (o *Options) fill(sys *System) {
 	}
 	if o.WalkDepth <= 0 {
 		o.WalkDepth = 5000
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if o.Walks <= 0 {
 		o.Walks = 8
@@ -216,7 +224,19 @@ func Check(sys *System, opts Options) (*Result, error) {
 	}
 
 	trail := &search.Trail{}
-	stuck, err := guarded(w, opts.HandlerTimeout, func() error { return c.run(trail) })
+	w.Guard = c.watch.add(nil)
+	stuck, which, err := c.watch.run(opts.HandlerTimeout, func() error { return c.run(trail) })
+	if stuck && which > 0 {
+		// Stuck in a walk worker's world: its walker says where.
+		c.watch.mu.Lock()
+		t := c.watch.trails[which]
+		c.watch.mu.Unlock()
+		res := c.res
+		res.Verdict, res.Property, res.Critical = LivenessViolation, DivergenceProperty, nil
+		res.Message = fmt.Sprintf("a handler did not return within %v on %v, during a random walk", opts.HandlerTimeout, t.Event)
+		res.Path = c.full(append(append(t.Base.Clone(), t.Path...), sim.Step{Event: t.Event}))
+		return res, nil
+	}
 	if stuck {
 		// The checking goroutine is blocked in the handler for good.
 		res := c.res
@@ -278,6 +298,7 @@ type checker struct {
 	// are, as the search's trail does before.
 	walking   bool
 	walkTrail walk.Trail
+	watch     watchdog
 }
 
 func (c *checker) isLive(s *sim.State) bool {
@@ -413,27 +434,63 @@ func asPanic(err error) *sim.HandlerPanic {
 // returns stuck when a handler ran longer than timeout; f's goroutine is
 // then left behind, blocked in the user's handler.
 func guarded(w *sim.World, timeout time.Duration, f func() error) (stuck bool, err error) {
+	var wd watchdog
+	w.Guard = wd.add(nil)
+	defer func() { w.Guard = nil }()
+	stuck, _, err = wd.run(timeout, f)
+	return stuck, err
+}
+
+// A watchdog watches the guards of every world a check runs (the main one
+// and the walk workers'), so that a handler that never returns in any of
+// them is noticed.
+type watchdog struct {
+	mu     sync.Mutex
+	guards []*sim.Guard
+	trails []*walk.Trail // per guard: where its walker is (nil for the main world)
+}
+
+// add registers a new guard (with the trail of the walker using its world,
+// if any) and returns it.
+func (wd *watchdog) add(t *walk.Trail) *sim.Guard {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
 	g := &sim.Guard{}
-	w.Guard = g
+	wd.guards = append(wd.guards, g)
+	wd.trails = append(wd.trails, t)
+	return g
+}
+
+// run runs f on its own goroutine. It returns stuck, with the index of the
+// guard, when a handler ran longer than timeout; f's goroutines are then
+// left behind, blocked in the user's handler.
+func (wd *watchdog) run(timeout time.Duration, f func() error) (stuck bool, which int, err error) {
 	done := make(chan error, 1)
 	go func() { done <- f() }()
 	tick := time.NewTicker(timeout / 4)
 	defer tick.Stop()
-	var last uint64
-	since := time.Now()
+	var last []uint64
+	var since []time.Time
 	for {
 		select {
 		case err := <-done:
-			w.Guard = nil
-			return false, err
+			return false, 0, err
 		case <-tick.C:
-			tok, same := g.Stuck(last)
-			if !same {
-				last, since = tok, time.Now()
-				continue
-			}
-			if time.Since(since) >= timeout {
-				return true, nil
+			wd.mu.Lock()
+			guards := wd.guards
+			wd.mu.Unlock()
+			for i, g := range guards {
+				if i == len(last) {
+					last, since = append(last, 0), append(since, time.Now())
+				}
+				tok, same := g.Stuck(last[i])
+				if !same {
+					last[i], since[i] = tok, time.Now()
+					continue
+				}
+				if time.Since(since[i]) >= timeout {
+					return true, i, nil
+				}
 			}
 		}
 	}

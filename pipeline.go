@@ -3,6 +3,8 @@ package livecheck
 import (
 	"fmt"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"strings"
 	"time"
 
@@ -139,14 +141,15 @@ func (c *checker) liveness(quiescent sim.Path) error {
 		_, err := settle(0, quiescent, nil, nil)
 		return err
 	}
+	take, finish := c.walkPeriphery()
+	defer finish()
 	for i, f := range c.periphery {
 		if c.interrupted() {
 			c.res.Interrupted = true
 			break
 		}
-		wk.Reseed(walk.Seed(uint64(opts.Seed), uint64(i), 0))
-		c.walkTrail.Base = f.Path
-		r, err := wk.Walk(f.State, opts.WalkDepth, true, true)
+		out := take(i)
+		r, err := out.r, out.err
 		c.res.Live.Walks++
 		c.res.Live.WalkSteps += int64(r.Steps)
 		if err != nil {
@@ -277,4 +280,79 @@ func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
 			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: filepath.Base(live)}
 	}
 	return dead, live, reports.WriteFileAtomic(dead, t.Write)
+}
+
+type walkOut struct {
+	r   *walk.Result
+	err error
+}
+
+// walkPeriphery walks from every periphery state on opts.Workers
+// goroutines, each with a world of its own, and hands the results over in
+// periphery order: the walk from state i has its own seed, so the results,
+// and what the check reports, do not depend on the number of workers.
+// Workers run at most a few walks ahead of the reader. finish stops them
+// and waits for them.
+func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
+	n := len(c.periphery)
+	outs := make([]chan walkOut, n)
+	for i := range outs {
+		outs[i] = make(chan walkOut, 1)
+	}
+	workers := max(1, min(c.opts.Workers, n))
+	ahead := make(chan struct{}, 4*workers) // walks done or under way, not yet read
+	done := make(chan struct{})
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		w, err := sim.NewWorld(c.m.Spec)
+		if err != nil {
+			panic(err) // the spec was valid for the main world
+		}
+		trail := &walk.Trail{}
+		w.Guard = c.watch.add(trail)
+		wk := walk.New(w, c.isLive, c.weights, 0)
+		wk.Safety, wk.Trail = c.safety, trail
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				select {
+				case ahead <- struct{}{}:
+				case <-done:
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f := c.periphery[i]
+				wk.Reseed(walk.Seed(uint64(c.opts.Seed), uint64(i), 0))
+				trail.Base = f.Path
+				r, err := wk.Walk(f.State, c.opts.WalkDepth, true, true)
+				if err == nil && r.LiveAt >= 0 && r.Violated == "" {
+					r.Path, r.End = nil, nil // recovered: nothing more is needed of it
+				}
+				outs[i] <- walkOut{r, err}
+			}
+		}()
+	}
+	take = func(i int) walkOut {
+		out := <-outs[i]
+		<-ahead // a slot for the workers
+		return out
+	}
+	var once sync.Once
+	finish = func() {
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+		})
+	}
+	return take, finish
 }

@@ -171,3 +171,21 @@ func runCLIq(args ...string) (int, string, string) {
 	code := run(args, &o, &e)
 	return code, o.String(), e.String()
 }
+
+// The number of walk workers changes nothing in what a check reports.
+func TestWorkersDoNotChangeTheResult(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"check", "ring", "--nodes", "5"},
+		{"check", "randtree", "--nodes", "4", "--bug", "RT10", "--peers", "all"},
+	} {
+		var outs []string
+		for _, w := range []string{"1", "2", "3"} {
+			_, out := checkCLI(t, map[bool]int{true: 0, false: 1}[args[1] == "ring"], append(args, "--workers", w, "--out", dir)...)
+			outs = append(outs, stripTimes(out))
+		}
+		if outs[0] != outs[1] || outs[1] != outs[2] {
+			t.Fatalf("%v: results differ with the number of workers:\n%s\n%s\n%s", args, outs[0], outs[1], outs[2])
+		}
+	}
+}

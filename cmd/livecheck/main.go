@@ -283,6 +283,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	walks := fs.Int("walks", 8, "random walks per probe of the critical-transition search (k)")
 	escalations := fs.Int("escalations", 3, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
 	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1,reset=0 (default: the system's)")
+	workers := fs.Int("workers", 0, "goroutines walking from the periphery (default: the number of cores); the result does not depend on it")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run; compare: both, side by side (no walks)")
 	rounds := fs.Int("rounds", 8, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
@@ -313,6 +314,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if *timeout <= 0 {
 		return usageErr(stderr, "check", "--handler-timeout must be positive")
+	}
+	if *workers < 0 {
+		return usageErr(stderr, "check", "--workers cannot be negative")
 	}
 	if *walkDepth < 1 || *walks < 1 || *escalations < 0 {
 		return usageErr(stderr, "check", "--walk-depth and --walks must be at least 1, --escalations at least 0")
@@ -407,6 +411,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Weights:        weights,
 		WeightsSet:     fs.Changed("weights"),
 		NoWalks:        *noWalks,
+		Workers:        *workers,
 		Mode:           *mode,
 		Rounds:         *rounds,
 		Prefix:         prefixPath,

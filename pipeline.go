@@ -3,9 +3,9 @@ package livecheck
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"strings"
 	"time"
 
 	"github.com/livecheck/livecheck/critical"

@@ -208,3 +208,12 @@ func (s *System) Model(cfg Config) (Config, *Model, error) {
 	}
 	return cfg, m, m.Spec.Validate()
 }
+
+// Docs returns the names, kinds and docs of properties, for System.Properties.
+func Docs(props ...properties.Property) []PropertyDoc {
+	out := make([]PropertyDoc, len(props))
+	for i, p := range props {
+		out[i] = PropertyDoc{Name: p.Name, Kind: p.Kind, Doc: p.Doc}
+	}
+	return out
+}

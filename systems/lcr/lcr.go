@@ -215,10 +215,7 @@ var System = livecheck.System{
 	Params: []livecheck.Param{
 		{Name: "ids", Doc: "the nodes' ids in ring order, comma-separated (default: N,1,2,...,N-1)"},
 	},
-	Properties: []livecheck.PropertyDoc{
-		{Name: OneLeader.Name, Kind: OneLeader.Kind, Doc: OneLeader.Doc},
-		{Name: Elected.Name, Kind: Elected.Kind, Doc: Elected.Doc},
-	},
+	Properties: livecheck.Docs(OneLeader, Elected),
 	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
 		ids, err := parseIDs(cfg.Param("ids"), cfg.Nodes)
 		if err != nil {

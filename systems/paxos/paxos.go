@@ -304,10 +304,7 @@ var System = livecheck.System{
 	Params: []livecheck.Param{
 		{Name: "proposers", Doc: "how many nodes propose (nodes 0 to P-1, node i proposing 100+i), from 1 to the number of nodes", Default: "1"},
 	},
-	Properties: []livecheck.PropertyDoc{
-		{Name: Agreement.Name, Kind: Agreement.Kind, Doc: Agreement.Doc},
-		{Name: Chosen.Name, Kind: Chosen.Kind, Doc: Chosen.Doc},
-	},
+	Properties: livecheck.Docs(Agreement, Chosen),
 	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
 		if cfg.Budget.Resets > 0 {
 			return nil, fmt.Errorf("paxos cannot be checked with resets: its acceptors need stable storage, which simulated nodes lack, so a restart would forget promises; use --drops for failures")

@@ -614,11 +614,7 @@ var System = livecheck.System{
 		{Name: "degree", Doc: "the most children a node takes", Default: "2"},
 		{Name: "peers", Doc: "bootstrap lists: zero (node k knows 0 and itself) or all (every node knows every node)", Default: "zero"},
 	},
-	Properties: []livecheck.PropertyDoc{
-		{Name: SingleTree.Name, Kind: SingleTree.Kind, Doc: SingleTree.Doc},
-		{Name: NoLoops.Name, Kind: NoLoops.Kind, Doc: NoLoops.Doc},
-		{Name: RecoveryTimerScheduled.Name, Kind: RecoveryTimerScheduled.Kind, Doc: RecoveryTimerScheduled.Doc},
-	},
+	Properties: livecheck.Docs(SingleTree, NoLoops, RecoveryTimerScheduled),
 	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
 		degree, err := strconv.Atoi(cfg.Param("degree"))
 		if err != nil || degree < 1 {

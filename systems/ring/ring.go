@@ -483,11 +483,7 @@ var System = livecheck.System{
 	Params: []livecheck.Param{
 		{Name: "leafset", Doc: "leaf-set size, an even number: half of it on each side", Default: "2"},
 	},
-	Properties: []livecheck.PropertyDoc{
-		{Name: RingFormed.Name, Kind: RingFormed.Kind, Doc: RingFormed.Doc},
-		{Name: NoSelf.Name, Kind: NoSelf.Kind, Doc: NoSelf.Doc},
-		{Name: KnownIDs.Name, Kind: KnownIDs.Kind, Doc: KnownIDs.Doc},
-	},
+	Properties: livecheck.Docs(RingFormed, NoSelf, KnownIDs),
 	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
 		size, err := strconv.Atoi(cfg.Param("leafset"))
 		if err != nil || size < 2 || size%2 != 0 {

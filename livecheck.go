@@ -579,7 +579,7 @@ func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replay
 	if timeout <= 0 {
 		timeout = 2 * time.Second
 	}
-	cfg, m, err := sys.Model(cfg)
+	_, m, err := sys.Model(cfg)
 	if err != nil {
 		return nil, err
 	}

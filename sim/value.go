@@ -81,7 +81,9 @@ func planOf(t reflect.Type) *plan {
 }
 
 var (
-	hasherType = reflect.TypeFor[StateHasher]()
+	hasherType   = reflect.TypeFor[StateHasher]()
+	dumperType   = reflect.TypeFor[StateDumper]()
+	stringerType = reflect.TypeFor[fmt.Stringer]()
 )
 
 // buildPlan builds the plan for t. Recursive types are resolved through
@@ -361,6 +363,23 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		p.hash = func(h *Hasher, v reflect.Value) { panic(&TypeError{t, reason}) }
 		p.dump = func(b *strings.Builder, v reflect.Value) { b.WriteString(t.Kind().String()) }
 		p.flat = true // shared by copies
+	}
+	// Nested values dump through their own DumpState or String, as the
+	// top-level value does: an enum field reads as its name.
+	if t.Implements(dumperType) || t.Implements(stringerType) {
+		plain := p.dump
+		p.dump = func(b *strings.Builder, v reflect.Value) {
+			if !v.CanInterface() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+				plain(b, v)
+				return
+			}
+			switch x := v.Interface().(type) {
+			case StateDumper:
+				b.WriteString(x.DumpState())
+			case fmt.Stringer:
+				b.WriteString(x.String())
+			}
+		}
 	}
 	delete(building, t)
 	return p

@@ -627,9 +627,9 @@ func TestCustomInterfaces(t *testing.T) {
 	}{
 		{a, "set(x,y)"},
 		{color(2), "blue"},
-		{[]color{0, 1}, "[0 1]"}, // only the top-level value is asked
+		{[]color{0, 1}, "[red green]"}, // nested values are asked too
 		{struct{ C any }{color(1)}, "{C:green}"},
-		{struct{ C color }{1}, "{C:1}"},
+		{struct{ C color }{1}, "{C:green}"},
 		{map[string]any{"s": a}, `{"s":set(x,y)}`},
 	}
 	for _, d := range dumps {

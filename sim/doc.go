@@ -1,0 +1,33 @@
+// Package sim is livecheck's simulated world: the API a protocol's nodes
+// are written against, and the deterministic world that runs them.
+//
+// A node is a Go value that implements [Node]: handlers for its start
+// (Init), a message (Receive), a timer (Timer), a call from the system's
+// driver (App) and a broken connection (Error). Handlers act only through
+// the [Context]: sends, timers, Choose and log lines are recorded and
+// applied when the handler returns, so a node is a pure state machine and
+// every state can be copied, fingerprinted and replayed.
+//
+// A [World] runs a [Spec] (nodes, transport, driver calls, failure budget):
+// [World.Initial] builds the start state, [World.Enabled] lists the events
+// possible in a state in a stable order, [World.Apply] applies one to a
+// copy, and [World.Run] replays a [Path]. Every source of nondeterminism is
+// an [Event] (deliver, timer, app, drop, socket-error, reset) or a Choose
+// value recorded in the path. Walks use [World.Own] and [World.Step] to
+// change one copy in place.
+//
+// Node states and messages are copied, fingerprinted and dumped by
+// reflection, with a plan built once per type ([Copy], [Fingerprint],
+// [Dump]); a field tagged `livecheck:"-"` is left out of fingerprints and
+// dumps. A type can take over with [StateCopier], [StateHasher] and
+// [StateDumper].
+//
+// # Usage
+//
+//	w, err := sim.NewWorld(sim.Spec{Nodes: 3, New: func(id sim.NodeID) sim.Node { return &myNode{} }})
+//	s, err := w.Initial()
+//	for _, ev := range w.Enabled(s, nil) {
+//		next, err := w.Apply(s, ev, nil)
+//		...
+//	}
+package sim

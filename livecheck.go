@@ -396,7 +396,13 @@ func (c *checker) run(trail *search.Trail) error {
 // runLocal is local model checking of the safety properties.
 func (c *checker) runLocal() error {
 	res := c.res
-	lr, err := search.Local(c.w, search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.opts.Interrupted})
+	lopts := search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.opts.Interrupted}
+	if c.opts.Progress != nil {
+		lopts.Progress = func(l search.LocalStats) {
+			c.opts.Progress(Progress{Phase: "local", Stats: search.Stats{States: int64(l.TotalNodeStates), Transitions: l.Transitions}})
+		}
+	}
+	lr, err := search.Local(c.w, lopts)
 	if err != nil {
 		return err
 	}

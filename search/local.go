@@ -28,6 +28,9 @@ type LocalOptions struct {
 	QuickBudget int
 	Properties  []properties.Property
 	Stop        func() bool
+	// Progress, when set, is called now and then with the statistics so
+	// far (node states not yet added up).
+	Progress func(LocalStats)
 }
 
 // LocalStats describe a local search.
@@ -349,6 +352,11 @@ func (ls *localSearch) step(id sim.NodeID, si int32, ev sim.Event, consume int32
 		from := ls.states[id][si]
 		next, err := w.ApplyLocal(id, from.loc, ev, msg, tape)
 		ls.res.Stats.Transitions++
+		if ls.opts.Progress != nil && ls.res.Stats.Transitions%8192 == 0 {
+			st := ls.res.Stats
+			st.TotalNodeStates, st.Messages = ls.total, len(ls.msgs)
+			ls.opts.Progress(st)
+		}
 		info := w.Last()
 		choices := slices.Clone(info.Choices)
 		bounds := slices.Clone(info.Bounds)

@@ -422,6 +422,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 					fmt.Fprintf(stderr, "livecheck: walks: %d of %d periphery states, %s\n", p.Walks, p.Periphery, now.Sub(start).Round(time.Millisecond))
 					return
 				}
+				if p.Phase == "local" {
+					fmt.Fprintf(stderr, "livecheck: local: %d node states, %d transitions, %s\n", p.Stats.States, p.Stats.Transitions, now.Sub(start).Round(time.Millisecond))
+					return
+				}
 				fmt.Fprintf(stderr, "livecheck: %s: %d states, %d transitions, depth %d, %s\n",
 					p.Phase, p.Stats.States, p.Stats.Transitions, p.Stats.MaxDepth, p.Stats.Elapsed.Round(time.Millisecond))
 			}

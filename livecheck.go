@@ -371,6 +371,9 @@ func (c *checker) run(trail *search.Trail) error {
 	res.Complete = sr.Complete
 	res.Exhausted = sr.Exhausted
 	if v := sr.Violation; v != nil {
+		if v.Kind == properties.Safety {
+			v = c.shortest(sopts, v, sr.Stats.Elapsed)
+		}
 		res.Verdict = SafetyViolation
 		res.Property, res.Message, res.Path = v.Property, v.Message, c.full(v.Path)
 		if v.Kind == properties.Liveness {
@@ -418,6 +421,37 @@ func (c *checker) runLocal() error {
 		res.Interrupted = c.interrupted()
 	}
 	return nil
+}
+
+// shortest looks for a shorter path to a violation of the same property:
+// the depth-first search finds some path, not the shortest, and a short
+// trace is much easier to read. A search bounded at depth d finds every
+// violation within d steps, so a binary search on the depth finds the
+// shortest length. It spends at most the first search's time again plus
+// a second, and never more than 30 seconds.
+func (c *checker) shortest(sopts search.Options, v *search.Violation, took time.Duration) *search.Violation {
+	deadline := time.Now().Add(min(took+time.Second, 30*time.Second))
+	sopts.Progress, sopts.Trail = nil, nil
+	lo, hi := 0, len(v.Path) // no violation within lo steps; one within hi
+	for hi-lo > 1 && time.Now().Before(deadline) {
+		mid := (lo + hi) / 2
+		sopts.Depth = mid
+		stop := sopts.Stop
+		sopts.Stop = func() bool { return time.Now().After(deadline) || (stop != nil && stop()) }
+		r, err := search.Global(c.w, sopts)
+		sopts.Stop = stop
+		switch {
+		case err != nil:
+			return v
+		case r.Violation != nil && r.Violation.Property == v.Property:
+			v, hi = r.Violation, len(r.Violation.Path)
+		case r.Complete:
+			lo = mid
+		default:
+			return v // out of time, or another property first: keep what we have
+		}
+	}
+	return v
 }
 
 // full returns the path from the initial state: the prefix, then p.

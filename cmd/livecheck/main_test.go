@@ -102,7 +102,7 @@ func TestTamperedTraces(t *testing.T) {
 		{"unknown kind", strings.Replace(string(orig), `"kind": "deliver"`, `"kind": "teleport"`, 1), `unknown event kind "teleport"`},
 		{"bad fingerprint", strings.Replace(string(orig), firstMsg, `      "msg": "zz",`, 1), "not a 16-digit hex fingerprint"},
 		{"other message", strings.Replace(string(orig), firstMsg, `      "msg": "0000000000000001",`, 1), "does not replay"},
-		{"bug removed", strings.Replace(string(orig), `"no-discard"`, ``, 1), "the trace does not replay: step 8"},
+		{"bug removed", strings.Replace(string(orig), `"no-discard"`, ``, 1), "the trace does not replay: step 6"},
 		{"other property", strings.Replace(string(orig), `"property": "one-leader"`, `"property": "elected"`, 1),
 			"does not replay: it records safety-violation of elected, but replaying it gives safety-violation of one-leader"},
 	} {
@@ -181,7 +181,7 @@ func TestCheckText(t *testing.T) {
 	for _, want := range []string{
 		"lcr, 3 nodes, bugs no-discard",
 		"safety-violation of one-leader:",
-		"path of 9 steps:",
+		"path of 8 steps:",
 		"STATES",
 		"replay it: livecheck replay " + dir,
 	} {

@@ -419,6 +419,17 @@ func (c *checker) runLocal() error {
 	if !lr.Complete {
 		res.Verdict = Inconclusive
 		res.Interrupted = c.interrupted()
+		l := lr.Stats
+		switch {
+		case res.Interrupted:
+		case l.GaveUp > 0:
+			res.Message = fmt.Sprintf("local mode found %d preliminary violations and refuted %d; the search for a real run to the others ran out of its budget, so they are neither reported nor ruled out (try --mode global)",
+				l.Preliminary, l.Refuted)
+		case lr.Stopped:
+			res.Message = fmt.Sprintf("local mode stopped at %d node states", l.TotalNodeStates)
+		default:
+			res.Message = fmt.Sprintf("after %d rounds local events were still held back: raise --rounds", l.Rounds)
+		}
 	}
 	return nil
 }

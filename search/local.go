@@ -62,6 +62,8 @@ type LocalResult struct {
 	// Complete says the bounded space was exhausted: no node state was
 	// left unexplored and no local event was held back by the round bound.
 	Complete bool
+	// Stopped says the search was stopped by MaxNodeStates or Stop.
+	Stopped bool
 	Stats    LocalStats
 }
 
@@ -249,6 +251,7 @@ func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 			return nil, err
 		}
 		if ls.res.Violation != nil || ls.stopped {
+			ls.res.Stopped = ls.stopped
 			return ls.res, nil
 		}
 		if !ls.held {

@@ -64,7 +64,7 @@ type LocalResult struct {
 	Complete bool
 	// Stopped says the search was stopped by MaxNodeStates or Stop.
 	Stopped bool
-	Stats    LocalStats
+	Stats   LocalStats
 }
 
 // A pred is one way to reach a node state: from a previous state of the

@@ -1,0 +1,287 @@
+package livecheck_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/internal/oracle"
+	"github.com/livecheck/livecheck/internal/randproto"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/search"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// The randomized cross-check (issue 10, item 5): small random protocols,
+// each safety property checked on its own by global mode, global mode with
+// a liveness property beside it, and local mode, against a plain
+// breadth-first search of the full space (internal/oracle). It asserts
+// agreement with the oracle, never pinned counts, so a new search,
+// reductions or workers must keep it green unchanged.
+
+const (
+	// xcheckSeeds is how many seeds go test runs; FuzzCrossCheck runs more.
+	xcheckSeeds = 200
+	// xcheckMaxStates caps the oracle: a program with a larger space is
+	// set aside (the generator is tuned so that few are).
+	xcheckMaxStates = 3000
+)
+
+// Gates for known bugs of issue 10 that are being fixed on other branches.
+// A disagreement of a gated kind skips the seed, naming the item, instead
+// of failing; every other disagreement fails. Remove a gate once its fix
+// is merged: the cross-check then holds the fix to the oracle.
+var (
+	// Item 3: global mode ends a path at the first live state after a
+	// non-live one, so with a liveness property present it misses safety
+	// violations past such states.
+	gateItem3GlobalStopsAtLive = true
+	// Items 1 and 4: local mode drops candidates refuted by message
+	// summaries for good, and its first-path history and
+	// identical-messages-once rules lose reachable states, so it can say
+	// ok (complete) where a violation is reachable.
+	gateItems1And4LocalLosesStates = true
+	// Item 8: global mode reports a state where nothing can happen as a
+	// quiescent liveness violation even where every liveness property
+	// holds (netEmpty always holds there).
+	gateItem8QuiescentWhileLive = true
+)
+
+func TestCrossCheck(t *testing.T) {
+	tooBig := 0
+	for seed := uint64(1); seed <= xcheckSeeds; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			if !crossCheck(t, seed) {
+				tooBig++
+			}
+		})
+	}
+	// The cross-check is only worth something if it checks: the generator
+	// must keep most spaces under the oracle's cap.
+	if tooBig > xcheckSeeds/10 {
+		t.Errorf("%d of %d generated programs were larger than %d states: tune the generator", tooBig, xcheckSeeds, xcheckMaxStates)
+	}
+}
+
+// FuzzCrossCheck runs the cross-check on any seed:
+//
+//	go test -run '^$' -fuzz FuzzCrossCheck -fuzztime 5m
+func FuzzCrossCheck(f *testing.F) {
+	for _, s := range []uint64{1, 2, 3, 1000, 123456789} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		if !crossCheck(t, seed) {
+			t.Skipf("seed %d: the space is larger than %d states", seed, xcheckMaxStates)
+		}
+	})
+}
+
+// netEmpty is the liveness property the global search is also run with:
+// live where no message is in flight. A state where nothing can happen
+// has no message in flight, so it is never a quiescent violation, while
+// paths go through non-live and live states alike.
+var netEmpty = properties.Eventually("net-empty", "no message in flight", func(s *sim.State) bool {
+	return len(s.InFlight()) == 0
+})
+
+// randSystem wraps a program as a System whose parameters pick one
+// property to check ("property") and add netEmpty ("live"), so that
+// Replay builds the same model as the check.
+func randSystem(p *randproto.Program) *livecheck.System {
+	return &livecheck.System{
+		Name: "rand", Doc: "a random protocol", DefaultNodes: p.Nodes, MinNodes: p.Nodes, MaxNodes: p.Nodes,
+		Params: []livecheck.Param{{Name: "property"}, {Name: "live"}},
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			var props []properties.Property
+			for _, pr := range p.Properties() {
+				if pr.Name == cfg.Param("property") {
+					props = append(props, pr)
+				}
+			}
+			if cfg.Param("live") != "" {
+				props = append(props, netEmpty)
+			}
+			return &livecheck.Model{Spec: p.Spec(), Properties: props}, nil
+		},
+	}
+}
+
+// A verdict is what one mode said about one property.
+type verdict struct {
+	mode     string
+	violated bool
+	property string // the property violated (a handler panic is search.PanicProperty)
+	path     sim.Path
+}
+
+// crossCheck checks every property of seed's program in every mode
+// against the oracle. It returns false when the space is too large to
+// check.
+func crossCheck(t *testing.T, seed uint64) bool {
+	p := randproto.Generate(seed)
+	w, err := sim.NewWorld(p.Spec())
+	if err != nil {
+		t.Fatalf("seed %d: %v\n%s", seed, err, p)
+	}
+	orc, err := oracle.Explore(w, p.Properties(), xcheckMaxStates)
+	if errors.Is(err, oracle.ErrTooBig) {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("seed %d: oracle: %v\n%s", seed, err, p)
+	}
+	sys := randSystem(p)
+	var fails, gated []string
+	report := func(gate bool, format string, args ...any) {
+		if gate {
+			gated = append(gated, fmt.Sprintf(format, args...))
+		} else {
+			fails = append(fails, fmt.Sprintf(format, args...))
+		}
+	}
+	for _, pr := range p.Props {
+		cfg := livecheck.Config{Nodes: p.Nodes, Budget: p.Budget, Params: map[string]string{"property": pr.Name}}
+		want, wantViolated := orc.Violated[pr.Name]
+		if f, ok := orc.Violated[oracle.PanicProperty]; ok && (!wantViolated || f.Depth < want.Depth) {
+			want, wantViolated = f, true // a handler panic ends every mode's search first
+		}
+		// agree compares one mode's verdict with the oracle's, and
+		// replays a violation's path to the same violation.
+		agree := func(v verdict, gate bool, cfg livecheck.Config) {
+			switch {
+			case v.violated && !wantViolated:
+				report(false, "%s: %s violated, the oracle found no reachable state that violates it (in %d states)\n%s",
+					v.mode, v.property, orc.States, describe(w, v.path))
+			case !v.violated && wantViolated:
+				report(gate, "%s: ok for %s, the oracle reaches a violation in %d steps: %s\n%s",
+					v.mode, pr.Name, want.Depth, want.Message, describe(w, want.Path))
+			case v.violated:
+				if v.property != pr.Name && v.property != search.PanicProperty {
+					report(false, "%s: checking %s alone reported a violation of %s", v.mode, pr.Name, v.property)
+				}
+				if len(v.path) < want.Depth {
+					report(false, "%s: a %d-step path to a violation of %s, shorter than the oracle's shortest (%d)\n%s",
+						v.mode, len(v.path), v.property, want.Depth, describe(w, v.path))
+				}
+				rep, err := livecheck.Replay(sys, cfg, v.path, time.Minute)
+				if err != nil || !rep.Reproduces(livecheck.SafetyViolation, v.property) {
+					report(false, "%s: the path to %s does not replay to it (%v)\n%s", v.mode, v.property, err, describe(w, v.path))
+				}
+			}
+		}
+
+		// Global mode, through the whole pipeline, with a depth bound that
+		// no path of distinct states can reach.
+		depth := orc.States + 1
+		res, err := livecheck.Check(sys, livecheck.Options{Config: cfg, Depth: depth, HandlerTimeout: time.Minute})
+		if err != nil {
+			t.Fatalf("seed %d, %s, global: %v\n%s", seed, pr.Name, err, p)
+		}
+		switch res.Verdict {
+		case livecheck.OK:
+			if !res.Complete || !res.Exhausted {
+				report(false, "global: ok for %s but complete=%v exhausted=%v at depth %d", pr.Name, res.Complete, res.Exhausted, depth)
+			}
+			// With no liveness property no path ends early: the search
+			// sees every reachable state.
+			if res.Stats.States != int64(orc.States) {
+				report(false, "global: %d distinct states, the oracle %d", res.Stats.States, orc.States)
+			}
+		case livecheck.SafetyViolation:
+		default:
+			report(false, "global: verdict %s for %s: %s", res.Verdict, pr.Name, res.Message)
+		}
+		agree(verdict{mode: "global", violated: res.Verdict == livecheck.SafetyViolation, property: res.Property, path: res.Path}, false, cfg)
+
+		// Global mode with a liveness property beside the safety one: the
+		// safety verdict must not change.
+		lcfg := cfg
+		lcfg.Params = map[string]string{"property": pr.Name, "live": "1"}
+		_, m, err := sys.Model(lcfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lw, err := sim.NewWorld(m.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr, err := search.Global(lw, search.Options{Depth: depth, Properties: m.Properties})
+		if err != nil {
+			t.Fatalf("seed %d, %s, global with liveness: %v\n%s", seed, pr.Name, err, p)
+		}
+		gv := verdict{mode: "global with a liveness property"}
+		switch v := sr.Violation; {
+		case v == nil:
+			if !sr.Complete || !sr.Exhausted {
+				report(false, "%s: ok for %s but complete=%v exhausted=%v at depth %d", gv.mode, pr.Name, sr.Complete, sr.Exhausted, depth)
+			}
+		case v.Kind == properties.Safety:
+			gv.violated, gv.property, gv.path = true, v.Property, v.Path
+		default:
+			report(gateItem8QuiescentWhileLive && v.Property == search.QuiescentProperty,
+				"%s: liveness violation %s: %s\n%s", gv.mode, v.Property, v.Message, describe(w, v.Path))
+			gv.violated = wantViolated // the search stopped: nothing to compare
+		}
+		agree(gv, gateItem3GlobalStopsAtLive, lcfg)
+
+		// Local mode does not inject failures.
+		if p.Budget != (sim.Budget{}) {
+			continue
+		}
+		res, err = livecheck.Check(sys, livecheck.Options{Config: cfg, Mode: "local", Rounds: 1 << 20, HandlerTimeout: time.Minute})
+		if err != nil {
+			t.Fatalf("seed %d, %s, local: %v\n%s", seed, pr.Name, err, p)
+		}
+		switch res.Verdict {
+		case livecheck.OK:
+			if !res.Complete {
+				report(false, "local: ok for %s but not complete", pr.Name)
+			}
+		case livecheck.SafetyViolation:
+		default:
+			report(false, "local: verdict %s for %s: %s", res.Verdict, pr.Name, res.Message)
+		}
+		agree(verdict{mode: "local", violated: res.Verdict == livecheck.SafetyViolation, property: res.Property, path: res.Path}, gateItems1And4LocalLosesStates, cfg)
+	}
+	if len(fails) > 0 {
+		t.Fatalf("seed %d: the modes disagree with the oracle (%d states, deepest %d steps):\n%s\n%s",
+			seed, orc.States, orc.MaxDepth, strings.Join(append(fails, gated...), "\n"), p)
+	}
+	if len(gated) > 0 {
+		t.Skipf("seed %d: known bugs of issue 10 (gated):\n%s\n%s", seed, strings.Join(gated, "\n"), p)
+	}
+	return true
+}
+
+// describe replays path from w's initial state, one line per step.
+func describe(w *sim.World, path sim.Path) string {
+	var b strings.Builder
+	s, err := w.Initial()
+	if err != nil {
+		return fmt.Sprintf("  (the initial state fails: %v)", err)
+	}
+	fmt.Fprintf(&b, "  initial state:\n%s", indent(s.Dump()))
+	for i, st := range path {
+		fmt.Fprintf(&b, "  %d. %s", i+1, w.Describe(s, st.Event))
+		if len(st.Choices) > 0 {
+			fmt.Fprintf(&b, " choices %v", st.Choices)
+		}
+		b.WriteByte('\n')
+		next, err := w.Apply(s, st.Event, st.Choices)
+		if err != nil {
+			fmt.Fprintf(&b, "     (fails: %v)\n", err)
+			return b.String()
+		}
+		s = next
+	}
+	fmt.Fprintf(&b, "  final state:\n%s", indent(s.Dump()))
+	return b.String()
+}
+
+func indent(s string) string {
+	return "     " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n     ") + "\n"
+}

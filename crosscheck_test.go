@@ -3,6 +3,7 @@ package livecheck_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,84 @@ func FuzzCrossCheck(f *testing.F) {
 	})
 }
 
+// xcheckWorkerSeeds is how many seeds TestCrossCheckWorkers runs.
+const xcheckWorkerSeeds = 24
+
+// The global check with a liveness property reports the same on 1 and on
+// 4 walk workers: verdict, property, path, critical step and every
+// statistic but time. The depth bound is set to half the space's depth so
+// that walks start from a periphery; the program's own liveness
+// properties make some of them dead, so the critical search runs too.
+func TestCrossCheckWorkers(t *testing.T) {
+	walked, dead := 0, 0
+	for seed := uint64(1); seed <= xcheckWorkerSeeds; seed++ {
+		p := randproto.Generate(seed)
+		w, err := sim.NewWorld(p.Spec())
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, p)
+		}
+		orc, err := oracle.Explore(w, nil, xcheckMaxStates)
+		if errors.Is(err, oracle.ErrTooBig) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("seed %d: oracle: %v\n%s", seed, err, p)
+		}
+		sys := randSystem(p)
+		for _, live := range []string{netEmpty.Name, p.Liveness()[0].Name} {
+			var res []*livecheck.Result
+			for _, workers := range []int{1, 4} {
+				opts := livecheck.Options{
+					Config:         livecheck.Config{Nodes: p.Nodes, Budget: p.Budget, Params: map[string]string{"live": live}},
+					Depth:          max(1, orc.MaxDepth/2),
+					WalkDepth:      100,
+					Escalations:    -1,
+					HandlerTimeout: time.Minute,
+					Workers:        workers,
+				}
+				r, err := livecheck.Check(sys, opts)
+				if err != nil && gateItem8QuiescentWhileLive && strings.Contains(err.Error(), "quiescent violation found replays") {
+					t.Logf("seed %d, %s: item 8 (gated): %v", seed, live, err)
+					break
+				}
+				if err != nil {
+					t.Fatalf("seed %d, %s, %d workers: %v\n%s", seed, live, workers, err, p)
+				}
+				// Time is the one thing allowed to differ.
+				r.Stats.Elapsed, r.Live.Elapsed, r.Live.Critical = 0, 0, 0
+				res = append(res, r)
+			}
+			if len(res) < 2 {
+				continue
+			}
+			if !reflect.DeepEqual(res[0], res[1]) {
+				t.Errorf("seed %d, %s: 1 worker and 4 workers disagree:\n1: %s\n4: %s\n%s", seed, live, summary(res[0]), summary(res[1]), p)
+			}
+			if res[0].Live.Walks > 0 {
+				walked++
+			}
+			if res[0].Critical != nil {
+				dead++
+			}
+		}
+	}
+	t.Logf("walks in %d checks, a critical search in %d", walked, dead)
+	// The comparison is only worth something where walks ran, and the
+	// critical search on some of them.
+	if walked < xcheckWorkerSeeds/2 || dead < 3 {
+		t.Errorf("walks ran in %d checks, a critical search in %d: tune the depth or the generator", walked, dead)
+	}
+}
+
+// summary is what TestCrossCheckWorkers compares, in words.
+func summary(r *livecheck.Result) string {
+	s := fmt.Sprintf("%s %s %q path %v complete=%v exhausted=%v stats %+v live %+v", r.Verdict, r.Property, r.Message, r.Path, r.Complete, r.Exhausted, r.Stats, r.Live)
+	if cx := r.Critical; cx != nil {
+		s += fmt.Sprintf(" critical step %d (%s) live step %d, live path %v, %d probes, %d probe steps", cx.Step, cx.EventText, cx.LiveStep, cx.LivePath, cx.Probes, cx.ProbeSteps)
+	}
+	return s
+}
+
 // netEmpty is the liveness property the global search is also run with:
 // live where no message is in flight. A state where nothing can happen
 // has no message in flight, so it is never a quiescent violation, while
@@ -89,21 +168,19 @@ var netEmpty = properties.Eventually("net-empty", "no message in flight", func(s
 })
 
 // randSystem wraps a program as a System whose parameters pick one
-// property to check ("property") and add netEmpty ("live"), so that
-// Replay builds the same model as the check.
+// safety property to check ("property") and one liveness property
+// ("live": net-empty or one of the program's), so that Replay builds the
+// same model as the check.
 func randSystem(p *randproto.Program) *livecheck.System {
 	return &livecheck.System{
 		Name: "rand", Doc: "a random protocol", DefaultNodes: p.Nodes, MinNodes: p.Nodes, MaxNodes: p.Nodes,
 		Params: []livecheck.Param{{Name: "property"}, {Name: "live"}},
 		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
 			var props []properties.Property
-			for _, pr := range p.Properties() {
-				if pr.Name == cfg.Param("property") {
+			for _, pr := range append(append(p.Properties(), p.Liveness()...), netEmpty) {
+				if pr.Name == cfg.Param("property") || pr.Name == cfg.Param("live") {
 					props = append(props, pr)
 				}
-			}
-			if cfg.Param("live") != "" {
-				props = append(props, netEmpty)
 			}
 			return &livecheck.Model{Spec: p.Spec(), Properties: props}, nil
 		},
@@ -200,7 +277,7 @@ func crossCheck(t *testing.T, seed uint64) bool {
 		// Global mode with a liveness property beside the safety one: the
 		// safety verdict must not change.
 		lcfg := cfg
-		lcfg.Params = map[string]string{"property": pr.Name, "live": "1"}
+		lcfg.Params = map[string]string{"property": pr.Name, "live": netEmpty.Name}
 		_, m, err := sys.Model(lcfg)
 		if err != nil {
 			t.Fatal(err)

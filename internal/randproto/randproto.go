@@ -291,15 +291,35 @@ func (p *Program) Properties() []properties.Property {
 	for _, pr := range p.Props {
 		pr := pr
 		out = append(out, properties.Always(pr.Name, pr.String(), func(s *sim.State) error {
-			for _, a := range pr.Atoms {
-				if !a.holds(s.Node(sim.NodeID(a.Node)).(*Node)) {
-					return nil
-				}
+			if pr.holds(s) {
+				return fmt.Errorf("%s holds", pr)
 			}
-			return fmt.Errorf("%s holds", pr)
+			return nil
 		}))
 	}
 	return out
+}
+
+// Liveness returns one liveness property per safety property, named
+// "eventually-" and its name: live where every atom holds, the states the
+// safety property forbids. Random protocols often end or loop where they
+// do not hold, which gives the liveness phase dead states to find.
+func (p *Program) Liveness() []properties.Property {
+	var out []properties.Property
+	for _, pr := range p.Props {
+		pr := pr
+		out = append(out, properties.Eventually("eventually-"+pr.Name, pr.String(), pr.holds))
+	}
+	return out
+}
+
+func (pr *Prop) holds(s *sim.State) bool {
+	for _, a := range pr.Atoms {
+		if !a.holds(s.Node(sim.NodeID(a.Node)).(*Node)) {
+			return false
+		}
+	}
+	return true
 }
 
 func (a Atom) holds(n *Node) bool { return rel(n.V[a.Var], a.Rel, a.C) }

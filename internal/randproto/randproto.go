@@ -54,7 +54,8 @@ const (
 	Send             // send Msg{Type, X} to To (To < 0: the sender)
 	SetTimer
 	CancelTimer
-	If // if Cond { Then } else { Else }
+	If    // if Cond { Then } else { Else }
+	Panic // panic: a handler panic is a safety violation of every program
 )
 
 // A Stmt is one statement of a handler.
@@ -221,6 +222,12 @@ func (g *gen) stmt(depth int, h handlerKind) Stmt {
 	if depth >= 1 && k >= 8 {
 		k = r.IntN(8)
 	}
+	// A rare panic, only under a condition and never in Init, so that a
+	// few programs panic somewhere deep, as a handler bug would, while
+	// most are checked for their properties.
+	if depth >= 1 && h != handlerInit && r.IntN(25) == 0 {
+		return Stmt{Op: Panic}
+	}
 	switch {
 	case k < 3:
 		return Stmt{Op: Assign, Var: r.IntN(p.Vars), X: g.expr(h, true)}
@@ -384,6 +391,8 @@ func (n *Node) run(ctx sim.Context, b []Stmt, from sim.NodeID, val int) {
 			} else {
 				n.run(ctx, s.Else, from, val)
 			}
+		case Panic:
+			panic("a generated panic")
 		}
 	}
 }
@@ -474,6 +483,8 @@ func writeStmts(b *strings.Builder, blk []Stmt, indent string) {
 				b.WriteString(indent + "else:\n")
 				writeStmts(b, s.Else, indent+"  ")
 			}
+		case Panic:
+			b.WriteString("panic\n")
 		}
 	}
 }

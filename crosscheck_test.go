@@ -102,73 +102,160 @@ func FuzzCrossCheck(f *testing.F) {
 	})
 }
 
-// xcheckWorkerSeeds is how many seeds TestCrossCheckWorkers runs.
-const xcheckWorkerSeeds = 24
+// xcheckWorkerSeeds is how many seeds TestCrossCheckWorkers runs;
+// FuzzCrossCheckWorkers runs more.
+const xcheckWorkerSeeds = 60
 
 // The global check with a liveness property reports the same on 1 and on
 // 4 walk workers: verdict, property, path, critical step and every
 // statistic but time. The depth bound is set to half the space's depth so
 // that walks start from a periphery; the program's own liveness
-// properties make some of them dead, so the critical search runs too.
+// properties make some of them dead, so the critical search runs too,
+// and its claims are held to the oracle (liveEvidence).
 func TestCrossCheckWorkers(t *testing.T) {
-	walked, dead := 0, 0
+	var walked, dead int
 	for seed := uint64(1); seed <= xcheckWorkerSeeds; seed++ {
-		p := randproto.Generate(seed)
-		w, err := sim.NewWorld(p.Spec())
-		if err != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, err, p)
-		}
-		orc, err := oracle.Explore(w, nil, xcheckMaxStates)
-		if errors.Is(err, oracle.ErrTooBig) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("seed %d: oracle: %v\n%s", seed, err, p)
-		}
-		sys := randSystem(p)
-		for _, live := range []string{netEmpty.Name, p.Liveness()[0].Name} {
-			var res []*livecheck.Result
-			for _, workers := range []int{1, 4} {
-				opts := livecheck.Options{
-					Config:         livecheck.Config{Nodes: p.Nodes, Budget: p.Budget, Params: map[string]string{"live": live}},
-					Depth:          max(1, orc.MaxDepth/2),
-					WalkDepth:      100,
-					Escalations:    -1,
-					HandlerTimeout: time.Minute,
-					Workers:        workers,
-				}
-				r, err := livecheck.Check(sys, opts)
-				if err != nil && gateItem8QuiescentWhileLive && strings.Contains(err.Error(), "quiescent violation found replays") {
-					t.Logf("seed %d, %s: item 8 (gated): %v", seed, live, err)
-					break
-				}
-				if err != nil {
-					t.Fatalf("seed %d, %s, %d workers: %v\n%s", seed, live, workers, err, p)
-				}
-				// Time is the one thing allowed to differ.
-				r.Stats.Elapsed, r.Live.Elapsed, r.Live.Critical = 0, 0, 0
-				res = append(res, r)
-			}
-			if len(res) < 2 {
-				continue
-			}
-			if !reflect.DeepEqual(res[0], res[1]) {
-				t.Errorf("seed %d, %s: 1 worker and 4 workers disagree:\n1: %s\n4: %s\n%s", seed, live, summary(res[0]), summary(res[1]), p)
-			}
-			if res[0].Live.Walks > 0 {
-				walked++
-			}
-			if res[0].Critical != nil {
-				dead++
-			}
-		}
+		w, d := workersCheck(t, seed)
+		walked += w
+		dead += d
 	}
 	t.Logf("walks in %d checks, a critical search in %d", walked, dead)
 	// The comparison is only worth something where walks ran, and the
 	// critical search on some of them.
-	if walked < xcheckWorkerSeeds/2 || dead < 3 {
+	if walked < xcheckWorkerSeeds/2 || dead < 5 {
 		t.Errorf("walks ran in %d checks, a critical search in %d: tune the depth or the generator", walked, dead)
 	}
+}
+
+// FuzzCrossCheckWorkers runs TestCrossCheckWorkers' check on any seed:
+//
+//	go test -run '^$' -fuzz FuzzCrossCheckWorkers -fuzztime 5m
+func FuzzCrossCheckWorkers(f *testing.F) {
+	for _, s := range []uint64{1, 5, 1000} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) { workersCheck(t, seed) })
+}
+
+// workersCheck runs the global check of seed's program with net-empty,
+// and with the program's first liveness property the initial state can
+// reach, on 1 and on 4 workers. It returns how many of these checks
+// walked, and how many ran a critical search.
+func workersCheck(t *testing.T, seed uint64) (walked, dead int) {
+	p := randproto.Generate(seed)
+	w, err := sim.NewWorld(p.Spec())
+	if err != nil {
+		t.Fatalf("seed %d: %v\n%s", seed, err, p)
+	}
+	orc, err := oracle.Explore(w, nil, xcheckMaxStates)
+	if errors.Is(err, oracle.ErrTooBig) {
+		return 0, 0
+	}
+	if err != nil {
+		t.Fatalf("seed %d: oracle: %v\n%s", seed, err, p)
+	}
+	sys := randSystem(p)
+	lives := []string{netEmpty.Name}
+	// A property the initial state cannot reach is dead from the start,
+	// with no critical step to find.
+	for _, lp := range p.Liveness() {
+		s0, err := w.Initial()
+		if err != nil {
+			break
+		}
+		if ok, err := oracle.Reaches(w, s0, lp.IsLive, xcheckMaxStates); err == nil && ok {
+			lives = append(lives, lp.Name)
+			break
+		}
+	}
+	for _, live := range lives {
+		var res []*livecheck.Result
+		for _, workers := range []int{1, 4} {
+			opts := livecheck.Options{
+				Config:         livecheck.Config{Nodes: p.Nodes, Budget: p.Budget, Params: map[string]string{"live": live}},
+				Depth:          max(1, orc.MaxDepth/2),
+				WalkDepth:      100,
+				Escalations:    -1,
+				HandlerTimeout: time.Minute,
+				Workers:        workers,
+			}
+			r, err := livecheck.Check(sys, opts)
+			if err != nil && gateItem8QuiescentWhileLive && strings.Contains(err.Error(), "quiescent violation found replays") {
+				t.Logf("seed %d, %s: item 8 (gated): %v", seed, live, err)
+				break
+			}
+			if err != nil {
+				t.Fatalf("seed %d, %s, %d workers: %v\n%s", seed, live, workers, err, p)
+			}
+			// Time is the one thing allowed to differ.
+			r.Stats.Elapsed, r.Live.Elapsed, r.Live.Critical = 0, 0, 0
+			res = append(res, r)
+		}
+		if len(res) < 2 {
+			continue
+		}
+		if !reflect.DeepEqual(res[0], res[1]) {
+			t.Errorf("seed %d, %s: 1 worker and 4 workers disagree:\n1: %s\n4: %s\n%s", seed, live, summary(res[0]), summary(res[1]), p)
+		}
+		if msg := liveEvidence(w, sys, res[0]); msg != "" {
+			t.Errorf("seed %d, %s: %s\n%s\n%s", seed, live, msg, summary(res[0]), p)
+		}
+		if res[0].Live.Walks > 0 {
+			walked++
+		}
+		if res[0].Critical != nil {
+			dead++
+		}
+	}
+	return walked, dead
+}
+
+// liveEvidence holds a liveness violation's claims to the oracle: the
+// path ends in a dead state (no live state reachable from it), and, with
+// a critical step, the state before it still reaches a live state while
+// the state after it does not. It returns what does not hold.
+func liveEvidence(w *sim.World, sys *livecheck.System, r *livecheck.Result) string {
+	if r.Verdict != livecheck.LivenessViolation {
+		return ""
+	}
+	_, m, err := sys.Model(r.Config)
+	if err != nil {
+		return err.Error()
+	}
+	var live *properties.Property
+	for i := range m.Properties {
+		if m.Properties[i].Name == r.Property || r.Property == search.QuiescentProperty && m.Properties[i].Kind == properties.Liveness {
+			live = &m.Properties[i]
+		}
+	}
+	if live == nil {
+		return fmt.Sprintf("liveness violation of %s, not the property checked", r.Property)
+	}
+	// reaches says whether the state after the first n steps of path
+	// reaches a live state.
+	reaches := func(path sim.Path, n int) (bool, error) {
+		s0, err := w.Initial()
+		if err != nil {
+			return false, err
+		}
+		s, err := w.Run(s0, path[:n], nil)
+		if err != nil {
+			return false, err
+		}
+		return oracle.Reaches(w, s, live.IsLive, xcheckMaxStates)
+	}
+	if ok, err := reaches(r.Path, len(r.Path)); err != nil || ok {
+		return fmt.Sprintf("the violation's path ends in a state from which a live state is reachable (%v)", err)
+	}
+	if cx := r.Critical; cx != nil {
+		if ok, err := reaches(r.Path, cx.Step); err != nil || ok {
+			return fmt.Sprintf("the state after critical step %d reaches a live state (%v)", cx.Step, err)
+		}
+		if ok, err := reaches(r.Path, cx.Step-1); err != nil || !ok {
+			return fmt.Sprintf("the state before critical step %d reaches no live state (%v)", cx.Step, err)
+		}
+	}
+	return ""
 }
 
 // summary is what TestCrossCheckWorkers compares, in words.

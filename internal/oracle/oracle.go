@@ -5,6 +5,9 @@
 // hashing bug cannot hide a state), never ends a path early (not at a
 // violation, not at a live state, not at a depth bound), and enumerates
 // Choose values itself. Only the simulator (sim.World) is shared.
+// Reaches answers, by the same search from any state, whether a live
+// state is reachable: the truth that the liveness phase's "dead" claims
+// are held to.
 //
 // It is meant for small spaces: it keeps every state and a string key per
 // state, and stops with ErrTooBig past its cap.
@@ -44,19 +47,79 @@ type Result struct {
 	Violated map[string]*Found
 }
 
-type entry struct {
-	state  *sim.State
-	parent int // index in the list, -1 for the initial state
-	step   sim.Step
-	depth  int
-}
-
 // Explore visits every state reachable from w's initial state, checking
 // every safety property in props (liveness properties are ignored) on
 // each. It fails with ErrTooBig when there are more than maxStates
 // states.
 func Explore(w *sim.World, props []properties.Property, maxStates int) (*Result, error) {
 	res := &Result{Violated: map[string]*Found{}}
+	record := func(name, msg string, depth int, path func() sim.Path) {
+		if _, ok := res.Violated[name]; !ok {
+			// Breadth-first: the first violation found is a shortest one.
+			res.Violated[name] = &Found{Depth: depth, Path: path(), Message: msg}
+		}
+	}
+	s0, err := w.Initial()
+	if err != nil {
+		var hp *sim.HandlerPanic
+		if errors.As(err, &hp) {
+			record(PanicProperty, hp.Error(), 0, func() sim.Path { return nil })
+			return res, nil
+		}
+		return nil, err
+	}
+	states, err := bfs(w, s0, maxStates, func(s *sim.State, depth int, path func() sim.Path) bool {
+		res.MaxDepth = max(res.MaxDepth, depth)
+		for pi := range props {
+			p := &props[pi]
+			if p.Kind != properties.Safety {
+				continue
+			}
+			if msg, bad := violates(p, s); bad {
+				record(p.Name, msg, depth, path)
+			}
+		}
+		return false
+	}, func(hp *sim.HandlerPanic, depth int, path func() sim.Path) {
+		record(PanicProperty, hp.Error(), depth, path)
+	}, &res.Transitions)
+	if err != nil {
+		return nil, err
+	}
+	res.States = states
+	return res, nil
+}
+
+// Reaches says whether some state reachable from start (start included)
+// is live, as the liveness phase's "recovers" claims: a state from which
+// none is is dead. A handler panic on the way is a state like any other
+// with no way on. It fails with ErrTooBig past maxStates states.
+func Reaches(w *sim.World, start *sim.State, live func(*sim.State) bool, maxStates int) (bool, error) {
+	found := false
+	var transitions int
+	_, err := bfs(w, start, maxStates, func(s *sim.State, _ int, _ func() sim.Path) bool {
+		found = live(s)
+		return found
+	}, func(*sim.HandlerPanic, int, func() sim.Path) {}, &transitions)
+	return found, err
+}
+
+type entry struct {
+	state  *sim.State
+	parent int // index in the list, -1 for the start state
+	step   sim.Step
+	depth  int
+}
+
+// bfs visits every state reachable from start once, breadth-first, and
+// calls visit on each with its distance and a function that builds the
+// path to it; visit returning true ends the search. panicked is called
+// for each step whose handler panicked, with the path including that
+// step. It returns the number of states visited.
+func bfs(w *sim.World, start *sim.State, maxStates int,
+	visit func(s *sim.State, depth int, path func() sim.Path) bool,
+	panicked func(hp *sim.HandlerPanic, depth int, path func() sim.Path),
+	transitions *int) (int, error) {
 	var all []entry
 	visited := map[string]bool{}
 	pathTo := func(i int) sim.Path {
@@ -69,48 +132,23 @@ func Explore(w *sim.World, props []properties.Property, maxStates int) (*Result,
 		}
 		return p
 	}
-	record := func(name, msg string, depth int, path func() sim.Path) {
-		if _, ok := res.Violated[name]; !ok {
-			// Breadth-first: the first violation found is a shortest one.
-			res.Violated[name] = &Found{Depth: depth, Path: path(), Message: msg}
-		}
-	}
-	// add enqueues s unless an equal state is known, and checks it.
-	add := func(s *sim.State, parent int, st sim.Step, depth int) error {
+	// add enqueues s unless an equal state is known, and visits it.
+	add := func(s *sim.State, parent int, st sim.Step, depth int) (bool, error) {
 		k := key(w, s)
 		if visited[k] {
-			return nil
+			return false, nil
 		}
 		if len(all) >= maxStates {
-			return fmt.Errorf("%w (%d)", ErrTooBig, maxStates)
+			return false, fmt.Errorf("%w (%d)", ErrTooBig, maxStates)
 		}
 		visited[k] = true
 		all = append(all, entry{state: s, parent: parent, step: st, depth: depth})
 		i := len(all) - 1
-		res.MaxDepth = max(res.MaxDepth, depth)
-		for pi := range props {
-			p := &props[pi]
-			if p.Kind != properties.Safety {
-				continue
-			}
-			if msg, bad := violates(p, s); bad {
-				record(p.Name, msg, depth, func() sim.Path { return pathTo(i) })
-			}
-		}
-		return nil
+		return visit(s, depth, func() sim.Path { return pathTo(i) }), nil
 	}
 
-	s0, err := w.Initial()
-	if err != nil {
-		var hp *sim.HandlerPanic
-		if errors.As(err, &hp) {
-			record(PanicProperty, hp.Error(), 0, func() sim.Path { return nil })
-			return res, nil
-		}
-		return nil, err
-	}
-	if err := add(s0, -1, sim.Step{}, 0); err != nil {
-		return nil, err
+	if done, err := add(start, -1, sim.Step{}, 0); done || err != nil {
+		return len(all), err
 	}
 	for i := 0; i < len(all); i++ {
 		e := all[i]
@@ -123,7 +161,7 @@ func Explore(w *sim.World, props []properties.Property, maxStates int) (*Result,
 				tape := tapes[len(tapes)-1]
 				tapes = tapes[:len(tapes)-1]
 				next, err := w.Apply(e.state, ev, tape)
-				res.Transitions++
+				*transitions++
 				info := w.Last()
 				choices := append([]int(nil), info.Choices...)
 				for j := len(tape); j < len(info.Choices); j++ {
@@ -135,19 +173,18 @@ func Explore(w *sim.World, props []properties.Property, maxStates int) (*Result,
 				if err != nil {
 					var hp *sim.HandlerPanic
 					if errors.As(err, &hp) {
-						record(PanicProperty, hp.Error(), e.depth+1, func() sim.Path { return append(pathTo(i), st) })
+						panicked(hp, e.depth+1, func() sim.Path { return append(pathTo(i), st) })
 						continue
 					}
-					return nil, fmt.Errorf("step %v from a reachable state: %w", ev, err)
+					return len(all), fmt.Errorf("step %v from a reachable state: %w", ev, err)
 				}
-				if err := add(next, i, st, e.depth+1); err != nil {
-					return nil, err
+				if done, err := add(next, i, st, e.depth+1); done || err != nil {
+					return len(all), err
 				}
 			}
 		}
 	}
-	res.States = len(all)
-	return res, nil
+	return len(all), nil
 }
 
 // key is everything that distinguishes two states: the dump (node states,

@@ -68,6 +68,10 @@ type Options struct {
 	// Interrupted, when set and true, stops the work early: the result
 	// keeps what was found and is inconclusive if nothing was.
 	Interrupted func() bool
+	// MaxMemory is the most heap the check may use, in bytes: past it the
+	// check ends, inconclusive, with what it found so far (0: the default,
+	// DefaultMaxMemory; negative: no limit).
+	MaxMemory int64
 
 	// WalkDepth is how far each random walk from the periphery goes before
 	// its path counts as a suspect (dmax, default 5000).
@@ -140,6 +144,11 @@ func (o *Options) fill(sys *System) {
 	if o.Mode == "" {
 		o.Mode = "global"
 	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = DefaultMaxMemory()
+	} else if o.MaxMemory < 0 {
+		o.MaxMemory = 0
+	}
 	if o.Escalations < 0 {
 		o.Escalations = 0
 	} else if o.Escalations == 0 {
@@ -168,6 +177,11 @@ type Result struct {
 	Stats     search.Stats
 	// Interrupted says the check was stopped before its end.
 	Interrupted bool
+	// MemoryLimit says the check ended at its memory budget, MaxMemory;
+	// PeakMemory is the heap it had then.
+	MemoryLimit bool
+	MaxMemory   int64
+	PeakMemory  int64
 	// Steps is the violation's path replayed, in words.
 	Steps []ReplayStep
 	// Critical is set for a liveness violation found by walks.
@@ -213,7 +227,10 @@ func Check(sys *System, opts Options) (*Result, error) {
 	if opts.Mode == "local" && len(opts.Prefix) > 0 {
 		return nil, fmt.Errorf("local mode starts from the initial state: it does not take a prefix")
 	}
-	c := &checker{w: w, m: m, opts: opts, prefix: opts.Prefix}
+	c := &checker{w: w, m: m, opts: opts, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory)}
+	c.mem.start()
+	defer c.mem.stop()
+	defer c.memoryVerdict()
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
 		WalkDepth: opts.WalkDepth, Walks: opts.Walks, StopAtLive: opts.StopAtLive, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
 	c.weights = &opts.Weights
@@ -307,6 +324,7 @@ type checker struct {
 	walking   bool
 	walkTrail walk.Trail
 	watch     watchdog
+	mem       *memBudget
 }
 
 func (c *checker) isLive(s *sim.State) bool {
@@ -339,6 +357,30 @@ func (c *checker) safety(s *sim.State) (string, string) {
 
 func (c *checker) interrupted() bool { return c.opts.Interrupted != nil && c.opts.Interrupted() }
 
+// stop says whether to end the work early: the user interrupted it, or it
+// outgrew its memory budget.
+func (c *checker) stop() bool { return c.interrupted() || c.mem.over() }
+
+// memoryVerdict says so when the check ended at its memory budget with
+// nothing found: what it covered is partial.
+func (c *checker) memoryVerdict() {
+	res := c.res
+	res.MaxMemory = c.mem.limit
+	if !c.mem.hit.Load() {
+		return
+	}
+	res.MemoryLimit, res.PeakMemory = true, c.mem.peak.Load()
+	if res.Verdict == OK || res.Verdict == Inconclusive {
+		res.Verdict, res.Complete, res.Exhausted = Inconclusive, false, false
+		fewer := "lower --depth, or use --max-states"
+		if c.opts.Mode == "local" {
+			fewer = "or lower --rounds"
+		}
+		res.Message = fmt.Sprintf("the check reached its memory limit (--max-memory %s; it held %s) and stopped; raise the limit, %s",
+			FormatBytes(c.mem.limit), FormatBytes(res.PeakMemory), fewer)
+	}
+}
+
 func (c *checker) run(trail *search.Trail) error {
 	res := c.res
 	if c.opts.Mode == "local" {
@@ -370,7 +412,7 @@ func (c *checker) run(trail *search.Trail) error {
 		Properties: c.m.Properties,
 		Start:      c.base,
 		Trail:      trail,
-		Stop:       c.opts.Interrupted,
+		Stop:       c.stop,
 	}
 	if c.opts.Progress != nil {
 		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }
@@ -415,7 +457,7 @@ func (c *checker) run(trail *search.Trail) error {
 // runLocal is local model checking of the safety properties.
 func (c *checker) runLocal() error {
 	res := c.res
-	lopts := search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.opts.Interrupted}
+	lopts := search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.stop}
 	if c.opts.Progress != nil {
 		lopts.Progress = func(l search.LocalStats) {
 			c.opts.Progress(Progress{Phase: "local", Stats: search.Stats{States: int64(l.TotalNodeStates), Transitions: l.Transitions}})

@@ -145,8 +145,11 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	take, finish := c.walkPeriphery()
 	defer finish()
 	for i, f := range c.periphery {
-		if c.interrupted() {
-			c.res.Interrupted = true
+		if c.stop() {
+			c.res.Interrupted = c.interrupted()
+			if c.res.Verdict == OK {
+				c.res.Verdict = Inconclusive
+			}
 			break
 		}
 		out := take(i)

@@ -91,3 +91,37 @@ func TestSIGTERMStopsWithPartialReport(t *testing.T) {
 		t.Fatalf("partial report: %+v", r)
 	}
 }
+
+// A check that outgrows --max-memory ends inconclusive (exit 3) with its
+// partial report, in global and in local mode, instead of dying in the
+// runtime's "out of memory" with no report at all.
+func TestMaxMemory(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "paxos", "--nodes", "4", "--proposers", "2", "--mode", "local", "--max-memory", "100MB"},
+		{"check", "paxos", "--nodes", "3", "--proposers", "2", "--max-memory", "100MB"},
+	} {
+		code, out, errs := runCLI(t, append(args, "--json", "--out", t.TempDir())...)
+		if code != 3 {
+			t.Fatalf("%v: exit %d, want 3\n%s%s", args, code, out, errs)
+		}
+		var r struct {
+			Result      string
+			Message     string
+			MemoryLimit bool  `json:"memory_limit"`
+			MaxMemory   int64 `json:"max_memory_bytes"`
+			Complete    bool
+			Stats       struct{ States int }
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if r.Result != "inconclusive" || !r.MemoryLimit || r.MaxMemory != 100e6 || r.Complete || r.Stats.States == 0 ||
+			!strings.HasPrefix(r.Message, "the check reached its memory limit (--max-memory 100 MB;") {
+			t.Fatalf("%v: %+v", args, r)
+		}
+	}
+	code, _, errs := runCLI(t, "check", "lcr", "--max-memory", "12XB")
+	if code != 2 || errs != "livecheck check: --max-memory: \"12XB\" has an unknown unit \"XB\" (valid: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)\n" {
+		t.Fatalf("bad size: exit %d %q", code, errs)
+	}
+}

@@ -239,12 +239,17 @@ type jsonCheck struct {
 	PathLen   int               `json:"path_length,omitempty"`
 	Complete  bool              `json:"complete"`
 	Exhausted bool              `json:"exhausted"`
-	Stats     jsonStats         `json:"stats"`
-	Mode      string            `json:"mode"`
-	Prefix    *jsonPrefix       `json:"prefix,omitempty"`
-	Local     *jsonLocal        `json:"local,omitempty"`
-	Liveness  *jsonLive         `json:"liveness,omitempty"`
-	Critical  *jsonCritical     `json:"critical,omitempty"`
+	// Interrupted: stopped by a signal; MemoryLimit: by --max-memory.
+	Interrupted bool          `json:"interrupted,omitempty"`
+	MemoryLimit bool          `json:"memory_limit,omitempty"`
+	MaxMemory   int64         `json:"max_memory_bytes,omitempty"`
+	PeakMemory  int64         `json:"peak_memory_bytes,omitempty"`
+	Stats       jsonStats     `json:"stats"`
+	Mode        string        `json:"mode"`
+	Prefix      *jsonPrefix   `json:"prefix,omitempty"`
+	Local       *jsonLocal    `json:"local,omitempty"`
+	Liveness    *jsonLive     `json:"liveness,omitempty"`
+	Critical    *jsonCritical `json:"critical,omitempty"`
 }
 
 // systemFirst takes the system's name off the front of args, so that its
@@ -277,6 +282,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	nodes := fs.Int("nodes", 0, "number of nodes (default: the system's)")
 	bugs := fs.StringArray("bug", nil, "inject the named bug (repeat for several; see 'livecheck list')")
 	depth := fs.Int("depth", 0, "depth bound of the exhaustive search, in steps (default: the system's; 20 for lcr)")
+	maxMemory := fs.String("max-memory", "", "end the check, inconclusive with a partial report, when its heap outgrows this size, e.g. 4GB, 512MiB (default: 3/4 of the machine's memory, "+livecheck.FormatBytes(livecheck.DefaultMaxMemory())+" here; 0: no limit)")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); the result is then inconclusive unless a violation was found")
 	seed := fs.Int64("seed", 1, "seed for every random choice")
 	resets := fs.Int("resets", -1, "node resets (crash and restart) allowed per run (default: the system's, 0 for most)")
@@ -313,6 +319,16 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.Changed("depth") && *depth < 1 {
 		return usageErr(stderr, "check", "--depth must be at least 1, not %d", *depth)
+	}
+	var maxMem int64
+	if *maxMemory != "" {
+		n, err := livecheck.ParseBytes(*maxMemory)
+		if err != nil {
+			return usageErr(stderr, "check", "--max-memory: %v", err)
+		}
+		if maxMem = n; n == 0 {
+			maxMem = -1 // no limit
+		}
 	}
 	if *maxStates < 0 {
 		return usageErr(stderr, "check", "--max-states cannot be negative")
@@ -400,6 +416,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Config:         cfg,
 		Depth:          *depth,
 		MaxStates:      *maxStates,
+		MaxMemory:      maxMem,
 		Seed:           *seed,
 		HandlerTimeout: *timeout,
 		Interrupted:    interrupted,
@@ -556,6 +573,7 @@ func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
 		Params: res.Config.Params, Budget: res.Config.Budget, Seed: res.Seed, Depth: res.Depth,
 		Property: res.Property, Message: res.Message, Trace: trace, PathLen: len(res.Path),
 		Complete: res.Complete, Exhausted: res.Exhausted,
+		Interrupted: res.Interrupted, MemoryLimit: res.MemoryLimit, MaxMemory: res.MaxMemory, PeakMemory: res.PeakMemory,
 		Stats: jsonStats{
 			States: res.Stats.States, Transitions: res.Stats.Transitions, MaxDepth: res.Stats.MaxDepth,
 			Periphery: res.Stats.Periphery, LiveStates: res.Stats.Live, ElapsedMS: res.Stats.Elapsed.Milliseconds(),

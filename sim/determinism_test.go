@@ -104,7 +104,7 @@ func TestRecheckNamesTheHandler(t *testing.T) {
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			fickleCalls.Store(1) // the first run sees 2, the second 3
-			w, s := newWorld(t, sim.Spec{Nodes: 2, Calls: []sim.Call{{To: 1}},
+			w, s := newWorld(t, sim.Spec{Nodes: 2, Calls: []sim.Call{{To: 1, Call: note("go")}},
 				New: func(sim.NodeID) sim.Node { return &fickle{kind: tc.kind} }})
 			w.Recheck = 1
 			_, err := w.Apply(s, sim.Event{Kind: sim.App, Node: 1, Call: 0}, nil)
@@ -115,7 +115,7 @@ func TestRecheckNamesTheHandler(t *testing.T) {
 			if nd.Node != 1 || nd.Handler != "App" || nd.What != tc.what {
 				t.Fatalf("node %d's %s %q, want node 1's App %q", nd.Node, nd.Handler, nd.What, tc.what)
 			}
-			want := "the handler is not deterministic (map iteration, time, rand, goroutines, shared memory?): node 1's App, on app call 0 at 1, " + tc.what
+			want := "the handler is not deterministic (map iteration, time, rand, goroutines, shared memory?): node 1's App, on app \"go\" at 1, " + tc.what
 			if err.Error() != want {
 				t.Fatalf("error\n%s\nwant\n%s", err, want)
 			}

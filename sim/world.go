@@ -46,6 +46,7 @@ type World struct {
 		sent            []Envelope
 	}
 	ctx     nodeCtx
+	from    *State // the state Apply was given, for Current
 	tape    []int
 	last    StepInfo
 	tapeErr error
@@ -239,7 +240,7 @@ func (w *World) recheck(s *State, ev Event, first *State) (*State, error) {
 	w.Strict = strict
 	defer clear(a.sent) // do not keep the messages alive
 	differ := func(node NodeID, what string) error {
-		return &NondeterminismError{Event: ev, Node: node, Handler: handlerOf(ev, node), What: what}
+		return &NondeterminismError{Event: ev, Text: w.Describe(s, ev), Node: node, Handler: HandlerOf(ev, node), What: what}
 	}
 	if err != nil {
 		var hp *HandlerPanic
@@ -298,8 +299,9 @@ func (e *NondeterminismError) Error() string {
 		e.Node, e.Handler, where, e.What)
 }
 
-// handlerOf names the handler of node that ev runs.
-func handlerOf(ev Event, node NodeID) string {
+// HandlerOf names the handler of node that ev runs: Init, Receive,
+// Timer, App or Error.
+func HandlerOf(ev Event, node NodeID) string {
 	switch ev.Kind {
 	case Deliver:
 		return handlerNames[receiveH]
@@ -315,9 +317,19 @@ func handlerOf(ev Event, node NodeID) string {
 	return handlerNames[errorH]
 }
 
+// Current returns the step under way, the choices it has made so far, and
+// the state Apply was given (nil under Step, which changes its state in
+// place). It is for a watchdog, while Guard.Hold keeps the world's
+// goroutine in a handler: the step may then be run again exactly as far as
+// it got.
+func (w *World) Current() (ev Event, choices []int, from *State) {
+	return w.last.Event, slices.Clone(w.last.Choices), w.from
+}
+
 // apply is Apply without the recheck.
 func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	w.begin(ev, tape)
+	w.from = s
 	n := newState(len(s.nodes))
 	copy(n.nodes, s.nodes)
 	n.net, n.conns, n.calls, n.used = s.net, s.conns, s.calls, s.used
@@ -462,6 +474,7 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 
 func (w *World) begin(ev Event, tape []int) {
 	w.tape = tape
+	w.from = nil
 	w.tapeErr = nil
 	w.netOwn = false
 	clear(w.touched)

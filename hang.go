@@ -213,6 +213,9 @@ func (c *checker) confirm(sys *System, h *hang, allow time.Duration) (bool, erro
 	if err != nil {
 		return false, c.noReplay(err)
 	}
+	if n := len(p); n > 0 && len(rep.Steps) >= n {
+		h.text = rep.Steps[n-1].Text
+	}
 	if rep.Property != DivergenceProperty {
 		return false, nil
 	}

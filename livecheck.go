@@ -253,6 +253,15 @@ func Check(sys *System, opts Options) (*Result, error) {
 		// goroutines left in it; confirming more would only add to them.
 		return c.hangResult(h, allow), nil
 	}
+	var nd *sim.NondeterminismError
+	if errors.As(err, &nd) {
+		// Said in the user's terms, with the step where the search is.
+		var se *sim.StepError
+		if nd.Step == 0 && c.phase == phaseSearch && errors.As(err, &se) {
+			nd.Step = len(c.prefix) + se.Index + 1
+		}
+		return nil, nd
+	}
 	if err != nil {
 		return nil, err
 	}

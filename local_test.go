@@ -216,3 +216,99 @@ func TestLocalAgreesWithGlobalPaxos(t *testing.T) {
 		})
 	}
 }
+
+// late: node 0's driver call sends M to node 1, which sets Got on receipt;
+// node 1 also sets Got by itself after its timer fires twice, reaching the
+// very same state. Under a bound of one local event per node only the
+// first way exists: "node 1 has Got while node 0 has not sent M" is then
+// refuted (node 1 consumed M on every path to its state). The second round
+// adds the timer path as a new edge to that existing state, which makes
+// the violation real.
+type late struct {
+	Sent, Got bool
+	Ticks     int
+}
+
+type msgM struct{}
+
+func (l *late) Init(ctx sim.Context) {
+	if ctx.Self() == 1 {
+		ctx.SetTimer("t")
+	}
+}
+func (l *late) App(ctx sim.Context, call sim.AppCall) {
+	l.Sent = true
+	ctx.Send(1, msgM{})
+}
+func (l *late) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	l.Got, l.Ticks = true, 0
+	ctx.CancelTimer("t")
+}
+func (l *late) Timer(ctx sim.Context, name string) {
+	if l.Ticks == 0 {
+		l.Ticks = 1
+		ctx.SetTimer("t")
+		return
+	}
+	l.Got, l.Ticks = true, 0
+}
+func (l *late) Error(ctx sim.Context, peer sim.NodeID) {}
+
+func lateSystem(pair bool) *livecheck.System {
+	bad := errors.New("node 1 has Got, node 0 never sent M")
+	p := properties.Always("got-after-sent", "node 1 has Got only after node 0 sent M", func(s *sim.State) error {
+		if properties.Node[*late](s, 1).Got && !properties.Node[*late](s, 0).Sent {
+			return bad
+		}
+		return nil
+	})
+	if pair {
+		p.Pair = func(a, b sim.Node) error {
+			if a.(*late).Got && !b.(*late).Sent || b.(*late).Got && !a.(*late).Sent {
+				return bad
+			}
+			return nil
+		}
+	}
+	return &livecheck.System{
+		Name: "late", Doc: "a state reached again by a later round", DefaultNodes: 2, MinNodes: 2, MaxNodes: 2,
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{
+				Spec:       sim.Spec{New: func(sim.NodeID) sim.Node { return &late{} }, Calls: []sim.Call{{To: 0, Call: "go"}}},
+				Properties: []properties.Property{p},
+			}, nil
+		},
+	}
+}
+
+// A preliminary violation refuted in one round is checked again when a
+// later round adds edges to the node states it pins (LMC paper, 4.2).
+func TestLocalRechecksRefutedAfterNewEdges(t *testing.T) {
+	for _, pair := range []bool{false, true} {
+		t.Run(fmt.Sprint("pair=", pair), func(t *testing.T) {
+			sys := lateSystem(pair)
+			g, err := livecheck.Check(sys, livecheck.Options{Depth: 8, NoWalks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Verdict != livecheck.SafetyViolation || g.Property != "got-after-sent" {
+				t.Fatalf("global: %s %s", g.Verdict, g.Property)
+			}
+			l, err := livecheck.Check(sys, livecheck.Options{Mode: "local"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Verdict != livecheck.SafetyViolation || l.Property != "got-after-sent" {
+				t.Fatalf("local: %s %s complete=%v %+v", l.Verdict, l.Property, l.Complete, *l.Local)
+			}
+			// Node 1's two timers, nothing from node 0.
+			if got := fmt.Sprint(l.Path); len(l.Path) != 2 || l.Path[0].Event.Kind != sim.Timer || l.Path[1].Event.Kind != sim.Timer {
+				t.Fatalf("path %s", got)
+			}
+			rep, err := livecheck.Replay(sys, l.Config, l.Path, 0)
+			if err != nil || !rep.Reproduces(livecheck.SafetyViolation, "got-after-sent") {
+				t.Fatalf("verified trace: %v %+v", err, rep)
+			}
+		})
+	}
+}

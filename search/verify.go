@@ -11,8 +11,12 @@ import (
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
-// errBudget ends a verification that ran out of steps.
-var errBudget = errors.New("verification budget spent")
+// errBudget ends a verification that ran out of steps, errStopped one
+// that Stop ended.
+var (
+	errBudget  = errors.New("verification budget spent")
+	errStopped = errors.New("stopped")
+)
 
 // verify looks for a real run in which each target node reaches its target
 // state: a search from the initial state where a target node takes only
@@ -42,6 +46,9 @@ func (ls *localSearch) verify(p *properties.Property, ts []target, extra *panicS
 		ls.res.Stats.GaveUp++
 		err, ok = nil, false
 	}
+	if errors.Is(err, errStopped) {
+		err, ok = nil, false
+	}
 	if err != nil {
 		return false, err
 	}
@@ -49,26 +56,34 @@ func (ls *localSearch) verify(p *properties.Property, ts []target, extra *panicS
 		return true, nil // a handler panicked on the way: a finding of its own
 	}
 	if !ok {
-		ls.res.Stats.Unsound++
 		return false, nil
 	}
-	if extra != nil {
-		ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: extra.panic.Error(), Path: v.path.Clone(), Panic: extra.panic}
+	return ls.found(v, p)
+}
+
+// found turns the run v verified into the violation: the panic of its
+// extra step, or p's violation at its end.
+func (ls *localSearch) found(v *verifier, p *properties.Property) (bool, error) {
+	if e := v.extra; e != nil {
+		ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: e.panic.Error(), Path: v.path.Clone(), Panic: e.panic}
 		return true, nil
 	}
 	perr := p.CheckSafety(v.end)
 	if perr == nil {
-		ls.res.Stats.Unsound++
 		return false, nil
 	}
 	ls.res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: v.path.Clone()}
 	return true, nil
 }
 
+// A panicStep is a step that panicked in local exploration: node takes
+// step (consuming I+ message consume, -1 for a local event). panic is
+// set by the replay of a real run in which it panics.
 type panicStep struct {
-	node  sim.NodeID
-	step  sim.Step
-	panic *sim.HandlerPanic
+	node    sim.NodeID
+	step    sim.Step
+	consume int32
+	panic   *sim.HandlerPanic
 }
 
 // canReach marks the states of node id from which the target state can be
@@ -119,8 +134,9 @@ type verifier struct {
 	left  map[uint64]int32
 	cut   bool
 	// match, when set, replaces the targets: the search stops where it
-	// returns a property, whose violation the run must then replay to.
-	match   func() *properties.Property
+	// returns true, having set matched (a property whose violation the
+	// run must then replay to) or extra (a step that must then panic).
+	match   func() bool
 	matched *properties.Property
 }
 
@@ -158,8 +174,8 @@ func (v *verifier) move(k int, to int32) {
 
 func (v *verifier) done() bool {
 	if v.match != nil {
-		v.matched = v.match()
-		return v.matched != nil
+		v.matched, v.extra = nil, nil
+		return v.match()
 	}
 	for k, g := range v.goal {
 		if g >= 0 && v.cur[k] != g {
@@ -236,6 +252,9 @@ func (v *verifier) try(k int, p pred, to int32) (bool, error) {
 	if v.steps >= v.budget {
 		return false, errBudget
 	}
+	if v.ls.poll() {
+		return false, errStopped
+	}
 	v.steps++
 	if p.consume >= 0 {
 		v.add(p.consume, -1)
@@ -306,59 +325,72 @@ func (v *verifier) replay() (bool, error) {
 	return true, nil
 }
 
-// verifyPanic reports a handler that panicked on state si of node id if a
-// real run reaches that state and then takes the step.
-func (ls *localSearch) verifyPanic(id sim.NodeID, si int32, st sim.Step, hp *sim.HandlerPanic) error {
-	ls.res.Stats.Preliminary++
-	_, err := ls.verify(nil, []target{{id, si}}, &panicStep{node: id, step: st, panic: hp}, ls.opts.MaxVerify)
-	return err
-}
-
-// verifyAll looks for a real run that reaches any of the preliminary
-// violations at once: one search of the recorded steps of every node from
-// the initial state, checking at each point whether the nodes' current
-// states make up a pending violation (a conflicting pair, or a whole
-// system state). One search serves all the candidates, which matters when
-// there are many: most combinations of node states no run reaches, and
-// refuting them one by one repeats the same work.
-func (ls *localSearch) verifyAll() (bool, error) {
+// verifyAll looks for a real run that reaches any of the candidates at
+// once: one search of the recorded steps of every node from the initial
+// state, checking at each point whether the nodes' current states make up
+// a candidate (a conflicting pair, a whole system state, or a node state
+// whose step panicked with its message in flight). One search serves all
+// the candidates, which matters when there are many: most combinations of
+// node states no run reaches, and refuting them one by one repeats the
+// same work.
+func (ls *localSearch) verifyAll(cands []pendingCheck) (bool, error) {
 	t0 := time.Now()
 	defer func() { ls.res.Stats.Verify += time.Since(t0) }()
 	ls.res.Stats.Verifications++
 	pairs := map[[4]int32]*properties.Property{}
-	whole := map[string]*properties.Property{}
-	for _, pc := range ls.pending {
-		if len(pc.targets) == 2 && ls.n > 2 || len(pc.targets) == 2 && pc.p.Pair != nil {
+	whole := map[uint64]*properties.Property{}
+	panics := map[target][]*panicStep{}
+	for _, pc := range cands {
+		switch {
+		case pc.extra != nil:
+			t := pc.targets[0]
+			panics[t] = append(panics[t], pc.extra)
+		case len(pc.targets) == 2 && ls.n > 2 || len(pc.targets) == 2 && pc.p.Pair != nil:
 			a, b := pc.targets[0], pc.targets[1]
 			if a.node > b.node {
 				a, b = b, a
 			}
 			pairs[[4]int32{int32(a.node), a.idx, int32(b.node), b.idx}] = pc.p
-			continue
+		default:
+			idx := make([]int32, ls.n)
+			for _, t := range pc.targets {
+				idx[t.node] = t.idx
+			}
+			whole[wholeKey(idx)] = pc.p
 		}
-		idx := make([]int32, ls.n)
-		for _, t := range pc.targets {
-			idx[t.node] = t.idx
-		}
-		whole[fmt.Sprint(idx)] = pc.p
 	}
 	v := &verifier{ls: ls, goal: make([]int32, ls.n), reach: make([][]bool, ls.n), seen: map[uint64]bool{}, cur: make([]int32, ls.n),
 		budget: ls.opts.MaxVerify}
 	for k := range v.goal {
 		v.goal[k] = -1
 	}
-	v.match = func() *properties.Property {
+	v.match = func() bool {
 		for i := 0; i < ls.n; i++ {
 			for j := i + 1; j < ls.n; j++ {
 				if p := pairs[[4]int32{int32(i), v.cur[i], int32(j), v.cur[j]}]; p != nil {
-					return p
+					v.matched = p
+					return true
 				}
 			}
 		}
 		if len(whole) > 0 {
-			return whole[fmt.Sprint(v.cur)]
+			// A hash collision costs a replay, which then fails.
+			if p := whole[wholeKey(v.cur)]; p != nil {
+				v.matched = p
+				return true
+			}
 		}
-		return nil
+		if len(panics) > 0 {
+			for k := range ls.n {
+				for _, e := range panics[target{sim.NodeID(k), v.cur[k]}] {
+					if e.consume < 0 || v.count[e.consume] > 0 {
+						v.extra = e
+						return true
+					}
+				}
+			}
+		}
+		return false
 	}
 	v.init()
 	// Iterative deepening: short runs first, as a global search would
@@ -375,22 +407,29 @@ func (ls *localSearch) verifyAll() (bool, error) {
 	ls.res.Stats.Sequences += int64(v.steps)
 	if errors.Is(err, errBudget) {
 		ls.res.Stats.GaveUp++
+		ls.undecided = true
+		err, ok = nil, false
+	}
+	if errors.Is(err, errStopped) {
 		err, ok = nil, false
 	}
 	if err != nil || ls.res.Violation != nil {
 		return ls.res.Violation != nil, err
 	}
 	if !ok {
-		// No run reaches any of them: all refuted (those refuted before
-		// by the summaries are counted already).
-		ls.res.Stats.Unsound = ls.res.Stats.Refuted + int64(len(ls.pending))
-		return false, nil
+		return false, nil // no run reaches any of them
 	}
-	p := v.matched
-	perr := p.CheckSafety(v.end)
-	if perr == nil {
-		return false, fmt.Errorf("internal error: local mode verified a run to a state where %s holds", p.Name)
+	if v.extra == nil && v.matched.CheckSafety(v.end) == nil {
+		return false, fmt.Errorf("internal error: local mode verified a run to a state where %s holds", v.matched.Name)
 	}
-	ls.res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: v.path.Clone()}
-	return true, nil
+	return ls.found(v, v.matched)
+}
+
+// wholeKey hashes a system state made of node states (one index per node).
+func wholeKey(idx []int32) uint64 {
+	var h uint64
+	for k, i := range idx {
+		h = mix64(h ^ nodeKey(k, i))
+	}
+	return h
 }

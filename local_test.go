@@ -254,6 +254,17 @@ func (l *late) Timer(ctx sim.Context, name string) {
 }
 func (l *late) Error(ctx sim.Context, peer sim.NodeID) {}
 
+// lateP is late whose node 1 panics when it gets M while it has Got: a
+// real run reaches that only by the timer path, which round 1 lacks.
+type lateP struct{ late }
+
+func (l *lateP) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	if l.Got {
+		panic("M after Got")
+	}
+	l.late.Receive(ctx, from, msg)
+}
+
 func lateSystem(pair bool) *livecheck.System {
 	bad := errors.New("node 1 has Got, node 0 never sent M")
 	p := properties.Always("got-after-sent", "node 1 has Got only after node 0 sent M", func(s *sim.State) error {
@@ -310,5 +321,37 @@ func TestLocalRechecksRefutedAfterNewEdges(t *testing.T) {
 				t.Fatalf("verified trace: %v %+v", err, rep)
 			}
 		})
+	}
+}
+
+// A handler panic in a node state no real run reaches in round 1 is kept
+// and verified again once round 2 adds the timer path to that state.
+func TestLocalRechecksPanicAfterNewEdges(t *testing.T) {
+	sys := &livecheck.System{
+		Name: "late-panic", Doc: "a panic reached by a later round", DefaultNodes: 2, MinNodes: 2, MaxNodes: 2,
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &lateP{} }, Calls: []sim.Call{{To: 0, Call: "go"}}}}, nil
+		},
+	}
+	g, err := livecheck.Check(sys, livecheck.Options{Depth: 8, NoWalks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Verdict != livecheck.SafetyViolation || g.Property != "no-panic" {
+		t.Fatalf("global: %s %s", g.Verdict, g.Property)
+	}
+	l, err := livecheck.Check(sys, livecheck.Options{Mode: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Verdict != livecheck.SafetyViolation || l.Property != "no-panic" || l.Local.Rounds != 2 {
+		t.Fatalf("local: %s %s complete=%v %+v", l.Verdict, l.Property, l.Complete, *l.Local)
+	}
+	if want := "node 1 panicked in Receive: M after Got"; l.Message != want {
+		t.Fatalf("message %q, want %q", l.Message, want)
+	}
+	rep, err := livecheck.Replay(sys, l.Config, l.Path, 0)
+	if err != nil || rep.Property != "no-panic" || rep.Message != l.Message {
+		t.Fatalf("replay: %+v, %v", rep, err)
 	}
 }

@@ -355,3 +355,82 @@ func TestLocalRechecksPanicAfterNewEdges(t *testing.T) {
 		t.Fatalf("replay: %+v, %v", rep, err)
 	}
 }
+
+// fifo, over streams: node 0's timer sends B, its driver call sends A then
+// B; node 1 sets a timer once it has both and is Done when it fires. "node
+// 1 Done while node 0's timer has not fired" is real (A, B, timer), but
+// node 1's recorded steps take B first (B entered I+ first, by the
+// timer): a verification that ignores the streams' order meets the
+// state with both first by B-then-A, which the replay refuses, and prunes
+// the in-order way to that state.
+type fifo struct {
+	Fired, A, B, Done bool
+}
+
+type msgK struct{ K byte }
+
+func (f *fifo) Init(ctx sim.Context) {
+	if ctx.Self() == 0 {
+		ctx.SetTimer("t")
+	}
+}
+func (f *fifo) App(ctx sim.Context, call sim.AppCall) {
+	ctx.Send(1, msgK{'A'})
+	ctx.Send(1, msgK{'B'})
+}
+func (f *fifo) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	if msg.(msgK).K == 'A' {
+		f.A = true
+	} else {
+		f.B = true
+	}
+	if f.A && f.B {
+		ctx.SetTimer("t")
+	}
+}
+func (f *fifo) Timer(ctx sim.Context, name string) {
+	if ctx.Self() == 0 {
+		f.Fired = true
+		ctx.Send(1, msgK{'B'})
+		return
+	}
+	f.Done = true
+}
+func (f *fifo) Error(ctx sim.Context, peer sim.NodeID) {}
+
+func TestLocalVerificationKeepsStreamOrder(t *testing.T) {
+	p := properties.Always("done-after-fired", "node 1 is Done only after node 0's timer fired", func(s *sim.State) error {
+		if properties.Node[*fifo](s, 1).Done && !properties.Node[*fifo](s, 0).Fired {
+			return errors.New("node 1 Done, node 0's timer not fired")
+		}
+		return nil
+	})
+	sys := &livecheck.System{
+		Name: "fifo", Doc: "stream order in verification", DefaultNodes: 2, MinNodes: 2, MaxNodes: 2,
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{
+				Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &fifo{} }, Calls: []sim.Call{{To: 0, Call: "go"}},
+					Transport: sim.Stream},
+				Properties: []properties.Property{p},
+			}, nil
+		},
+	}
+	g, err := livecheck.Check(sys, livecheck.Options{Depth: 8, NoWalks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Verdict != livecheck.SafetyViolation || g.Property != "done-after-fired" {
+		t.Fatalf("global: %s %s", g.Verdict, g.Property)
+	}
+	l, err := livecheck.Check(sys, livecheck.Options{Mode: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Verdict != livecheck.SafetyViolation || l.Property != "done-after-fired" {
+		t.Fatalf("local: %s %s complete=%v %+v", l.Verdict, l.Property, l.Complete, *l.Local)
+	}
+	rep, err := livecheck.Replay(sys, l.Config, l.Path, 0)
+	if err != nil || !rep.Reproduces(livecheck.SafetyViolation, "done-after-fired") {
+		t.Fatalf("verified trace: %v %+v", err, rep)
+	}
+}

@@ -79,8 +79,11 @@ type LocalResult struct {
 	// first path found to each state).
 	HeldBack bool
 	// Undecided says the last verification of the preliminary violations
-	// ran out of its budget: they are neither reported nor ruled out.
+	// ran out of its budget, or (Refused > 0) its abstraction allowed runs
+	// the simulator refused, so that finding none proves nothing: they
+	// are neither reported nor ruled out.
 	Undecided bool
+	Refused   int
 	Stats     LocalStats
 }
 
@@ -151,8 +154,11 @@ type localSearch struct {
 	// deferred are the deliveries that repeat one on the first path to
 	// their state and reached a new state beyond the bound: they are
 	// applied again in the next round.
-	deferred  []delivery
-	undecided bool // the last verification ran out of its budget
+	deferred []delivery
+	// undecided: the last verification ran out of its budget, or
+	// refused runs the replay refused.
+	undecided bool
+	refused   int
 	// pending are the preliminary violations (and handler panics) no real
 	// run was found for yet, refuted ones included: a later round may add
 	// steps to the node states they pin (not only new states), which can
@@ -294,7 +300,7 @@ func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 				return nil, err
 			}
 		}
-		ls.res.HeldBack, ls.res.Undecided = ls.held, ls.undecided
+		ls.res.HeldBack, ls.res.Undecided, ls.res.Refused = ls.held, ls.undecided, ls.refused
 		if ls.res.Violation != nil || ls.stopped || ls.interrupted {
 			ls.res.Stopped = ls.stopped || ls.interrupted
 			return ls.res, nil
@@ -609,7 +615,7 @@ func (ls *localSearch) reverify() error {
 		return nil
 	}
 	ls.verifiedPending, ls.verifiedEdges = len(ls.pending), ls.edges
-	ls.undecided = false
+	ls.undecided, ls.refused = false, 0
 	st := &ls.res.Stats
 	// Refute what the message summaries can, without a search: those are
 	// moved to the back, the plausible ones verified.

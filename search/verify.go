@@ -112,22 +112,31 @@ func (ls *localSearch) canReach(id sim.NodeID, target int32) []bool {
 // takes it out and puts in what the step sent. That is the world's own
 // rule for datagrams, computed with integers instead of by running
 // handlers, so thousands of candidate runs cost what a few simulator steps
-// would. A run that reaches the targets is then replayed in the simulator
-// (which also holds streams to their order); only a run that replays
-// counts.
+// would. Over streams each connection is a queue and only its head may
+// be delivered, as in the world: without the order, a run refused by the
+// replay would mark its abstract state seen and hide the runs that reach
+// it in another order, and a refutation would prove nothing. A run that
+// reaches the targets is then replayed in the simulator; only a run that
+// replays counts.
 type verifier struct {
-	ls     *localSearch
-	goal   []int32  // target state per node, -1 for a free node
-	reach  [][]bool // per target node: states that can reach the target
-	cur    []int32  // each node's current state
-	count  map[int32]int32
-	key    uint64 // hash of cur and count, kept up to date
-	extra  *panicStep
-	seen   map[uint64]bool
-	path   sim.Path
-	end    *sim.State
-	steps  int
-	budget int
+	ls    *localSearch
+	goal  []int32  // target state per node, -1 for a free node
+	reach [][]bool // per target node: states that can reach the target
+	cur   []int32  // each node's current state
+	count map[int32]int32
+	// queues, over streams, hold each connection's messages in flight in
+	// order (index from*n+to).
+	queues [][]int32
+	key    uint64 // hash of cur, count and queues, kept up to date
+	// refused counts the runs the replay refused: the abstraction then
+	// missed something, and a search that found nothing proves nothing.
+	refused int
+	extra   *panicStep
+	seen    map[uint64]bool
+	path    sim.Path
+	end     *sim.State
+	steps   int
+	budget  int
 	// limit, when set, bounds the run's length (iterative deepening); cut
 	// says the bound cut some run short.
 	limit int
@@ -153,6 +162,9 @@ func mix64(z uint64) uint64 {
 
 func (v *verifier) init() {
 	v.count = map[int32]int32{}
+	if v.ls.w.Spec().Transport == sim.Stream {
+		v.queues = make([][]int32, v.ls.n*v.ls.n)
+	}
 	for _, e := range v.ls.init.InFlight() {
 		v.add(v.ls.msgIndex[msgKey{e.From, e.To, e.FP}], 1)
 	}
@@ -161,10 +173,72 @@ func (v *verifier) init() {
 	}
 }
 
+// add puts message m in flight (d = 1: at the back of its queue) or takes
+// it out (d = -1: from the front).
 func (v *verifier) add(m int32, d int32) {
 	c := v.count[m]
 	v.key ^= msgKey64(m, c) ^ msgKey64(m, c+d)
 	v.count[m] = c + d
+	if v.queues != nil {
+		im := v.ls.msgs[m]
+		ch := int(im.from)*v.ls.n + int(im.to)
+		q := v.queues[ch]
+		v.key ^= queueKey(ch, q)
+		if d > 0 {
+			q = append(q, m)
+		} else {
+			q = q[1:]
+		}
+		v.queues[ch] = q
+		v.key ^= queueKey(ch, q)
+	}
+}
+
+// unadd undoes add(m, d) exactly: over streams the message leaves or
+// rejoins its queue at the end add used.
+func (v *verifier) unadd(m int32, d int32) {
+	c := v.count[m]
+	v.key ^= msgKey64(m, c) ^ msgKey64(m, c-d)
+	v.count[m] = c - d
+	if v.queues != nil {
+		im := v.ls.msgs[m]
+		ch := int(im.from)*v.ls.n + int(im.to)
+		q := v.queues[ch]
+		v.key ^= queueKey(ch, q)
+		if d > 0 {
+			q = q[:len(q)-1]
+		} else {
+			q = append([]int32{m}, q...)
+		}
+		v.queues[ch] = q
+		v.key ^= queueKey(ch, q)
+	}
+}
+
+// queueKey hashes the order of one connection's queue; the multiset part
+// of the key already counts its messages.
+func queueKey(ch int, q []int32) uint64 {
+	if len(q) < 2 {
+		return 0
+	}
+	h := uint64(ch) + 0x9e3779b97f4a7c15
+	for _, m := range q {
+		h = mix64(h ^ uint64(uint32(m)))
+	}
+	return h
+}
+
+// inFlight says whether message m can be delivered now: sent and not yet
+// consumed, and over streams at the head of its connection's queue.
+func (v *verifier) inFlight(m int32) bool {
+	if v.count[m] == 0 {
+		return false
+	}
+	if v.queues == nil {
+		return true
+	}
+	im := v.ls.msgs[m]
+	return v.queues[int(im.from)*v.ls.n+int(im.to)][0] == m
 }
 
 func (v *verifier) move(k int, to int32) {
@@ -246,7 +320,7 @@ func (v *verifier) dfs() (bool, error) {
 
 // try takes one recorded step in the abstraction and goes on from there.
 func (v *verifier) try(k int, p pred, to int32) (bool, error) {
-	if p.consume >= 0 && v.count[p.consume] == 0 {
+	if p.consume >= 0 && !v.inFlight(p.consume) {
 		return false, nil
 	}
 	if v.steps >= v.budget {
@@ -271,11 +345,11 @@ func (v *verifier) try(k int, p pred, to int32) (bool, error) {
 	}
 	v.path = v.path[:len(v.path)-1]
 	v.move(k, from)
-	for _, m := range p.sent {
-		v.add(m, -1)
+	for i := len(p.sent) - 1; i >= 0; i-- {
+		v.unadd(p.sent[i], 1)
 	}
 	if p.consume >= 0 {
-		v.add(p.consume, 1)
+		v.unadd(p.consume, -1)
 	}
 	return false, nil
 }
@@ -299,6 +373,7 @@ func (v *verifier) replay() (bool, error) {
 		next, err := w.Apply(s, st.Event, st.Choices)
 		if err != nil {
 			if errors.Is(err, sim.ErrNotEnabled) {
+				v.refused++
 				return false, nil
 			}
 			var hp *sim.HandlerPanic
@@ -316,9 +391,11 @@ func (v *verifier) replay() (bool, error) {
 		s = next
 	}
 	if v.extra != nil {
+		v.refused++
 		return false, nil // the step did not panic in the real run
 	}
 	if v.matched != nil && v.matched.CheckSafety(s) == nil {
+		v.refused++ // the property reads more than the node states
 		return false, nil
 	}
 	v.end = s
@@ -383,7 +460,7 @@ func (ls *localSearch) verifyAll(cands []pendingCheck) (bool, error) {
 		if len(panics) > 0 {
 			for k := range ls.n {
 				for _, e := range panics[target{sim.NodeID(k), v.cur[k]}] {
-					if e.consume < 0 || v.count[e.consume] > 0 {
+					if e.consume < 0 || v.inFlight(e.consume) {
 						v.extra = e
 						return true
 					}
@@ -417,7 +494,13 @@ func (ls *localSearch) verifyAll(cands []pendingCheck) (bool, error) {
 		return ls.res.Violation != nil, err
 	}
 	if !ok {
-		return false, nil // no run reaches any of them
+		// No run reaches any of them, unless the replay refused a run
+		// the abstraction allowed: then the search proved nothing.
+		if v.refused > 0 {
+			ls.undecided = true
+			ls.refused = v.refused
+		}
+		return false, nil
 	}
 	if v.extra == nil && v.matched.CheckSafety(v.end) == nil {
 		return false, fmt.Errorf("internal error: local mode verified a run to a state where %s holds", v.matched.Name)

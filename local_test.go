@@ -515,3 +515,40 @@ func TestLocalHeldBackIsNotComplete(t *testing.T) {
 		t.Fatalf("node states %v", l.Local.NodeStates)
 	}
 }
+
+// Stop is polled in every phase of local mode (exploration, combination,
+// summaries, verification), every 256 units of work. Early stops land in
+// exploration: the work done (node steps, pairs and system states built,
+// verification steps, each of which polls) stays within the polls made;
+// were a phase to go on after the stop, it would pass that bound (the
+// whole run does about 193,000). Stops a few polls before the end land
+// in verification, and end it: most of its steps are left undone.
+func TestLocalStopsPromptly(t *testing.T) {
+	cfg := livecheck.Config{Nodes: 2, Bugs: []string{"last-promise"}, Params: map[string]string{"proposers": "2"}}
+	run := func(k int) (*livecheck.Result, int) {
+		calls := 0
+		stop := func() bool { calls++; return k > 0 && calls >= k }
+		l, err := livecheck.Check(&paxos.System, livecheck.Options{Config: cfg, Mode: "local", Interrupted: stop})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l, calls
+	}
+	full, total := run(0)
+	if full.Verdict != livecheck.OK || full.Local.Sequences < 5000 {
+		t.Fatalf("full run: %s %+v", full.Verdict, *full.Local)
+	}
+	for _, k := range []int{1, 40, 300, 700, total - 12, total - 8} {
+		l, _ := run(k)
+		s := l.Local
+		if l.Verdict != livecheck.Inconclusive || !l.Interrupted || l.Complete {
+			t.Fatalf("stop at call %d: %s interrupted=%v complete=%v", k, l.Verdict, l.Interrupted, l.Complete)
+		}
+		if work := s.Transitions + s.Pairs + s.SystemStates + s.Sequences; k < 1000 && work > int64(256*(k+2)) {
+			t.Fatalf("stop at call %d: %d units of work", k, work)
+		}
+		if k > 1000 && (s.Verifications == 0 || s.Sequences > full.Local.Sequences-1024) {
+			t.Fatalf("stop at call %d of %d: %+v, full run %+v", k, total, *s, *full.Local)
+		}
+	}
+}

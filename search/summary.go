@@ -17,6 +17,7 @@ type summaries struct {
 	from     []bits // messages sent by each node
 }
 
+// summarize returns nil when Stop ends it.
 func (ls *localSearch) summarize() *summaries {
 	words := (len(ls.msgs) + 63) / 64
 	sm := &summaries{maySend: make([][]bits, ls.n), mustCons: make([][]bits, ls.n), from: make([]bits, ls.n)}
@@ -43,6 +44,9 @@ func (ls *localSearch) summarize() *summaries {
 		for changed := true; changed; {
 			changed = false
 			for i, s := range states {
+				if ls.poll() {
+					return nil
+				}
 				for _, l := range s.loops {
 					for _, m := range l.sent {
 						if !may[i].has(m) {

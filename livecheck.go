@@ -38,6 +38,9 @@ const (
 	SafetyViolation   Verdict = "safety-violation"
 	LivenessViolation Verdict = "liveness-violation"
 	Inconclusive      Verdict = "inconclusive"
+	// PropertyError says a property's own code panicked: a bug in the
+	// property, reported with the path to the state it failed on.
+	PropertyError Verdict = "property-error"
 	// Live marks a trace that reaches a live state: the nearest live path
 	// beside a liveness violation.
 	Live Verdict = "live"
@@ -81,6 +84,10 @@ type Options struct {
 	WeightsSet bool
 	// NoWalks stops after the exhaustive search.
 	NoWalks bool
+	// StopAtLive ends each walk from the periphery at its first live
+	// state, as MaceMC does: much faster, but safety is then checked on a
+	// walk only until it recovers. By default walks go on to WalkDepth.
+	StopAtLive bool
 	// Workers is the number of goroutines that walk from the periphery
 	// (default: GOMAXPROCS). The result does not depend on it.
 	Workers int
@@ -167,10 +174,11 @@ type Result struct {
 	// Critical is set for a liveness violation found by walks.
 	Critical *Critical
 	// WalkDepth, Walks and Weights are the liveness settings used.
-	WalkDepth int
-	Walks     int
-	Weights   walk.Weights
-	Live      LiveStats
+	WalkDepth  int
+	Walks      int
+	StopAtLive bool
+	Weights    walk.Weights
+	Live       LiveStats
 	// Mode is the search mode; Local holds local mode's statistics.
 	Mode  string
 	Local *search.LocalStats
@@ -208,7 +216,7 @@ func Check(sys *System, opts Options) (*Result, error) {
 	}
 	c := &checker{w: w, m: m, opts: opts, prefix: opts.Prefix}
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
-		WalkDepth: opts.WalkDepth, Walks: opts.Walks, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
+		WalkDepth: opts.WalkDepth, Walks: opts.Walks, StopAtLive: opts.StopAtLive, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
 	c.weights = &opts.Weights
 	if !opts.WeightsSet {
 		wt := walk.DefaultWeights
@@ -319,6 +327,10 @@ func (c *checker) safety(s *sim.State) (string, string) {
 	for i := range c.m.Properties {
 		if p := &c.m.Properties[i]; p.Kind == properties.Safety {
 			if err := p.CheckSafety(s); err != nil {
+				var pe *properties.Error
+				if errors.As(err, &pe) {
+					panic(pe) // the walk ends with it as its error
+				}
 				return p.Name, err.Error()
 			}
 		}
@@ -372,6 +384,10 @@ func (c *checker) run(trail *search.Trail) error {
 	res.Complete = sr.Complete
 	res.Exhausted = sr.Exhausted
 	if v := sr.Violation; v != nil {
+		if v.PropertyError != nil {
+			res.Verdict, res.Property, res.Message, res.Path = PropertyError, v.Property, v.Message, c.full(v.Path)
+			return nil
+		}
 		if v.Kind == properties.Safety {
 			v = c.shortest(sopts, v, sr.Stats.Elapsed)
 		}
@@ -415,6 +431,9 @@ func (c *checker) runLocal() error {
 	res.Stats = search.Stats{States: int64(lr.Stats.TotalNodeStates), Transitions: lr.Stats.Transitions, Elapsed: lr.Stats.Elapsed}
 	if v := lr.Violation; v != nil {
 		res.Verdict, res.Property, res.Message, res.Path = SafetyViolation, v.Property, v.Message, v.Path
+		if pe := c.propertyError(v.Property, v.Path); pe != nil {
+			res.Verdict, res.Message = PropertyError, pe.Error()
+		}
 		return nil
 	}
 	if !lr.Complete {
@@ -483,6 +502,27 @@ func (c *checker) full(p sim.Path) sim.Path {
 		return p
 	}
 	return append(c.prefix.Clone(), p...)
+}
+
+// propertyError says whether the named property panics at the end of p:
+// local mode, verifying a violation, sees only that it failed.
+func (c *checker) propertyError(name string, p sim.Path) *properties.Error {
+	s, err := c.w.Initial()
+	if err != nil {
+		return nil
+	}
+	if s, err = c.w.Run(s, p, nil); err != nil {
+		return nil
+	}
+	for i := range c.m.Properties {
+		if pr := &c.m.Properties[i]; pr.Name == name && pr.Kind == properties.Safety {
+			var pe *properties.Error
+			if errors.As(pr.CheckSafety(s), &pe) {
+				return pe
+			}
+		}
+	}
+	return nil
 }
 
 func asPanic(err error) *sim.HandlerPanic {
@@ -617,8 +657,8 @@ type Replayed struct {
 // hold; for a live trace, a path that ends in a live state.
 func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 	switch verdict {
-	case SafetyViolation:
-		return rep.Verdict == SafetyViolation && rep.Property == property
+	case SafetyViolation, PropertyError:
+		return rep.Verdict == verdict && rep.Property == property
 	case LivenessViolation:
 		if property == DivergenceProperty || property == search.QuiescentProperty {
 			return rep.Verdict == LivenessViolation && rep.Property == property
@@ -663,7 +703,21 @@ func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replay
 	return rep, err
 }
 
-func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *sim.Event) error {
+func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *sim.Event) (err error) {
+	// A property that panics is a property error where it happens.
+	propErr := func(pe *properties.Error) {
+		rep.Verdict, rep.Property, rep.Message = PropertyError, pe.Property, pe.Error()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*properties.Error)
+			if !ok {
+				panic(r)
+			}
+			propErr(pe)
+			err = nil
+		}
+	}()
 	check := func(s *sim.State) (string, string) {
 		for i := range m.Properties {
 			pr := &m.Properties[i]
@@ -671,6 +725,10 @@ func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *sim.Event) e
 				continue
 			}
 			if err := pr.CheckSafety(s); err != nil {
+				var pe *properties.Error
+				if errors.As(err, &pe) {
+					panic(pe)
+				}
 				return pr.Name, err.Error()
 			}
 		}

@@ -1,6 +1,7 @@
 package livecheck
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -180,11 +181,16 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	return nil
 }
 
-// walkError turns a handler panic during a walk into a finding; other
-// errors are failures.
+// walkError turns a handler or property panic during a walk into a
+// finding; other errors are failures.
 func (c *checker) walkError(err error, p sim.Path) error {
 	if hp := asPanic(err); hp != nil {
 		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, search.PanicProperty, hp.Error(), c.full(p)
+		return nil
+	}
+	var pe *properties.Error
+	if errors.As(err, &pe) {
+		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = PropertyError, pe.Property, pe.Error(), c.full(p)
 		return nil
 	}
 	return err
@@ -332,11 +338,20 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 					return
 				}
 				f := c.periphery[i]
-				wk.Reseed(walk.Seed(uint64(c.opts.Seed), uint64(i), 0))
+				seed := walk.Seed(uint64(c.opts.Seed), uint64(i), 0)
+				wk.Reseed(seed)
 				trail.Base = f.Path
-				r, err := wk.Walk(f.State, c.opts.WalkDepth, true, true)
-				if err == nil && r.LiveAt >= 0 && r.Violated == "" {
-					r.Path, r.End = nil, nil // recovered: nothing more is needed of it
+				// A walk goes on past recovery to its full depth, checking
+				// safety all the way. It records nothing the first time:
+				// only a walk that never recovers, or runs into a
+				// violation, needs its path, and the same seed walks the
+				// same way again.
+				r, err := wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, false)
+				if err != nil || r.LiveAt < 0 || r.Violated != "" {
+					wk.Reseed(seed)
+					r, err = wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, true)
+				} else {
+					r.End = nil // recovered: nothing more is needed of it
 				}
 				outs[i] <- walkOut{r, err}
 			}

@@ -217,34 +217,34 @@ func TestLocalAgreesWithGlobalPaxos(t *testing.T) {
 	}
 }
 
-// late: node 0's driver call sends M to node 1, which sets Got on receipt;
+// lateNode: node 0's driver call sends M to node 1, which sets Got on receipt;
 // node 1 also sets Got by itself after its timer fires twice, reaching the
 // very same state. Under a bound of one local event per node only the
 // first way exists: "node 1 has Got while node 0 has not sent M" is then
 // refuted (node 1 consumed M on every path to its state). The second round
 // adds the timer path as a new edge to that existing state, which makes
 // the violation real.
-type late struct {
+type lateNode struct {
 	Sent, Got bool
 	Ticks     int
 }
 
 type msgM struct{}
 
-func (l *late) Init(ctx sim.Context) {
+func (l *lateNode) Init(ctx sim.Context) {
 	if ctx.Self() == 1 {
 		ctx.SetTimer("t")
 	}
 }
-func (l *late) App(ctx sim.Context, call sim.AppCall) {
+func (l *lateNode) App(ctx sim.Context, call sim.AppCall) {
 	l.Sent = true
 	ctx.Send(1, msgM{})
 }
-func (l *late) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+func (l *lateNode) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 	l.Got, l.Ticks = true, 0
 	ctx.CancelTimer("t")
 }
-func (l *late) Timer(ctx sim.Context, name string) {
+func (l *lateNode) Timer(ctx sim.Context, name string) {
 	if l.Ticks == 0 {
 		l.Ticks = 1
 		ctx.SetTimer("t")
@@ -252,30 +252,30 @@ func (l *late) Timer(ctx sim.Context, name string) {
 	}
 	l.Got, l.Ticks = true, 0
 }
-func (l *late) Error(ctx sim.Context, peer sim.NodeID) {}
+func (l *lateNode) Error(ctx sim.Context, peer sim.NodeID) {}
 
-// lateP is late whose node 1 panics when it gets M while it has Got: a
+// lateP is lateNode whose node 1 panics when it gets M while it has Got: a
 // real run reaches that only by the timer path, which round 1 lacks.
-type lateP struct{ late }
+type lateP struct{ lateNode }
 
 func (l *lateP) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 	if l.Got {
 		panic("M after Got")
 	}
-	l.late.Receive(ctx, from, msg)
+	l.lateNode.Receive(ctx, from, msg)
 }
 
-func lateSystem(pair bool) *livecheck.System {
+func lateNodeSystem(pair bool) *livecheck.System {
 	bad := errors.New("node 1 has Got, node 0 never sent M")
 	p := properties.Always("got-after-sent", "node 1 has Got only after node 0 sent M", func(s *sim.State) error {
-		if properties.Node[*late](s, 1).Got && !properties.Node[*late](s, 0).Sent {
+		if properties.Node[*lateNode](s, 1).Got && !properties.Node[*lateNode](s, 0).Sent {
 			return bad
 		}
 		return nil
 	})
 	if pair {
 		p.Pair = func(a, b sim.Node) error {
-			if a.(*late).Got && !b.(*late).Sent || b.(*late).Got && !a.(*late).Sent {
+			if a.(*lateNode).Got && !b.(*lateNode).Sent || b.(*lateNode).Got && !a.(*lateNode).Sent {
 				return bad
 			}
 			return nil
@@ -285,7 +285,7 @@ func lateSystem(pair bool) *livecheck.System {
 		Name: "late", Doc: "a state reached again by a later round", DefaultNodes: 2, MinNodes: 2, MaxNodes: 2,
 		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
 			return &livecheck.Model{
-				Spec:       sim.Spec{New: func(sim.NodeID) sim.Node { return &late{} }, Calls: []sim.Call{{To: 0, Call: "go"}}},
+				Spec:       sim.Spec{New: func(sim.NodeID) sim.Node { return &lateNode{} }, Calls: []sim.Call{{To: 0, Call: "go"}}},
 				Properties: []properties.Property{p},
 			}, nil
 		},
@@ -297,7 +297,7 @@ func lateSystem(pair bool) *livecheck.System {
 func TestLocalRechecksRefutedAfterNewEdges(t *testing.T) {
 	for _, pair := range []bool{false, true} {
 		t.Run(fmt.Sprint("pair=", pair), func(t *testing.T) {
-			sys := lateSystem(pair)
+			sys := lateNodeSystem(pair)
 			g, err := livecheck.Check(sys, livecheck.Options{Depth: 8, NoWalks: true})
 			if err != nil {
 				t.Fatal(err)

@@ -552,3 +552,48 @@ func TestLocalStopsPromptly(t *testing.T) {
 		}
 	}
 }
+
+// initSend: node 1 sends M to node 0 in Init, which node 0 records.
+type initSend struct{ Got bool }
+
+func (n *initSend) Init(ctx sim.Context) {
+	if ctx.Self() == 1 {
+		ctx.Send(0, msgM{})
+	}
+}
+func (n *initSend) App(ctx sim.Context, call sim.AppCall)                     {}
+func (n *initSend) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) { n.Got = true }
+func (n *initSend) Timer(ctx sim.Context, name string)                        {}
+func (n *initSend) Error(ctx sim.Context, peer sim.NodeID)                    {}
+
+// The message summaries count what a node sent in Init as sent on its
+// way to every state: they refuted node 0 with M beside node 1's first
+// state, the one it sent M in, and local mode said ok complete.
+func TestLocalSummariesCountInitMessages(t *testing.T) {
+	bad := errors.New("node 0 got M")
+	p := properties.Always("no-m", "node 0 never gets M", func(s *sim.State) error {
+		if properties.Node[*initSend](s, 0).Got {
+			return bad
+		}
+		return nil
+	})
+	p.Pair = func(a, b sim.Node) error {
+		if a.(*initSend).Got || b.(*initSend).Got {
+			return bad
+		}
+		return nil
+	}
+	sys := &livecheck.System{
+		Name: "init-send", Doc: "a message sent in Init", DefaultNodes: 2, MinNodes: 2, MaxNodes: 2,
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &initSend{} }}, Properties: []properties.Property{p}}, nil
+		},
+	}
+	l, err := livecheck.Check(sys, livecheck.Options{Mode: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Verdict != livecheck.SafetyViolation || l.Property != "no-m" || len(l.Path) != 1 || l.Local.Refuted != 0 {
+		t.Fatalf("local: %s %s complete=%v path %v %+v", l.Verdict, l.Property, l.Complete, l.Path, *l.Local)
+	}
+}

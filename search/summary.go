@@ -4,7 +4,8 @@ package search
 // without a search. In a real run where node a is in state x and node b in
 // state y, every message a consumed from b was sent by b on its way to y.
 // So if some message a consumed from b on every path to x (must-consume)
-// is sent by b on no path to y (may-send), no run has both.
+// is sent by b on no path to y (may-send, Init's sends included), no run
+// has both.
 
 type bits []uint64
 
@@ -38,6 +39,12 @@ func (ls *localSearch) summarize() *summaries {
 				for w := range must[i] {
 					must[i][w] = ^uint64(0)
 				}
+			}
+		}
+		// What the node sent in Init is sent on its way to every state.
+		for _, e := range ls.init.InFlight() {
+			if int(e.From) == k {
+				may[0].set(ls.msgIndex[msgKey{e.From, e.To, e.FP}])
 			}
 		}
 		tmp := make(bits, words)

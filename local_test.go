@@ -597,3 +597,52 @@ func TestLocalSummariesCountInitMessages(t *testing.T) {
 		t.Fatalf("local: %s %s complete=%v path %v %+v", l.Verdict, l.Property, l.Complete, l.Path, *l.Local)
 	}
 }
+
+// chain: node 0's driver call sends X to node 1 (node 0 is then A);
+// node 1 on X sends Y to node 2 (node 1 is then B); node 2 panics on Y.
+// Every run to the panic passes a state with A and B, which breaks
+// "not-both".
+type chain struct{ A, B bool }
+
+func (c *chain) Init(ctx sim.Context) {}
+func (c *chain) App(ctx sim.Context, call sim.AppCall) {
+	c.A = true
+	ctx.Send(1, msgM{})
+}
+func (c *chain) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	if ctx.Self() == 2 {
+		panic("Y")
+	}
+	c.B = true
+	ctx.Send(2, msgM{})
+}
+func (c *chain) Timer(ctx sim.Context, name string)     {}
+func (c *chain) Error(ctx sim.Context, peer sim.NodeID) {}
+
+// The panic is the shallowest candidate and verified first; the run found
+// for it meets a violation of not-both on the way, and that violation is
+// the finding (a replay stops there too), not the panic.
+func TestLocalReportsFirstViolationOnTheWay(t *testing.T) {
+	p := properties.Always("not-both", "node 0 A and node 1 B never together", func(s *sim.State) error {
+		if properties.Node[*chain](s, 0).A && properties.Node[*chain](s, 1).B {
+			return errors.New("both")
+		}
+		return nil
+	})
+	sys := &livecheck.System{
+		Name: "chain", Doc: "a panic past a violation", DefaultNodes: 3, MinNodes: 3, MaxNodes: 3,
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{
+				Spec:       sim.Spec{New: func(sim.NodeID) sim.Node { return &chain{} }, Calls: []sim.Call{{To: 0, Call: "go"}}},
+				Properties: []properties.Property{p},
+			}, nil
+		},
+	}
+	l, err := livecheck.Check(sys, livecheck.Options{Mode: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Verdict != livecheck.SafetyViolation || l.Property != "not-both" || len(l.Path) != 2 {
+		t.Fatalf("local: %s %s path %v %+v", l.Verdict, l.Property, l.Path, *l.Local)
+	}
+}

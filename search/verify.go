@@ -53,7 +53,7 @@ func (ls *localSearch) verify(p *properties.Property, ts []target, extra *panicS
 		return false, err
 	}
 	if ls.res.Violation != nil {
-		return true, nil // a handler panicked on the way: a finding of its own
+		return true, nil // a panic or a violation on the way: a finding of its own
 	}
 	if !ok {
 		return false, nil
@@ -355,9 +355,9 @@ func (v *verifier) try(k int, p pred, to int32) (bool, error) {
 }
 
 // replay runs the candidate in the simulator, then the step that must
-// panic if there is one. A candidate the simulator refuses (a stream out
-// of order) does not count; a handler that panics on the way is a finding
-// of its own.
+// panic if there is one. A candidate the simulator refuses does not
+// count; a handler that panics on the way, or a safety violation on the
+// way (of any property), is a finding of its own.
 func (v *verifier) replay() (bool, error) {
 	ls := v.ls
 	w := ls.w
@@ -389,6 +389,14 @@ func (v *verifier) replay() (bool, error) {
 			return false, err
 		}
 		s = next
+		// The first violation on the way is the finding, whichever
+		// property it is: a replay of the trace stops there too.
+		for _, p := range ls.safety {
+			if perr := p.CheckSafety(s); perr != nil {
+				ls.res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: steps[:i+1].Clone()}
+				return true, nil
+			}
+		}
 	}
 	if v.extra != nil {
 		v.refused++

@@ -104,8 +104,9 @@ type Options struct {
 	// then walks for liveness) or "local" (local model checking of safety
 	// properties, every violation verified by a real run).
 	Mode string
-	// Rounds bounds local mode: local events per node on a path, raised
-	// round by round up to this (default 8).
+	// Rounds bounds local mode: local events and repeated deliveries per
+	// node on the first path to a state, raised round by round up to this
+	// (default 8). A result that the bound cut short is inconclusive.
 	Rounds int
 	// Prefix is a path from the initial state (a live prefix, typically):
 	// it is replayed once, and the check starts from where it ends.
@@ -492,19 +493,30 @@ func (c *checker) runLocal() error {
 	if !lr.Complete {
 		res.Verdict = Inconclusive
 		res.Interrupted = c.interrupted()
-		l := lr.Stats
-		switch {
-		case res.Interrupted:
-		case l.GaveUp > 0:
-			res.Message = fmt.Sprintf("local mode found %d preliminary violations and refuted %d; the search for a real run to the others ran out of its budget, so they are neither reported nor ruled out (try --mode global)",
-				l.Preliminary, l.Refuted)
-		case lr.Stopped:
-			res.Message = fmt.Sprintf("local mode stopped at %d node states", l.TotalNodeStates)
-		default:
-			res.Message = fmt.Sprintf("after %d rounds local events were still held back: raise --rounds", l.Rounds)
+		if !res.Interrupted {
+			res.Message = localInconclusive(lr)
 		}
 	}
 	return nil
+}
+
+// localInconclusive says why local mode's result is not complete, and
+// what it covered.
+func localInconclusive(lr *search.LocalResult) string {
+	l := lr.Stats
+	switch {
+	case lr.Stopped:
+		return fmt.Sprintf("local mode stopped at %d node states in round %d", l.TotalNodeStates, l.Rounds)
+	case lr.HeldBack:
+		return fmt.Sprintf("the round bound still held steps back after round %d: local mode covered every node state reachable under the local rules up to round %d (at most %d timers, driver calls and repeated deliveries per node on the first path to each state), not every reachable one; raise --rounds",
+			l.Rounds, l.Rounds, l.Rounds)
+	case lr.Refused > 0:
+		return fmt.Sprintf("local mode explored every node state reachable without failures, but its search for real runs to %d preliminary violations met %d runs the simulator refused (a property that reads more than the node states, or a handler that is not deterministic?), so they are neither reported nor ruled out (try --mode global)",
+			l.Preliminary-l.Refuted, lr.Refused)
+	default:
+		return fmt.Sprintf("local mode explored every node state reachable without failures and found %d preliminary violations, %d refuted by message summaries; the search for a real run to the others ran out of its budget, so they are neither reported nor ruled out (try --mode global)",
+			l.Preliminary, l.Refuted)
+	}
 }
 
 // shortest looks for a shorter path to a violation of the same property:

@@ -12,8 +12,10 @@ import (
 // LocalOptions bound a local search. Zero values take the defaults.
 type LocalOptions struct {
 	// Rounds is the largest number of local events (timers, driver calls)
-	// one node may take on a path; the search raises the bound round by
-	// round from 1 (default 8).
+	// and repeated deliveries (a message delivered again on a path that
+	// delivered it before) one node may take on a path to a new state; the
+	// search raises the bound round by round from 1 (default 8). What the
+	// bound holds back leaves the result incomplete.
 	Rounds int
 	// MaxNodeStates stops the search after this many node states in all
 	// (default 1,000,000); the result is then not complete.
@@ -27,7 +29,10 @@ type LocalOptions struct {
 	QuickChecks int
 	QuickBudget int
 	Properties  []properties.Property
-	Stop        func() bool
+	// Stop is polled every few hundred steps of every phase (exploration,
+	// combination, verification); when it returns true the search ends
+	// soon after with Stopped set and the statistics so far.
+	Stop func() bool
 	// Progress, when set, is called now and then with the statistics so
 	// far (node states not yet added up).
 	Progress func(LocalStats)
@@ -59,12 +64,27 @@ type LocalResult struct {
 	// Violation is a verified violation: its path replays in the global
 	// simulator from the initial state.
 	Violation *Violation
-	// Complete says the bounded space was exhausted: no node state was
-	// left unexplored and no local event was held back by the round bound.
+	// Complete says every node state reachable under the local rules was
+	// explored (every message sent tried on every state of its
+	// destination, every local event taken: nothing held back by the
+	// round bound) and every preliminary violation refuted. The states
+	// explored then include every reachable node state, so no violation
+	// of the safety properties exists.
 	Complete bool
 	// Stopped says the search was stopped by MaxNodeStates or Stop.
 	Stopped bool
-	Stats   LocalStats
+	// HeldBack says the round bound held back some step in the last
+	// round: the node states explored are those reachable with at most
+	// Stats.Rounds local events and repeated deliveries per node (on the
+	// first path found to each state).
+	HeldBack bool
+	// Undecided says the last verification of the preliminary violations
+	// ran out of its budget, or (Refused > 0) its abstraction allowed runs
+	// the simulator refused, so that finding none proves nothing: they
+	// are neither reported nor ruled out.
+	Undecided bool
+	Refused   int
+	Stats     LocalStats
 }
 
 // A pred is one way to reach a node state: from a previous state of the
@@ -84,12 +104,15 @@ type lstate struct {
 	// message, say), which a real run may need.
 	loops []pred
 	// succ are the steps out of the state to other states.
-	succ  []edge
-	hist  []int32 // I+ indices of messages delivered on the first path here, sorted
-	local int     // local events on the first path here
-	depth int     // steps on the first path here
-	tried bool    // its local events have been applied
-	in    []bool  // per safety property: passes its filter
+	succ []edge
+	// hist holds the I+ indices of the messages delivered on the first
+	// path here, sorted; local counts that path's local events and
+	// repeated deliveries, which the round bound limits.
+	hist  []int32
+	local int
+	depth int    // steps on the first path here
+	tried bool   // its local events have been applied
+	in    []bool // per safety property: passes its filter
 }
 
 type edge struct {
@@ -122,10 +145,25 @@ type localSearch struct {
 	init     *sim.State
 	evbuf    []sim.Event
 	total    int
-	stopped  bool
-	held     bool // a local event was held back by the round bound
-	// pending are preliminary violations that failed verification: the
-	// node graphs grow, so each round ends by verifying them again.
+	stopped  bool // by MaxNodeStates
+	// interrupted: Stop returned true; polls counts the calls to poll.
+	interrupted bool
+	polls       int
+	held        bool // a step was held back by the round bound
+	bound       int  // the round's bound
+	// deferred are the deliveries that repeat one on the first path to
+	// their state and reached a new state beyond the bound: they are
+	// applied again in the next round.
+	deferred []delivery
+	// undecided: the last verification ran out of its budget, or
+	// refused runs the replay refused.
+	undecided bool
+	refused   int
+	// pending are the preliminary violations (and handler panics) no real
+	// run was found for yet, refuted ones included: a later round may add
+	// steps to the node states they pin (not only new states), which can
+	// make them real (LMC paper, 4.2), so each round ends by checking
+	// them all again if the graphs grew.
 	pending []pendingCheck
 	edges   int // steps between distinct node states recorded
 	// the pending count and graph size at the last verification
@@ -134,9 +172,12 @@ type localSearch struct {
 
 // A pendingCheck is a preliminary violation: property p, with the given
 // nodes pinned to the given states (the others free), and the size of
-// the graphs when it was last verified.
+// the graphs when it was last verified. A handler panic has extra set
+// instead of p: its one target node must reach its state, then take the
+// step that panicked.
 type pendingCheck struct {
 	p       *properties.Property
+	extra   *panicStep
 	targets []target
 	edges   int // the graphs' size at the last verification, -1 before any
 	depth   int // the targets' first-path lengths, added up
@@ -154,6 +195,8 @@ func (pc *pendingCheck) plausible(sm *summaries) bool {
 	return true
 }
 
+type delivery struct{ msg, state int32 }
+
 type target struct {
 	node sim.NodeID
 	idx  int32
@@ -165,10 +208,13 @@ type target struct {
 // finding a real run that reaches it before it is reported.
 //
 // Local mode covers deliveries, timers and driver calls; it does not
-// inject failures. Messages are kept as a set: a node that sends the same
-// message to the same node twice adds it once (the duplicate limit is 0),
-// and a message is not delivered again to a state whose first path
-// already delivered it.
+// inject failures. I+ is a set: a node that sends the same message to the
+// same node twice adds it once, and every message of I+ is tried on every
+// state of its destination, as often as it leads somewhere (the LMC
+// paper's history rule, which skips a message already delivered on the
+// first path to a state, loses reachable states and is not used). That
+// over-approximates the reachable node states; verification, which
+// counts the messages in flight, keeps only real runs.
 func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 	if opts.Rounds <= 0 {
 		opts.Rounds = 8
@@ -247,11 +293,16 @@ func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 		if ls.res.Violation != nil {
 			return ls.res, nil
 		}
-		if err := ls.reverify(); err != nil {
-			return nil, err
+		// After MaxNodeStates the candidates found so far are still
+		// verified: what a real run reaches is a finding all the same.
+		if !ls.interrupted {
+			if err := ls.reverify(); err != nil {
+				return nil, err
+			}
 		}
-		if ls.res.Violation != nil || ls.stopped {
-			ls.res.Stopped = ls.stopped
+		ls.res.HeldBack, ls.res.Undecided, ls.res.Refused = ls.held, ls.undecided, ls.refused
+		if ls.res.Violation != nil || ls.stopped || ls.interrupted {
+			ls.res.Stopped = ls.stopped || ls.interrupted
 			return ls.res, nil
 		}
 		if !ls.held {
@@ -260,7 +311,7 @@ func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 	}
 	// Complete: nothing held back by the round bound, and every
 	// preliminary violation refuted (none left undecided by a budget).
-	ls.res.Complete = !ls.held && ls.res.Stats.GaveUp == 0
+	ls.res.Complete = !ls.held && !ls.undecided
 	return ls.res, nil
 }
 
@@ -286,8 +337,39 @@ func (ls *localSearch) addMsg(from, to sim.NodeID, fp uint64, msg sim.Message) i
 // fixpoint applies every enabled local step until none is new: each
 // message of I+ on every state of its destination, each state's local
 // events while the state is under the round bound.
+//
+// A message may be delivered to a state any number of times: the set I+
+// holds what was ever sent, and a real run may have sent it again. Such
+// a repeated delivery (of a message already delivered on the first path
+// to the state) counts toward the round bound like a local event, where
+// it reaches a new state: without it, a node that counts the messages it
+// gets would have infinitely many states.
 func (ls *localSearch) fixpoint(bound int) error {
 	w := ls.w
+	ls.bound = bound
+	// Retried at the start under the raised bound, and at the end: the
+	// state they reach may have been found meanwhile by another path.
+	retry := func() error {
+		old := ls.deferred
+		ls.deferred = nil
+		for i, d := range old {
+			m := ls.msgs[d.msg]
+			ev := sim.Event{Kind: sim.Deliver, Node: m.to, Peer: m.from, Msg: m.fp}
+			if err := ls.step(m.to, d.state, ev, d.msg); err != nil || ls.done() {
+				ls.deferred = append(ls.deferred, old[i+1:]...)
+				return err
+			}
+		}
+		return nil
+	}
+	if err := retry(); err != nil || ls.done() {
+		return err
+	}
+	defer func() {
+		if len(ls.deferred) > 0 {
+			ls.held = true
+		}
+	}()
 	for progress := true; progress; {
 		progress = false
 		for id := range ls.n {
@@ -316,10 +398,6 @@ func (ls *localSearch) fixpoint(bound int) error {
 			for m.tried < len(ls.states[m.to]) {
 				si := m.tried
 				m.tried++
-				s := ls.states[m.to][si]
-				if _, in := slices.BinarySearch(s.hist, int32(mi)); in {
-					continue
-				}
 				ev := sim.Event{Kind: sim.Deliver, Node: m.to, Peer: m.from, Msg: m.fp}
 				if err := ls.step(m.to, int32(si), ev, int32(mi)); err != nil || ls.done() {
 					return err
@@ -328,18 +406,31 @@ func (ls *localSearch) fixpoint(bound int) error {
 			}
 		}
 	}
-	return nil
+	return retry()
 }
 
 func (ls *localSearch) done() bool {
-	if ls.res.Violation != nil {
+	if ls.res.Violation != nil || ls.stopped || ls.poll() {
 		return true
 	}
-	if ls.total >= ls.opts.MaxNodeStates || (ls.opts.Stop != nil && ls.opts.Stop()) {
+	if ls.total >= ls.opts.MaxNodeStates {
 		ls.stopped = true
 		return true
 	}
 	return false
+}
+
+// poll calls Stop every 256 calls and says whether it returned true
+// (then or before). Every loop that can run long calls it once per step.
+func (ls *localSearch) poll() bool {
+	if ls.interrupted {
+		return true
+	}
+	ls.polls++
+	if ls.polls&255 == 0 && ls.opts.Stop != nil && ls.opts.Stop() {
+		ls.interrupted = true
+	}
+	return ls.interrupted
 }
 
 // step applies ev to state si of node id, every value of its Choose calls
@@ -364,12 +455,21 @@ func (ls *localSearch) step(id sim.NodeID, si int32, ev sim.Event, consume int32
 		choices := slices.Clone(info.Choices)
 		bounds := slices.Clone(info.Bounds)
 		if err != nil {
-			if hp := asHandlerPanic(err); hp != nil {
-				// A panic in an invalid node state proves nothing; verify
-				// that a real run reaches the state it panicked in.
-				return ls.verifyPanic(id, si, sim.Step{Event: ev, Choices: choices}, hp)
+			if asHandlerPanic(err) == nil {
+				return err
 			}
-			return err
+			// A panic in an invalid node state proves nothing: it is a
+			// preliminary violation, verified with the others (the
+			// panic reported is the one the real run gives).
+			ls.res.Stats.Preliminary++
+			ls.pending = append(ls.pending, pendingCheck{extra: &panicStep{node: id, step: sim.Step{Event: ev, Choices: choices}, consume: consume},
+				targets: []target{{id, si}}, edges: -1, depth: from.depth + 1})
+			nt, more := sim.NextTape(choices, bounds, tape)
+			if !more {
+				return nil
+			}
+			tape = slices.Clone(nt)
+			continue
 		}
 		sent := make([]int32, len(info.Sent))
 		for k, e := range info.Sent {
@@ -392,9 +492,14 @@ func (ls *localSearch) step(id sim.NodeID, si int32, ev sim.Event, consume int32
 		} else {
 			ns := &lstate{loc: next, preds: []pred{p}, hist: from.hist, local: from.local, depth: from.depth + 1}
 			if consume >= 0 {
-				ns.hist = slices.Clone(from.hist)
-				i, _ := slices.BinarySearch(ns.hist, consume)
-				ns.hist = slices.Insert(ns.hist, i, consume)
+				if i, in := slices.BinarySearch(from.hist, consume); !in {
+					ns.hist = slices.Insert(slices.Clip(from.hist), i, consume)
+				} else if ns.local++; from.local >= ls.bound {
+					// Held back for a later round; the edge is not
+					// recorded either, the step is applied again.
+					ls.deferred = append(ls.deferred, delivery{consume, si})
+					return nil
+				}
 			} else {
 				ns.local++
 			}
@@ -434,7 +539,7 @@ func (ls *localSearch) checkSystem(id sim.NodeID, si int32) (err error) {
 		s.in[pi] = p.Filter == nil || p.Filter(id, s.loc.Node)
 	}
 	for pi, p := range ls.safety {
-		if !s.in[pi] {
+		if !s.in[pi] || ls.interrupted {
 			continue
 		}
 		if p.Pair == nil {
@@ -464,6 +569,9 @@ func (ls *localSearch) pairs(pi int, p *properties.Property, id sim.NodeID, si i
 			continue
 		}
 		for oi, o := range ls.states[other] {
+			if ls.poll() {
+				return nil
+			}
 			if !o.in[pi] {
 				continue
 			}
@@ -499,42 +607,53 @@ func (ls *localSearch) check(p *properties.Property, ts []target) error {
 
 // reverify verifies the preliminary violations found so far, all at
 // once, if there are new ones or the node graphs grew since the last time.
+// Every candidate is kept until a real run reaches it: one refuted now,
+// by the summaries or by the search, may become real when a later round
+// adds steps to the node states it pins.
 func (ls *localSearch) reverify() error {
 	if len(ls.pending) == 0 || (ls.verifiedPending == len(ls.pending) && ls.verifiedEdges == ls.edges) {
 		return nil
 	}
 	ls.verifiedPending, ls.verifiedEdges = len(ls.pending), ls.edges
-	// Refute what the message summaries can, without a search.
+	ls.undecided, ls.refused = false, 0
+	st := &ls.res.Stats
+	// Refute what the message summaries can, without a search: those are
+	// moved to the back, the plausible ones verified.
 	sm := ls.summarize()
-	kept := ls.pending[:0]
-	for _, pc := range ls.pending {
-		if pc.plausible(sm) {
-			kept = append(kept, pc)
-		} else {
-			ls.res.Stats.Refuted++
-			ls.res.Stats.Unsound++
+	if sm == nil {
+		return nil // interrupted
+	}
+	kept := 0
+	for i := range ls.pending {
+		if ls.poll() {
+			return nil
+		}
+		if ls.pending[i].plausible(sm) {
+			ls.pending[kept], ls.pending[i] = ls.pending[i], ls.pending[kept]
+			kept++
 		}
 	}
-	ls.pending = kept
-	ls.verifiedPending = len(kept)
-	if len(kept) == 0 {
+	st.Refuted = int64(len(ls.pending) - kept)
+	st.Unsound = int64(len(ls.pending))
+	plausible := ls.pending[:kept]
+	if kept == 0 {
 		return nil
 	}
 	// First the shortest candidates one by one, each node pinned to its
 	// target: cheap and quick when the candidate is real. Then all of
 	// them in one search.
-	slices.SortStableFunc(ls.pending, func(a, b pendingCheck) int { return a.depth - b.depth })
-	for i := range ls.pending[:min(len(ls.pending), ls.opts.QuickChecks)] {
-		pc := &ls.pending[i]
+	slices.SortStableFunc(plausible, func(a, b pendingCheck) int { return a.depth - b.depth })
+	for i := range plausible[:min(kept, ls.opts.QuickChecks)] {
+		pc := &plausible[i]
 		if pc.edges == ls.edges {
 			continue
 		}
 		pc.edges = ls.edges
-		if ok, err := ls.verify(pc.p, pc.targets, nil, ls.opts.QuickBudget); ok || err != nil {
+		if ok, err := ls.verify(pc.p, pc.targets, pc.extra, ls.opts.QuickBudget); ok || err != nil || ls.interrupted {
 			return err
 		}
 	}
-	_, err := ls.verifyAll()
+	_, err := ls.verifyAll(plausible)
 	return err
 }
 
@@ -546,6 +665,9 @@ func (ls *localSearch) combine(p *properties.Property, id sim.NodeID, si int32) 
 	var rec func(i int) error
 	rec = func(i int) error {
 		if i == ls.n {
+			if ls.poll() {
+				return nil
+			}
 			ls.res.Stats.SystemStates++
 			for k := range ls.n {
 				nodes[k] = ls.states[k][pick[k]].loc.Node
@@ -566,7 +688,7 @@ func (ls *localSearch) combine(p *properties.Property, id sim.NodeID, si int32) 
 		}
 		for k := range ls.states[i] {
 			pick[i] = int32(k)
-			if err := rec(i + 1); err != nil || ls.res.Violation != nil {
+			if err := rec(i + 1); err != nil || ls.res.Violation != nil || ls.interrupted {
 				return err
 			}
 		}

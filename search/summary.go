@@ -4,7 +4,8 @@ package search
 // without a search. In a real run where node a is in state x and node b in
 // state y, every message a consumed from b was sent by b on its way to y.
 // So if some message a consumed from b on every path to x (must-consume)
-// is sent by b on no path to y (may-send), no run has both.
+// is sent by b on no path to y (may-send, Init's sends included), no run
+// has both.
 
 type bits []uint64
 
@@ -17,6 +18,7 @@ type summaries struct {
 	from     []bits // messages sent by each node
 }
 
+// summarize returns nil when Stop ends it.
 func (ls *localSearch) summarize() *summaries {
 	words := (len(ls.msgs) + 63) / 64
 	sm := &summaries{maySend: make([][]bits, ls.n), mustCons: make([][]bits, ls.n), from: make([]bits, ls.n)}
@@ -39,10 +41,19 @@ func (ls *localSearch) summarize() *summaries {
 				}
 			}
 		}
+		// What the node sent in Init is sent on its way to every state.
+		for _, e := range ls.init.InFlight() {
+			if int(e.From) == k {
+				may[0].set(ls.msgIndex[msgKey{e.From, e.To, e.FP}])
+			}
+		}
 		tmp := make(bits, words)
 		for changed := true; changed; {
 			changed = false
 			for i, s := range states {
+				if ls.poll() {
+					return nil
+				}
 				for _, l := range s.loops {
 					for _, m := range l.sent {
 						if !may[i].has(m) {

@@ -11,8 +11,12 @@ import (
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
-// errBudget ends a verification that ran out of steps.
-var errBudget = errors.New("verification budget spent")
+// errBudget ends a verification that ran out of steps, errStopped one
+// that Stop ended.
+var (
+	errBudget  = errors.New("verification budget spent")
+	errStopped = errors.New("stopped")
+)
 
 // verify looks for a real run in which each target node reaches its target
 // state: a search from the initial state where a target node takes only
@@ -42,33 +46,44 @@ func (ls *localSearch) verify(p *properties.Property, ts []target, extra *panicS
 		ls.res.Stats.GaveUp++
 		err, ok = nil, false
 	}
+	if errors.Is(err, errStopped) {
+		err, ok = nil, false
+	}
 	if err != nil {
 		return false, err
 	}
 	if ls.res.Violation != nil {
-		return true, nil // a handler panicked on the way: a finding of its own
+		return true, nil // a panic or a violation on the way: a finding of its own
 	}
 	if !ok {
-		ls.res.Stats.Unsound++
 		return false, nil
 	}
-	if extra != nil {
-		ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: extra.panic.Error(), Path: v.path.Clone(), Panic: extra.panic}
+	return ls.found(v, p)
+}
+
+// found turns the run v verified into the violation: the panic of its
+// extra step, or p's violation at its end.
+func (ls *localSearch) found(v *verifier, p *properties.Property) (bool, error) {
+	if e := v.extra; e != nil {
+		ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: e.panic.Error(), Path: v.path.Clone(), Panic: e.panic}
 		return true, nil
 	}
 	perr := p.CheckSafety(v.end)
 	if perr == nil {
-		ls.res.Stats.Unsound++
 		return false, nil
 	}
 	ls.res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: v.path.Clone()}
 	return true, nil
 }
 
+// A panicStep is a step that panicked in local exploration: node takes
+// step (consuming I+ message consume, -1 for a local event). panic is
+// set by the replay of a real run in which it panics.
 type panicStep struct {
-	node  sim.NodeID
-	step  sim.Step
-	panic *sim.HandlerPanic
+	node    sim.NodeID
+	step    sim.Step
+	consume int32
+	panic   *sim.HandlerPanic
 }
 
 // canReach marks the states of node id from which the target state can be
@@ -97,30 +112,40 @@ func (ls *localSearch) canReach(id sim.NodeID, target int32) []bool {
 // takes it out and puts in what the step sent. That is the world's own
 // rule for datagrams, computed with integers instead of by running
 // handlers, so thousands of candidate runs cost what a few simulator steps
-// would. A run that reaches the targets is then replayed in the simulator
-// (which also holds streams to their order); only a run that replays
-// counts.
+// would. Over streams each connection is a queue and only its head may
+// be delivered, as in the world: without the order, a run refused by the
+// replay would mark its abstract state seen and hide the runs that reach
+// it in another order, and a refutation would prove nothing. A run that
+// reaches the targets is then replayed in the simulator; only a run that
+// replays counts.
 type verifier struct {
-	ls     *localSearch
-	goal   []int32  // target state per node, -1 for a free node
-	reach  [][]bool // per target node: states that can reach the target
-	cur    []int32  // each node's current state
-	count  map[int32]int32
-	key    uint64 // hash of cur and count, kept up to date
-	extra  *panicStep
-	seen   map[uint64]bool
-	path   sim.Path
-	end    *sim.State
-	steps  int
-	budget int
+	ls    *localSearch
+	goal  []int32  // target state per node, -1 for a free node
+	reach [][]bool // per target node: states that can reach the target
+	cur   []int32  // each node's current state
+	count map[int32]int32
+	// queues, over streams, hold each connection's messages in flight in
+	// order (index from*n+to).
+	queues [][]int32
+	key    uint64 // hash of cur, count and queues, kept up to date
+	// refused counts the runs the replay refused: the abstraction then
+	// missed something, and a search that found nothing proves nothing.
+	refused int
+	extra   *panicStep
+	seen    map[uint64]bool
+	path    sim.Path
+	end     *sim.State
+	steps   int
+	budget  int
 	// limit, when set, bounds the run's length (iterative deepening); cut
 	// says the bound cut some run short.
 	limit int
 	left  map[uint64]int32
 	cut   bool
 	// match, when set, replaces the targets: the search stops where it
-	// returns a property, whose violation the run must then replay to.
-	match   func() *properties.Property
+	// returns true, having set matched (a property whose violation the
+	// run must then replay to) or extra (a step that must then panic).
+	match   func() bool
 	matched *properties.Property
 }
 
@@ -137,6 +162,9 @@ func mix64(z uint64) uint64 {
 
 func (v *verifier) init() {
 	v.count = map[int32]int32{}
+	if v.ls.w.Spec().Transport == sim.Stream {
+		v.queues = make([][]int32, v.ls.n*v.ls.n)
+	}
 	for _, e := range v.ls.init.InFlight() {
 		v.add(v.ls.msgIndex[msgKey{e.From, e.To, e.FP}], 1)
 	}
@@ -145,10 +173,72 @@ func (v *verifier) init() {
 	}
 }
 
+// add puts message m in flight (d = 1: at the back of its queue) or takes
+// it out (d = -1: from the front).
 func (v *verifier) add(m int32, d int32) {
 	c := v.count[m]
 	v.key ^= msgKey64(m, c) ^ msgKey64(m, c+d)
 	v.count[m] = c + d
+	if v.queues != nil {
+		im := v.ls.msgs[m]
+		ch := int(im.from)*v.ls.n + int(im.to)
+		q := v.queues[ch]
+		v.key ^= queueKey(ch, q)
+		if d > 0 {
+			q = append(q, m)
+		} else {
+			q = q[1:]
+		}
+		v.queues[ch] = q
+		v.key ^= queueKey(ch, q)
+	}
+}
+
+// unadd undoes add(m, d) exactly: over streams the message leaves or
+// rejoins its queue at the end add used.
+func (v *verifier) unadd(m int32, d int32) {
+	c := v.count[m]
+	v.key ^= msgKey64(m, c) ^ msgKey64(m, c-d)
+	v.count[m] = c - d
+	if v.queues != nil {
+		im := v.ls.msgs[m]
+		ch := int(im.from)*v.ls.n + int(im.to)
+		q := v.queues[ch]
+		v.key ^= queueKey(ch, q)
+		if d > 0 {
+			q = q[:len(q)-1]
+		} else {
+			q = append([]int32{m}, q...)
+		}
+		v.queues[ch] = q
+		v.key ^= queueKey(ch, q)
+	}
+}
+
+// queueKey hashes the order of one connection's queue; the multiset part
+// of the key already counts its messages.
+func queueKey(ch int, q []int32) uint64 {
+	if len(q) < 2 {
+		return 0
+	}
+	h := uint64(ch) + 0x9e3779b97f4a7c15
+	for _, m := range q {
+		h = mix64(h ^ uint64(uint32(m)))
+	}
+	return h
+}
+
+// inFlight says whether message m can be delivered now: sent and not yet
+// consumed, and over streams at the head of its connection's queue.
+func (v *verifier) inFlight(m int32) bool {
+	if v.count[m] == 0 {
+		return false
+	}
+	if v.queues == nil {
+		return true
+	}
+	im := v.ls.msgs[m]
+	return v.queues[int(im.from)*v.ls.n+int(im.to)][0] == m
 }
 
 func (v *verifier) move(k int, to int32) {
@@ -158,8 +248,8 @@ func (v *verifier) move(k int, to int32) {
 
 func (v *verifier) done() bool {
 	if v.match != nil {
-		v.matched = v.match()
-		return v.matched != nil
+		v.matched, v.extra = nil, nil
+		return v.match()
 	}
 	for k, g := range v.goal {
 		if g >= 0 && v.cur[k] != g {
@@ -230,11 +320,14 @@ func (v *verifier) dfs() (bool, error) {
 
 // try takes one recorded step in the abstraction and goes on from there.
 func (v *verifier) try(k int, p pred, to int32) (bool, error) {
-	if p.consume >= 0 && v.count[p.consume] == 0 {
+	if p.consume >= 0 && !v.inFlight(p.consume) {
 		return false, nil
 	}
 	if v.steps >= v.budget {
 		return false, errBudget
+	}
+	if v.ls.poll() {
+		return false, errStopped
 	}
 	v.steps++
 	if p.consume >= 0 {
@@ -252,19 +345,19 @@ func (v *verifier) try(k int, p pred, to int32) (bool, error) {
 	}
 	v.path = v.path[:len(v.path)-1]
 	v.move(k, from)
-	for _, m := range p.sent {
-		v.add(m, -1)
+	for i := len(p.sent) - 1; i >= 0; i-- {
+		v.unadd(p.sent[i], 1)
 	}
 	if p.consume >= 0 {
-		v.add(p.consume, 1)
+		v.unadd(p.consume, -1)
 	}
 	return false, nil
 }
 
 // replay runs the candidate in the simulator, then the step that must
-// panic if there is one. A candidate the simulator refuses (a stream out
-// of order) does not count; a handler that panics on the way is a finding
-// of its own.
+// panic if there is one. A candidate the simulator refuses does not
+// count; a handler that panics on the way, or a safety violation on the
+// way (of any property), is a finding of its own.
 func (v *verifier) replay() (bool, error) {
 	ls := v.ls
 	w := ls.w
@@ -280,6 +373,7 @@ func (v *verifier) replay() (bool, error) {
 		next, err := w.Apply(s, st.Event, st.Choices)
 		if err != nil {
 			if errors.Is(err, sim.ErrNotEnabled) {
+				v.refused++
 				return false, nil
 			}
 			var hp *sim.HandlerPanic
@@ -295,70 +389,93 @@ func (v *verifier) replay() (bool, error) {
 			return false, err
 		}
 		s = next
+		// The first violation on the way is the finding, whichever
+		// property it is: a replay of the trace stops there too.
+		for _, p := range ls.safety {
+			if perr := p.CheckSafety(s); perr != nil {
+				ls.res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: steps[:i+1].Clone()}
+				return true, nil
+			}
+		}
 	}
 	if v.extra != nil {
+		v.refused++
 		return false, nil // the step did not panic in the real run
 	}
 	if v.matched != nil && v.matched.CheckSafety(s) == nil {
+		v.refused++ // the property reads more than the node states
 		return false, nil
 	}
 	v.end = s
 	return true, nil
 }
 
-// verifyPanic reports a handler that panicked on state si of node id if a
-// real run reaches that state and then takes the step.
-func (ls *localSearch) verifyPanic(id sim.NodeID, si int32, st sim.Step, hp *sim.HandlerPanic) error {
-	ls.res.Stats.Preliminary++
-	_, err := ls.verify(nil, []target{{id, si}}, &panicStep{node: id, step: st, panic: hp}, ls.opts.MaxVerify)
-	return err
-}
-
-// verifyAll looks for a real run that reaches any of the preliminary
-// violations at once: one search of the recorded steps of every node from
-// the initial state, checking at each point whether the nodes' current
-// states make up a pending violation (a conflicting pair, or a whole
-// system state). One search serves all the candidates, which matters when
-// there are many: most combinations of node states no run reaches, and
-// refuting them one by one repeats the same work.
-func (ls *localSearch) verifyAll() (bool, error) {
+// verifyAll looks for a real run that reaches any of the candidates at
+// once: one search of the recorded steps of every node from the initial
+// state, checking at each point whether the nodes' current states make up
+// a candidate (a conflicting pair, a whole system state, or a node state
+// whose step panicked with its message in flight). One search serves all
+// the candidates, which matters when there are many: most combinations of
+// node states no run reaches, and refuting them one by one repeats the
+// same work.
+func (ls *localSearch) verifyAll(cands []pendingCheck) (bool, error) {
 	t0 := time.Now()
 	defer func() { ls.res.Stats.Verify += time.Since(t0) }()
 	ls.res.Stats.Verifications++
 	pairs := map[[4]int32]*properties.Property{}
-	whole := map[string]*properties.Property{}
-	for _, pc := range ls.pending {
-		if len(pc.targets) == 2 && ls.n > 2 || len(pc.targets) == 2 && pc.p.Pair != nil {
+	whole := map[uint64]*properties.Property{}
+	panics := map[target][]*panicStep{}
+	for _, pc := range cands {
+		switch {
+		case pc.extra != nil:
+			t := pc.targets[0]
+			panics[t] = append(panics[t], pc.extra)
+		case len(pc.targets) == 2 && ls.n > 2 || len(pc.targets) == 2 && pc.p.Pair != nil:
 			a, b := pc.targets[0], pc.targets[1]
 			if a.node > b.node {
 				a, b = b, a
 			}
 			pairs[[4]int32{int32(a.node), a.idx, int32(b.node), b.idx}] = pc.p
-			continue
+		default:
+			idx := make([]int32, ls.n)
+			for _, t := range pc.targets {
+				idx[t.node] = t.idx
+			}
+			whole[wholeKey(idx)] = pc.p
 		}
-		idx := make([]int32, ls.n)
-		for _, t := range pc.targets {
-			idx[t.node] = t.idx
-		}
-		whole[fmt.Sprint(idx)] = pc.p
 	}
 	v := &verifier{ls: ls, goal: make([]int32, ls.n), reach: make([][]bool, ls.n), seen: map[uint64]bool{}, cur: make([]int32, ls.n),
 		budget: ls.opts.MaxVerify}
 	for k := range v.goal {
 		v.goal[k] = -1
 	}
-	v.match = func() *properties.Property {
+	v.match = func() bool {
 		for i := 0; i < ls.n; i++ {
 			for j := i + 1; j < ls.n; j++ {
 				if p := pairs[[4]int32{int32(i), v.cur[i], int32(j), v.cur[j]}]; p != nil {
-					return p
+					v.matched = p
+					return true
 				}
 			}
 		}
 		if len(whole) > 0 {
-			return whole[fmt.Sprint(v.cur)]
+			// A hash collision costs a replay, which then fails.
+			if p := whole[wholeKey(v.cur)]; p != nil {
+				v.matched = p
+				return true
+			}
 		}
-		return nil
+		if len(panics) > 0 {
+			for k := range ls.n {
+				for _, e := range panics[target{sim.NodeID(k), v.cur[k]}] {
+					if e.consume < 0 || v.inFlight(e.consume) {
+						v.extra = e
+						return true
+					}
+				}
+			}
+		}
+		return false
 	}
 	v.init()
 	// Iterative deepening: short runs first, as a global search would
@@ -375,22 +492,35 @@ func (ls *localSearch) verifyAll() (bool, error) {
 	ls.res.Stats.Sequences += int64(v.steps)
 	if errors.Is(err, errBudget) {
 		ls.res.Stats.GaveUp++
+		ls.undecided = true
+		err, ok = nil, false
+	}
+	if errors.Is(err, errStopped) {
 		err, ok = nil, false
 	}
 	if err != nil || ls.res.Violation != nil {
 		return ls.res.Violation != nil, err
 	}
 	if !ok {
-		// No run reaches any of them: all refuted (those refuted before
-		// by the summaries are counted already).
-		ls.res.Stats.Unsound = ls.res.Stats.Refuted + int64(len(ls.pending))
+		// No run reaches any of them, unless the replay refused a run
+		// the abstraction allowed: then the search proved nothing.
+		if v.refused > 0 {
+			ls.undecided = true
+			ls.refused = v.refused
+		}
 		return false, nil
 	}
-	p := v.matched
-	perr := p.CheckSafety(v.end)
-	if perr == nil {
-		return false, fmt.Errorf("internal error: local mode verified a run to a state where %s holds", p.Name)
+	if v.extra == nil && v.matched.CheckSafety(v.end) == nil {
+		return false, fmt.Errorf("internal error: local mode verified a run to a state where %s holds", v.matched.Name)
 	}
-	ls.res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: v.path.Clone()}
-	return true, nil
+	return ls.found(v, v.matched)
+}
+
+// wholeKey hashes a system state made of node states (one index per node).
+func wholeKey(idx []int32) uint64 {
+	var h uint64
+	for k, i := range idx {
+		h = mix64(h ^ nodeKey(k, i))
+	}
+	return h
 }

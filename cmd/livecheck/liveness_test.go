@@ -86,6 +86,9 @@ func TestRandTreeRT10(t *testing.T) {
 	replayBoth(t, r)
 }
 
+// The correct RandTree, seeds 1 to 20. Walks of 1000 steps (not 5000)
+// keep the 20 checks quick; shorter walks make a false alarm more likely,
+// not less.
 func TestRandTreeCorrectSeeds(t *testing.T) {
 	dir := t.TempDir()
 	var wg sync.WaitGroup
@@ -94,7 +97,7 @@ func TestRandTreeCorrectSeeds(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			code, out, stderr := runCLIq("check", "randtree", "--nodes", "4", "--seed", fmt.Sprint(seed), "--json", "--out", dir)
+			code, out, stderr := runCLIq("check", "randtree", "--nodes", "4", "--seed", fmt.Sprint(seed), "--walk-depth", "1000", "--json", "--out", dir)
 			if code != 0 || !strings.Contains(out, `"result": "ok"`) {
 				errs[seed] = fmt.Sprintf("seed %d: exit %d %s %s", seed, code, out, stderr)
 			}

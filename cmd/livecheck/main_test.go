@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -328,5 +329,18 @@ func TestPrefixFiles(t *testing.T) {
 	os.WriteFile(f, []byte(other), 0o644)
 	if code, _, errs := runCLI(t, "check", "lcr", "--from", f); code != 2 || !strings.Contains(errs, "system paxos, not lcr") {
 		t.Fatalf("another system's prefix: exit %d %q", code, errs)
+	}
+}
+
+// Local mode's ok says what it covered: every node state reachable
+// without failures, and the candidates no real run reaches.
+func TestCheckTextLocal(t *testing.T) {
+	code, out, _ := runCLI(t, "check", "lcr", "--nodes", "3", "--mode", "local", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	want := regexp.MustCompile(`ok: no violation; local mode explored every node state reachable without failures \(\d+ node states, \d+ messages; nothing held back in round \d+\) and no real run reaches a combination of them that violates a safety property \(\d+ candidates, none reached\)`)
+	if !want.MatchString(out) {
+		t.Fatalf("text report lacks %s:\n%s", want, out)
 	}
 }

@@ -33,24 +33,6 @@ const (
 	xcheckMaxStates = 3000
 )
 
-// Gates for known bugs of issue 10 that are fixed on branch local but not
-// yet on main. A disagreement of a gated kind skips the seed, naming the
-// item, instead of failing; every other disagreement fails. Remove both
-// once local is merged: with them off, seeds 1-1500 pass on local.
-var (
-	// Items 1, 2 and 4 (branch local), and the message summaries' blind
-	// spot (search/summary.go: the initial state's may-send set leaves out
-	// the messages Init sent, so every state that consumed one is refuted
-	// against every state of its sender): local mode says ok (complete)
-	// where the oracle reaches a violation.
-	gateLocalMisses = true
-	// Item 2: local mode reports a handler panic on a path that meets a
-	// violation of the property checked first, so Check fails: "the
-	// no-panic violation found does not replay: ... it gives
-	// safety-violation of p1".
-	gateItem2LocalPanicPath = true
-)
-
 func TestCrossCheck(t *testing.T) {
 	var tooBig, props, violated, panics int
 	for seed := uint64(1); seed <= xcheckSeeds; seed++ {
@@ -316,14 +298,8 @@ func crossCheck(t *testing.T, seed uint64) *oracle.Result {
 		t.Fatalf("seed %d: oracle: %v\n%s", seed, err, p)
 	}
 	sys := randSystem(p)
-	var fails, gated []string
-	report := func(gate bool, format string, args ...any) {
-		if gate {
-			gated = append(gated, fmt.Sprintf(format, args...))
-		} else {
-			fails = append(fails, fmt.Sprintf(format, args...))
-		}
-	}
+	var fails []string
+	report := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	for _, pr := range p.Props {
 		cfg := livecheck.Config{Nodes: p.Nodes, Budget: p.Budget, Params: map[string]string{"property": pr.Name}}
 		want, wantViolated := orc.Violated[pr.Name]
@@ -332,25 +308,25 @@ func crossCheck(t *testing.T, seed uint64) *oracle.Result {
 		}
 		// agree compares one mode's verdict with the oracle's, and
 		// replays a violation's path to the same violation.
-		agree := func(v verdict, gate bool, cfg livecheck.Config) {
+		agree := func(v verdict, cfg livecheck.Config) {
 			switch {
 			case v.violated && !wantViolated:
-				report(false, "%s: %s violated, the oracle found no reachable state that violates it (in %d states)\n%s",
+				report("%s: %s violated, the oracle found no reachable state that violates it (in %d states)\n%s",
 					v.mode, v.property, orc.States, describe(w, v.path))
 			case !v.violated && wantViolated:
-				report(gate, "%s: ok for %s, the oracle reaches a violation in %d steps: %s\n%s",
+				report("%s: ok for %s, the oracle reaches a violation in %d steps: %s\n%s",
 					v.mode, pr.Name, want.Depth, want.Message, describe(w, want.Path))
 			case v.violated:
 				if v.property != pr.Name && v.property != search.PanicProperty {
-					report(false, "%s: checking %s alone reported a violation of %s", v.mode, pr.Name, v.property)
+					report("%s: checking %s alone reported a violation of %s", v.mode, pr.Name, v.property)
 				}
 				if len(v.path) < want.Depth {
-					report(false, "%s: a %d-step path to a violation of %s, shorter than the oracle's shortest (%d)\n%s",
+					report("%s: a %d-step path to a violation of %s, shorter than the oracle's shortest (%d)\n%s",
 						v.mode, len(v.path), v.property, want.Depth, describe(w, v.path))
 				}
 				rep, err := livecheck.Replay(sys, cfg, v.path, time.Minute)
 				if err != nil || !rep.Reproduces(livecheck.SafetyViolation, v.property) {
-					report(false, "%s: the path to %s does not replay to it (%v)\n%s", v.mode, v.property, err, describe(w, v.path))
+					report("%s: the path to %s does not replay to it (%v)\n%s", v.mode, v.property, err, describe(w, v.path))
 				}
 			}
 		}
@@ -365,18 +341,18 @@ func crossCheck(t *testing.T, seed uint64) *oracle.Result {
 		switch res.Verdict {
 		case livecheck.OK:
 			if !res.Complete || !res.Exhausted {
-				report(false, "global: ok for %s but complete=%v exhausted=%v at depth %d", pr.Name, res.Complete, res.Exhausted, depth)
+				report("global: ok for %s but complete=%v exhausted=%v at depth %d", pr.Name, res.Complete, res.Exhausted, depth)
 			}
 			// With no liveness property no path ends early: the search
 			// sees every reachable state.
 			if res.Stats.States != int64(orc.States) {
-				report(false, "global: %d distinct states, the oracle %d", res.Stats.States, orc.States)
+				report("global: %d distinct states, the oracle %d", res.Stats.States, orc.States)
 			}
 		case livecheck.SafetyViolation:
 		default:
-			report(false, "global: verdict %s for %s: %s", res.Verdict, pr.Name, res.Message)
+			report("global: verdict %s for %s: %s", res.Verdict, pr.Name, res.Message)
 		}
-		agree(verdict{mode: "global", violated: res.Verdict == livecheck.SafetyViolation, property: res.Property, path: res.Path}, false, cfg)
+		agree(verdict{mode: "global", violated: res.Verdict == livecheck.SafetyViolation, property: res.Property, path: res.Path}, cfg)
 
 		// Global mode with a liveness property beside the safety one: the
 		// safety verdict must not change (item 3), and neither property is
@@ -400,15 +376,15 @@ func crossCheck(t *testing.T, seed uint64) *oracle.Result {
 			switch v := sr.Violation; {
 			case v == nil:
 				if !sr.Complete || !sr.Exhausted {
-					report(false, "%s: ok for %s but complete=%v exhausted=%v at depth %d", gv.mode, pr.Name, sr.Complete, sr.Exhausted, depth)
+					report("%s: ok for %s but complete=%v exhausted=%v at depth %d", gv.mode, pr.Name, sr.Complete, sr.Exhausted, depth)
 				}
 			case v.Kind == properties.Safety:
 				gv.violated, gv.property, gv.path = true, v.Property, v.Path
 			default:
-				report(false, "%s: liveness violation %s: %s\n%s", gv.mode, v.Property, v.Message, describe(w, v.Path))
+				report("%s: liveness violation %s: %s\n%s", gv.mode, v.Property, v.Message, describe(w, v.Path))
 				continue // the search stopped there: no safety verdict to compare
 			}
-			agree(gv, false, lcfg)
+			agree(gv, lcfg)
 		}
 
 		// Local mode does not inject failures.
@@ -416,30 +392,23 @@ func crossCheck(t *testing.T, seed uint64) *oracle.Result {
 			continue
 		}
 		res, err = livecheck.Check(sys, livecheck.Options{Config: cfg, Mode: "local", Rounds: 1 << 20, HandlerTimeout: time.Minute})
-		if err != nil && gateItem2LocalPanicPath && strings.Contains(err.Error(), "the no-panic violation found") {
-			report(true, "local: %v", err)
-			continue
-		}
 		if err != nil {
 			t.Fatalf("seed %d, %s, local: %v\n%s", seed, pr.Name, err, p)
 		}
 		switch res.Verdict {
 		case livecheck.OK:
 			if !res.Complete {
-				report(false, "local: ok for %s but not complete", pr.Name)
+				report("local: ok for %s but not complete", pr.Name)
 			}
 		case livecheck.SafetyViolation:
 		default:
-			report(false, "local: verdict %s for %s: %s", res.Verdict, pr.Name, res.Message)
+			report("local: verdict %s for %s: %s", res.Verdict, pr.Name, res.Message)
 		}
-		agree(verdict{mode: "local", violated: res.Verdict == livecheck.SafetyViolation, property: res.Property, path: res.Path}, gateLocalMisses, cfg)
+		agree(verdict{mode: "local", violated: res.Verdict == livecheck.SafetyViolation, property: res.Property, path: res.Path}, cfg)
 	}
 	if len(fails) > 0 {
 		t.Fatalf("seed %d: the modes disagree with the oracle (%d states, deepest %d steps):\n%s\n%s",
-			seed, orc.States, orc.MaxDepth, strings.Join(append(fails, gated...), "\n"), p)
-	}
-	if len(gated) > 0 {
-		t.Skipf("seed %d: known bugs of issue 10 (gated):\n%s\n%s", seed, strings.Join(gated, "\n"), p)
+			seed, orc.States, orc.MaxDepth, strings.Join(fails, "\n"), p)
 	}
 	return orc
 }

@@ -379,7 +379,7 @@ func panicky(which string) *livecheck.System {
 // A property that panics is a property error, not a violation of it: the
 // check names the property and the panic, with the path to the state it
 // failed on, which replays to the same error; found by the search (depth
-// 6) and by the walks (depth 1). (Before, a panicking liveness property
+// 6), by the walks (depth 1) and by local mode. (Before, a panicking liveness property
 // counted as "not live", and one of safety as violated.)
 func TestPropertyPanics(t *testing.T) {
 	for _, tc := range []struct {
@@ -388,6 +388,7 @@ func TestPropertyPanics(t *testing.T) {
 	}{
 		{"safety", "no-b-after-a", "global", 6},
 		{"safety", "no-b-after-a", "global", 1},
+		{"safety", "no-b-after-a", "local", 6},
 		{"liveness", "ticks-end", "global", 6},
 		{"liveness", "ticks-end", "global", 1},
 	} {

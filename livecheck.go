@@ -387,7 +387,7 @@ func (c *checker) memoryVerdict() {
 		if c.opts.Mode == "local" {
 			fewer = "or lower --rounds"
 		}
-		res.Message = fmt.Sprintf("the check reached its memory limit (--max-memory %s; it held %s) and stopped; raise the limit, %s",
+		res.Message = fmt.Sprintf("the check reached its memory limit (--max-memory %s; it needed %s) and stopped; raise the limit, %s",
 			FormatBytes(c.mem.limit), FormatBytes(res.PeakMemory), fewer)
 	}
 }
@@ -470,7 +470,7 @@ func (c *checker) run(trail *search.Trail) error {
 func (c *checker) runLocal() error {
 	res := c.res
 	c.phase = phaseLocal
-	lopts := search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.stop}
+	lopts := search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.stop, Fits: c.mem.fits}
 	if c.opts.Progress != nil {
 		lopts.Progress = func(l search.LocalStats) {
 			c.opts.Progress(Progress{Phase: "local", Stats: search.Stats{States: int64(l.TotalNodeStates), Transitions: l.Transitions}})

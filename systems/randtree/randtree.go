@@ -38,9 +38,14 @@
 // answered with Remove). A node accepted twice in one spell keeps its
 // first parent and tells the other to drop it (Remove); a parent that
 // drops a child says so (Removed), so that a child that was accepted again
-// meanwhile does not stay attached to a parent that no longer lists it. A
-// node that founded its own tree just before an acceptance came takes it,
-// if nobody has joined it since and the tree has a smaller root.
+// meanwhile does not stay attached to a parent that no longer lists it.
+// Founding a tree of its own ends a node's spell of joining: an acceptance
+// that comes later is refused like any stale one, and the trees merge by
+// probes. (Taking it, as a shortcut to the smaller root, was a slip: the
+// acceptor may since have left that tree, founded its own with the node
+// still listed as its child, and been told by the node's probe to join
+// under it; the node would then become a child of a node that is joining
+// under it, and neither would ever join again.)
 //
 // The bootstrap lists are the parameter peers: "zero" (the default) gives
 // node k the list {0, k} (node 0's is {0}): everybody asks node 0, and a
@@ -414,19 +419,17 @@ func (n *Node) joinReply(ctx sim.Context, from sim.NodeID, m JoinReply) {
 	switch {
 	case n.Status == Joined && from == n.Parent:
 		// accepted again by the parent: nothing changes
-	case current && (n.Status == Joining || n.isRoot() && len(n.Children) == 0 && m.Root < n.self):
-		// A root here founded its own tree while the answer was on its
-		// way and nobody has joined it since: the tree that took it has a
-		// smaller root, so it goes there now rather than when a probe
-		// finds the other tree. (With children of its own, the node that
-		// took it might since have moved below it: a probe merges the
-		// trees instead.)
+	case current && n.Status == Joining:
 		n.Status, n.Parent, n.Root, n.Target = Joined, from, m.Root, None
 		ctx.CancelTimer(JoinTimer)
 		n.announce(ctx)
 	default:
 		// Accepted by a node it no longer needs: an answer to a request of
-		// an earlier spell of joining, or it was reset since it asked.
+		// an earlier spell of joining, or it was reset since it asked, or
+		// it founded a tree of its own since. A founder must refuse too,
+		// even one nobody has joined: the acceptor may since have left
+		// its tree and be joining under the founder (see the package
+		// comment).
 		ctx.Send(from, Remove{})
 	}
 }

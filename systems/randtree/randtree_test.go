@@ -300,15 +300,29 @@ func TestScenarios(t *testing.T) {
 			deliver 0->1
 			want 1: joined root=0 parent=0 peers=[0 1] next-join=1 next-probe=0 epoch=2 timers=recovery
 			live`},
-		{"a founder takes an acceptance that was on its way", livecheck.Config{Nodes: 2}, `
+		{"a founder refuses an acceptance that was on its way; a probe merges the trees", livecheck.Config{Nodes: 2}, `
 			start 0
 			start 1
 			join 1
 			want 1: joined root=1 parent=1 peers=[0 1] next-join=1 next-probe=0 epoch=1 timers=recovery
 			deliver 1->0
 			deliver 0->1
-			sent:
-			want 1: joined root=0 parent=0 peers=[0 1] next-join=1 next-probe=0 epoch=1 timers=recovery
+			sent: Remove{} 1->0
+			want 1: joined root=1 parent=1 peers=[0 1] next-join=1 next-probe=0 epoch=1 timers=recovery
+			deliver 1->0
+			sent: Removed{} 0->1
+			want 0: joined root=0 parent=0 peers=[0] next-join=0 next-probe=0 epoch=1 timers=recovery
+			deliver 0->1
+			not live
+			recovery 1
+			sent: Probe{Root:1} 1->0
+			deliver 1->0
+			sent: ProbeJoin{Target:0} 0->1
+			deliver 0->1
+			sent: Join{Joiner:1 Epoch:2} 1->0
+			deliver 1->0
+			deliver 0->1
+			want 1: joined root=0 parent=0 peers=[0 1] next-join=1 next-probe=0 epoch=2 timers=recovery
 			live`},
 		{"NewRoot from a node that is not the parent is ignored", livecheck.Config{Nodes: 4, Params: params("peers", "all")},
 			doubleAcceptance + `
@@ -396,6 +410,55 @@ func TestScenarios(t *testing.T) {
 			deliver 1->0
 			deliver 0->1
 			live`},
+		// Issue 10: 1 founds a tree of its own while 2's acceptance, sent
+		// when 2 was in 0's tree, is on its way; 2 then leaves 0's tree,
+		// founds its own and, probed by 1, joins under 1. Taking the late
+		// acceptance now would make 1 a child of 2, which is joining
+		// under 1, for ever. A node that founded a tree has ended its
+		// spell of joining: it refuses the answer.
+		{"a node that founded its own tree refuses a late acceptance", livecheck.Config{Nodes: 3, Params: params("peers", "all", "degree", "1"), Budget: sim.Budget{Errors: 1}}, `
+			start 0
+			deliver 0->1
+			join 0
+			deliver 0->2
+			join 0
+			want 0: joined root=0 parent=0 peers=[1 2 0] next-join=2 next-probe=0 epoch=1 timers=recovery
+			start 2
+			deliver 2->0
+			deliver 0->2
+			want 2: joined root=0 parent=0 peers=[0 1 2] next-join=0 next-probe=0 epoch=1 timers=recovery
+			start 1
+			deliver 1->0 choose 0
+			sent: Push{Joiner:1 Epoch:1} 0->2
+			deliver 0->2
+			sent: JoinReply{Parent:2 Root:0 Epoch:1} 2->1
+			join 1
+			join 1
+			want 1: joined root=1 parent=1 peers=[0 2 1] next-join=2 next-probe=0 epoch=1 timers=recovery
+			error 0 2
+			join 2
+			want 2: joined root=2 parent=2 children=[1] peers=[0 1 2] next-join=2 next-probe=0 epoch=2 timers=recovery
+			recovery 1
+			sent: Probe{Root:1} 1->2
+			deliver 1->2
+			deliver 1->2
+			want 2: joining root=-1 parent=-1 children=[1] peers=[0 1 2] next-join=2 next-probe=0 target=1 epoch=3 timers=join,recovery
+			deliver 2->1
+			sent: Remove{} 1->2
+			want 1: joined root=1 parent=1 peers=[0 2 1] next-join=2 next-probe=1 epoch=1 timers=recovery
+			deliver 2->1
+			sent:
+			deliver 2->1
+			sent: Remove{} 1->2
+			deliver 2->1
+			sent: JoinReply{Parent:1 Root:1 Epoch:3} 1->2
+			deliver 1->2
+			sent: Removed{} 2->1
+			deliver 1->2
+			deliver 1->2
+			want 2: joined root=1 parent=1 peers=[0 1 2] next-join=2 next-probe=0 epoch=3 timers=recovery
+			deliver 2->1
+			want 1: joined root=1 parent=1 children=[2] peers=[0 2 1] next-join=2 next-probe=1 epoch=1 timers=recovery`},
 		{"RT3: the recovery timer is lost on a joining node", livecheck.Config{Nodes: 2, Bugs: []string{"RT3"}}, `
 			start 1
 			deliver 1->0

@@ -34,8 +34,10 @@
 // a number (Epoch) that requests and answers carry, and only an answer of
 // the current spell counts; a node refuses an answer from its own child
 // or naming one as root; and a member takes a pushed join only from its
-// own parent (a push from a node that still lists it by mistake is
-// answered with Remove). A node accepted twice in one spell keeps its
+// own parent, and a root from nobody (a push from a node that still lists
+// it by mistake is answered with Remove). Probes are as stale: a root
+// told to join under one of its own children (whose probe was sent while
+// it had a tree of its own) ignores it. A node accepted twice in one spell keeps its
 // first parent and tells the other to drop it (Remove); a parent that
 // drops a child says so (Removed), so that a child that was accepted again
 // meanwhile does not stay attached to a parent that no longer lists it.
@@ -74,7 +76,9 @@
 //     merged by its own probes, so once it has lost the timer the trees
 //     never merge. The critical transition is the recovery timer firing on
 //     a joining node whose join node 0 has already dropped (or, when the
-//     timer fired first, node 0 dropping that join).
+//     timer fired first, node 0 dropping that join), or the join timer
+//     making a node that lost its recovery timer found its own tree while
+//     its join is still on its way (a founder refuses a late acceptance).
 //   - RT10: a node that is Joining ignores Remove, as if only members of a
 //     tree had children to drop. A parent that is busy joining elsewhere
 //     when a child it accepted asks to be dropped keeps that child for
@@ -287,11 +291,12 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 		switch {
 		case n.Status != Joined:
 			return // the joiner's join timer will make it ask again
-		case !n.isRoot() && from != n.Parent:
+		case from != n.Parent:
 			// The sender still lists this node as a child, though it has
-			// another parent. Pushing on would lead the join into a
-			// subtree that may be the joiner's own: a loop. Put the
-			// sender right instead.
+			// another parent or is a root. Pushing on would lead the join
+			// into a subtree that may be the joiner's own: a loop; and a
+			// root that took it would take a joiner that asked for
+			// another tree. Put the sender right instead.
 			ctx.Send(from, Remove{})
 			return
 		case m.Joiner == n.self || m.Joiner == n.Root:
@@ -465,6 +470,10 @@ func (n *Node) probeJoin(ctx sim.Context, target sim.NodeID) {
 	case n.Status == Init && !n.cfg.rt14: // not started: no tree to merge
 		return
 	case n.Status == Joining, n.Status == Joined && !n.isRoot(), target >= n.self:
+		return
+	case slices.Contains(n.Children, target):
+		// A stale probe: target has joined this tree since it sent it.
+		// Joining under it would close a loop.
 		return
 	}
 	ctx.Logf("a tree with the smaller root %d exists: join it", target)

@@ -459,6 +459,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			}
 		},
 	}
+	warnBugs(stderr, sys, opts.Config)
 	if *mode == "compare" {
 		return runCompare(sys, opts, *out, *asJSON, stdout, stderr)
 	}
@@ -625,8 +626,16 @@ func sortedKeys(m map[string]string) []string {
 	return ks
 }
 
-// printBugSettings says which settings came from the bugs' needs, and
-// where the settings given cannot show a bug.
+// warnBugs says on w, before a check starts, where the settings given
+// cannot show one of the bugs (the report's JSON has the same lines).
+func warnBugs(w io.Writer, sys *livecheck.System, cfg livecheck.Config) {
+	_, warnings := sys.BugSettings(cfg)
+	for _, m := range warnings {
+		fmt.Fprintf(w, "livecheck: warning: %s: the check may miss it\n", m)
+	}
+}
+
+// printBugSettings says which settings came from the bugs' needs.
 func printBugSettings(w io.Writer, res *livecheck.Result) {
 	for i := 0; i < len(res.FromBugs); {
 		bug, flags := res.FromBugs[i].Bug, []string{}
@@ -634,9 +643,6 @@ func printBugSettings(w io.Writer, res *livecheck.Result) {
 			flags = append(flags, res.FromBugs[i].String())
 		}
 		fmt.Fprintf(w, "settings from bug %s: %s\n", bug, strings.Join(flags, " "))
-	}
-	for _, m := range res.BugWarnings {
-		fmt.Fprintf(w, "warning: %s: the check may miss it\n", m)
 	}
 }
 

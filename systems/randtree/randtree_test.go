@@ -11,6 +11,7 @@ import (
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/randtree"
 )
@@ -988,5 +989,64 @@ func TestParams(t *testing.T) {
 		if err != nil || fmt.Sprint(lists) != tc.want {
 			t.Errorf("peers %s: %v, %v; want %s", tc.kind, lists, err, tc.want)
 		}
+	}
+}
+
+// Issue 10: the dead paths that `check randtree --peers all --resets 1
+// --seed 1` reported on the correct RandTree, cut after their critical
+// step (testdata). issue10-founder.json is the first report: node 1,
+// which had founded its own tree, took an acceptance from before node 0's
+// reset. issue10-push.json is the report once a founder refused it: root
+// 2 took a join pushed by node 0, which still listed it, then joined
+// under that joiner. On the fixed protocol each path replays to the step
+// given (then an event it recorded is no longer enabled), and from there
+// every walk forms a single tree.
+func TestIssue10SeedOnePaths(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		replays int // steps of the path that replay on the fixed protocol
+	}{
+		{"issue10-founder.json", 74},
+		{"issue10-push.json", 90},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			tr, err := reports.ReadTraceFile("testdata/" + tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := reports.Path(tr.Steps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := livecheck.Config{Nodes: tr.Nodes, Params: tr.Params, Budget: sim.Budget(tr.Budget)}
+			w, m := model(t, cfg)
+			s, err := w.Initial()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, st := range p {
+				next, err := w.Apply(s, st.Event, st.Choices)
+				if errors.Is(err, sim.ErrNotEnabled) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := safety(m, next); err != nil {
+					t.Fatalf("step %d: %v", n+1, err)
+				}
+				s, n = next, n+1
+			}
+			if n != tc.replays {
+				t.Fatalf("%d of %d steps replay, want %d", n, len(p), tc.replays)
+			}
+			for seed := uint64(1); seed <= 20; seed++ {
+				wk := newWalker(t, cfg, seed)
+				if _, steps, ok := wk.walk(t, s, 2000, wk.live, nil); !ok {
+					t.Errorf("seed %d: no single tree after %d steps", seed, steps)
+				}
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package livecheck
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -66,7 +67,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	wk := walk.New(c.w, c.isLive, c.weights, 0)
 	wk.Safety = c.safety
 	wk.Trail = &c.walkTrail
-	c.walking = true
+	c.phase = phaseWalk
 	var undecided []string
 	// safetyFound reports a safety violation a walk ran into.
 	safetyFound := func(p sim.Path, r *walk.Result) bool {
@@ -144,8 +145,11 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	take, finish := c.walkPeriphery()
 	defer finish()
 	for i, f := range c.periphery {
-		if c.interrupted() {
-			c.res.Interrupted = true
+		if c.stop() {
+			c.res.Interrupted = c.interrupted()
+			if c.res.Verdict == OK {
+				c.res.Verdict = Inconclusive
+			}
 			break
 		}
 		out := take(i)
@@ -180,11 +184,16 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	return nil
 }
 
-// walkError turns a handler panic during a walk into a finding; other
-// errors are failures.
+// walkError turns a handler or property panic during a walk into a
+// finding; other errors are failures.
 func (c *checker) walkError(err error, p sim.Path) error {
 	if hp := asPanic(err); hp != nil {
 		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, search.PanicProperty, hp.Error(), c.full(p)
+		return nil
+	}
+	var pe *properties.Error
+	if errors.As(err, &pe) {
+		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = PropertyError, pe.Property, pe.Error(), c.full(p)
 		return nil
 	}
 	return err
@@ -235,13 +244,10 @@ func (c *checker) stateAfter(p sim.Path, n int) (*sim.State, error) {
 	saved := c.w.Chooser
 	c.w.Chooser = nil
 	defer func() { c.w.Chooser = saved }()
-	s := c.base
-	for i := 0; i < n && i < len(p); i++ {
-		next, err := c.w.Apply(s, p[i].Event, p[i].Choices)
-		if err != nil {
-			return nil, err
-		}
-		s = next
+	k := len(c.prefix)
+	s, err := c.runPath(c.base, c.full(p), k, k+min(n, len(p)))
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -310,7 +316,10 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 			panic(err) // the spec was valid for the main world
 		}
 		trail := &walk.Trail{}
-		w.Guard = c.watch.add(trail)
+		w.Guard = c.watch.add(func() hang {
+			ev, choices, _ := w.Current()
+			return c.walkHang(trail, ev, choices)
+		})
 		wk := walk.New(w, c.isLive, c.weights, 0)
 		wk.Safety, wk.Trail = c.safety, trail
 		wg.Add(1)
@@ -332,11 +341,20 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 					return
 				}
 				f := c.periphery[i]
-				wk.Reseed(walk.Seed(uint64(c.opts.Seed), uint64(i), 0))
+				seed := walk.Seed(uint64(c.opts.Seed), uint64(i), 0)
+				wk.Reseed(seed)
 				trail.Base = f.Path
-				r, err := wk.Walk(f.State, c.opts.WalkDepth, true, true)
-				if err == nil && r.LiveAt >= 0 && r.Violated == "" {
-					r.Path, r.End = nil, nil // recovered: nothing more is needed of it
+				// A walk goes on past recovery to its full depth, checking
+				// safety all the way. It records nothing the first time:
+				// only a walk that never recovers, or runs into a
+				// violation, needs its path, and the same seed walks the
+				// same way again.
+				r, err := wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, false)
+				if err != nil || r.LiveAt < 0 || r.Violated != "" {
+					wk.Reseed(seed)
+					r, err = wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, true)
+				} else {
+					r.End = nil // recovered: nothing more is needed of it
 				}
 				outs[i] <- walkOut{r, err}
 			}

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -109,6 +110,8 @@ type Walker struct {
 	live    func(*sim.State) bool
 	chooser Chooser
 	rng     *rand.Rand
+	seed    uint64
+	fresh   bool // no walk since the last Reseed
 	buf     []sim.Event
 	// Steps counts the simulator steps of every walk so far.
 	Steps int64
@@ -126,10 +129,18 @@ type Walker struct {
 
 // A Trail says where a walk is: Base is the path to the walk's start (set
 // by the caller), Path the walk's steps so far, Event the one under way.
+// A walk that does not record leaves Path empty; Start, Seed and Steps
+// then say how to walk the same way again, when Seeded says the walk
+// began right after a Reseed.
 type Trail struct {
 	Base  sim.Path
 	Path  sim.Path
 	Event sim.Event
+
+	Start  *sim.State
+	Seed   uint64
+	Seeded bool
+	Steps  int // steps done before Event
 }
 
 // New returns a walker. live says whether a state is live; chooser picks
@@ -143,6 +154,7 @@ func New(w *sim.World, live func(*sim.State) bool, chooser Chooser, seed uint64)
 // Reseed restarts the walker's generator from seed.
 func (wk *Walker) Reseed(seed uint64) {
 	wk.rng = rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	wk.seed, wk.fresh = seed, true
 	rng := wk.rng
 	wk.w.Chooser = func(n int) int { return rng.IntN(n) }
 }
@@ -167,13 +179,30 @@ type Result struct {
 
 // Walk walks from s for up to dmax steps. With stopAtLive it stops at the
 // first live state (once it has stayed live Settle steps); otherwise it
-// goes on to dmax and LiveAt is still the first live step. With record it
-// keeps the path. s is not changed.
+// goes on to dmax, checking safety only (LiveAt is the first live step).
+// With record it keeps the path. s is not changed.
 //
 // The error is a handler that panicked (*sim.HandlerPanic, with the path
-// so far in the result) or a state that cannot be hashed.
-func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (*Result, error) {
+// so far in the result), a property that panicked (*properties.Error, the
+// same), or a state that cannot be hashed.
+func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Result, err error) {
 	res := &Result{LiveAt: -1, End: s}
+	if t := wk.Trail; t != nil {
+		t.Start, t.Seed, t.Seeded, t.Steps, t.Path = s, wk.seed, wk.fresh, 0, nil
+	}
+	wk.fresh = false
+	// A property that panics ends the walk: the error, with the path so
+	// far (the state it was evaluated on is its end).
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*properties.Error)
+			if !ok {
+				panic(r)
+			}
+			res.End = nil
+			out, err = res, pe
+		}
+	}()
 	held := -1 // steps the state has been live in a row
 	if wk.live(s) {
 		res.LiveAt, held = 0, 0
@@ -198,7 +227,7 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (*Result
 		}
 		ev := wk.buf[wk.chooser.Choose(wk.buf, wk.rng)]
 		if t := wk.Trail; t != nil {
-			t.Path, t.Event = res.Path, ev
+			t.Path, t.Event, t.Steps = res.Path, ev, res.Steps
 		}
 		err := w.Step(cur, ev, nil)
 		wk.Steps++
@@ -216,6 +245,9 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (*Result
 				res.Violated, res.Message = prop, msg
 				break
 			}
+		}
+		if !stopAtLive && res.LiveAt >= 0 {
+			continue // recovered: only safety is left to check
 		}
 		if !wk.live(cur) {
 			held = -1

@@ -207,6 +207,12 @@ type Result struct {
 	// PrefixLen is the length of the prefix the check started after;
 	// statistics count steps after it, Path and Critical include it.
 	PrefixLen int
+	// FromBugs are the settings of Config that came from its bugs' needs
+	// (see Bug.Needs), not from the options or the system's defaults.
+	FromBugs []Setting
+	// BugWarnings say where Config cannot show one of its bugs: the
+	// options gave a setting the bug does not show under.
+	BugWarnings []string
 }
 
 // ErrPrefix wraps a prefix that does not replay under the configuration
@@ -246,6 +252,7 @@ func Check(sys *System, opts Options) (*Result, error) {
 	defer c.memoryVerdict()
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
 		WalkDepth: opts.WalkDepth, Walks: opts.Walks, StopAtLive: opts.StopAtLive, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
+	c.res.FromBugs, c.res.BugWarnings = sys.BugSettings(opts.Config)
 	c.weights = &opts.Weights
 	if !opts.WeightsSet {
 		wt := walk.DefaultWeights

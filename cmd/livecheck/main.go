@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -117,11 +118,25 @@ type listEntry struct {
 	Nodes      int      `json:"nodes"`
 	Bugs       []string `json:"bugs"`
 	Properties []string `json:"properties"`
+	// BugNeeds gives each bug's declared settings as flags, by bug name.
+	BugNeeds map[string]string `json:"bug_needs"`
+}
+
+// bugNeeds says in flags what a bug needs to show ("--nodes 3 --peers all").
+func bugNeeds(b livecheck.Bug) string {
+	if b.NeedsDoc != "" {
+		return b.NeedsDoc
+	}
+	var flags []string
+	for _, st := range b.Needs.Settings(b.Name) {
+		flags = append(flags, st.String())
+	}
+	return strings.Join(flags, " ")
 }
 
 func runList(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("list", pflag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print a JSON array of {name, doc, nodes, bugs, properties}")
+	asJSON := fs.Bool("json", false, "print a JSON array of {name, doc, nodes, bugs, properties, bug_needs}")
 	if code, stop := parse(fs, args, stdout, stderr, "livecheck list [--json]: the bundled systems, one per line, with their bugs and properties"); stop {
 		return code
 	}
@@ -130,7 +145,10 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	}
 	var entries []listEntry
 	for _, s := range systems.All() {
-		e := listEntry{Name: s.Name, Doc: s.Doc, Nodes: s.DefaultNodes, Bugs: s.BugNames(), Properties: []string{}}
+		e := listEntry{Name: s.Name, Doc: s.Doc, Nodes: s.DefaultNodes, Bugs: s.BugNames(), Properties: []string{}, BugNeeds: map[string]string{}}
+		for _, b := range s.Bugs {
+			e.BugNeeds[b.Name] = bugNeeds(b)
+		}
 		for _, p := range s.Properties {
 			e.Properties = append(e.Properties, p.Name)
 		}
@@ -140,10 +158,16 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		writeJSON(stdout, entries)
 		return exitOK
 	}
-	for _, e := range entries {
+	for i, e := range entries {
 		bugs := "none"
 		if len(e.Bugs) > 0 {
-			bugs = strings.Join(e.Bugs, ",")
+			named := slices.Clone(e.Bugs)
+			for j, b := range systems.All()[i].Bugs {
+				if n := e.BugNeeds[b.Name]; n != "" {
+					named[j] += " (" + n + ")"
+				}
+			}
+			bugs = strings.Join(named, ", ")
 		}
 		fmt.Fprintf(stdout, "%s: %s; bugs: %s; properties: %s\n", e.Name, e.Doc, bugs, strings.Join(e.Properties, ","))
 	}
@@ -250,6 +274,10 @@ type jsonCheck struct {
 	Local       *jsonLocal    `json:"local,omitempty"`
 	Liveness    *jsonLive     `json:"liveness,omitempty"`
 	Critical    *jsonCritical `json:"critical,omitempty"`
+	// FromBugs are the settings taken from the bugs' needs; BugWarnings
+	// say where the settings given cannot show a bug.
+	FromBugs    []livecheck.Setting `json:"from_bugs,omitempty"`
+	BugWarnings []string            `json:"bug_warnings,omitempty"`
 }
 
 // systemFirst takes the system's name off the front of args, so that its
@@ -447,6 +475,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			}
 		},
 	}
+	warnBugs(stderr, sys, opts.Config)
 	if *mode == "compare" {
 		return runCompare(sys, opts, *out, *asJSON, stdout, stderr)
 	}
@@ -541,7 +570,9 @@ func runCompare(sys *livecheck.System, opts livecheck.Options, out string, asJSO
 			TimeRatio        float64   `json:"time_ratio"`
 		}{toJSON(g, traces[0], "", ""), toJSON(l, traces[1], "", ""), gv == lv, tr, tm})
 	} else {
-		fmt.Fprintf(stdout, "%s; global depth %d, local rounds %d\n\n", describeConfig(g.System, g.Config), g.Depth, opts.Rounds)
+		fmt.Fprintf(stdout, "%s; global depth %d, local rounds %d\n", describeConfig(g.System, g.Config), g.Depth, opts.Rounds)
+		printBugSettings(stdout, g)
+		fmt.Fprintln(stdout)
 		rows := [][]string{}
 		for i, r := range results {
 			found := string(r.Verdict)
@@ -581,7 +612,7 @@ func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
 			States: res.Stats.States, Transitions: res.Stats.Transitions, MaxDepth: res.Stats.MaxDepth,
 			Periphery: res.Stats.Periphery, LiveStates: res.Stats.Live, ElapsedMS: res.Stats.Elapsed.Milliseconds(),
 		},
-		Mode: res.Mode,
+		Mode: res.Mode, FromBugs: res.FromBugs, BugWarnings: res.BugWarnings,
 	}
 	if from != "" {
 		jc.Prefix = &jsonPrefix{File: from, Length: res.PrefixLen}
@@ -637,8 +668,29 @@ func sortedKeys(m map[string]string) []string {
 	return ks
 }
 
+// warnBugs says on w, before a check starts, where the settings given
+// cannot show one of the bugs (the report's JSON has the same lines).
+func warnBugs(w io.Writer, sys *livecheck.System, cfg livecheck.Config) {
+	_, warnings := sys.BugSettings(cfg)
+	for _, m := range warnings {
+		fmt.Fprintf(w, "livecheck: warning: %s: the check may miss it\n", m)
+	}
+}
+
+// printBugSettings says which settings came from the bugs' needs.
+func printBugSettings(w io.Writer, res *livecheck.Result) {
+	for i := 0; i < len(res.FromBugs); {
+		bug, flags := res.FromBugs[i].Bug, []string{}
+		for ; i < len(res.FromBugs) && res.FromBugs[i].Bug == bug; i++ {
+			flags = append(flags, res.FromBugs[i].String())
+		}
+		fmt.Fprintf(w, "settings from bug %s: %s\n", bug, strings.Join(flags, " "))
+	}
+}
+
 func printCheck(w io.Writer, res *livecheck.Result, trace, liveTrace string) {
 	fmt.Fprintf(w, "%s; depth %d, seed %d\n", describeConfig(res.System, res.Config), res.Depth, res.Seed)
+	printBugSettings(w, res)
 	if res.PrefixLen > 0 {
 		fmt.Fprintf(w, "started after a live prefix of %d steps: depths and counts are after it, step numbers in traces from the initial state\n", res.PrefixLen)
 	}

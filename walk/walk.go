@@ -122,6 +122,11 @@ type Walker struct {
 	// records) and the event it is applying, so that a watchdog can say
 	// where a handler that never returns was called.
 	Trail *Trail
+	// Reuse makes each walk record into the memory of the one before: a
+	// result's Path is then valid until the next walk. Many long walks
+	// that are mostly thrown away (the dead test's) are cheaper so.
+	Reuse bool
+	path  sim.Path
 }
 
 // A Trail says where a walk is: Base is the path to the walk's start (set
@@ -174,6 +179,10 @@ type Result struct {
 // so far in the result) or a state that cannot be hashed.
 func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (*Result, error) {
 	res := &Result{LiveAt: -1, End: s}
+	if record && wk.Reuse {
+		res.Path = wk.path[:0]
+		defer func() { wk.path = res.Path }()
+	}
 	held := -1 // steps the state has been live in a row
 	if wk.live(s) {
 		res.LiveAt, held = 0, 0
@@ -203,7 +212,14 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (*Result
 		err := w.Step(cur, ev, nil)
 		wk.Steps++
 		if record {
-			res.Path = append(res.Path, sim.Step{Event: ev, Choices: cloneInts(w.Last().Choices)})
+			if wk.Reuse && len(res.Path) < cap(res.Path) {
+				// The step's slot keeps its choices' memory for reuse.
+				res.Path = res.Path[:len(res.Path)+1]
+				st := &res.Path[len(res.Path)-1]
+				st.Event, st.Choices = ev, append(st.Choices[:0], w.Last().Choices...)
+			} else {
+				res.Path = append(res.Path, sim.Step{Event: ev, Choices: cloneInts(w.Last().Choices)})
+			}
 		}
 		if err != nil {
 			res.End = nil // cur is half changed

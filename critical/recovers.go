@@ -21,7 +21,9 @@ const (
 )
 
 // A Test says how hard Recovers looks for a way from a state to a live
-// one: first a breadth-first search of up to States distinct states, then
+// one: first a breadth-first search of up to States distinct states and
+// WalkDepth steps (the same depth budget as the walks', so that a probe
+// near the end of its budget does not look further than its walks), then
 // Walks random walks of WalkDepth steps each. A live state found by either
 // proves the state is not dead; none found is evidence, of the strength
 // the Evidence says, that it is.
@@ -165,7 +167,8 @@ type bfsNode struct {
 }
 
 // bfs searches breadth-first from s for a live state, level by level,
-// until it has seen t.States distinct states or every reachable one.
+// until it has seen t.States distinct states, every state within
+// t.WalkDepth steps, or every reachable one.
 func bfs(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test, ev *Evidence) error {
 	saved := w.Chooser
 	w.Chooser = nil // Choose answers come from the tapes: every answer is tried
@@ -190,6 +193,10 @@ func bfs(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test, ev *Evi
 	var evs []sim.Event
 	var tape []int
 	for depth := 0; len(level) > 0; depth++ {
+		if t.WalkDepth > 0 && depth >= t.WalkDepth {
+			ev.SearchDepth, ev.SearchStates = depth, len(nodes)
+			return nil
+		}
 		var next []entry
 		for _, e := range level {
 			var base sim.Path

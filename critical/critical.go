@@ -41,7 +41,10 @@ type Options struct {
 	// Walks is the number of walks per probe (k, default 8).
 	Walks int
 	// Confirm is the number of further walks that must all fail too before
-	// a probe counts as dead (default 8*Walks).
+	// a probe counts as dead (default none: the dead test confirms the
+	// step the probes point at, and the search goes on past a step it
+	// shows to recover, so probes that fail cheaply cost less than probes
+	// that fail surely).
 	Confirm int
 	// States bounds each probe's breadth-first search, which runs before
 	// its walks (default ProbeStates).
@@ -122,9 +125,6 @@ type searcher struct {
 func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bool, opts Options) (*Result, error) {
 	if opts.Walks <= 0 {
 		opts.Walks = 8
-	}
-	if opts.Confirm <= 0 {
-		opts.Confirm = 8 * opts.Walks
 	}
 	if opts.States <= 0 {
 		opts.States = ProbeStates

@@ -170,12 +170,12 @@ func (rep *Replayed) Confirm(t *reports.Trace) (bool, error) {
 	if err := rep.CheckProperty(v, t.Property); err != nil {
 		return false, err
 	}
+	d, err := DeadTestOf(t) // a bad one is a bad file, whether it is needed or not
+	if err != nil {
+		return false, err
+	}
 	if v == LivenessViolation && t.Property != search.QuiescentProperty && t.Property != DivergenceProperty &&
 		rep.Verdict == OK && !rep.Live {
-		d, err := DeadTestOf(t)
-		if err != nil {
-			return false, err
-		}
 		if err := rep.TestEnd(d); err != nil {
 			var f *critical.Finding
 			if errors.As(err, &f) {

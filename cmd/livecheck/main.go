@@ -909,15 +909,6 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "critical transition (case %s): step %d, %s; nearest live path: %s\n", c.Case, c.Step, c.Event, c.LiveTrace)
 		}
 	}
-	if !reproduced && rep.End != nil && rep.End.Live {
-		// A liveness trace whose end recovers shows no violation: the
-		// system it replays on is not stuck there (a trace of the correct
-		// system, or of another configuration).
-		if !*asJSON {
-			fmt.Fprintf(stdout, "not reproduced: the final state recovers: %s\n", evidenceWords(rep.End, t.Property))
-		}
-		return exitOK
-	}
 	if !reproduced {
 		got := "no violation"
 		switch {
@@ -925,6 +916,10 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 			got = fmt.Sprintf("%s of %s", rep.Verdict, rep.Property)
 		case rep.Live:
 			got = "a live state"
+		case rep.End != nil && rep.End.Live:
+			// The system is not stuck where the trace ends: a trace of
+			// the correct system, of another configuration, or cut short.
+			got = "a final state that recovers: " + evidenceWords(rep.End, t.Property)
 		}
 		what := t.Result
 		if t.Property != "" {

@@ -134,6 +134,10 @@ func (rep *Replayed) TestEnd(d DeadTest) error {
 		for i := range rep.m.Properties {
 			if p := &rep.m.Properties[i]; p.Kind == properties.Safety {
 				if err := p.CheckSafety(s); err != nil {
+					var pe *properties.Error
+					if errors.As(err, &pe) {
+						panic(pe) // Recovers makes it a Finding
+					}
 					return p.Name, err.Error()
 				}
 			}
@@ -179,6 +183,9 @@ func (rep *Replayed) Confirm(t *reports.Trace) (bool, error) {
 		if err := rep.TestEnd(d); err != nil {
 			var f *critical.Finding
 			if errors.As(err, &f) {
+				if f.PropertyError != nil {
+					return false, fmt.Errorf("the dead test from the final state met a property error after %d steps: %s", len(f.Path), f.Message)
+				}
 				return false, fmt.Errorf("a walk from the final state ran into a violation of %s after %d steps: %s", orElse(f.Property, search.PanicProperty), len(f.Path), f.Message)
 			}
 			return false, err

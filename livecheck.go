@@ -39,6 +39,9 @@ const (
 	SafetyViolation   Verdict = "safety-violation"
 	LivenessViolation Verdict = "liveness-violation"
 	Inconclusive      Verdict = "inconclusive"
+	// PropertyError says a property's own code panicked: a bug in the
+	// property, reported with the path to the state it failed on.
+	PropertyError Verdict = "property-error"
 	// Live marks a trace that reaches a live state: the nearest live path
 	// beside a liveness violation.
 	Live Verdict = "live"
@@ -66,6 +69,10 @@ type Options struct {
 	// Interrupted, when set and true, stops the work early: the result
 	// keeps what was found and is inconclusive if nothing was.
 	Interrupted func() bool
+	// MaxMemory is the most heap the check may use, in bytes: past it the
+	// check ends, inconclusive, with what it found so far (0: the default,
+	// DefaultMaxMemory; negative: no limit).
+	MaxMemory int64
 
 	// WalkDepth is how far each random walk from the periphery goes before
 	// its path counts as a suspect (dmax, default 5000).
@@ -82,6 +89,10 @@ type Options struct {
 	WeightsSet bool
 	// NoWalks stops after the exhaustive search.
 	NoWalks bool
+	// StopAtLive ends each walk from the periphery at its first live
+	// state, as MaceMC does: much faster, but safety is then checked on a
+	// walk only until it recovers. By default walks go on to WalkDepth.
+	StopAtLive bool
 	// Workers is the number of goroutines that walk from the periphery
 	// (default: GOMAXPROCS). The result does not depend on it.
 	Workers int
@@ -134,6 +145,11 @@ func (o *Options) fill(sys *System) {
 	if o.Mode == "" {
 		o.Mode = "global"
 	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = DefaultMaxMemory()
+	} else if o.MaxMemory < 0 {
+		o.MaxMemory = 0
+	}
 	if o.Escalations < 0 {
 		o.Escalations = 0
 	} else if o.Escalations == 0 {
@@ -162,15 +178,21 @@ type Result struct {
 	Stats     search.Stats
 	// Interrupted says the check was stopped before its end.
 	Interrupted bool
+	// MemoryLimit says the check ended at its memory budget, MaxMemory;
+	// PeakMemory is the heap it had then.
+	MemoryLimit bool
+	MaxMemory   int64
+	PeakMemory  int64
 	// Steps is the violation's path replayed, in words.
 	Steps []ReplayStep
 	// Critical is set for a liveness violation found by walks.
 	Critical *Critical
 	// WalkDepth, Walks and Weights are the liveness settings used.
-	WalkDepth int
-	Walks     int
-	Weights   walk.Weights
-	Live      LiveStats
+	WalkDepth  int
+	Walks      int
+	StopAtLive bool
+	Weights    walk.Weights
+	Live       LiveStats
 	// Mode is the search mode; Local holds local mode's statistics.
 	Mode  string
 	Local *search.LocalStats
@@ -206,9 +228,12 @@ func Check(sys *System, opts Options) (*Result, error) {
 	if opts.Mode == "local" && len(opts.Prefix) > 0 {
 		return nil, fmt.Errorf("local mode starts from the initial state: it does not take a prefix")
 	}
-	c := &checker{w: w, m: m, opts: opts, prefix: opts.Prefix}
+	c := &checker{w: w, m: m, opts: opts, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory)}
+	c.mem.start()
+	defer c.mem.stop()
+	defer c.memoryVerdict()
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
-		WalkDepth: opts.WalkDepth, Walks: opts.Walks, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
+		WalkDepth: opts.WalkDepth, Walks: opts.Walks, StopAtLive: opts.StopAtLive, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
 	c.weights = &opts.Weights
 	if !opts.WeightsSet {
 		wt := walk.DefaultWeights
@@ -308,6 +333,7 @@ type checker struct {
 	walking   bool
 	walkTrail walk.Trail
 	watch     watchdog
+	mem       *memBudget
 }
 
 func (c *checker) isLive(s *sim.State) bool {
@@ -327,6 +353,10 @@ func (c *checker) safety(s *sim.State) (string, string) {
 	for i := range c.m.Properties {
 		if p := &c.m.Properties[i]; p.Kind == properties.Safety {
 			if err := p.CheckSafety(s); err != nil {
+				var pe *properties.Error
+				if errors.As(err, &pe) {
+					panic(pe) // the walk ends with it as its error
+				}
 				return p.Name, err.Error()
 			}
 		}
@@ -335,6 +365,30 @@ func (c *checker) safety(s *sim.State) (string, string) {
 }
 
 func (c *checker) interrupted() bool { return c.opts.Interrupted != nil && c.opts.Interrupted() }
+
+// stop says whether to end the work early: the user interrupted it, or it
+// outgrew its memory budget.
+func (c *checker) stop() bool { return c.interrupted() || c.mem.over() }
+
+// memoryVerdict says so when the check ended at its memory budget with
+// nothing found: what it covered is partial.
+func (c *checker) memoryVerdict() {
+	res := c.res
+	res.MaxMemory = c.mem.limit
+	if !c.mem.hit.Load() {
+		return
+	}
+	res.MemoryLimit, res.PeakMemory = true, c.mem.peak.Load()
+	if res.Verdict == OK || res.Verdict == Inconclusive {
+		res.Verdict, res.Complete, res.Exhausted = Inconclusive, false, false
+		fewer := "lower --depth, or use --max-states"
+		if c.opts.Mode == "local" {
+			fewer = "or lower --rounds"
+		}
+		res.Message = fmt.Sprintf("the check reached its memory limit (--max-memory %s; it held %s) and stopped; raise the limit, %s",
+			FormatBytes(c.mem.limit), FormatBytes(res.PeakMemory), fewer)
+	}
+}
 
 func (c *checker) run(trail *search.Trail) error {
 	res := c.res
@@ -367,7 +421,7 @@ func (c *checker) run(trail *search.Trail) error {
 		Properties: c.m.Properties,
 		Start:      c.base,
 		Trail:      trail,
-		Stop:       c.opts.Interrupted,
+		Stop:       c.stop,
 	}
 	if c.opts.Progress != nil {
 		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }
@@ -380,6 +434,10 @@ func (c *checker) run(trail *search.Trail) error {
 	res.Complete = sr.Complete
 	res.Exhausted = sr.Exhausted
 	if v := sr.Violation; v != nil {
+		if v.PropertyError != nil {
+			res.Verdict, res.Property, res.Message, res.Path = PropertyError, v.Property, v.Message, c.full(v.Path)
+			return nil
+		}
 		if v.Kind == properties.Safety {
 			v = c.shortest(sopts, v, sr.Stats.Elapsed)
 		}
@@ -408,7 +466,7 @@ func (c *checker) run(trail *search.Trail) error {
 // runLocal is local model checking of the safety properties.
 func (c *checker) runLocal() error {
 	res := c.res
-	lopts := search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.opts.Interrupted}
+	lopts := search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.stop}
 	if c.opts.Progress != nil {
 		lopts.Progress = func(l search.LocalStats) {
 			c.opts.Progress(Progress{Phase: "local", Stats: search.Stats{States: int64(l.TotalNodeStates), Transitions: l.Transitions}})
@@ -423,6 +481,9 @@ func (c *checker) runLocal() error {
 	res.Stats = search.Stats{States: int64(lr.Stats.TotalNodeStates), Transitions: lr.Stats.Transitions, Elapsed: lr.Stats.Elapsed}
 	if v := lr.Violation; v != nil {
 		res.Verdict, res.Property, res.Message, res.Path = SafetyViolation, v.Property, v.Message, v.Path
+		if pe := c.propertyError(v.Property, v.Path); pe != nil {
+			res.Verdict, res.Message = PropertyError, pe.Error()
+		}
 		return nil
 	}
 	if !lr.Complete {
@@ -480,6 +541,27 @@ func (c *checker) full(p sim.Path) sim.Path {
 		return p
 	}
 	return append(c.prefix.Clone(), p...)
+}
+
+// propertyError says whether the named property panics at the end of p:
+// local mode, verifying a violation, sees only that it failed.
+func (c *checker) propertyError(name string, p sim.Path) *properties.Error {
+	s, err := c.w.Initial()
+	if err != nil {
+		return nil
+	}
+	if s, err = c.w.Run(s, p, nil); err != nil {
+		return nil
+	}
+	for i := range c.m.Properties {
+		if pr := &c.m.Properties[i]; pr.Name == name && pr.Kind == properties.Safety {
+			var pe *properties.Error
+			if errors.As(pr.CheckSafety(s), &pe) {
+				return pe
+			}
+		}
+	}
+	return nil
 }
 
 func asPanic(err error) *sim.HandlerPanic {
@@ -631,8 +713,8 @@ type Replayed struct {
 // state.
 func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 	switch verdict {
-	case SafetyViolation:
-		return rep.Verdict == SafetyViolation && rep.Property == property
+	case SafetyViolation, PropertyError:
+		return rep.Verdict == verdict && rep.Property == property
 	case LivenessViolation:
 		if property == DivergenceProperty || property == search.QuiescentProperty {
 			return rep.Verdict == LivenessViolation && rep.Property == property
@@ -680,7 +762,21 @@ func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replay
 	return rep, err
 }
 
-func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *sim.Event) error {
+func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *sim.Event) (err error) {
+	// A property that panics is a property error where it happens.
+	propErr := func(pe *properties.Error) {
+		rep.Verdict, rep.Property, rep.Message = PropertyError, pe.Property, pe.Error()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*properties.Error)
+			if !ok {
+				panic(r)
+			}
+			propErr(pe)
+			err = nil
+		}
+	}()
 	check := func(s *sim.State) (string, string) {
 		for i := range m.Properties {
 			pr := &m.Properties[i]
@@ -688,6 +784,10 @@ func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *sim.Event) e
 				continue
 			}
 			if err := pr.CheckSafety(s); err != nil {
+				var pe *properties.Error
+				if errors.As(err, &pe) {
+					panic(pe)
+				}
 				return pr.Name, err.Error()
 			}
 		}

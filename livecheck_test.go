@@ -83,8 +83,8 @@ func counterSystem(mode string) *livecheck.System {
 func TestCounterSpace(t *testing.T) {
 	// Node 0 counts to 3, node 1 takes the datagrams in any order: states
 	// are (count, counts delivered), 1+2+4+8 = 15 of them, 4 of them live
-	// (3 delivered), which end their paths; 20 transitions leave the 11
-	// others.
+	// (3 delivered); 24 transitions in all, 20 of them leave the 11 others
+	// (paths go on past live states: safety is checked on every state).
 	res, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestCounterSpace(t *testing.T) {
 	if res.Verdict != livecheck.OK || !res.Exhausted {
 		t.Fatalf("%s %s, exhausted %v", res.Verdict, res.Message, res.Exhausted)
 	}
-	if res.Stats.States != 15 || res.Stats.Transitions != 20 || res.Stats.Live != 4 || res.Stats.MaxDepth != 6 {
+	if res.Stats.States != 15 || res.Stats.Transitions != 24 || res.Stats.Live != 4 || res.Stats.MaxDepth != 6 {
 		t.Fatalf("stats %+v", res.Stats)
 	}
 	// A bound of 3 steps cuts paths: the periphery is the 3 states first
@@ -244,6 +244,162 @@ func TestBadConfig(t *testing.T) {
 		_, err := livecheck.Check(counterSystem(""), livecheck.Options{Config: tc.cfg})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%+v: got %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+}
+
+// late is a protocol whose safety violation comes after it is live: node 0
+// sends A once and B on every tick; node 1 is live once it has A, and a B
+// that arrives after A trips it.
+type late struct {
+	HasA, Bad bool
+	Ticks     int
+}
+
+type lateA struct{}
+type lateB struct{}
+
+func (l *late) Init(ctx sim.Context) {
+	if ctx.Self() == 0 {
+		ctx.Send(1, lateA{})
+		ctx.SetTimer("tick")
+	}
+}
+func (l *late) Timer(ctx sim.Context, name string) {
+	l.Ticks++
+	ctx.Send(1, lateB{})
+	ctx.SetTimer("tick")
+}
+func (l *late) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	switch msg.(type) {
+	case lateA:
+		l.HasA = true
+	case lateB:
+		l.Bad = l.Bad || l.HasA
+	}
+}
+func (l *late) App(ctx sim.Context, call sim.AppCall)  {}
+func (l *late) Error(ctx sim.Context, peer sim.NodeID) {}
+
+func lateSystem() *livecheck.System {
+	return &livecheck.System{
+		Name: "late", Doc: "a violation after the first live state", DefaultNodes: 2, MinNodes: 2, MaxNodes: 2,
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{
+				Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &late{} }},
+				Properties: []properties.Property{
+					properties.Always("no-b-after-a", "node 1 takes no B after A", func(s *sim.State) error {
+						if properties.Node[*late](s, 1).Bad {
+							return fmt.Errorf("node 1 took B after A")
+						}
+						return nil
+					}),
+					properties.Eventually("has-a", "node 1 has A", func(s *sim.State) bool {
+						return properties.Node[*late](s, 1).HasA
+					}),
+				},
+			}, nil
+		},
+	}
+}
+
+// Safety is checked past the first live state: a path that recovers goes
+// on. Before, the search ended every path at "deliver A" and said ok,
+// exhausted.
+func TestSafetyPastLiveStates(t *testing.T) {
+	res, err := livecheck.Check(lateSystem(), livecheck.Options{Depth: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.SafetyViolation || res.Property != "no-b-after-a" || len(res.Path) != 3 {
+		t.Fatalf("%s of %q after %d steps (%s); want the no-b-after-a violation in 3 steps", res.Verdict, res.Property, len(res.Path), res.Message)
+	}
+	// With a bound of one step the search cannot reach it; the walks from
+	// its periphery (the tick fired, A not yet delivered) go on past the
+	// delivery of A and find it.
+	res, err = livecheck.Check(lateSystem(), livecheck.Options{Depth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.SafetyViolation || res.Property != "no-b-after-a" || res.Stats.Periphery != 1 {
+		t.Fatalf("depth 1: %s of %q (%s), periphery %d; want the no-b-after-a violation found by a walk", res.Verdict, res.Property, res.Message, res.Stats.Periphery)
+	}
+	rep, err := livecheck.Replay(lateSystem(), res.Config, res.Path, 0)
+	if err != nil || !rep.Reproduces(livecheck.SafetyViolation, "no-b-after-a") {
+		t.Fatalf("replay: %+v %v", rep, err)
+	}
+}
+
+// panicky is late with a property that panics (a nil map written): the
+// safety property once node 1 took B after A; or, with which "liveness",
+// a liveness property alone that never holds and panics once node 0
+// ticked twice.
+func panicky(which string) *livecheck.System {
+	sys := lateSystem()
+	build := sys.Build
+	sys.Build = func(cfg livecheck.Config) (*livecheck.Model, error) {
+		m, err := build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		var seen map[bool]int // never made: writing it panics
+		if which == "liveness" {
+			m.Properties = []properties.Property{properties.Eventually("ticks-end", "node 0 stops ticking", func(s *sim.State) bool {
+				if properties.Node[*late](s, 0).Ticks >= 2 {
+					seen[true]++
+				}
+				return false
+			})}
+			return m, nil
+		}
+		check := m.Properties[0].Check
+		m.Properties[0].Check = func(s *sim.State) error {
+			if properties.Node[*late](s, 1).Bad {
+				seen[true]++
+			}
+			return check(s)
+		}
+		return m, nil
+	}
+	return sys
+}
+
+// A property that panics is a property error, not a violation of it: the
+// check names the property and the panic, with the path to the state it
+// failed on, which replays to the same error; found by the search (depth
+// 6) and by the walks (depth 1). (Before, a panicking liveness property
+// counted as "not live", and one of safety as violated.)
+func TestPropertyPanics(t *testing.T) {
+	for _, tc := range []struct {
+		which, prop, mode string
+		depth             int
+	}{
+		{"safety", "no-b-after-a", "global", 6},
+		{"safety", "no-b-after-a", "global", 1},
+		{"liveness", "ticks-end", "global", 6},
+		{"liveness", "ticks-end", "global", 1},
+	} {
+		sys := panicky(tc.which)
+		res, err := livecheck.Check(sys, livecheck.Options{Depth: tc.depth, Mode: tc.mode})
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		if res.Verdict != livecheck.PropertyError || res.Property != tc.prop ||
+			res.Message != "property "+tc.prop+" panicked: assignment to entry in nil map" {
+			t.Fatalf("%+v: %s of %q: %s", tc, res.Verdict, res.Property, res.Message)
+		}
+		rep, err := livecheck.Replay(sys, res.Config, res.Path, 0)
+		if err != nil || !rep.Reproduces(livecheck.PropertyError, tc.prop) || rep.Message != res.Message {
+			t.Fatalf("%+v: replay: %+v %v", tc, rep, err)
+		}
+		// The path's last step is the B that node 1 took after A, or
+		// node 0's second tick.
+		want := sim.Event{Kind: sim.Deliver, Node: 1}
+		if tc.which == "liveness" {
+			want = sim.Event{Kind: sim.Timer, Node: 0}
+		}
+		if last := res.Path[len(res.Path)-1].Event; last.Kind != want.Kind || last.Node != want.Node {
+			t.Fatalf("%+v: the path ends with %v", tc, last)
 		}
 	}
 }

@@ -157,8 +157,11 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	take, finish := c.walkPeriphery()
 	defer finish()
 	for i, f := range c.periphery {
-		if c.interrupted() {
-			c.res.Interrupted = true
+		if c.stop() {
+			c.res.Interrupted = c.interrupted()
+			if c.res.Verdict == OK {
+				c.res.Verdict = Inconclusive
+			}
 			break
 		}
 		out := take(i)
@@ -193,21 +196,30 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	return nil
 }
 
-// walkError turns a handler panic during a walk, or what a probe of the
-// critical search ran into (with its own path), into a finding; other
-// errors are failures.
+// walkError turns a handler or property panic during a walk, or what a
+// probe of the critical search ran into (with its own path), into a
+// finding; other errors are failures.
 func (c *checker) walkError(err error, p sim.Path) error {
 	var f *critical.Finding
 	if errors.As(err, &f) {
-		prop := f.Property
-		if f.Panic != nil {
-			prop = search.PanicProperty
+		switch {
+		case f.PropertyError != nil:
+			c.res.Verdict, c.res.Property = PropertyError, f.PropertyError.Property
+		case f.Panic != nil:
+			c.res.Verdict, c.res.Property = SafetyViolation, search.PanicProperty
+		default:
+			c.res.Verdict, c.res.Property = SafetyViolation, f.Property
 		}
-		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, prop, f.Message, c.full(f.Path)
+		c.res.Message, c.res.Path = f.Message, c.full(f.Path)
 		return nil
 	}
 	if hp := asPanic(err); hp != nil {
 		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, search.PanicProperty, hp.Error(), c.full(p)
+		return nil
+	}
+	var pe *properties.Error
+	if errors.As(err, &pe) {
+		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = PropertyError, pe.Property, pe.Error(), c.full(p)
 		return nil
 	}
 	return err
@@ -363,11 +375,20 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 					return
 				}
 				f := c.periphery[i]
-				wk.Reseed(walk.Seed(uint64(c.opts.Seed), uint64(i), 0))
+				seed := walk.Seed(uint64(c.opts.Seed), uint64(i), 0)
+				wk.Reseed(seed)
 				trail.Base = f.Path
-				r, err := wk.Walk(f.State, c.opts.WalkDepth, true, true)
-				if err == nil && r.LiveAt >= 0 && r.Violated == "" {
-					r.Path, r.End = nil, nil // recovered: nothing more is needed of it
+				// A walk goes on past recovery to its full depth, checking
+				// safety all the way. It records nothing the first time:
+				// only a walk that never recovers, or runs into a
+				// violation, needs its path, and the same seed walks the
+				// same way again.
+				r, err := wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, false)
+				if err != nil || r.LiveAt < 0 || r.Violated != "" {
+					wk.Reseed(seed)
+					r, err = wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, true)
+				} else {
+					r.End = nil // recovered: nothing more is needed of it
 				}
 				outs[i] <- walkOut{r, err}
 			}

@@ -1,10 +1,12 @@
 package critical_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/livecheck/livecheck/critical"
+	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -236,5 +238,27 @@ func TestDeadTestOverturnsProbes(t *testing.T) {
 	end, err := w.Run(s, r.LivePath, nil)
 	if err != nil || !open(end) {
 		t.Fatalf("live path: %v", err)
+	}
+}
+
+func TestRecoversPropertyPanic(t *testing.T) {
+	// A liveness property that panics where the lock is half open: the
+	// search reports it as a Finding with the path there, not a crash.
+	w, s, p := comboPath(t)
+	before, err := w.Run(s, p[:3], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prop := properties.Eventually("open", "the lock opens", func(s *sim.State) bool {
+		if s.Node(0).(*combo).Next == 5 {
+			panic("half open")
+		}
+		return open(s)
+	})
+	_, err = critical.Recovers(w, before, prop.IsLive, critical.Test{States: 1000, Walks: 10, WalkDepth: 100, Seed: 1})
+	var f *critical.Finding
+	if !errors.As(err, &f) || f.PropertyError == nil || f.PropertyError.Property != "open" || len(f.Path) != 2 ||
+		f.Path[0].Event.Timer != "k3" || f.Path[1].Event.Timer != "k4" {
+		t.Fatalf("got %v (%+v)", err, f)
 	}
 }

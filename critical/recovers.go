@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/walk"
 )
@@ -37,7 +38,9 @@ type Test struct {
 	// test from the same state gives the same evidence.
 	Seed uint64
 	// Safety, when set, is checked on every state the search and the walks
-	// reach: a violation is a *Finding.
+	// reach: a violation is a *Finding. Safety and the live predicate may
+	// panic with a *properties.Error (a property that panicked): that is a
+	// *Finding too.
 	Safety func(*sim.State) (property, message string)
 	// Trail, when set, says where the test is (its Base is the caller's).
 	Trail *walk.Trail
@@ -72,28 +75,38 @@ type Evidence struct {
 	Steps int64
 }
 
-// A Finding is a safety violation or a handler panic met while testing:
-// a bug of its own, found on the way. Path shows it from the state tested
-// (Recovers) or from the start of the searched path (Search).
+// A Finding is a safety violation, a handler panic or a property that
+// panicked, met while testing: a bug of its own, found on the way. Path
+// shows it from the state tested (Recovers) or from the start of the
+// searched path (Search).
 type Finding struct {
 	Path sim.Path
-	// Property is the safety property violated (empty for a handler
-	// panic, which is Panic), and Message what it said.
+	// Property is the safety property violated (empty for a handler panic,
+	// which is Panic, and for a property that panicked, which is
+	// PropertyError), and Message what it said.
 	Property, Message string
 	Panic             *sim.HandlerPanic
+	PropertyError     *properties.Error
 }
 
 func (f *Finding) Error() string {
-	if f.Panic != nil {
+	switch {
+	case f.Panic != nil:
 		return f.Panic.Error()
+	case f.PropertyError != nil:
+		return f.PropertyError.Error()
 	}
 	return fmt.Sprintf("%s: %s", f.Property, f.Message)
 }
 
-// Unwrap gives the handler panic, if that is what was found.
+// Unwrap gives the handler panic or the property error, if that is what
+// was found.
 func (f *Finding) Unwrap() error {
-	if f.Panic != nil {
+	switch {
+	case f.Panic != nil:
 		return f.Panic
+	case f.PropertyError != nil:
+		return f.PropertyError
 	}
 	return nil
 }
@@ -109,20 +122,38 @@ func prefixed(err error, p sim.Path) error {
 	return err
 }
 
-// finding makes a Finding of a handler panic, or returns err.
+// finding makes a Finding of a handler panic or a property error, or
+// returns err.
 func finding(err error, p sim.Path) error {
 	var hp *sim.HandlerPanic
 	if errors.As(err, &hp) {
 		return &Finding{Path: p, Panic: hp, Message: hp.Error()}
 	}
+	var pe *properties.Error
+	if errors.As(err, &pe) {
+		return &Finding{Path: p, PropertyError: pe, Message: pe.Error()}
+	}
 	return err
 }
 
+// catch turns a property's panic (a *properties.Error) into a Finding at
+// the path at gives; it is deferred, with err the caller's result.
+func catch(err *error, at func() sim.Path) {
+	if r := recover(); r != nil {
+		pe, ok := r.(*properties.Error)
+		if !ok {
+			panic(r)
+		}
+		*err = &Finding{Path: at(), PropertyError: pe, Message: pe.Error()}
+	}
+}
+
 // Recovers runs test t from s: is a live state reachable? The error is a
-// *Finding (a safety violation or a handler panic on the way), or a
-// failure of the model (a state that cannot be hashed).
-func Recovers(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test) (*Evidence, error) {
-	ev := &Evidence{WalkDepth: t.WalkDepth}
+// *Finding (a safety violation, a handler panic or a property error on the
+// way), or a failure of the model (a state that cannot be hashed).
+func Recovers(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test) (ev *Evidence, err error) {
+	ev = &Evidence{WalkDepth: t.WalkDepth}
+	defer catch(&err, func() sim.Path { return nil })
 	if live(s) {
 		ev.Live = true
 		return ev, nil
@@ -169,7 +200,7 @@ type bfsNode struct {
 // bfs searches breadth-first from s for a live state, level by level,
 // until it has seen t.States distinct states, every state within
 // t.WalkDepth steps, or every reachable one.
-func bfs(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test, ev *Evidence) error {
+func bfs(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test, ev *Evidence) (err error) {
 	saved := w.Chooser
 	w.Chooser = nil // Choose answers come from the tapes: every answer is tried
 	defer func() { w.Chooser = saved }()
@@ -185,6 +216,8 @@ func bfs(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test, ev *Evi
 		}
 		return p
 	}
+	at := int32(0) // the node whose properties are being evaluated
+	defer catch(&err, func() sim.Path { return pathTo(at) })
 	type entry struct {
 		idx   int32
 		state *sim.State
@@ -225,6 +258,7 @@ func bfs(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test, ev *Evi
 					visited[fp] = struct{}{}
 					nodes = append(nodes, bfsNode{parent: e.idx, step: step})
 					idx := int32(len(nodes) - 1)
+					at = idx
 					if t.Safety != nil {
 						if prop, msg := t.Safety(n); prop != "" {
 							return &Finding{Path: pathTo(idx), Property: prop, Message: msg}

@@ -99,22 +99,36 @@ func Validate(props []Property) error {
 	return nil
 }
 
-// CheckSafety evaluates a safety property. A property that panics is
-// reported as violated, with the panic as its explanation.
+// Error is a property whose own code panicked. It is not a finding about
+// the protocol but a bug in the property, reported as such with the path
+// to the state it was evaluated on.
+type Error struct {
+	Property string
+	Value    any // what the property panicked with
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("property %s panicked: %v", e.Property, e.Value)
+}
+
+// CheckSafety evaluates a safety property. A property that panics returns
+// an *Error.
 func (p *Property) CheckSafety(s *sim.State) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("property %s panicked: %v", p.Name, r)
+			err = &Error{Property: p.Name, Value: r}
 		}
 	}()
 	return p.Check(s)
 }
 
-// IsLive evaluates a liveness property; a panic counts as not live.
-func (p *Property) IsLive(s *sim.State) (live bool) {
+// IsLive evaluates a liveness property. A property that panics panics
+// again with an *Error, for the search or walk under way to report with
+// its path (their callers have no error to return).
+func (p *Property) IsLive(s *sim.State) bool {
 	defer func() {
-		if recover() != nil {
-			live = false
+		if r := recover(); r != nil {
+			panic(&Error{Property: p.Name, Value: r})
 		}
 	}()
 	return p.Live(s)

@@ -49,7 +49,7 @@ type Stats struct {
 	Transitions int64         // steps applied, including those to states already seen
 	MaxDepth    int           // deepest step taken
 	Periphery   int           // distinct non-live states at the depth bound
-	Live        int64         // distinct live states reached (paths end there)
+	Live        int64         // distinct live states reached
 	Elapsed     time.Duration // wall time of the search
 }
 
@@ -62,6 +62,8 @@ type Violation struct {
 	Path     sim.Path
 	// Panic is set when a handler panicked.
 	Panic *sim.HandlerPanic
+	// PropertyError is set when the property itself panicked.
+	PropertyError *properties.Error
 }
 
 // PanicProperty names the built-in safety property "no handler panics".
@@ -106,9 +108,42 @@ type Trail struct {
 	Tape  []int
 }
 
+// A path through the search is in one of three modes, which decide what
+// its states are for. Safety is checked on every state in every mode; the
+// modes only matter to the liveness classification, which follows MaceMC:
+// a path that recovers (reaches a live state after one that was not) has
+// shown what it had to, so none of its later states joins the periphery.
+type mode uint8
+
+const (
+	liveAllAlong mode = iota // every state so far live (from a live prefix)
+	dipped                   // went through a state that was not live, not recovered yet
+	recovered                // dipped, then reached a live state
+)
+
+// next returns the mode of a successor that is live or not.
+func (m mode) next(live bool) mode {
+	switch {
+	case m == recovered:
+		return recovered
+	case !live:
+		return dipped
+	case m == dipped:
+		return recovered
+	}
+	return liveAllAlong
+}
+
+// seen is what the visited set keeps of a state: the smallest depth at
+// which it was expanded in its strong mode (liveAllAlong if it is live,
+// dipped if not) and in recovered mode, or -1. Expanding a state in its
+// strong mode explores every successor recovered mode would, and
+// classifies them too, so it makes the recovered expansion needless.
+type seen struct{ strong, weak int32 }
+
 type frame struct {
 	state  *sim.State
-	dipped bool // the path here went through a state that was not live
+	mode   mode
 	events []sim.Event
 	next   int   // index of the event to try next
 	tape   []int // the choices to give that event
@@ -118,13 +153,29 @@ type frame struct {
 // network, timers, failure counters) from the start state, with a visited
 // set of fingerprints. A state reached again by a shorter path is explored
 // again, so the result does not depend on which path reached it first.
+// Safety is checked on every state reachable within the bound; a path that
+// recovers goes on for safety, but its states are not periphery.
 //
 // The error reports a failure of the tool or of the model (a state that
 // cannot be hashed); violations are in the result.
-func Global(w *sim.World, opts Options) (*Result, error) {
+func Global(w *sim.World, opts Options) (out *Result, err error) {
 	opts.fill()
 	start := time.Now()
 	res := &Result{}
+	var path sim.Path
+	// A liveness property that panics ends the search where it was
+	// evaluated: path leads to that state.
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*properties.Error)
+			if !ok {
+				panic(r)
+			}
+			res.Violation = &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), Path: path.Clone(), PropertyError: pe}
+			res.Stats.Periphery = len(res.Periphery)
+			out, err = res, nil
+		}
+	}()
 	st := &res.Stats
 	defer func() { st.Elapsed = time.Since(start) }()
 
@@ -163,13 +214,84 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 		}
 	}
 
-	var path sim.Path
-	visited := map[uint64]int32{s0.Fingerprint(): 0}
+	visited := map[uint64]seen{}
 	periphery := map[uint64]bool{}
-	st.States = 1
 
 	violate := func(p *properties.Property, err error) {
 		res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: err.Error(), Path: path.Clone()}
+		errors.As(err, &res.Violation.PropertyError)
+	}
+	// quiescent reports a state where nothing can happen and some
+	// liveness property does not hold: it is dead for certain.
+	quiescent := func(s *sim.State) bool {
+		var notLive []string
+		for _, p := range liveness {
+			if !p.IsLive(s) {
+				notLive = append(notLive, p.Name)
+			}
+		}
+		if len(notLive) == 0 {
+			return false
+		}
+		res.Violation = &Violation{Property: QuiescentProperty, Kind: properties.Liveness,
+			Message: QuiescentMessage(notLive), Path: path.Clone()}
+		return true
+	}
+
+	var stack []frame
+	var spare [][]sim.Event // event buffers of popped frames, reused
+	exhausted := true
+	// visit expands a state first reached (or reached by a shorter path,
+	// or in a stronger mode) at depth d: it pushes a frame, or at the depth
+	// bound records a periphery state. It returns true when the search
+	// ends with a violation.
+	visit := func(s *sim.State, d int, live bool, m mode) (stop bool) {
+		var buf []sim.Event
+		if n := len(spare); n > 0 {
+			buf, spare = spare[n-1][:0], spare[:n-1]
+		}
+		evs := w.Enabled(s, buf)
+		if len(evs) == 0 {
+			spare = append(spare, evs)
+			return !live && quiescent(s)
+		}
+		if d >= opts.Depth {
+			spare = append(spare, evs)
+			exhausted = false
+			if m == dipped {
+				if fp := s.Fingerprint(); !periphery[fp] {
+					periphery[fp] = true
+					res.Periphery = append(res.Periphery, Frontier{Path: path.Clone(), State: s})
+				}
+			}
+			return false
+		}
+		stack = append(stack, frame{state: s, events: evs, mode: m})
+		return false
+	}
+	// expand says whether a state reached at depth d in mode m is to be
+	// expanded, and records it in the visited set. first says the state
+	// was never seen before.
+	expand := func(fp uint64, d int, m mode) (ok, first bool) {
+		v, found := visited[fp]
+		if !found {
+			v = seen{-1, -1}
+		}
+		d32 := int32(d)
+		strongDone := v.strong >= 0 && v.strong <= d32
+		if m == recovered {
+			if strongDone || (v.weak >= 0 && v.weak <= d32) {
+				return false, false
+			}
+			v.weak = d32
+		} else {
+			if strongDone {
+				return false, false
+			}
+			v.strong = d32
+		}
+		visited[fp] = v
+		return true, !found
 	}
 	for _, p := range safety {
 		if err := p.CheckSafety(s0); err != nil {
@@ -177,55 +299,18 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 			return res, nil
 		}
 	}
-
-	var stack []frame
-	var spare [][]sim.Event // event buffers of popped frames, reused
-	exhausted := true
-	// visit decides what to do with a state first reached (or reached by a
-	// shorter path) at depth d; it pushes a frame when the state is to be
-	// expanded. A live state ends its path once the path has been through
-	// a state that was not live (it recovered); a path that has been live
-	// all along (from a live prefix) goes on, to find where it stops.
-	visit := func(s *sim.State, d int, live, dipped bool) (stop bool) {
-		if live && dipped {
-			return false
-		}
-		if d >= opts.Depth {
-			if live {
-				return false
-			}
-			exhausted = false
-			if fp := s.Fingerprint(); !periphery[fp] {
-				periphery[fp] = true
-				res.Periphery = append(res.Periphery, Frontier{Path: path.Clone(), State: s})
-			}
-			return false
-		}
-		var buf []sim.Event
-		if n := len(spare); n > 0 {
-			buf, spare = spare[n-1][:0], spare[:n-1]
-		}
-		evs := w.Enabled(s, buf)
-		if len(evs) == 0 && len(liveness) > 0 {
-			var notLive []string
-			for _, p := range liveness {
-				if !p.IsLive(s) {
-					notLive = append(notLive, p.Name)
-				}
-			}
-			res.Violation = &Violation{Property: QuiescentProperty, Kind: properties.Liveness,
-				Message: QuiescentMessage(notLive), Path: path.Clone()}
-			return true
-		}
-		stack = append(stack, frame{state: s, events: evs, dipped: dipped})
-		return false
-	}
 	live0 := isLive(s0)
-	if visit(s0, 0, live0, !live0) {
-		return res, nil
+	m0 := liveAllAlong
+	if !live0 {
+		m0 = dipped
 	}
+	expand(s0.Fingerprint(), 0, m0)
+	st.States = 1
 	if live0 {
 		st.Live++
+	}
+	if visit(s0, 0, live0, m0) {
+		return res, nil
 	}
 
 	for len(stack) > 0 {
@@ -271,20 +356,11 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 			st.Elapsed = time.Since(start)
 			opts.Progress(*st)
 		}
-		live := isLive(next)
-		dipped := top.dipped || !live
-		fp := next.Fingerprint()
-		if live && !dipped {
-			fp ^= 0x5bd1e9955bd1e995 // live all along: explored, unlike the same state reached after a dip
-		}
-		old, seen := visited[fp]
-		if seen && int(old) <= d {
-			continue
-		}
-		visited[fp] = int32(d)
 		path = append(path, step)
-		if !seen {
-			st.States++
+		fp := next.Fingerprint()
+		if _, found := visited[fp]; !found {
+			// Safety first: a state that breaks a safety property is
+			// that violation, whatever the liveness properties make of it.
 			for _, p := range safety {
 				if err := p.CheckSafety(next); err != nil {
 					violate(p, err)
@@ -292,12 +368,22 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 					return res, nil
 				}
 			}
+		}
+		live := isLive(next)
+		m := top.mode.next(live)
+		ok, first := expand(fp, d, m)
+		if !ok {
+			path = path[:len(path)-1]
+			continue
+		}
+		if first {
+			st.States++
 			if live {
 				st.Live++
 			}
 		}
 		n := len(stack)
-		if visit(next, d, live, dipped) {
+		if visit(next, d, live, m) {
 			st.Periphery = len(res.Periphery)
 			return res, nil
 		}

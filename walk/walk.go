@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -172,17 +173,30 @@ type Result struct {
 
 // Walk walks from s for up to dmax steps. With stopAtLive it stops at the
 // first live state (once it has stayed live Settle steps); otherwise it
-// goes on to dmax and LiveAt is still the first live step. With record it
-// keeps the path. s is not changed.
+// goes on to dmax, checking safety only (LiveAt is the first live step).
+// With record it keeps the path. s is not changed.
 //
 // The error is a handler that panicked (*sim.HandlerPanic, with the path
-// so far in the result) or a state that cannot be hashed.
-func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (*Result, error) {
+// so far in the result), a property that panicked (*properties.Error, the
+// same), or a state that cannot be hashed.
+func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Result, err error) {
 	res := &Result{LiveAt: -1, End: s}
 	if record && wk.Reuse {
 		res.Path = wk.path[:0]
 		defer func() { wk.path = res.Path }()
 	}
+	// A property that panics ends the walk: the error, with the path so
+	// far (the state it was evaluated on is its end).
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*properties.Error)
+			if !ok {
+				panic(r)
+			}
+			res.End = nil
+			out, err = res, pe
+		}
+	}()
 	held := -1 // steps the state has been live in a row
 	if wk.live(s) {
 		res.LiveAt, held = 0, 0
@@ -232,6 +246,9 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (*Result
 				res.Violated, res.Message = prop, msg
 				break
 			}
+		}
+		if !stopAtLive && res.LiveAt >= 0 {
+			continue // recovered: only safety is left to check
 		}
 		if !wk.live(cur) {
 			held = -1

@@ -19,6 +19,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -265,15 +266,18 @@ type jsonDiff struct {
 }
 
 type jsonLive struct {
-	WalkDepth int     `json:"walk_depth"`
-	Walks     int     `json:"walks"`
-	WalkSteps int64   `json:"walk_steps"`
-	Suspects  int     `json:"suspects"`
-	Cleared   int     `json:"cleared"`
-	ElapsedMS int64   `json:"elapsed_ms"`
-	Weights   string  `json:"weights"`
-	K         int     `json:"k"`
-	Critical  float64 `json:"critical_ms"`
+	WalkDepth int `json:"walk_depth"`
+	// SafetyToLive says safety was checked on walks only until they
+	// recovered (--stop-at-live).
+	SafetyToLive bool    `json:"safety_until_live,omitempty"`
+	Walks        int     `json:"walks"`
+	WalkSteps    int64   `json:"walk_steps"`
+	Suspects     int     `json:"suspects"`
+	Cleared      int     `json:"cleared"`
+	ElapsedMS    int64   `json:"elapsed_ms"`
+	Weights      string  `json:"weights"`
+	K            int     `json:"k"`
+	Critical     float64 `json:"critical_ms"`
 }
 
 type jsonLocal struct {
@@ -314,12 +318,17 @@ type jsonCheck struct {
 	PathLen   int               `json:"path_length,omitempty"`
 	Complete  bool              `json:"complete"`
 	Exhausted bool              `json:"exhausted"`
-	Stats     jsonStats         `json:"stats"`
-	Mode      string            `json:"mode"`
-	Prefix    *jsonPrefix       `json:"prefix,omitempty"`
-	Local     *jsonLocal        `json:"local,omitempty"`
-	Liveness  *jsonLive         `json:"liveness,omitempty"`
-	Critical  *jsonCritical     `json:"critical,omitempty"`
+	// Interrupted: stopped by a signal; MemoryLimit: by --max-memory.
+	Interrupted bool          `json:"interrupted,omitempty"`
+	MemoryLimit bool          `json:"memory_limit,omitempty"`
+	MaxMemory   int64         `json:"max_memory_bytes,omitempty"`
+	PeakMemory  int64         `json:"peak_memory_bytes,omitempty"`
+	Stats       jsonStats     `json:"stats"`
+	Mode        string        `json:"mode"`
+	Prefix      *jsonPrefix   `json:"prefix,omitempty"`
+	Local       *jsonLocal    `json:"local,omitempty"`
+	Liveness    *jsonLive     `json:"liveness,omitempty"`
+	Critical    *jsonCritical `json:"critical,omitempty"`
 }
 
 // systemFirst takes the system's name off the front of args, so that its
@@ -352,6 +361,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	nodes := fs.Int("nodes", 0, "number of nodes (default: the system's)")
 	bugs := fs.StringArray("bug", nil, "inject the named bug (repeat for several; see 'livecheck list')")
 	depth := fs.Int("depth", 0, "depth bound of the exhaustive search, in steps (default: the system's; 20 for lcr)")
+	maxMemory := fs.String("max-memory", "", "end the check, inconclusive with a partial report, when its heap outgrows this size, e.g. 4GB, 512MiB (default: 3/4 of the machine's memory, "+livecheck.FormatBytes(livecheck.DefaultMaxMemory())+" here; 0: no limit)")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); the result is then inconclusive unless a violation was found")
 	seed := fs.Int64("seed", 1, "seed for every random choice")
 	resets := fs.Int("resets", -1, "node resets (crash and restart) allowed per run (default: the system's, 0 for most)")
@@ -364,6 +374,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1,reset=0 (default: the system's)")
 	workers := fs.Int("workers", 0, "goroutines walking from the periphery (default: the number of cores); the result does not depend on it")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
+	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule): much faster, but safety is then checked on a walk only until it recovers, not to --walk-depth")
 	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run; compare: both, side by side (no walks)")
 	rounds := fs.Int("rounds", 8, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
 	from := fs.String("from", "", "start from the end of this prefix file (made by 'livecheck prefix'): it replays first, then the search begins with failures enabled")
@@ -387,6 +398,16 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.Changed("depth") && *depth < 1 {
 		return usageErr(stderr, "check", "--depth must be at least 1, not %d", *depth)
+	}
+	var maxMem int64
+	if *maxMemory != "" {
+		n, err := livecheck.ParseBytes(*maxMemory)
+		if err != nil {
+			return usageErr(stderr, "check", "--max-memory: %v", err)
+		}
+		if maxMem = n; n == 0 {
+			maxMem = -1 // no limit
+		}
 	}
 	if *maxStates < 0 {
 		return usageErr(stderr, "check", "--max-states cannot be negative")
@@ -466,30 +487,25 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return usageErr(stderr, "check", "--from: %s: %v", *from, err)
 		}
 	}
-	var interrupted atomic.Bool
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt)
-	defer signal.Stop(sigs)
-	go func() {
-		if _, ok := <-sigs; ok {
-			interrupted.Store(true)
-		}
-	}()
+	interrupted, stopSignals := onInterrupt()
+	defer stopSignals()
 	start := time.Now()
 	lastProgress := start
 	opts := livecheck.Options{
 		Config:         cfg,
 		Depth:          *depth,
 		MaxStates:      *maxStates,
+		MaxMemory:      maxMem,
 		Seed:           *seed,
 		HandlerTimeout: *timeout,
-		Interrupted:    interrupted.Load,
+		Interrupted:    interrupted,
 		WalkDepth:      *walkDepth,
 		Walks:          *walks,
 		Escalations:    max(*escalations, 0),
 		Weights:        weights,
 		WeightsSet:     fs.Changed("weights"),
 		NoWalks:        *noWalks,
+		StopAtLive:     *stopAtLive,
 		Workers:        *workers,
 		Mode:           *mode,
 		Rounds:         *rounds,
@@ -521,11 +537,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return usageErr(stderr, "check", "%v", err)
 	}
 	trace, liveTrace := "", ""
-	if res.Verdict == livecheck.SafetyViolation || res.Verdict == livecheck.LivenessViolation {
+	if res.Verdict == livecheck.SafetyViolation || res.Verdict == livecheck.LivenessViolation || res.Verdict == livecheck.PropertyError {
 		trace, liveTrace, err = res.WriteTraces(*out)
 		if err != nil {
-			fmt.Fprintf(stderr, "livecheck check: writing the trace: %v\n", err)
-			return exitUsage
+			// The finding matters more than its file: report it anyway.
+			trace, liveTrace = "", ""
+			fmt.Fprintf(stderr, "livecheck check: the trace could not be written, the report below has none: %v\n", err)
 		}
 	}
 	if *asJSON {
@@ -536,12 +553,33 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return exitCode(res.Verdict)
 }
 
+// onInterrupt watches for Ctrl-C (SIGINT) and SIGTERM, the signal a
+// shell's kill, a CI runner or a container stop sends: either ends a check
+// early with its partial report. interrupted says whether one came; stop
+// gives the signals back.
+func onInterrupt() (interrupted func() bool, stop func()) {
+	var got atomic.Bool
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-sigs; ok {
+			got.Store(true)
+		}
+	}()
+	return got.Load, func() {
+		signal.Stop(sigs)
+		close(sigs)
+	}
+}
+
 func exitCode(v livecheck.Verdict) int {
 	switch v {
 	case livecheck.OK:
 		return exitOK
 	case livecheck.Inconclusive:
 		return exitInconclusive
+	case livecheck.PropertyError:
+		return exitUsage // the user's property is broken, not the protocol
 	}
 	return exitViolation
 }
@@ -560,8 +598,8 @@ func runCompare(sys *livecheck.System, opts livecheck.Options, out string, asJSO
 		}
 		if res.Verdict == livecheck.SafetyViolation || res.Verdict == livecheck.LivenessViolation {
 			if traces[i], _, err = res.WriteTraces(out); err != nil {
-				fmt.Fprintf(stderr, "livecheck check: writing the trace: %v\n", err)
-				return exitUsage
+				traces[i] = ""
+				fmt.Fprintf(stderr, "livecheck check: %s mode: the trace could not be written, the report below has none: %v\n", mode, err)
 			}
 		}
 		results[i] = res
@@ -614,6 +652,7 @@ func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
 		Params: res.Config.Params, Budget: res.Config.Budget, Seed: res.Seed, Depth: res.Depth,
 		Property: res.Property, Message: res.Message, Trace: trace, PathLen: len(res.Path),
 		Complete: res.Complete, Exhausted: res.Exhausted,
+		Interrupted: res.Interrupted, MemoryLimit: res.MemoryLimit, MaxMemory: res.MaxMemory, PeakMemory: res.PeakMemory,
 		Stats: jsonStats{
 			States: res.Stats.States, Transitions: res.Stats.Transitions, MaxDepth: res.Stats.MaxDepth,
 			Periphery: res.Stats.Periphery, LiveStates: res.Stats.Live, ElapsedMS: res.Stats.Elapsed.Milliseconds(),
@@ -631,7 +670,7 @@ func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
 	}
 	if res.Mode == "global" && (res.Live.Walks > 0 || res.Live.Suspects > 0 || res.Verdict == livecheck.OK) {
 		l := res.Live
-		jc.Liveness = &jsonLive{WalkDepth: res.WalkDepth, Walks: l.Walks, WalkSteps: l.WalkSteps, Suspects: l.Suspects,
+		jc.Liveness = &jsonLive{WalkDepth: res.WalkDepth, SafetyToLive: res.StopAtLive, Walks: l.Walks, WalkSteps: l.WalkSteps, Suspects: l.Suspects,
 			Cleared: l.Cleared, ElapsedMS: l.Elapsed.Milliseconds(), Weights: res.Weights.String(), K: res.Walks,
 			Critical: float64(l.Critical.Microseconds()) / 1000}
 	}
@@ -694,6 +733,14 @@ func printCheck(w io.Writer, res *livecheck.Result, trace, liveTrace string) {
 			scope = "every reachable state"
 		}
 		fmt.Fprintf(w, "ok: no violation in %s (%d states)\n", scope, res.Stats.States)
+		if l := res.Live; l.Walks > 0 {
+			along := fmt.Sprintf("safety checked on every step, %d in all", l.WalkSteps)
+			if res.StopAtLive {
+				along = "safety checked on each until it recovered (--stop-at-live)"
+			}
+			fmt.Fprintf(w, "    %d walks of up to %d steps from the depth bound all reached a live state; %s\n",
+				l.Walks, res.WalkDepth, along)
+		}
 	case livecheck.Inconclusive:
 		why := "the search was stopped by --max-states"
 		if res.Interrupted {

@@ -31,8 +31,8 @@ func TestExitCodesAndJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	stats := ok["stats"].(map[string]any)
-	if ok["result"] != "ok" || ok["system"] != "lcr" || ok["nodes"] != 4.0 || stats["states"] != 288.0 ||
-		stats["transitions"] != 708.0 || stats["max_depth"] != 14.0 || ok["trace"] != nil {
+	if ok["result"] != "ok" || ok["system"] != "lcr" || ok["nodes"] != 4.0 || stats["states"] != 324.0 ||
+		stats["transitions"] != 855.0 || stats["max_depth"] != 15.0 || ok["trace"] != nil {
 		t.Fatalf("unexpected JSON: %s", out)
 	}
 	if _, has := stats["elapsed_ms"]; !has {
@@ -268,6 +268,12 @@ func TestPrefixFiles(t *testing.T) {
 		}
 	}
 	p := files[0].File
+	// From the prefix with no failures: the correct LCR is live and ends
+	// where nothing can happen, which is no violation (it was reported as
+	// a quiescent one, then refused as an internal error).
+	if code, out, errs := runCLI(t, "check", "lcr", "--from", p, "--json", "--out", dir); code != 0 || !strings.Contains(out, `"result": "ok"`) {
+		t.Fatalf("correct lcr from a prefix: exit %d %s %s", code, out, errs)
+	}
 	// From the prefix, with one reset: LCR does not survive a crash (a
 	// reset node is never started again), found after the prefix.
 	code, out, _ = runCLI(t, "check", "lcr", "--from", p, "--resets", "1", "--json", "--out", dir)

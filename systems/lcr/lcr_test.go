@@ -32,9 +32,9 @@ func TestCorrectStateCounts(t *testing.T) {
 		states, transitons int64
 		maxDepth, live     int
 	}{
-		{3, 72, 132, 10, 9},
-		{4, 288, 708, 14, 27},
-		{5, 1080, 3348, 18, 81},
+		{3, 84, 167, 11, 21},
+		{4, 324, 855, 15, 63},
+		{5, 1188, 3915, 19, 189},
 	} {
 		t.Run(fmt.Sprint(tc.nodes), func(t *testing.T) {
 			for run := 0; run < 2; run++ { // stable across runs

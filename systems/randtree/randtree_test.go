@@ -842,7 +842,7 @@ func TestStateCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := res.Stats
-		if res.Verdict != livecheck.OK || st.States != 445 || st.Transitions != 1348 || st.MaxDepth != 8 || st.Periphery != 179 || st.Live != 5 {
+		if res.Verdict != livecheck.OK || st.States != 445 || st.Transitions != 1351 || st.MaxDepth != 8 || st.Periphery != 179 || st.Live != 5 {
 			t.Fatalf("%s: states %d transitions %d max depth %d periphery %d live %d",
 				res.Verdict, st.States, st.Transitions, st.MaxDepth, st.Periphery, st.Live)
 		}

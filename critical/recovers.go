@@ -15,7 +15,7 @@ const (
 	// recovers below 1% with 95% confidence: 0.99^300 < 0.05.
 	DeadWalks = 300
 	// DeadStates bounds the breadth-first search of the dead test.
-	DeadStates = 50000
+	DeadStates = 20000
 	// ProbeStates bounds the breadth-first search of the cheaper probes
 	// that look for the boundary before the dead test confirms it.
 	ProbeStates = 1000

@@ -811,7 +811,11 @@ func printCritical(w io.Writer, res *livecheck.Result) {
 			fmt.Fprintf(w, "after the last step, %d: %s.\n", len(res.Path), evidenceWords(cx.End, res.Property))
 		}
 		if cx.Overturned > 0 {
-			fmt.Fprintf(w, "(%d steps that the cheaper probes called dead recovered under the full test)\n", cx.Overturned)
+			steps := "steps"
+			if cx.Overturned == 1 {
+				steps = "step"
+			}
+			fmt.Fprintf(w, "(%d %s that the cheaper probes called dead recovered under the dead test)\n", cx.Overturned, steps)
 		}
 	}
 	if cx.Dinit > 0 {

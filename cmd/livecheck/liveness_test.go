@@ -200,9 +200,31 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 // search sees every reachable state.
 func TestReplayLivenessTrace(t *testing.T) {
 	dir := t.TempDir()
-	r, _ := checkCLI(t, 1, "check", "lcr", "--bug", "ignore-early", "--out", dir)
+	r, out := checkCLI(t, 1, "check", "lcr", "--bug", "ignore-early", "--out", dir)
 	if r.Result != "liveness-violation" || r.Property != "elected" || r.Critical.Step != 2 || r.Critical.LiveStep != 1 {
 		t.Fatalf("ignore-early: %+v", r)
+	}
+	// The report's evidence: after step 2 the search sees all 9 states
+	// reachable, none live; after step 1 it finds elected 9 steps away.
+	type evidence struct {
+		Step         int
+		Live         bool
+		By           string
+		StepsToLive  int  `json:"steps_to_live"`
+		SearchStates int  `json:"search_states"`
+		SearchAll    bool `json:"search_all"`
+	}
+	var ev struct {
+		Critical struct{ Dead, Alive, End evidence }
+	}
+	json.Unmarshal([]byte(out), &ev)
+	if d, a, e := ev.Critical.Dead, ev.Critical.Alive, ev.Critical.End; d != (evidence{Step: 2, SearchStates: 9, SearchAll: true}) ||
+		a != (evidence{Step: 1, Live: true, By: "search", StepsToLive: 9, SearchStates: a.SearchStates}) || e.Step != 6 || e.Live || !e.SearchAll {
+		t.Fatalf("evidence: dead %+v alive %+v end %+v", d, a, e)
+	}
+	_, text, _ := runCLI(t, "check", "lcr", "--bug", "ignore-early", "--out", dir)
+	if want := "after step 2: elected holds in none of the 9 states reachable from it (all searched);\nafter step 1: elected holds 9 steps from it"; !strings.Contains(text, want) {
+		t.Fatalf("text lacks %q:\n%s", want, text)
 	}
 	orig, err := os.ReadFile(r.Trace)
 	if err != nil {

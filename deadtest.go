@@ -146,14 +146,17 @@ func (rep *Replayed) TestEnd(d DeadTest) error {
 	}
 	t := d.test(rep.m.Weights)
 	t.Safety = safety
-	rep.w.Record = false
+	// The dead test walks from the final state: it is not the recorded
+	// path, which Replay ran twice step by step to find a handler that is
+	// not deterministic, and it runs as the check ran it, once.
+	rep.w.Record, rep.w.Recheck = false, 0
 	var ev *critical.Evidence
-	stuck, err := guarded(rep.w, rep.timeout, func() error {
+	h, err := guarded(rep.w, rep.timeout, func() hang { return hang{} }, func() error {
 		var err error
 		ev, err = critical.Recovers(rep.w, rep.Final, live, t)
 		return err
 	})
-	if stuck {
+	if h != nil {
 		return fmt.Errorf("a handler did not return within %v on a walk from the final state", rep.timeout)
 	}
 	if err != nil {

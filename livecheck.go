@@ -20,7 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
+	"slices"
 	"time"
 
 	"github.com/livecheck/livecheck/critical"
@@ -62,8 +62,13 @@ type Options struct {
 	// Seed seeds every random choice livecheck makes (default 1).
 	Seed int64
 	// HandlerTimeout is how long one handler may run before it counts as
-	// diverged (default 2s).
+	// diverged (default 2s). A handler that runs longer is run again from
+	// the initial state, allowed ConfirmTimeout, and reported only if it
+	// hangs again.
 	HandlerTimeout time.Duration
+	// ConfirmTimeout is that second allowance (default
+	// ConfirmAllowance(HandlerTimeout)).
+	ConfirmTimeout time.Duration
 	// Progress, when set, is called now and then during long work.
 	Progress func(Progress)
 	// Interrupted, when set and true, stops the work early: the result
@@ -132,6 +137,9 @@ func (o *Options) fill(sys *System) {
 	}
 	if o.HandlerTimeout <= 0 {
 		o.HandlerTimeout = 2 * time.Second
+	}
+	if o.ConfirmTimeout <= 0 {
+		o.ConfirmTimeout = ConfirmAllowance(o.HandlerTimeout)
 	}
 	if o.WalkDepth <= 0 {
 		o.WalkDepth = 5000
@@ -225,6 +233,10 @@ func Check(sys *System, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A sample of the search's steps runs twice, so that a handler that is
+	// not deterministic is named rather than giving traces that do not
+	// replay.
+	w.Recheck = recheckEvery
 	if opts.Mode == "local" && len(opts.Prefix) > 0 {
 		return nil, fmt.Errorf("local mode starts from the initial state: it does not take a prefix")
 	}
@@ -250,37 +262,23 @@ func Check(sys *System, opts Options) (*Result, error) {
 	}
 
 	trail := &search.Trail{}
-	w.Guard = c.watch.add(nil)
-	stuck, which, err := c.watch.run(opts.HandlerTimeout, func() error { return c.run(trail) })
-	if stuck && which > 0 {
-		// Stuck in a walk worker's world: its walker says where.
-		c.watch.mu.Lock()
-		t := c.watch.trails[which]
-		c.watch.mu.Unlock()
-		res := c.res
-		res.Verdict, res.Property, res.Critical = LivenessViolation, DivergenceProperty, nil
-		res.Message = fmt.Sprintf("a handler did not return within %v on %v, during a random walk", opts.HandlerTimeout, t.Event)
-		res.Path = c.full(append(append(t.Base.Clone(), t.Path...), sim.Step{Event: t.Event}))
-		return res, nil
+	w.Guard = c.watch.add(func() hang { return c.where(trail) })
+	allow := opts.ConfirmTimeout
+	h, err := c.watch.run(opts.HandlerTimeout, allow, func(h *hang) (bool, error) { return c.confirm(sys, h, allow) },
+		func() error { return c.run(trail) })
+	if h != nil && err == nil {
+		// Confirmed: stop here. The handler may loop for ever on the
+		// goroutines left in it; confirming more would only add to them.
+		return c.hangResult(h, allow), nil
 	}
-	if stuck {
-		// The checking goroutine is blocked in the handler for good.
-		res := c.res
-		res.Verdict = LivenessViolation
-		res.Property = DivergenceProperty
-		res.Critical = nil
-		if c.walking {
-			t := &c.walkTrail
-			res.Message = fmt.Sprintf("a handler did not return within %v on %v, during a random walk", opts.HandlerTimeout, t.Event)
-			// The choices the stuck step made so far are not known (the
-			// stuck goroutine holds them); the trace gives it none, and
-			// replay answers 0 to each.
-			res.Path = c.full(append(append(t.Base.Clone(), t.Path...), sim.Step{Event: t.Event}))
-		} else {
-			res.Message = fmt.Sprintf("a handler did not return within %v on %v", opts.HandlerTimeout, trail.Event)
-			res.Path = c.full(append(trail.Path.Clone(), sim.Step{Event: trail.Event, Choices: append([]int(nil), trail.Tape...)}))
+	var nd *sim.NondeterminismError
+	if errors.As(err, &nd) {
+		// Said in the user's terms, with the step where the search is.
+		var se *sim.StepError
+		if nd.Step == 0 && c.phase == phaseSearch && errors.As(err, &se) {
+			nd.Step = len(c.prefix) + se.Index + 1
 		}
-		return res, nil
+		return nil, nd
 	}
 	if err != nil {
 		return nil, err
@@ -290,10 +288,12 @@ func Check(sys *System, opts Options) (*Result, error) {
 		return res, nil
 	}
 	// Every reported trace replays: run it again from scratch, as a trace
-	// file would be, before reporting it.
-	rep, err := Replay(sys, cfg, res.Path, opts.HandlerTimeout)
+	// file would be, before reporting it. These runs look for no hang:
+	// they get the long allowance, so that a busy machine cannot make
+	// them fail.
+	rep, err := Replay(sys, cfg, res.Path, allow)
 	if err != nil {
-		return nil, fmt.Errorf("internal error: the %s violation found does not replay: %w", res.Property, err)
+		return nil, c.noReplay(err)
 	}
 	if cx := res.Critical; cx != nil {
 		// The search ran the dead test on the path's last state already:
@@ -304,18 +304,25 @@ func Check(sys *System, opts Options) (*Result, error) {
 		rep.End = cx.End
 	}
 	if !rep.Reproduces(res.Verdict, res.Property) {
-		return nil, fmt.Errorf("internal error: the %s violation found replays to %q instead", res.Property, rep.Property)
+		return nil, notReproduced(fmt.Sprintf("the %s violation found", res.Property), rep)
 	}
 	res.Steps = rep.Steps
 	if cx := res.Critical; cx != nil {
-		lrep, err := Replay(sys, cfg, cx.LivePath, opts.HandlerTimeout)
-		if err != nil || !lrep.Reproduces(Live, "") {
-			return nil, fmt.Errorf("internal error: the nearest live path does not replay to a live state (%v)", err)
+		lrep, err := Replay(sys, cfg, cx.LivePath, allow)
+		if err != nil {
+			return nil, c.noReplay(err)
+		}
+		if !lrep.Reproduces(Live, "") {
+			return nil, notReproduced("the nearest live path", lrep)
 		}
 		cx.liveSteps = lrep.Steps
 	}
 	return res, nil
 }
+
+// recheckEvery is how often the main world runs a step twice (after its
+// first steps, which all are): rarely enough to cost little.
+const recheckEvery = 64
 
 type checker struct {
 	w         *sim.World
@@ -328,10 +335,13 @@ type checker struct {
 	live      []*properties.Property
 	weights   *walk.Weights
 	periphery []search.Frontier
-	// walking says the walks have begun; walkTrail then says where they
-	// are, as the search's trail does before.
-	walking   bool
+	// phase says what the main world is doing, and the fields after it
+	// where, for the watchdog: a walk's trail, or a path from the initial
+	// state with the index of the step under way.
+	phase     int
 	walkTrail walk.Trail
+	along     sim.Path
+	alongAt   int
 	watch     watchdog
 	mem       *memBudget
 }
@@ -408,7 +418,7 @@ func (c *checker) run(trail *search.Trail) error {
 		// The prefix runs once; the search, the walks and the probes all
 		// start from the state it reaches.
 		c.w.Strict = true
-		end, err := c.w.Run(s0, c.prefix, nil)
+		end, err := c.runPath(s0, c.prefix, 0, len(c.prefix))
 		c.w.Strict = false
 		if err != nil {
 			return fmt.Errorf("%w under this configuration: %v", ErrPrefix, err)
@@ -426,6 +436,7 @@ func (c *checker) run(trail *search.Trail) error {
 	if c.opts.Progress != nil {
 		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }
 	}
+	c.phase = phaseSearch
 	sr, err := search.Global(c.w, sopts)
 	if err != nil {
 		return err
@@ -466,6 +477,7 @@ func (c *checker) run(trail *search.Trail) error {
 // runLocal is local model checking of the safety properties.
 func (c *checker) runLocal() error {
 	res := c.res
+	c.phase = phaseLocal
 	lopts := search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.stop}
 	if c.opts.Progress != nil {
 		lopts.Progress = func(l search.LocalStats) {
@@ -512,7 +524,7 @@ func (c *checker) runLocal() error {
 // a second, and never more than 30 seconds.
 func (c *checker) shortest(sopts search.Options, v *search.Violation, took time.Duration) *search.Violation {
 	deadline := time.Now().Add(min(took+time.Second, 30*time.Second))
-	sopts.Progress, sopts.Trail = nil, nil
+	sopts.Progress = nil
 	lo, hi := 0, len(v.Path) // no violation within lo steps; one within hi
 	for hi-lo > 1 && time.Now().Before(deadline) {
 		mid := (lo + hi) / 2
@@ -533,6 +545,23 @@ func (c *checker) shortest(sopts search.Options, v *search.Violation, took time.
 		}
 	}
 	return v
+}
+
+// runPath applies p[from:to] to s, p a path from the initial state,
+// keeping the watchdog told where it is.
+func (c *checker) runPath(s *sim.State, p sim.Path, from, to int) (*sim.State, error) {
+	saved := c.phase
+	defer func() { c.phase = saved }()
+	c.phase, c.along = phasePath, p
+	for i := from; i < to; i++ {
+		c.alongAt = i
+		next, err := c.w.Apply(s, p[i].Event, p[i].Choices)
+		if err != nil {
+			return s, &sim.StepError{Index: i, Event: p[i].Event, Err: err}
+		}
+		s = next
+	}
+	return s, nil
 }
 
 // full returns the path from the initial state: the prefix, then p.
@@ -570,72 +599,6 @@ func asPanic(err error) *sim.HandlerPanic {
 		return hp
 	}
 	return nil
-}
-
-// guarded runs f on its own goroutine with a watchdog on w's handlers. It
-// returns stuck when a handler ran longer than timeout; f's goroutine is
-// then left behind, blocked in the user's handler.
-func guarded(w *sim.World, timeout time.Duration, f func() error) (stuck bool, err error) {
-	var wd watchdog
-	w.Guard = wd.add(nil)
-	defer func() { w.Guard = nil }()
-	stuck, _, err = wd.run(timeout, f)
-	return stuck, err
-}
-
-// A watchdog watches the guards of every world a check runs (the main one
-// and the walk workers'), so that a handler that never returns in any of
-// them is noticed.
-type watchdog struct {
-	mu     sync.Mutex
-	guards []*sim.Guard
-	trails []*walk.Trail // per guard: where its walker is (nil for the main world)
-}
-
-// add registers a new guard (with the trail of the walker using its world,
-// if any) and returns it.
-func (wd *watchdog) add(t *walk.Trail) *sim.Guard {
-	wd.mu.Lock()
-	defer wd.mu.Unlock()
-	g := &sim.Guard{}
-	wd.guards = append(wd.guards, g)
-	wd.trails = append(wd.trails, t)
-	return g
-}
-
-// run runs f on its own goroutine. It returns stuck, with the index of the
-// guard, when a handler ran longer than timeout; f's goroutines are then
-// left behind, blocked in the user's handler.
-func (wd *watchdog) run(timeout time.Duration, f func() error) (stuck bool, which int, err error) {
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	tick := time.NewTicker(timeout / 4)
-	defer tick.Stop()
-	var last []uint64
-	var since []time.Time
-	for {
-		select {
-		case err := <-done:
-			return false, 0, err
-		case <-tick.C:
-			wd.mu.Lock()
-			guards := wd.guards
-			wd.mu.Unlock()
-			for i, g := range guards {
-				if i == len(last) {
-					last, since = append(last, 0), append(since, time.Now())
-				}
-				tok, same := g.Stuck(last[i])
-				if !same {
-					last[i], since[i] = tok, time.Now()
-					continue
-				}
-				if time.Since(since[i]) >= timeout {
-					return true, i, nil
-				}
-			}
-		}
-	}
 }
 
 // Trace returns the trace of a violation, for a trace file.
@@ -751,18 +714,48 @@ func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replay
 		return nil, err
 	}
 	w.Record = true
+	// Every step runs twice: a handler that is not deterministic is named
+	// where it first does something else, not steps later where the path
+	// stops replaying.
+	w.Recheck = 1
 	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout}
-	var cur sim.Event
-	stuck, err := guarded(w, timeout, func() error { return replay(w, m, p, rep, &cur) })
-	if stuck {
-		rep.Verdict, rep.Property = LivenessViolation, DivergenceProperty
-		rep.Message = fmt.Sprintf("a handler did not return within %v on %v", timeout, cur)
+	cur := ReplayStep{Index: -1} // the step under way (-1: Init)
+	where := func() hang {
+		// The replay is held in a handler: what it wrote is stable.
+		h := hang{steps: slices.Clone(rep.Steps)}
+		if cur.Index >= 0 {
+			h.steps = append(h.steps, cur)
+		}
+		return h
+	}
+	h, err := guarded(w, timeout, where, func() error { return replay(w, m, p, rep, &cur) })
+	if h != nil {
+		// rep belongs to the goroutine left in the handler.
+		rep = &Replayed{Verdict: LivenessViolation, Property: DivergenceProperty, Steps: h.steps}
+		on := "in Init"
+		if n := len(h.steps); n > 0 {
+			on = "on " + h.steps[n-1].Text
+		}
+		rep.Message = fmt.Sprintf("a handler did not return within %v %s", timeout, on)
 		return rep, nil
 	}
 	return rep, err
 }
 
-func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *sim.Event) (err error) {
+// A NoReplayError is a path that does not replay: its step Step (1-based)
+// is not enabled, or does not fit its recorded choices.
+type NoReplayError struct {
+	Step  int
+	Event sim.Event
+	Err   error
+}
+
+func (e *NoReplayError) Error() string {
+	return fmt.Sprintf("%v: step %d (%s): %v", ErrNoReplay, e.Step, e.Event, e.Err)
+}
+func (e *NoReplayError) Unwrap() error { return ErrNoReplay }
+
+func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *ReplayStep) (err error) {
 	// A property that panics is a property error where it happens.
 	propErr := func(pe *properties.Error) {
 		rep.Verdict, rep.Property, rep.Message = PropertyError, pe.Property, pe.Error()
@@ -814,8 +807,8 @@ func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *sim.Event) (
 		return nil
 	}
 	for i, st := range p {
-		*cur = st.Event
 		text := w.Describe(s, st.Event)
+		*cur = ReplayStep{Index: i, Event: st.Event, Text: text}
 		// The last step of a diverged trace may be cut short: its choices
 		// are what the search had handed out, so it runs without Strict.
 		w.Strict = i < len(p)-1
@@ -825,13 +818,19 @@ func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *sim.Event) (
 				rep.Steps = append(rep.Steps, ReplayStep{Index: i, Event: st.Event, Text: text, Violation: rep.Message})
 				return nil
 			}
+			var nd *sim.NondeterminismError
+			if errors.As(err, &nd) {
+				nd.Step = i + 1
+				return nd
+			}
 			if errors.Is(err, sim.ErrNotEnabled) {
-				return fmt.Errorf("%w: step %d (%s): %v", ErrNoReplay, i+1, st.Event, err)
+				return &NoReplayError{Step: i + 1, Event: st.Event, Err: err}
 			}
 			return err
 		}
 		if !w.Strict && len(w.Last().Choices) != len(st.Choices) {
-			return fmt.Errorf("%w: step %d (%s) made %d choices but the trace records %d", ErrNoReplay, i+1, st.Event, len(w.Last().Choices), len(st.Choices))
+			return &NoReplayError{Step: i + 1, Event: st.Event,
+				Err: fmt.Errorf("it made %d choices but the trace records %d", len(w.Last().Choices), len(st.Choices))}
 		}
 		info := w.Last()
 		rs := ReplayStep{Index: i, Event: st.Event, Text: text, Logs: append([]string(nil), info.Logs...)}

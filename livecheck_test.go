@@ -23,6 +23,9 @@ type count struct{ N int }
 
 var release atomic.Bool // lets a diverged handler return when a test ends
 
+// onCount2 is called by mode "hook" when node 1 gets count 2.
+var onCount2 func()
+
 func (c *counter) Init(ctx sim.Context) {
 	if ctx.Self() == 0 {
 		ctx.SetTimer("tick")
@@ -43,6 +46,8 @@ func (c *counter) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 	case c.mode == "panic" && m.N == 2:
 		var table []int
 		_ = table[m.N] // an index out of range, as a real slip would make
+	case c.mode == "hook" && m.N == 2:
+		onCount2()
 	case c.mode == "loop" && m.N == 2:
 		for !release.Load() {
 		}
@@ -156,12 +161,16 @@ func TestHandlerPanicIsAFinding(t *testing.T) {
 func TestDivergenceIsAFinding(t *testing.T) {
 	release.Store(false)
 	defer release.Store(true)
-	res, err := livecheck.Check(counterSystem("loop"), livecheck.Options{Depth: 10, HandlerTimeout: 100 * time.Millisecond})
+	res, err := livecheck.Check(counterSystem("loop"), livecheck.Options{Depth: 10, HandlerTimeout: 100 * time.Millisecond, ConfirmTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Verdict != livecheck.LivenessViolation || res.Property != livecheck.DivergenceProperty {
 		t.Fatalf("%s of %q: want a divergence", res.Verdict, res.Property)
+	}
+	// Reported only once the step hung again in a run of its own.
+	if want := "a handler did not return within 100ms on deliver count{N:2} 0->1, nor within 200ms when run again from the initial state"; res.Message != want {
+		t.Fatalf("message %q, want %q", res.Message, want)
 	}
 	last := res.Path[len(res.Path)-1].Event
 	if last.Kind != sim.Deliver || last.Node != 1 {
@@ -178,12 +187,15 @@ func TestDivergenceInAWalk(t *testing.T) {
 	defer release.Store(true)
 	// The search stops at depth 2, before count 2 can arrive; a walk from
 	// its periphery delivers it and the handler never returns.
-	res, err := livecheck.Check(counterSystem("loop"), livecheck.Options{Depth: 2, HandlerTimeout: 100 * time.Millisecond})
+	res, err := livecheck.Check(counterSystem("loop"), livecheck.Options{Depth: 2, HandlerTimeout: 100 * time.Millisecond, ConfirmTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Verdict != livecheck.LivenessViolation || res.Property != livecheck.DivergenceProperty || len(res.Path) < 3 {
 		t.Fatalf("%s of %q after %d steps", res.Verdict, res.Property, len(res.Path))
+	}
+	if want := "a handler did not return within 100ms on deliver count{N:2} 0->1, during a random walk, nor within 200ms when run again from the initial state"; res.Message != want {
+		t.Fatalf("message %q, want %q", res.Message, want)
 	}
 	rep, err := livecheck.Replay(counterSystem("loop"), res.Config, res.Path, 100*time.Millisecond)
 	if err != nil || !rep.Reproduces(livecheck.LivenessViolation, livecheck.DivergenceProperty) {

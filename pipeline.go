@@ -77,7 +77,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	wk := walk.New(c.w, c.isLive, c.weights, 0)
 	wk.Safety = c.safety
 	wk.Trail = &c.walkTrail
-	c.walking = true
+	c.phase = phaseWalk
 	var undecided []string
 	// safetyFound reports a safety violation a walk ran into.
 	safetyFound := func(p sim.Path, r *walk.Result) bool {
@@ -278,13 +278,10 @@ func (c *checker) stateAfter(p sim.Path, n int) (*sim.State, error) {
 	saved := c.w.Chooser
 	c.w.Chooser = nil
 	defer func() { c.w.Chooser = saved }()
-	s := c.base
-	for i := 0; i < n && i < len(p); i++ {
-		next, err := c.w.Apply(s, p[i].Event, p[i].Choices)
-		if err != nil {
-			return nil, err
-		}
-		s = next
+	k := len(c.prefix)
+	s, err := c.runPath(c.base, c.full(p), k, k+min(n, len(p)))
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -353,7 +350,10 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 			panic(err) // the spec was valid for the main world
 		}
 		trail := &walk.Trail{}
-		w.Guard = c.watch.add(trail)
+		w.Guard = c.watch.add(func() hang {
+			ev, choices, _ := w.Current()
+			return c.walkHang(trail, ev, choices)
+		})
 		wk := walk.New(w, c.isLive, c.weights, 0)
 		wk.Safety, wk.Trail = c.safety, trail
 		wg.Add(1)

@@ -164,6 +164,7 @@ func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bo
 		if i == len(p) {
 			break
 		}
+		sr.along(i)
 		next, err := w.Apply(s, p[i].Event, p[i].Choices)
 		if err != nil {
 			w.Chooser = saved
@@ -279,6 +280,7 @@ func (sr *searcher) stateAt(i int) (*sim.State, error) {
 	sr.w.Chooser = nil
 	defer func() { sr.w.Chooser = saved }()
 	for j := c * checkpointEvery; j < i; j++ {
+		sr.along(j)
 		next, err := sr.w.Apply(s, sr.path[j].Event, sr.path[j].Choices)
 		if err != nil {
 			return nil, &sim.StepError{Index: j, Event: sr.path[j].Event, Err: err}
@@ -286,6 +288,13 @@ func (sr *searcher) stateAt(i int) (*sim.State, error) {
 		s = next
 	}
 	return s, nil
+}
+
+// along tells the trail, if any, that step j of the path is under way.
+func (sr *searcher) along(j int) {
+	if t := sr.opts.Trail; t != nil {
+		*t = walk.Trail{Base: sr.path[:j], Event: sr.path[j].Event}
+	}
 }
 
 // probe says whether the state after step i recovers, by a probe: a small

@@ -241,7 +241,9 @@ func bfs(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test, ev *Evi
 				tape = tape[:0]
 				for more := true; more; {
 					if t.Trail != nil {
-						t.Trail.Path, t.Trail.Event = base, event
+						// The path is all there is to the step: no walk to
+						// walk again by its seed.
+						*t.Trail = walk.Trail{Base: t.Trail.Base, Path: base, Event: event, Steps: len(base)}
 					}
 					n, err := w.Apply(e.state, event, tape)
 					ev.Steps++

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -28,9 +29,24 @@ type World struct {
 	// Guard, when set, is told when a handler starts and ends, so a watchdog
 	// can tell a handler that never returns.
 	Guard *Guard
+	// Recheck, when positive, runs the first recheckFirst steps that Apply
+	// is asked for, then one in Recheck, a second time on the same state
+	// with the same choices, and compares what the two runs did. A handler
+	// that is not a function of its node state and its input (map
+	// iteration, time, rand, goroutines, shared memory) then fails its step
+	// with a *NondeterminismError that names it, rather than leaving traces
+	// that do not replay and results that change from run to run. 1 checks
+	// every step; 0 (the default) none.
+	Recheck int
 
 	h       Hasher
+	applies uint64 // Apply calls so far, for Recheck
+	again   struct {
+		choices, bounds []int
+		sent            []Envelope
+	}
 	ctx     nodeCtx
+	from    *State // the state Apply was given, for Current
 	tape    []int
 	last    StepInfo
 	tapeErr error
@@ -195,7 +211,125 @@ func (w *World) firstPending(s *State, c int) bool {
 // *HandlerPanic if a handler panicked (a finding), a *TypeError if a state
 // or message cannot be hashed, or a tape error when Strict is set.
 func (w *World) Apply(s *State, ev Event, tape []int) (*State, error) {
+	n, err := w.apply(s, ev, tape)
+	if err != nil || w.Recheck <= 0 {
+		return n, err
+	}
+	w.applies++
+	if w.Recheck > 1 && w.applies > recheckFirst && w.applies%uint64(w.Recheck) != 0 {
+		return n, nil
+	}
+	return w.recheck(s, ev, n)
+}
+
+// recheckFirst is how many steps a world with Recheck set checks before it
+// samples: a small system is checked throughout.
+const recheckFirst = 256
+
+// recheck applies ev to s again, with the choices the first run (which
+// made first) took, and says where the two runs differ. The second run's
+// state and Last are the step's.
+func (w *World) recheck(s *State, ev Event, first *State) (*State, error) {
+	a := &w.again
+	a.choices = append(a.choices[:0], w.last.Choices...)
+	a.bounds = append(a.bounds[:0], w.last.Bounds...)
+	a.sent = append(a.sent[:0], w.last.Sent...)
+	strict := w.Strict
+	w.Strict = true
+	second, err := w.apply(s, ev, a.choices)
+	w.Strict = strict
+	defer clear(a.sent) // do not keep the messages alive
+	differ := func(node NodeID, what string) error {
+		return &NondeterminismError{Event: ev, Text: w.Describe(s, ev), Node: node, Handler: HandlerOf(ev, node), What: what}
+	}
+	if err != nil {
+		var hp *HandlerPanic
+		if errors.As(err, &hp) {
+			return nil, differ(hp.Node, fmt.Sprintf("panicked when run again (%v)", hp.Value))
+		}
+		return nil, differ(ev.Node, fmt.Sprintf("failed when run again (%v)", err))
+	}
+	if !slices.Equal(a.bounds, w.last.Bounds) {
+		return nil, differ(ev.Node, "made other choices when run again")
+	}
+	sent := w.last.Sent
+	for i := range max(len(sent), len(a.sent)) {
+		if i >= len(sent) || i >= len(a.sent) || sent[i].From != a.sent[i].From || sent[i].To != a.sent[i].To || sent[i].FP != a.sent[i].FP {
+			from := ev.Node
+			if i < len(sent) {
+				from = sent[i].From
+			} else if i < len(a.sent) {
+				from = a.sent[i].From
+			}
+			return nil, differ(from, "sent other messages when run again")
+		}
+	}
+	for i := range second.nodes {
+		if second.nodes[i].fp != first.nodes[i].fp {
+			return nil, differ(NodeID(i), "left its node in another state when run again")
+		}
+	}
+	if second.fp != first.fp {
+		return nil, differ(ev.Node, "had other effects when run again")
+	}
+	return second, nil
+}
+
+// A NondeterminismError is a handler that did something else when run
+// again on the same input: its step cannot be replayed, so neither can
+// the traces through it. Step and Text are set where the path is known.
+type NondeterminismError struct {
+	Step    int    // 1-based step of the path (0: not known)
+	Event   Event  // the step's event
+	Text    string // the event in words, when known
+	Node    NodeID // the node whose handler differed
+	Handler string // Init, Receive, Timer, App or Error
+	What    string // what differed, "sent other messages when run again"
+}
+
+func (e *NondeterminismError) Error() string {
+	where := fmt.Sprintf("on %v", e.Event)
+	if e.Text != "" {
+		where = "on " + e.Text
+	}
+	if e.Step > 0 {
+		where = fmt.Sprintf("at step %d (%s)", e.Step, strings.TrimPrefix(where, "on "))
+	}
+	return fmt.Sprintf("the handler is not deterministic (map iteration, time, rand, goroutines, shared memory?): node %d's %s, %s, %s",
+		e.Node, e.Handler, where, e.What)
+}
+
+// HandlerOf names the handler of node that ev runs: Init, Receive,
+// Timer, App or Error.
+func HandlerOf(ev Event, node NodeID) string {
+	switch ev.Kind {
+	case Deliver:
+		return handlerNames[receiveH]
+	case Timer:
+		return handlerNames[timerH]
+	case App:
+		return handlerNames[appH]
+	case Reset:
+		if node == ev.Node {
+			return handlerNames[initH]
+		}
+	}
+	return handlerNames[errorH]
+}
+
+// Current returns the step under way, the choices it has made so far, and
+// the state Apply was given (nil under Step, which changes its state in
+// place). It is for a watchdog, while Guard.Hold keeps the world's
+// goroutine in a handler: the step may then be run again exactly as far as
+// it got.
+func (w *World) Current() (ev Event, choices []int, from *State) {
+	return w.last.Event, slices.Clone(w.last.Choices), w.from
+}
+
+// apply is Apply without the recheck.
+func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	w.begin(ev, tape)
+	w.from = s
 	n := newState(len(s.nodes))
 	copy(n.nodes, s.nodes)
 	n.net, n.conns, n.calls, n.used = s.net, s.conns, s.calls, s.used
@@ -266,7 +400,9 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 			n.used.Drops++
 			break
 		}
-		err = w.invoke(n, ev.Node, receiveH, ev.Peer, msg, "", nil)
+		// The handler gets a copy: a message it keeps and changes later
+		// must not change the one in flight, which other states share.
+		err = w.invoke(n, ev.Node, receiveH, ev.Peer, Copy(msg), "", nil)
 	case Timer:
 		ts := n.nodes[ev.Node].timers
 		j, ok := slices.BinarySearch(ts, ev.Timer)
@@ -338,6 +474,7 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 
 func (w *World) begin(ev Event, tape []int) {
 	w.tape = tape
+	w.from = nil
 	w.tapeErr = nil
 	w.netOwn = false
 	clear(w.touched)
@@ -645,10 +782,42 @@ func (e *StepError) Unwrap() error { return e.Err }
 
 // A Guard tells a watchdog when handlers start and end. Its counter is odd
 // while a handler runs.
-type Guard struct{ seq atomic.Uint64 }
+type Guard struct {
+	seq  atomic.Uint64
+	held atomic.Bool
+	mu   sync.Mutex // held by Hold
+}
 
 func (g *Guard) enter() { g.seq.Add(1) }
-func (g *Guard) exit()  { g.seq.Add(1) }
+
+func (g *Guard) exit() {
+	g.seq.Add(1)
+	if g.held.Load() {
+		// A watchdog is reading what this goroutine wrote before the
+		// handler: wait until it is done.
+		g.mu.Lock()
+		g.mu.Unlock() //nolint:staticcheck // an empty critical section: a wait
+	}
+}
+
+// Hold runs f while the handler that token (from Stuck) names cannot
+// return, so that f may read what the world's goroutine wrote before it
+// called the handler (the path it is exploring), and reports whether f
+// ran: false when that handler has returned already. f must not wait for
+// the world's goroutine.
+func (g *Guard) Hold(token uint64, f func()) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.held.Store(true)
+	defer g.held.Store(false)
+	// exit adds to seq, then loads held; this stores held, then loads seq:
+	// either exit sees held and waits, or this sees the handler returned.
+	if g.seq.Load() != token {
+		return false
+	}
+	f()
+	return true
+}
 
 // Stuck reports whether a handler has been running since the last call that
 // returned the same token. Call it every tick; it returns the new token.

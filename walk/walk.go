@@ -110,6 +110,8 @@ type Walker struct {
 	live    func(*sim.State) bool
 	chooser Chooser
 	rng     *rand.Rand
+	seed    uint64
+	fresh   bool // no walk since the last Reseed
 	buf     []sim.Event
 	// Steps counts the simulator steps of every walk so far.
 	Steps int64
@@ -132,10 +134,18 @@ type Walker struct {
 
 // A Trail says where a walk is: Base is the path to the walk's start (set
 // by the caller), Path the walk's steps so far, Event the one under way.
+// A walk that does not record leaves Path empty; Start, Seed and Steps
+// then say how to walk the same way again, when Seeded says the walk
+// began right after a Reseed.
 type Trail struct {
 	Base  sim.Path
 	Path  sim.Path
 	Event sim.Event
+
+	Start  *sim.State
+	Seed   uint64
+	Seeded bool
+	Steps  int // steps done before Event
 }
 
 // New returns a walker. live says whether a state is live; chooser picks
@@ -149,6 +159,7 @@ func New(w *sim.World, live func(*sim.State) bool, chooser Chooser, seed uint64)
 // Reseed restarts the walker's generator from seed.
 func (wk *Walker) Reseed(seed uint64) {
 	wk.rng = rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	wk.seed, wk.fresh = seed, true
 	rng := wk.rng
 	wk.w.Chooser = func(n int) int { return rng.IntN(n) }
 }
@@ -185,6 +196,10 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Re
 		res.Path = wk.path[:0]
 		defer func() { wk.path = res.Path }()
 	}
+	if t := wk.Trail; t != nil {
+		t.Start, t.Seed, t.Seeded, t.Steps, t.Path = s, wk.seed, wk.fresh, 0, nil
+	}
+	wk.fresh = false
 	// A property that panics ends the walk: the error, with the path so
 	// far (the state it was evaluated on is its end).
 	defer func() {
@@ -221,7 +236,7 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Re
 		}
 		ev := wk.buf[wk.chooser.Choose(wk.buf, wk.rng)]
 		if t := wk.Trail; t != nil {
-			t.Path, t.Event = res.Path, ev
+			t.Path, t.Event, t.Steps = res.Path, ev, res.Steps
 		}
 		err := w.Step(cur, ev, nil)
 		wk.Steps++

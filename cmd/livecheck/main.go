@@ -337,7 +337,7 @@ func systemFirst(args []string) (*livecheck.System, []string, error) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return nil, args, nil
 	}
-	sys, err := systems.Lookup(args[0])
+	sys, err := lookup(args[0])
 	return sys, args[1:], err
 }
 
@@ -571,6 +571,9 @@ func onInterrupt() (interrupted func() bool, stop func()) {
 		close(sigs)
 	}
 }
+
+// lookup finds a system by name; tests add systems of their own.
+var lookup = systems.Lookup
 
 func exitCode(v livecheck.Verdict) int {
 	switch v {
@@ -918,7 +921,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "replay", "%v", err)
 	}
-	sys, err := systems.Lookup(t.System)
+	sys, err := lookup(t.System)
 	if err != nil {
 		return usageErr(stderr, "replay", "%s: %v", file, err)
 	}

@@ -1,0 +1,322 @@
+package livecheck
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/livecheck/livecheck/search"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/walk"
+)
+
+// A handler that runs past --handler-timeout is not reported as it is: a
+// GC pause or a busy machine can hold a handler of microseconds for that
+// long. The step is run again from the initial state, alone, with a far
+// longer allowance (ConfirmAllowance), and only a step that hangs again
+// is reported, with the trace of that second run, which thereby replays.
+// A step that returns the second time was slow, not stuck: the check waits
+// for it and goes on.
+
+// ConfirmAllowance is how long a handler that ran past timeout may run
+// when it is run again before its hang counts as confirmed: 30 times the
+// timeout, and at least 10 seconds. A handler held up by the machine (a GC
+// pause, another process on its core: tens of milliseconds, a second at
+// worst) is very unlikely to be held up 30 times as long again, and the
+// allowance costs time only once per check, at the hang it confirms.
+func ConfirmAllowance(timeout time.Duration) time.Duration {
+	return max(30*timeout, 10*time.Second)
+}
+
+// A hang is where a handler ran past the timeout, read while it ran:
+// enough to run the same step again.
+type hang struct {
+	init    bool     // in an Init handler, before the first step
+	path    sim.Path // from the initial state to the stuck step, without it
+	event   sim.Event
+	choices []int // the choices the stuck step had made
+	// walk, when set, is a walk that did not record its path: path ends
+	// where it started, and walking walk.Steps steps again from walk.Start
+	// with its seed gives the rest.
+	walk *walk.Trail
+	// local, when set, is the state a step of local mode started from:
+	// local mode has no path from the initial state.
+	local  *sim.State
+	during string // ", during a random walk", or ""
+
+	// Set when the hang is confirmed: the path of the run that hung again
+	// (its last step the stuck one) and that run's steps in words.
+	confirmed sim.Path
+	steps     []ReplayStep
+	text      string // the stuck event in words
+}
+
+// A watchdog watches the handlers of every world a check runs (the main
+// one and the walk workers').
+type watchdog struct {
+	mu      sync.Mutex
+	watched []watched
+}
+
+type watched struct {
+	g *sim.Guard
+	// where says where the world's goroutine is; it is called while that
+	// goroutine is held in the handler (Guard.Hold).
+	where func() hang
+}
+
+// add registers a world's guard, with how to say where its goroutine is.
+func (wd *watchdog) add(where func() hang) *sim.Guard {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	g := &sim.Guard{}
+	wd.watched = append(wd.watched, watched{g, where})
+	return g
+}
+
+// run runs f on its own goroutine and watches the handlers. A handler
+// that runs past timeout is handed to confirm (where and how far it got),
+// which says whether it hangs when run again; run then returns it, and
+// f's goroutines are left behind, blocked in the user's handler. With no
+// confirm every such handler is returned. A handler confirm clears is
+// waited for up to allow in all; past that, it did not return in the
+// check but did when run again, and run returns a NondeterminismError.
+func (wd *watchdog) run(timeout, allow time.Duration, confirm func(*hang) (bool, error), f func() error) (*hang, error) {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	tick := time.NewTicker(max(timeout/4, time.Microsecond))
+	defer tick.Stop()
+	type watch struct {
+		tok     uint64
+		since   time.Time
+		cleared *hang // the hang confirm cleared, while it is the same
+	}
+	var ws []watch
+	for {
+		select {
+		case err := <-done:
+			return nil, err
+		case <-tick.C:
+		}
+		wd.mu.Lock()
+		watched := wd.watched
+		wd.mu.Unlock()
+		for i, e := range watched {
+			if i == len(ws) {
+				ws = append(ws, watch{since: time.Now()})
+			}
+			wi := &ws[i]
+			tok, same := e.g.Stuck(wi.tok)
+			if !same {
+				*wi = watch{tok: tok, since: time.Now()}
+				continue
+			}
+			ran := time.Since(wi.since)
+			if h := wi.cleared; h != nil {
+				if ran < allow {
+					continue
+				}
+				return nil, &sim.NondeterminismError{Step: len(h.path) + 1, Event: h.event, Text: h.text, Node: h.event.Node,
+					Handler: sim.HandlerOf(h.event, h.event.Node),
+					What:    fmt.Sprintf("ran for more than %v in the check but returned when run again", allow)}
+			}
+			if ran < timeout {
+				continue
+			}
+			var h hang
+			if !e.g.Hold(tok, func() { h = e.where() }) {
+				continue // it has just returned
+			}
+			if confirm == nil {
+				return &h, nil
+			}
+			hung, err := confirm(&h)
+			if err != nil || hung {
+				return &h, err
+			}
+			wi.cleared = &h
+		}
+	}
+}
+
+// guarded runs f on its own goroutine with a watchdog on w's handlers:
+// where says where f is. It returns the hang when a handler ran longer
+// than timeout; f's goroutine is then left behind, blocked in the user's
+// handler.
+func guarded(w *sim.World, timeout time.Duration, where func() hang, f func() error) (*hang, error) {
+	var wd watchdog
+	w.Guard = wd.add(where)
+	defer func() { w.Guard = nil }()
+	return wd.run(timeout, 0, nil, f)
+}
+
+// The phases of the main world, for where.
+const (
+	phaseInit   = iota // Init handlers
+	phasePath          // c.along, a path from the initial state
+	phaseSearch        // the exhaustive search: its trail
+	phaseWalk          // walks and critical searches: c.walkTrail
+	phaseLocal         // local mode
+)
+
+// where says where the main world's goroutine is; see watchdog.
+func (c *checker) where(trail *search.Trail) hang {
+	ev, choices, from := c.w.Current()
+	switch c.phase {
+	case phaseInit:
+		return hang{init: true}
+	case phasePath:
+		return hang{path: c.along[:c.alongAt].Clone(), event: ev, choices: choices}
+	case phaseWalk:
+		return c.walkHang(&c.walkTrail, ev, choices)
+	case phaseLocal:
+		return hang{local: from, event: ev, choices: choices}
+	}
+	return hang{path: c.full(trail.Path.Clone()), event: ev, choices: choices}
+}
+
+// walkHang says where a walk is, from its trail.
+func (c *checker) walkHang(t *walk.Trail, ev sim.Event, choices []int) hang {
+	h := hang{path: c.full(append(t.Base.Clone(), t.Path...)), event: ev, choices: choices, during: ", during a random walk"}
+	if t.Steps > len(t.Path) {
+		cp := *t
+		cp.Base, cp.Path = nil, nil
+		h.walk = &cp
+	}
+	return h
+}
+
+// confirm runs the step h again, from the initial state in a fresh world,
+// allowing each handler allow, and says whether it hangs again; it then
+// fills in h's confirmed path. A path that does not replay is an error,
+// in words.
+func (c *checker) confirm(sys *System, h *hang, allow time.Duration) (bool, error) {
+	if h.local != nil {
+		return c.confirmLocal(h, allow)
+	}
+	p := h.path
+	if t := h.walk; t != nil {
+		if !t.Seeded {
+			return false, nil // cannot walk the same way: wait for it
+		}
+		rest, err := c.rewalk(t, allow)
+		if err != nil || rest == nil {
+			return false, err
+		}
+		p = append(p.Clone(), rest...)
+	}
+	if !h.init {
+		p = append(p.Clone(), sim.Step{Event: h.event, Choices: h.choices})
+	}
+	rep, err := Replay(sys, c.res.Config, p, allow)
+	if err != nil {
+		return false, c.noReplay(err)
+	}
+	if n := len(p); n > 0 && len(rep.Steps) >= n {
+		h.text = rep.Steps[n-1].Text
+	}
+	if rep.Property != DivergenceProperty {
+		return false, nil
+	}
+	h.steps = rep.Steps
+	if n := len(rep.Steps); n > 0 {
+		// The run hung at its last step: the stuck one, or (a handler that
+		// is not deterministic) one before.
+		h.confirmed = p[:n]
+		h.text = rep.Steps[n-1].Text
+	}
+	return true, nil
+}
+
+// rewalk walks t's walk again, recording its path, up to the step that ran
+// past the timeout. It returns nil when the walk is held up on the way.
+func (c *checker) rewalk(t *walk.Trail, allow time.Duration) (sim.Path, error) {
+	w, err := sim.NewWorld(c.m.Spec)
+	if err != nil {
+		return nil, err
+	}
+	wk := walk.New(w, c.isLive, c.weights, t.Seed)
+	var r *walk.Result
+	h, err := guarded(w, allow, func() hang { return hang{} }, func() error {
+		var err error
+		r, err = wk.Walk(t.Start, t.Steps, false, true)
+		return err
+	})
+	if h != nil || err != nil || len(r.Path) != t.Steps {
+		return nil, err
+	}
+	return r.Path, nil
+}
+
+// confirmLocal runs a step of local mode again on the node state it
+// started from, in a fresh world.
+func (c *checker) confirmLocal(h *hang, allow time.Duration) (bool, error) {
+	w, err := sim.NewWorld(c.m.Spec)
+	if err != nil {
+		return false, err
+	}
+	stuck, err := guarded(w, allow, func() hang { return hang{} }, func() error {
+		_, err := w.Apply(h.local, h.event, h.choices)
+		return err
+	})
+	if stuck == nil {
+		return false, nil // returned, or failed: either way not a hang
+	}
+	h.text = c.w.Describe(h.local, h.event)
+	return true, err
+}
+
+// hangResult reports a confirmed hang.
+func (c *checker) hangResult(h *hang, allow time.Duration) *Result {
+	res := c.res
+	timeout := c.opts.HandlerTimeout
+	if h.local != nil {
+		// Local mode has no run from the initial state to the node state
+		// the handler hung in: it may not be reachable.
+		res.Verdict, res.Property, res.Path = Inconclusive, DivergenceProperty, nil
+		res.Message = fmt.Sprintf("a handler did not return within %v on %s, nor within %v when run again, in a node state local mode reached; local mode cannot tell whether a real run reaches it (run --mode global for a trace)",
+			timeout, h.text, allow)
+		return res
+	}
+	res.Verdict, res.Property, res.Critical = LivenessViolation, DivergenceProperty, nil
+	res.Path, res.Steps = h.confirmed, h.steps
+	on := "in Init"
+	if len(h.confirmed) > 0 {
+		on = "on " + h.text
+	}
+	res.Message = fmt.Sprintf("a handler did not return within %v %s%s, nor within %v when run again from the initial state",
+		timeout, on, h.during, allow)
+	return res
+}
+
+// noReplay explains a path found by the check that does not replay: a
+// handler is not deterministic.
+func (c *checker) noReplay(err error) error {
+	var nd *sim.NondeterminismError
+	if errors.As(err, &nd) {
+		return nd
+	}
+	var ne *NoReplayError
+	if !errors.As(err, &ne) {
+		return fmt.Errorf("the path found does not replay: %w", err)
+	}
+	// The step is where the replay parted from the check's run; the
+	// handler that did something else ran at it or before it.
+	return &sim.NondeterminismError{Step: ne.Step, Event: ne.Event, Node: ne.Event.Node, Handler: sim.HandlerOf(ne.Event, ne.Event.Node),
+		What: fmt.Sprintf("the path found does not replay from here: %v", ne.Err)}
+}
+
+// notReproduced explains a path that replays, but to something else than
+// the check saw on it.
+func notReproduced(what string, rep *Replayed) error {
+	got := "no violation"
+	switch {
+	case rep.Property != "":
+		got = fmt.Sprintf("%s of %s", rep.Verdict, rep.Property)
+	case rep.Live:
+		got = "a live state"
+	}
+	return fmt.Errorf("%s does not replay: run again from the initial state it gives %s. A handler is not deterministic (map iteration, time, rand, goroutines, shared memory?), or this is a bug in livecheck",
+		what, got)
+}

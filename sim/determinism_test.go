@@ -1,0 +1,167 @@
+package sim_test
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// keeper keeps the slice of the message it gets and changes it: a
+// handler that aliases a received message.
+type keeper struct {
+	Kept []int
+}
+
+type list struct{ V []int }
+
+func (k *keeper) Init(sim.Context) {}
+func (k *keeper) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	k.Kept = msg.(list).V
+	k.Kept[0]++ // writes through to whatever Kept shares memory with
+}
+func (k *keeper) Timer(sim.Context, string)             {}
+func (k *keeper) App(ctx sim.Context, call sim.AppCall) { ctx.Send(1, call.(list)) }
+func (k *keeper) Error(sim.Context, sim.NodeID)         {}
+
+func TestReceiveGetsACopy(t *testing.T) {
+	// Node 1 keeps the message it gets and changes it. The message in
+	// flight in the state before, which other paths deliver, must not
+	// change.
+	w, s := newWorld(t, sim.Spec{Nodes: 2, Calls: []sim.Call{{To: 0, Call: list{V: []int{7}}}},
+		New: func(sim.NodeID) sim.Node { return &keeper{} }})
+	s = apply(t, w, s, sim.Event{Kind: sim.App, Node: 0, Call: 0})
+	before := s.Dump()
+	deliver := sim.Event{Kind: sim.Deliver, Node: 1, Peer: 0, Msg: s.InFlight()[0].FP}
+	s1 := apply(t, w, s, deliver)
+	if after := s.Dump(); after != before {
+		t.Fatalf("the handler changed the state before its step:\n%s\nbecame\n%s", before, after)
+	}
+	if got := s.InFlight()[0].Msg.(list).V[0]; got != 7 {
+		t.Fatalf("the message in flight now holds %d, want 7", got)
+	}
+	if got := s1.Node(1).(*keeper).Kept[0]; got != 8 {
+		t.Fatalf("node 1 kept %d, want 8", got)
+	}
+	// Delivered again from the same state: the same step, the same result.
+	if s2 := apply(t, w, s, deliver); s2.Fingerprint() != s1.Fingerprint() {
+		t.Fatalf("the same delivery from the same state gave another state")
+	}
+}
+
+// fickle is a node whose App handler does something else each run, in one
+// of several ways.
+type fickle struct {
+	N    int
+	kind string `livecheck:"-"`
+}
+
+var fickleCalls atomic.Int64 // shared memory between runs
+
+func (f *fickle) Init(sim.Context)                             {}
+func (f *fickle) Receive(sim.Context, sim.NodeID, sim.Message) {}
+func (f *fickle) Timer(sim.Context, string)                    {}
+func (f *fickle) Error(sim.Context, sim.NodeID)                {}
+func (f *fickle) App(ctx sim.Context, call sim.AppCall) {
+	n := fickleCalls.Add(1)
+	switch f.kind {
+	case "send":
+		ctx.Send(1, note(strings.Repeat("x", int(n))))
+	case "state":
+		f.N = int(n)
+	case "choose":
+		ctx.Choose(int(n) + 1)
+	case "panic":
+		if n%2 == 1 {
+			panic("every other run")
+		}
+	case "timer":
+		if n%2 == 0 {
+			ctx.SetTimer("t")
+		}
+	}
+}
+
+func TestRecheckNamesTheHandler(t *testing.T) {
+	for _, tc := range []struct{ kind, what string }{
+		{"send", "sent other messages when run again"},
+		{"state", "left its node in another state when run again"},
+		{"choose", "made other choices when run again"},
+		{"panic", "panicked when run again (every other run)"},
+		{"timer", "left its node in another state when run again"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			fickleCalls.Store(1) // the first run sees 2, the second 3
+			w, s := newWorld(t, sim.Spec{Nodes: 2, Calls: []sim.Call{{To: 1, Call: note("go")}},
+				New: func(sim.NodeID) sim.Node { return &fickle{kind: tc.kind} }})
+			w.Recheck = 1
+			_, err := w.Apply(s, sim.Event{Kind: sim.App, Node: 1, Call: 0}, nil)
+			var nd *sim.NondeterminismError
+			if !errors.As(err, &nd) {
+				t.Fatalf("Apply: %v, want a NondeterminismError", err)
+			}
+			if nd.Node != 1 || nd.Handler != "App" || nd.What != tc.what {
+				t.Fatalf("node %d's %s %q, want node 1's App %q", nd.Node, nd.Handler, nd.What, tc.what)
+			}
+			want := "the handler is not deterministic (map iteration, time, rand, goroutines, shared memory?): node 1's App, on app \"go\" at 1, " + tc.what
+			if err.Error() != want {
+				t.Fatalf("error\n%s\nwant\n%s", err, want)
+			}
+		})
+	}
+}
+
+func TestRecheckSamples(t *testing.T) {
+	// With Recheck 64 the first 256 steps are run twice, then one in 64:
+	// count the handler's runs.
+	fickleCalls.Store(0)
+	w, s := newWorld(t, sim.Spec{Nodes: 2, Calls: []sim.Call{{To: 1}},
+		New: func(sim.NodeID) sim.Node { return &fickle{kind: "none"} }})
+	w.Recheck = 64
+	for range 1000 {
+		if _, err := w.Apply(s, sim.Event{Kind: sim.App, Node: 1, Call: 0}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 1000 steps, 256 rechecked, then 320, 384, ..., 960: 11 more.
+	if got := fickleCalls.Load(); got != 1000+256+11 {
+		t.Fatalf("%d handler runs, want %d", got, 1000+256+11)
+	}
+}
+
+func TestGuardHold(t *testing.T) {
+	g := &sim.Guard{}
+	entered, release := make(chan uint64), make(chan struct{})
+	var written, read int // written by the world's goroutine, read under Hold
+	w, s := newWorld(t, sim.Spec{Nodes: 1, Calls: []sim.Call{{To: 0}}, New: func(sim.NodeID) sim.Node {
+		return &hookNode{onApp: func() {
+			tok, _ := g.Stuck(0)
+			entered <- tok
+			<-release
+		}}
+	}})
+	w.Guard = g
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		written = 1
+		w.Apply(s, sim.Event{Kind: sim.App, Node: 0, Call: 0}, nil)
+		written = 2 // after the handler: must not race with the read below
+	}()
+	tok := <-entered
+	ran := g.Hold(tok, func() {
+		close(release) // the handler may try to return now; it must wait
+		read = written
+	})
+	wg.Wait()
+	if !ran || read != 1 || written != 2 {
+		t.Fatalf("Hold ran %v, read %d, written %d; want true, 1, 2", ran, read, written)
+	}
+	if g.Hold(tok, func() { t.Fatal("Hold ran f after the handler returned") }) {
+		t.Fatal("Hold says f ran")
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/search"
@@ -301,6 +302,14 @@ func Check(sys *System, opts Options) (*Result, error) {
 	rep, err := Replay(sys, cfg, res.Path, allow)
 	if err != nil {
 		return nil, c.noReplay(err)
+	}
+	if cx := res.Critical; cx != nil {
+		// The search ran the dead test on the path's last state already:
+		// the same test from the same state gives the same evidence.
+		if rep.Final == nil || rep.Final.Fingerprint() != cx.endFP {
+			return nil, fmt.Errorf("internal error: the %s violation found replays to another last state", res.Property)
+		}
+		rep.End = cx.End
 	}
 	if !rep.Reproduces(res.Verdict, res.Property) {
 		return nil, notReproduced(fmt.Sprintf("the %s violation found", res.Property), rep)
@@ -626,7 +635,16 @@ func (r *Result) Trace(describe func(i int) string) *reports.Trace {
 		Steps:    reports.FromPath(r.Path, describe),
 
 		PrefixLength: r.PrefixLen,
+		DeadTest:     r.deadTest(),
 	}
+}
+
+// deadTest is the dead test a liveness violation's trace records.
+func (r *Result) deadTest() *reports.TraceDeadTest {
+	if r.Verdict != LivenessViolation || r.Critical == nil || r.Critical.End == nil {
+		return nil
+	}
+	return r.Critical.EndTest.trace()
 }
 
 // ConfigOf returns the configuration a trace was made with.
@@ -661,12 +679,20 @@ type Replayed struct {
 	Final    *sim.State
 	// Live says every liveness property holds in the final state.
 	Live bool
+	// End is what the dead test saw from the final state (TestEnd).
+	End *critical.Evidence
+
+	w       *sim.World
+	m       *Model
+	timeout time.Duration
 }
 
 // Reproduces says whether the replay shows what a trace records: the same
 // safety violation; for a liveness violation, a path that replays exactly,
-// breaks no safety property and ends where the liveness property does not
-// hold; for a live trace, a path that ends in a live state.
+// breaks no safety property and ends where nothing can happen, or in a
+// state that is not live and that the dead test (TestEnd, run before)
+// found no way back from; for a live trace, a path that ends in a live
+// state.
 func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 	switch verdict {
 	case SafetyViolation, PropertyError:
@@ -675,7 +701,10 @@ func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 		if property == DivergenceProperty || property == search.QuiescentProperty {
 			return rep.Verdict == LivenessViolation && rep.Property == property
 		}
-		return !rep.Live && (rep.Verdict == OK || rep.Property == search.QuiescentProperty)
+		if rep.Verdict == LivenessViolation && rep.Property == search.QuiescentProperty {
+			return true
+		}
+		return rep.Verdict == OK && !rep.Live && rep.End != nil && !rep.End.Live
 	case Live, PrefixResult:
 		return rep.Verdict == OK && rep.Live
 	}
@@ -708,7 +737,7 @@ func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replay
 	// where it first does something else, not steps later where the path
 	// stops replaying.
 	w.Recheck = 1
-	rep := &Replayed{Verdict: OK}
+	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout}
 	cur := ReplayStep{Index: -1} // the step under way (-1: Init)
 	where := func() hang {
 		// The replay is held in a handler: what it wrote is stable.

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/search"
@@ -207,6 +208,12 @@ type Result struct {
 	// PrefixLen is the length of the prefix the check started after;
 	// statistics count steps after it, Path and Critical include it.
 	PrefixLen int
+	// FromBugs are the settings of Config that came from its bugs' needs
+	// (see Bug.Needs), not from the options or the system's defaults.
+	FromBugs []Setting
+	// BugWarnings say where Config cannot show one of its bugs: the
+	// options gave a setting the bug does not show under.
+	BugWarnings []string
 }
 
 // ErrPrefix wraps a prefix that does not replay under the configuration
@@ -246,6 +253,7 @@ func Check(sys *System, opts Options) (*Result, error) {
 	defer c.memoryVerdict()
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
 		WalkDepth: opts.WalkDepth, Walks: opts.Walks, StopAtLive: opts.StopAtLive, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
+	c.res.FromBugs, c.res.BugWarnings = sys.BugSettings(opts.Config)
 	c.weights = &opts.Weights
 	if !opts.WeightsSet {
 		wt := walk.DefaultWeights
@@ -294,6 +302,14 @@ func Check(sys *System, opts Options) (*Result, error) {
 	rep, err := Replay(sys, cfg, res.Path, allow)
 	if err != nil {
 		return nil, c.noReplay(err)
+	}
+	if cx := res.Critical; cx != nil {
+		// The search ran the dead test on the path's last state already:
+		// the same test from the same state gives the same evidence.
+		if rep.Final == nil || rep.Final.Fingerprint() != cx.endFP {
+			return nil, fmt.Errorf("internal error: the %s violation found replays to another last state", res.Property)
+		}
+		rep.End = cx.End
 	}
 	if !rep.Reproduces(res.Verdict, res.Property) {
 		return nil, notReproduced(fmt.Sprintf("the %s violation found", res.Property), rep)
@@ -387,7 +403,7 @@ func (c *checker) memoryVerdict() {
 		if c.opts.Mode == "local" {
 			fewer = "or lower --rounds"
 		}
-		res.Message = fmt.Sprintf("the check reached its memory limit (--max-memory %s; it held %s) and stopped; raise the limit, %s",
+		res.Message = fmt.Sprintf("the check reached its memory limit (--max-memory %s; it needed %s) and stopped; raise the limit, %s",
 			FormatBytes(c.mem.limit), FormatBytes(res.PeakMemory), fewer)
 	}
 }
@@ -470,7 +486,7 @@ func (c *checker) run(trail *search.Trail) error {
 func (c *checker) runLocal() error {
 	res := c.res
 	c.phase = phaseLocal
-	lopts := search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.stop}
+	lopts := search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.stop, Fits: c.mem.fits}
 	if c.opts.Progress != nil {
 		lopts.Progress = func(l search.LocalStats) {
 			c.opts.Progress(Progress{Phase: "local", Stats: search.Stats{States: int64(l.TotalNodeStates), Transitions: l.Transitions}})
@@ -619,7 +635,16 @@ func (r *Result) Trace(describe func(i int) string) *reports.Trace {
 		Steps:    reports.FromPath(r.Path, describe),
 
 		PrefixLength: r.PrefixLen,
+		DeadTest:     r.deadTest(),
 	}
+}
+
+// deadTest is the dead test a liveness violation's trace records.
+func (r *Result) deadTest() *reports.TraceDeadTest {
+	if r.Verdict != LivenessViolation || r.Critical == nil || r.Critical.End == nil {
+		return nil
+	}
+	return r.Critical.EndTest.trace()
 }
 
 // ConfigOf returns the configuration a trace was made with.
@@ -654,12 +679,20 @@ type Replayed struct {
 	Final    *sim.State
 	// Live says every liveness property holds in the final state.
 	Live bool
+	// End is what the dead test saw from the final state (TestEnd).
+	End *critical.Evidence
+
+	w       *sim.World
+	m       *Model
+	timeout time.Duration
 }
 
 // Reproduces says whether the replay shows what a trace records: the same
 // safety violation; for a liveness violation, a path that replays exactly,
-// breaks no safety property and ends where the liveness property does not
-// hold; for a live trace, a path that ends in a live state.
+// breaks no safety property and ends where nothing can happen, or in a
+// state that is not live and that the dead test (TestEnd, run before)
+// found no way back from; for a live trace, a path that ends in a live
+// state.
 func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 	switch verdict {
 	case SafetyViolation, PropertyError:
@@ -668,7 +701,10 @@ func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 		if property == DivergenceProperty || property == search.QuiescentProperty {
 			return rep.Verdict == LivenessViolation && rep.Property == property
 		}
-		return !rep.Live && (rep.Verdict == OK || rep.Property == search.QuiescentProperty)
+		if rep.Verdict == LivenessViolation && rep.Property == search.QuiescentProperty {
+			return true
+		}
+		return rep.Verdict == OK && !rep.Live && rep.End != nil && !rep.End.Live
 	case Live, PrefixResult:
 		return rep.Verdict == OK && rep.Live
 	}
@@ -701,7 +737,7 @@ func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replay
 	// where it first does something else, not steps later where the path
 	// stops replaying.
 	w.Recheck = 1
-	rep := &Replayed{Verdict: OK}
+	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout}
 	cur := ReplayStep{Index: -1} // the step under way (-1: Init)
 	where := func() hang {
 		// The replay is held in a handler: what it wrote is stable.

@@ -379,7 +379,7 @@ func panicky(which string) *livecheck.System {
 // A property that panics is a property error, not a violation of it: the
 // check names the property and the panic, with the path to the state it
 // failed on, which replays to the same error; found by the search (depth
-// 6) and by the walks (depth 1). (Before, a panicking liveness property
+// 6), by the walks (depth 1) and by local mode. (Before, a panicking liveness property
 // counted as "not live", and one of safety as violated.)
 func TestPropertyPanics(t *testing.T) {
 	for _, tc := range []struct {
@@ -388,6 +388,7 @@ func TestPropertyPanics(t *testing.T) {
 	}{
 		{"safety", "no-b-after-a", "global", 6},
 		{"safety", "no-b-after-a", "global", 1},
+		{"safety", "no-b-after-a", "local", 6},
 		{"liveness", "ticks-end", "global", 6},
 		{"liveness", "ticks-end", "global", 1},
 	} {
@@ -412,6 +413,63 @@ func TestPropertyPanics(t *testing.T) {
 		}
 		if last := res.Path[len(res.Path)-1].Event; last.Kind != want.Kind || last.Node != want.Node {
 			t.Fatalf("%+v: the path ends with %v", tc, last)
+		}
+	}
+}
+
+// aheadSystem is counter's "stuck" mode with one more safety property:
+// node 1 must not have heard 2 while count 3 is still on its way. Every
+// path to a live state (node 1 hears 1, 2, 3 in order) passes such a
+// state; the dead paths (count 3 lost by arriving early) never do.
+func aheadSystem() *livecheck.System {
+	sys := counterSystem("stuck")
+	build := sys.Build
+	sys.Build = func(cfg livecheck.Config) (*livecheck.Model, error) {
+		m, err := build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		m.Properties = append(m.Properties, properties.Always("not-ahead", "node 1 has not heard 2 while 3 is in flight", func(s *sim.State) error {
+			if properties.Node[*counter](s, 1).Heard != 2 {
+				return nil
+			}
+			for _, e := range s.InFlight() {
+				if c, ok := e.Msg.(count); ok && c.N == 3 {
+					return fmt.Errorf("heard 2 with count 3 in flight")
+				}
+			}
+			return nil
+		}))
+		return m, nil
+	}
+	return sys
+}
+
+func TestCriticalSearchChecksSafety(t *testing.T) {
+	// The search stops short of the unsafe states (5 steps away). In these
+	// two cases the first periphery walk goes dead (count 3 arrives early)
+	// and the critical search's probes from the path's early steps find a
+	// way to a live state, through an unsafe state: that is the finding.
+	// (Before, the probes ignored safety, and the check ended in "internal
+	// error: the nearest live path does not replay to a live state".)
+	sys := aheadSystem()
+	for _, tc := range []struct {
+		depth int
+		seed  int64
+	}{{1, 1}, {3, 6}} {
+		res, err := livecheck.Check(sys, livecheck.Options{Depth: tc.depth, Seed: tc.seed})
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		if res.Verdict != livecheck.SafetyViolation || res.Property != "not-ahead" || res.Message != "heard 2 with count 3 in flight" {
+			t.Fatalf("%+v: %s of %q (%s), want a safety violation of not-ahead", tc, res.Verdict, res.Property, res.Message)
+		}
+		if res.Live.Suspects == 0 {
+			t.Fatalf("%+v: %d walks, no suspect: the finding did not come from the critical search", tc, res.Live.Walks)
+		}
+		rep, err := livecheck.Replay(sys, res.Config, res.Path, 0)
+		if err != nil || !rep.Reproduces(livecheck.SafetyViolation, "not-ahead") || len(rep.Steps) != len(res.Path) {
+			t.Fatalf("%+v: replay: %+v, %v", tc, rep, err)
 		}
 	}
 }

@@ -36,7 +36,16 @@ type Critical struct {
 	LiveEventText            string // the live path's event at the parting step
 	// Dinit is the first step after which the dead path is never live.
 	Dinit int
-	// Probes and ProbeSteps count the search's Recovers calls and steps.
+	// Dead is the evidence that the state after Step is dead, Alive how
+	// the state after LiveStep recovers (an empty Alive.Path: it is live
+	// itself), End the evidence that the path's last state is dead, by
+	// EndTest, which replay runs again. Overturned counts steps the
+	// cheaper probes called dead and the dead test showed to recover.
+	Dead, Alive, End *critical.Evidence
+	EndTest          DeadTest
+	Overturned       int
+	// Probes and ProbeSteps count the search's probes and dead tests, and
+	// their steps.
 	Probes     int
 	ProbeSteps int64
 	// WalkDepth is the walk depth that settled it; Tried lists the depths
@@ -45,6 +54,7 @@ type Critical struct {
 	Tried     []string
 
 	liveSteps []ReplayStep
+	endFP     uint64 // the fingerprint of the path's last state
 }
 
 // LiveStats describe the liveness phase.
@@ -93,13 +103,15 @@ func (c *checker) liveness(quiescent sim.Path) error {
 				Chooser: c.weights,
 				Seed:    walk.Seed(uint64(opts.Seed), uint64(idx), uint64(attempt)+1000),
 				Trail:   &c.walkTrail,
+				Safety:  c.safety,
+				Dead:    c.endTest(depth).test(c.weights),
 			})
 			c.res.Live.Critical += time.Since(ct)
 			if err != nil {
 				return false, c.walkError(err, p)
 			}
 			if cr.Case == critical.C1 {
-				c.report(p, cr, depth, tried)
+				c.report(p, cr, c.endTest(depth), tried)
 				return true, nil
 			}
 			tried = append(tried, fmt.Sprintf("walk depth %d: %s", depth, cr.Why))
@@ -184,9 +196,23 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	return nil
 }
 
-// walkError turns a handler or property panic during a walk into a
+// walkError turns a handler or property panic during a walk, or what a
+// probe of the critical search ran into (with its own path), into a
 // finding; other errors are failures.
 func (c *checker) walkError(err error, p sim.Path) error {
+	var f *critical.Finding
+	if errors.As(err, &f) {
+		switch {
+		case f.PropertyError != nil:
+			c.res.Verdict, c.res.Property = PropertyError, f.PropertyError.Property
+		case f.Panic != nil:
+			c.res.Verdict, c.res.Property = SafetyViolation, search.PanicProperty
+		default:
+			c.res.Verdict, c.res.Property = SafetyViolation, f.Property
+		}
+		c.res.Message, c.res.Path = f.Message, c.full(f.Path)
+		return nil
+	}
 	if hp := asPanic(err); hp != nil {
 		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, search.PanicProperty, hp.Error(), c.full(p)
 		return nil
@@ -202,7 +228,7 @@ func (c *checker) walkError(err error, p sim.Path) error {
 // report records a liveness violation with its critical transition. p
 // and cr count from the check's start; the result counts from the initial
 // state, prefix included.
-func (c *checker) report(p sim.Path, cr *critical.Result, depth int, tried []string) {
+func (c *checker) report(p sim.Path, cr *critical.Result, dt DeadTest, tried []string) {
 	r := c.res
 	r.Verdict = LivenessViolation
 	r.Path = c.full(p)
@@ -211,7 +237,11 @@ func (c *checker) report(p sim.Path, cr *critical.Result, depth int, tried []str
 	cx := &Critical{
 		Case: cr.Case, Step: cr.Step + k, Event: cr.Event, LiveStep: cr.LiveStep + k,
 		LivePath: c.full(cr.LivePath), Dinit: cr.Dinit + k, Probes: cr.Probes, ProbeSteps: cr.Steps,
-		WalkDepth: depth, Tried: tried,
+		WalkDepth: dt.WalkDepth, Tried: tried,
+		Dead: cr.Dead, Alive: cr.Alive, End: cr.End, EndTest: dt, Overturned: cr.Overturned,
+	}
+	if end, _ := c.stateAfter(p, len(p)); end != nil {
+		cx.endFP = end.Fingerprint()
 	}
 	before, _ := c.stateAfter(p, cr.Step-1)
 	after, _ := c.stateAfter(p, cr.Step)
@@ -229,9 +259,13 @@ func (c *checker) report(p sim.Path, cr *critical.Result, depth int, tried []str
 	r.Message = fmt.Sprintf("%s can never hold again after step %d of %d (%s)", r.Property, cx.Step, len(r.Path), cx.EventText)
 }
 
-func (c *checker) liveName() string {
+func (c *checker) liveName() string { return liveNames(c.m) }
+
+// liveNames names the liveness properties of m, as a liveness violation
+// does: every one of them must hold in a live state.
+func liveNames(m *Model) string {
 	var names []string
-	for _, p := range c.m.Properties {
+	for _, p := range m.Properties {
 		if p.Kind == properties.Liveness {
 			names = append(names, p.Name)
 		}

@@ -2,8 +2,10 @@ package livecheck
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/livecheck/livecheck/properties"
@@ -49,6 +51,207 @@ type Bug struct {
 	Doc  string
 	// Arg names the bug's value in docs ("K"); empty for a bug without one.
 	Arg string
+	// Needs is the smallest configuration that shows the bug: a check with
+	// the bug takes it for every setting the user did not give, before the
+	// system's defaults.
+	Needs Needs
+	// NeedsArg, when set, gives the needs of a bug with an Arg for the
+	// value given (Needs when the value is not valid), and NeedsDoc says
+	// them in words for `livecheck list` ("--nodes 2K --proposers 2").
+	NeedsArg func(arg string) Needs
+	NeedsDoc string
+}
+
+// Needs is a configuration a bug needs to show: nodes, parameters and
+// failures, never how hard to search. A zero field needs nothing.
+type Needs struct {
+	// Nodes is the fewest nodes that show the bug.
+	Nodes int
+	// Params are parameter values: a number is the least value that shows
+	// the bug, anything else the one value that does.
+	Params map[string]string
+	// Budget is the fewest failures of each kind that show the bug.
+	Budget sim.Budget
+}
+
+// A Setting is one setting of a configuration that a bug's needs supplied.
+type Setting struct {
+	Bug string `json:"bug"`
+	// Name is "nodes", a parameter's name, "resets", "drops" or
+	// "socket-errors": the CLI's flag for it.
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+func (s Setting) String() string { return "--" + s.Name + " " + s.Value }
+
+// needs returns the needs of the bug given as NAME or NAME=VALUE.
+func (b *Bug) needs(given string) Needs {
+	if _, arg, ok := strings.Cut(given, "="); ok && b.NeedsArg != nil {
+		return b.NeedsArg(arg)
+	}
+	return b.Needs
+}
+
+// Settings returns a bug's needs as settings, in a fixed order.
+func (n Needs) Settings(bug string) []Setting {
+	var out []Setting
+	if n.Nodes > 0 {
+		out = append(out, Setting{bug, "nodes", strconv.Itoa(n.Nodes)})
+	}
+	for _, k := range slices.Sorted(maps.Keys(n.Params)) {
+		out = append(out, Setting{bug, k, n.Params[k]})
+	}
+	for _, f := range budgetFields(&n.Budget) {
+		if *f.v > 0 {
+			out = append(out, Setting{bug, f.flag, strconv.Itoa(*f.v)})
+		}
+	}
+	return out
+}
+
+type budgetField struct {
+	v          *int
+	flag, word string // the CLI's flag; the failure in words, singular
+}
+
+func budgetFields(b *sim.Budget) []budgetField {
+	return []budgetField{{&b.Resets, "resets", "reset"}, {&b.Drops, "drops", "drop"}, {&b.Errors, "socket-errors", "socket error"}}
+}
+
+// bugNeeds returns the needs of each bug of cfg that the system has, by
+// name in sorted order, and their union: the larger of each number, and
+// for another parameter value the first bug's.
+func (s *System) bugNeeds(cfg Config) (names []string, each []Needs, union Needs) {
+	bugs := slices.Clone(cfg.Bugs)
+	sort.Strings(bugs)
+	union.Params = map[string]string{}
+	for _, b := range slices.Compact(bugs) {
+		name, _, _ := strings.Cut(b, "=")
+		i := slices.IndexFunc(s.Bugs, func(x Bug) bool { return x.Name == name })
+		if i < 0 {
+			continue // Normalize says so
+		}
+		n := s.Bugs[i].needs(b)
+		names, each = append(names, b), append(each, n)
+		union.Nodes = max(union.Nodes, n.Nodes)
+		for k, v := range n.Params {
+			old, ok := union.Params[k]
+			if ge := atLeast(old, v); !ok || ge != nil && !*ge {
+				union.Params[k] = v
+			}
+		}
+		uf, nf := budgetFields(&union.Budget), budgetFields(&n.Budget)
+		for j := range uf {
+			*uf[j].v = max(*uf[j].v, *nf[j].v)
+		}
+	}
+	return names, each, union
+}
+
+// atLeast compares two numeric parameter values: whether got >= want; nil
+// when either is not a number.
+func atLeast(got, want string) *bool {
+	g, err1 := strconv.Atoi(strings.TrimSpace(got))
+	w, err2 := strconv.Atoi(strings.TrimSpace(want))
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	ok := g >= w
+	return &ok
+}
+
+// meets says whether a parameter value got satisfies a need want.
+func meets(got, want string) bool {
+	if ge := atLeast(got, want); ge != nil {
+		return *ge
+	}
+	return got == want
+}
+
+// BugSettings says how cfg (as given, before Normalize) stands with its
+// bugs' needs: the settings that the needs supply because cfg leaves them
+// unset, and a warning for each need that the configuration checked
+// cannot meet, because the user gave another value or two bugs need
+// different ones ("last-promise needs at least 2 proposers; you gave 1").
+func (s *System) BugSettings(cfg Config) (from []Setting, warnings []string) {
+	names, each, _ := s.bugNeeds(cfg)
+	final, err := s.Normalize(cfg)
+	if err != nil {
+		return nil, nil
+	}
+	supplied := map[string]bool{}
+	for i, n := range each {
+		for _, st := range n.Settings(names[i]) {
+			if supplied[st.Name] || !unset(cfg, st.Name) || finalValue(final, st.Name) != st.Value {
+				continue
+			}
+			supplied[st.Name] = true
+			from = append(from, st)
+		}
+	}
+	for i, n := range each {
+		for _, st := range n.Settings(names[i]) {
+			got := finalValue(final, st.Name)
+			if meets(got, st.Value) {
+				continue
+			}
+			gave := "you gave " + got
+			if unset(cfg, st.Name) {
+				gave = "the check uses " + got
+			}
+			warnings = append(warnings, fmt.Sprintf("%s needs %s; %s", st.Bug, needWords(st), gave))
+		}
+	}
+	return from, warnings
+}
+
+// unset says whether cfg leaves the setting named name to the defaults.
+func unset(cfg Config, name string) bool {
+	switch name {
+	case "nodes":
+		return cfg.Nodes == 0
+	case "resets":
+		return cfg.Budget.Resets < 0
+	case "drops":
+		return cfg.Budget.Drops < 0
+	case "socket-errors":
+		return cfg.Budget.Errors < 0
+	}
+	_, ok := cfg.Params[name]
+	return !ok
+}
+
+// finalValue is the value of the setting named name in a normalized cfg.
+func finalValue(cfg Config, name string) string {
+	switch name {
+	case "nodes":
+		return strconv.Itoa(cfg.Nodes)
+	case "resets":
+		return strconv.Itoa(cfg.Budget.Resets)
+	case "drops":
+		return strconv.Itoa(cfg.Budget.Drops)
+	case "socket-errors":
+		return strconv.Itoa(cfg.Budget.Errors)
+	}
+	return cfg.Params[name]
+}
+
+// needWords says a need in words: "at least 2 proposers", "peers=all".
+func needWords(st Setting) string {
+	for _, f := range budgetFields(&sim.Budget{}) {
+		if f.flag == st.Name {
+			word := f.word
+			if st.Value != "1" {
+				word += "s"
+			}
+			return "at least " + st.Value + " " + word
+		}
+	}
+	if atLeast(st.Value, st.Value) != nil {
+		return "at least " + st.Value + " " + st.Name
+	}
+	return st.Name + "=" + st.Value
 }
 
 // A Param is a system's own setting, given as a string.
@@ -119,6 +322,11 @@ func (s *System) BugNames() []string {
 // Normalize fills in the defaults of cfg and checks it against the system.
 // The error says what is wrong and what is valid.
 func (s *System) Normalize(cfg Config) (Config, error) {
+	// A bug's needs come first: the smallest configuration that shows it.
+	_, _, need := s.bugNeeds(cfg)
+	if cfg.Nodes == 0 {
+		cfg.Nodes = need.Nodes
+	}
 	if cfg.Nodes == 0 {
 		cfg.Nodes = s.DefaultNodes
 	}
@@ -154,6 +362,11 @@ func (s *System) Normalize(cfg Config) (Config, error) {
 		cfg.Bugs = []string{}
 	}
 	params := map[string]string{}
+	for k, v := range need.Params {
+		if _, given := cfg.Params[k]; !given {
+			params[k] = v
+		}
+	}
 	for k, v := range cfg.Params {
 		if !slices.ContainsFunc(s.Params, func(p Param) bool { return p.Name == k }) {
 			var valid []string
@@ -176,16 +389,14 @@ func (s *System) Normalize(cfg Config) (Config, error) {
 		params = nil
 	}
 	cfg.Params = params
-	for _, b := range []struct {
-		v   *int
-		def int
-	}{
-		{&cfg.Budget.Resets, s.DefaultBudget.Resets},
-		{&cfg.Budget.Drops, s.DefaultBudget.Drops},
-		{&cfg.Budget.Errors, s.DefaultBudget.Errors},
-	} {
-		if *b.v < 0 {
-			*b.v = b.def
+	def, nf := s.DefaultBudget, budgetFields(&need.Budget)
+	for i, f := range budgetFields(&cfg.Budget) {
+		switch {
+		case *f.v >= 0:
+		case *nf[i].v > 0:
+			*f.v = *nf[i].v
+		default:
+			*f.v = *budgetFields(&def)[i].v
 		}
 	}
 	return cfg, nil

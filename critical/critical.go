@@ -1,18 +1,24 @@
 // Package critical finds the critical transition of a dead path: the one
 // step after which the liveness property can never hold again. It probes
-// the path with random walks (Recovers), first at exponentially growing
-// steps until a probe fails, then by binary search between the last step
-// that recovered and the first that did not. The recovering walk from the
-// last live step is kept: the nearest live path, which shares the longest
-// prefix with the dead one.
+// the path (each probe a small breadth-first search, then random walks),
+// first at exponentially growing steps until a probe fails, then by binary
+// search between the last step that recovered and the first that did not.
+// A dead decision rests on a stronger test (DeadTest: a larger search,
+// then enough walks to bound the recovery rate), run on the path's end and
+// on the step the probes point at; where it finds a way back, the search
+// goes on past that step. The path that recovers from the last live step
+// is kept: the nearest live path, which shares the longest prefix with the
+// dead one.
 //
 // # Usage
 //
 //	res, err := critical.Search(world, start, deadPath, live, critical.Options{Walks: 8, Dmax: 20000})
 //	switch res.Case {
-//	case critical.C1: // res.Step, res.Event: the critical transition
+//	case critical.C1: // res.Step, res.Event: the critical transition; res.Dead, res.Alive: the evidence
 //	case critical.C2: // the walk was too short to tell: raise Dmax
 //	}
+//
+// Recovers runs one test from one state; replay uses it on a trace's end.
 package critical
 
 import (
@@ -35,10 +41,14 @@ type Options struct {
 	// Walks is the number of walks per probe (k, default 8).
 	Walks int
 	// Confirm is the number of further walks that must all fail too before
-	// a probe counts as dead (default 8*Walks). A state from which few
-	// walks recover is not dead: without a confirmation the search would
-	// name a step before the real critical transition.
+	// a probe counts as dead (default none: the dead test confirms the
+	// step the probes point at, and the search goes on past a step it
+	// shows to recover, so probes that fail cheaply cost less than probes
+	// that fail surely).
 	Confirm int
+	// States bounds each probe's breadth-first search, which runs before
+	// its walks (default ProbeStates).
+	States int
 	// Dmax is the total depth budget: a probe at step i walks up to
 	// Dmax - i steps (default: twice the path's length).
 	Dmax int
@@ -47,9 +57,19 @@ type Options struct {
 	// Seed seeds the probes; each probe's walks get their own seeds from
 	// it and the step, so the result does not depend on probe order.
 	Seed uint64
-	// Trail, when set, is kept up to date by the probes' walks (its Base
-	// is the path to the probed step).
+	// Safety, when set, is checked on every state the probes reach: a
+	// violation ends the search with a *Finding.
+	Safety func(*sim.State) (property, message string)
+	// Trail, when set, is kept up to date by the probes (its Base is the
+	// path to the probed step).
 	Trail *walk.Trail
+	// Dead is the test a dead decision rests on: the path's end must pass
+	// it, and so must the state after the critical step, which the
+	// cheaper probes only point at. Zero fields take DeadStates, DeadWalks
+	// and Dmax; Chooser, Safety and Trail are the Options'. Its Seed seeds
+	// the test of the path's end as it is, so that a replay of the path can
+	// run the same test again (DeadTest).
+	Dead Test
 }
 
 // Result is what Search found.
@@ -64,13 +84,23 @@ type Result struct {
 	Event    sim.Event
 	LiveStep int
 	// LivePath is the nearest live path: the dead path's first LiveStep
-	// steps, then a walk that reaches a live state.
+	// steps, then a walk (or the shortest path the probe's search found)
+	// that reaches a live state.
 	LivePath sim.Path
-	// Probes counts Recovers calls; Steps the simulator steps they took.
+	// End is the dead test of the path's last state, Dead that of the
+	// state after Step (the same for a critical last step), and Alive the
+	// probe that showed the state after LiveStep recovers (Alive.Path
+	// empty: that state is live itself).
+	End, Dead, Alive *Evidence
+	// Overturned counts the steps the probes called dead that the dead
+	// test showed to recover.
+	Overturned int
+	// Probes counts probes and dead tests; Steps the simulator steps they
+	// took.
 	Probes int
 	Steps  int64
-	// Why explains a C2 result; Recovered says it is because walks from
-	// the end of the path still recover: the path was not dead at all.
+	// Why explains a C2 result; Recovered says it is because the end of
+	// the path still recovers: the path was not dead at all.
 	Why       string
 	Recovered bool
 }
@@ -78,25 +108,26 @@ type Result struct {
 const checkpointEvery = 256
 
 type searcher struct {
-	w       *sim.World
-	path    sim.Path
-	live    func(*sim.State) bool
-	opts    Options
-	checks  []*sim.State // state after i*checkpointEvery steps
-	walker  *walk.Walker
-	res     *Result
-	recover map[int]sim.Path // recovering walks found, by step
+	w      *sim.World
+	path   sim.Path
+	live   func(*sim.State) bool
+	opts   Options
+	checks []*sim.State // state after i*checkpointEvery steps
+	res    *Result
+	probed map[int]bool      // the probes' answers, by step
+	alive  map[int]*Evidence // how the steps that recover do, by step
 }
 
 // Search finds the critical transition of path p from start, which is
 // suspected dead: it ends in a state that is not live. The error is a
-// path that does not replay or a handler that panicked while probing.
+// path that does not replay, or a *Finding: a safety violation or a
+// handler panic met while probing, with its path from start.
 func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bool, opts Options) (*Result, error) {
 	if opts.Walks <= 0 {
 		opts.Walks = 8
 	}
-	if opts.Confirm <= 0 {
-		opts.Confirm = 8 * opts.Walks
+	if opts.States <= 0 {
+		opts.States = ProbeStates
 	}
 	if opts.Dmax <= 0 {
 		opts.Dmax = 2 * len(p)
@@ -105,9 +136,18 @@ func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bo
 		wt := walk.DefaultWeights
 		opts.Chooser = &wt
 	}
-	sr := &searcher{w: w, path: p, live: live, opts: opts, res: &Result{}, recover: map[int]sim.Path{}}
-	sr.walker = walk.New(w, live, opts.Chooser, opts.Seed)
-	sr.walker.Trail = opts.Trail
+	dt := &opts.Dead
+	if dt.States <= 0 {
+		dt.States = DeadStates
+	}
+	if dt.Walks <= 0 {
+		dt.Walks = DeadWalks
+	}
+	if dt.WalkDepth <= 0 {
+		dt.WalkDepth = opts.Dmax
+	}
+	dt.Chooser, dt.Safety, dt.Trail = opts.Chooser, opts.Safety, opts.Trail
+	sr := &searcher{w: w, path: p, live: live, opts: opts, res: &Result{}, probed: map[int]bool{}, alive: map[int]*Evidence{}}
 
 	// One replay: checkpoints, and the last live step.
 	lastLive := -1
@@ -149,7 +189,7 @@ func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bo
 	dprev := -1
 	if lastLive >= 0 {
 		dprev = lastLive // a live state recovers with no walk at all
-		sr.recover[dprev] = nil
+		sr.alive[dprev] = &Evidence{Live: true}
 	}
 	for {
 		if d > L {
@@ -160,7 +200,7 @@ func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bo
 			res.Why = "probes past half the walk depth would get too short a walk to recover"
 			return res, nil
 		}
-		ok, err := sr.recovers(d)
+		ok, err := sr.probe(d)
 		if err != nil {
 			return nil, err
 		}
@@ -170,33 +210,65 @@ func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bo
 		dprev = d
 		if d == L {
 			res.Case, res.Why, res.Recovered = C2, "walks from the end of the path still recover: it was not dead, only slow", true
+			res.End = sr.alive[L]
+			res.LivePath = append(p.Clone(), res.End.Path...)
 			return res, nil
 		}
 		d = max(1, 2*d)
 	}
-	if dprev < 0 {
-		res.Case, res.Why = C2, "even the start of the path does not recover"
+
+	// The end must be dead by the dead test before any step is blamed.
+	end, err := sr.test(L, dt.Seed)
+	if err != nil {
+		return nil, err
+	}
+	res.End = end
+	if end.Live {
+		res.Case, res.Why, res.Recovered = C2, "the end of the path still recovers: it was not dead, only slow", true
+		res.LivePath = append(p.Clone(), end.Path...)
 		return res, nil
 	}
 
-	// Binary phase: dprev recovers, d does not.
+	// Binary phase: dprev recovers, d does not, by the probes. The dead
+	// test then confirms d, or shows it recovers after all and the search
+	// goes on between d and the end of the path, which is dead.
 	lo, hi := dprev, d
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		ok, err := sr.recovers(mid)
-		if err != nil {
-			return nil, err
+	for {
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			ok, err := sr.probe(mid)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				lo = mid
+			} else {
+				hi = mid
+			}
 		}
-		if ok {
-			lo = mid
-		} else {
-			hi = mid
+		ev := end
+		if hi < L {
+			if ev, err = sr.test(hi, walk.Seed(dt.Seed, uint64(hi)+1)); err != nil {
+				return nil, err
+			}
 		}
+		if !ev.Live {
+			res.Dead = ev
+			break
+		}
+		res.Overturned++
+		sr.probed[hi], sr.alive[hi] = true, ev
+		lo, hi = hi, L
+	}
+	if lo < 0 {
+		res.Case, res.Why = C2, "even the start of the path does not recover"
+		return res, nil
 	}
 	res.Case = C1
 	res.Step, res.LiveStep = hi, lo
 	res.Event = p[hi-1].Event
-	res.LivePath = append(p[:lo].Clone(), sr.recover[lo]...)
+	res.Alive = sr.alive[lo]
+	res.LivePath = append(p[:lo].Clone(), res.Alive.Path...)
 	return res, nil
 }
 
@@ -225,35 +297,48 @@ func (sr *searcher) along(j int) {
 	}
 }
 
-// recovers runs k walks from step i, each to the total depth Dmax, and
-// says whether any reaches a live state; it keeps that walk. If none
-// does, Confirm more walks must fail as well.
-func (sr *searcher) recovers(i int) (bool, error) {
-	sr.res.Probes++
-	s, err := sr.stateAt(i)
+// probe says whether the state after step i recovers, by a probe: a small
+// search, then Walks+Confirm walks to the total depth Dmax. It is cheap
+// next to the dead test, and only points at the boundary.
+func (sr *searcher) probe(i int) (bool, error) {
+	if ok, done := sr.probed[i]; done {
+		return ok, nil
+	}
+	o := sr.opts
+	ev, err := sr.run(i, Test{States: o.States, Walks: o.Walks + o.Confirm, WalkDepth: o.Dmax - i,
+		Chooser: o.Chooser, Seed: walk.Seed(o.Seed, uint64(i)), Safety: o.Safety, Trail: o.Trail})
 	if err != nil {
 		return false, err
 	}
-	if sr.live(s) {
-		sr.recover[i] = nil
-		return true, nil
+	sr.probed[i] = ev.Live
+	if ev.Live {
+		sr.alive[i] = ev
 	}
-	depth := sr.opts.Dmax - i
-	if t := sr.opts.Trail; t != nil {
-		t.Base = sr.path[:i]
+	return ev.Live, nil
+}
+
+// test runs the dead test from the state after step i.
+func (sr *searcher) test(i int, seed uint64) (*Evidence, error) {
+	t := sr.opts.Dead
+	t.Seed = seed
+	return sr.run(i, t)
+}
+
+func (sr *searcher) run(i int, t Test) (*Evidence, error) {
+	sr.res.Probes++
+	s, err := sr.stateAt(i)
+	if err != nil {
+		return nil, err
 	}
-	for j := 0; j < sr.opts.Walks+sr.opts.Confirm; j++ {
-		sr.walker.Reseed(walk.Seed(sr.opts.Seed, uint64(i), uint64(j)))
-		before := sr.walker.Steps
-		r, err := sr.walker.Walk(s, depth, true, true)
-		sr.res.Steps += sr.walker.Steps - before
-		if err != nil {
-			return false, err
-		}
-		if r.LiveAt >= 0 {
-			sr.recover[i] = r.Path
-			return true, nil
-		}
+	if t.Trail != nil {
+		t.Trail.Base = sr.path[:i]
 	}
-	return false, nil
+	ev, err := Recovers(sr.w, s, sr.live, t)
+	if ev != nil {
+		sr.res.Steps += ev.Steps
+	}
+	if err != nil {
+		return nil, prefixed(err, sr.path[:i])
+	}
+	return ev, nil
 }

@@ -1,10 +1,12 @@
 package critical_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/livecheck/livecheck/critical"
+	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -125,5 +127,138 @@ func TestTooShortIsC2(t *testing.T) {
 	r, err = critical.Search(w, s, p, live, critical.Options{Walks: 4, Dmax: 1000, Seed: 3})
 	if err != nil || r.Case != critical.C2 || r.Why != "walks from the end of the path still recover: it was not dead, only slow" {
 		t.Fatalf("live path: %v %s %q", err, r.Case, r.Why)
+	}
+}
+
+// combo opens when its ten keys are turned in order, k0 to k9 (a wrong
+// key starts over); once its "trip" timer fires, every key starts over.
+// A walk almost never turns ten keys in a row (1 in 11^10), a
+// breadth-first search finds the way in ten steps: only the search tells
+// a state before the trip from one after.
+type combo struct {
+	Next    int
+	Tripped bool
+}
+
+var keys = []string{"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9"}
+
+func (c *combo) Init(ctx sim.Context) {
+	for _, k := range keys {
+		ctx.SetTimer(k)
+	}
+	ctx.SetTimer("trip")
+}
+func (c *combo) Timer(ctx sim.Context, name string) {
+	if name == "trip" {
+		c.Tripped = true
+		return
+	}
+	if !c.Tripped && c.Next < len(keys) && name == keys[c.Next] {
+		c.Next++
+	} else {
+		c.Next = 0
+	}
+	ctx.SetTimer(name)
+}
+func (c *combo) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {}
+func (c *combo) App(ctx sim.Context, call sim.AppCall)                     {}
+func (c *combo) Error(ctx sim.Context, peer sim.NodeID)                    {}
+
+func open(s *sim.State) bool { return s.Node(0).(*combo).Next == len(keys) }
+
+// comboPath: keys k0 k1 k2, then the trip, then 16 wrong keys.
+func comboPath(t *testing.T) (*sim.World, *sim.State, sim.Path) {
+	w, err := sim.NewWorld(sim.Spec{Nodes: 1, New: func(sim.NodeID) sim.Node { return &combo{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := w.Initial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p sim.Path
+	for _, name := range []string{"k0", "k1", "k2", "trip"} {
+		p = append(p, sim.Step{Event: sim.Event{Kind: sim.Timer, Node: 0, Timer: name}})
+	}
+	for range 16 {
+		p = append(p, sim.Step{Event: sim.Event{Kind: sim.Timer, Node: 0, Timer: "k5"}})
+	}
+	return w, s, p
+}
+
+func TestRecoversEvidence(t *testing.T) {
+	w, s, p := comboPath(t)
+	before, err := w.Run(s, p[:3], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Walks alone: none of 300 opens it.
+	ev, err := critical.Recovers(w, before, open, critical.Test{Walks: 300, WalkDepth: 200, Seed: 1})
+	if err != nil || ev.Live || ev.Walks != 300 || ev.SearchStates != 0 {
+		t.Fatalf("walks: %+v %v", ev, err)
+	}
+	// The search finds the 7 keys left; every state within 6 steps was
+	// searched before.
+	ev, err = critical.Recovers(w, before, open, critical.Test{States: 1000, Walks: 300, WalkDepth: 200, Seed: 1})
+	if err != nil || !ev.Live || ev.ByWalk || len(ev.Path) != 7 || ev.SearchDepth != 6 || ev.Walks != 0 {
+		t.Fatalf("search: %+v %v", ev, err)
+	}
+	if end, err := w.Run(before, ev.Path, nil); err != nil || !open(end) {
+		t.Fatalf("the search's path does not open it: %v", err)
+	}
+	// After the trip the search sees every reachable state (the one it
+	// starts in, and the one a key leads to): dead for
+	// certain, no walk needed.
+	after, err := w.Run(before, p[3:4], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err = critical.Recovers(w, after, open, critical.Test{States: 1000, Walks: 300, WalkDepth: 200, Seed: 1})
+	if err != nil || ev.Live || !ev.SearchAll || ev.SearchStates != 2 || ev.Walks != 0 {
+		t.Fatalf("after the trip: %+v %v", ev, err)
+	}
+}
+
+func TestDeadTestOverturnsProbes(t *testing.T) {
+	// Probes that search only one state call every step dead; the dead
+	// test's search shows the steps before the trip recover, and the
+	// search goes on past them to the trip.
+	w, s, p := comboPath(t)
+	r, err := critical.Search(w, s, p, open, critical.Options{Walks: 4, States: 1, Dmax: 400, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Case != critical.C1 || r.Step != 4 || r.Event.Timer != "trip" || r.LiveStep != 3 || r.Overturned == 0 {
+		t.Fatalf("case %s step %d event %v live step %d, %d overturned (%s)", r.Case, r.Step, r.Event, r.LiveStep, r.Overturned, r.Why)
+	}
+	if r.Dead == nil || r.Dead.Live || !r.Dead.SearchAll || r.End == nil || r.End.Live || r.Alive == nil || !r.Alive.Live || len(r.Alive.Path) != 7 {
+		t.Fatalf("evidence: dead %+v end %+v alive %+v", r.Dead, r.End, r.Alive)
+	}
+	w.Strict = true
+	end, err := w.Run(s, r.LivePath, nil)
+	if err != nil || !open(end) {
+		t.Fatalf("live path: %v", err)
+	}
+}
+
+func TestRecoversPropertyPanic(t *testing.T) {
+	// A liveness property that panics where the lock is half open: the
+	// search reports it as a Finding with the path there, not a crash.
+	w, s, p := comboPath(t)
+	before, err := w.Run(s, p[:3], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prop := properties.Eventually("open", "the lock opens", func(s *sim.State) bool {
+		if s.Node(0).(*combo).Next == 5 {
+			panic("half open")
+		}
+		return open(s)
+	})
+	_, err = critical.Recovers(w, before, prop.IsLive, critical.Test{States: 1000, Walks: 10, WalkDepth: 100, Seed: 1})
+	var f *critical.Finding
+	if !errors.As(err, &f) || f.PropertyError == nil || f.PropertyError.Property != "open" || len(f.Path) != 2 ||
+		f.Path[0].Event.Timer != "k3" || f.Path[1].Event.Timer != "k4" {
+		t.Fatalf("got %v (%+v)", err, f)
 	}
 }

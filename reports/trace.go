@@ -41,6 +41,9 @@ type Trace struct {
 	PrefixLength int `json:"prefix_length,omitempty"`
 	// Critical is the critical transition of a liveness violation.
 	Critical *TraceCritical `json:"critical,omitempty"`
+	// DeadTest is the test that found no way back to a live state from
+	// the last state of a liveness violation; replay runs it again.
+	DeadTest *TraceDeadTest `json:"dead_test,omitempty"`
 	Steps    []TraceStep    `json:"steps"`
 }
 
@@ -53,6 +56,17 @@ type TraceCritical struct {
 	Node      int    `json:"node"`
 	LiveStep  int    `json:"live_step"`
 	LiveTrace string `json:"live_trace,omitempty"`
+}
+
+// TraceDeadTest records a dead test: a breadth-first search of up to
+// States distinct states, then Walks walks of WalkDepth steps, walk j
+// seeded from Seed and j, with the walk weights.
+type TraceDeadTest struct {
+	States    int    `json:"search_states"`
+	Walks     int    `json:"walks"`
+	WalkDepth int    `json:"walk_depth"`
+	Seed      uint64 `json:"seed"`
+	Weights   string `json:"weights,omitempty"`
 }
 
 // Budget is the failure budget of a trace's configuration.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
@@ -33,6 +34,11 @@ type LocalOptions struct {
 	// combination, verification); when it returns true the search ends
 	// soon after with Stopped set and the statistics so far.
 	Stop func() bool
+	// Fits, when set, says whether that many more bytes fit the check's
+	// memory budget: the search asks before a large structure grows (one
+	// doubling of the candidates can take gigabytes, more than polling
+	// the heap would see in time) and stops as by Stop when they do not.
+	Fits func(bytes int64) bool
 	// Progress, when set, is called now and then with the statistics so
 	// far (node states not yet added up).
 	Progress func(LocalStats)
@@ -462,6 +468,9 @@ func (ls *localSearch) step(id sim.NodeID, si int32, ev sim.Event, consume int32
 			// preliminary violation, verified with the others (the
 			// panic reported is the one the real run gives).
 			ls.res.Stats.Preliminary++
+			if !ls.roomForPending() {
+				return nil
+			}
 			ls.pending = append(ls.pending, pendingCheck{extra: &panicStep{node: id, step: sim.Step{Event: ev, Choices: choices}, consume: consume},
 				targets: []target{{id, si}}, edges: -1, depth: from.depth + 1})
 			nt, more := sim.NextTape(choices, bounds, tape)
@@ -601,8 +610,24 @@ func (ls *localSearch) check(p *properties.Property, ts []target) error {
 	for _, t := range ts {
 		d += ls.states[t.node][t.idx].depth
 	}
+	if !ls.roomForPending() {
+		return nil
+	}
 	ls.pending = append(ls.pending, pendingCheck{p: p, targets: ts, edges: -1, depth: d})
 	return nil
+}
+
+// roomForPending says whether one more candidate fits: when the slice is
+// full, appending doubles it, and the memory budget is asked first.
+func (ls *localSearch) roomForPending() bool {
+	if len(ls.pending) < cap(ls.pending) || ls.opts.Fits == nil {
+		return true
+	}
+	if !ls.opts.Fits(int64(2*cap(ls.pending)+1) * int64(unsafe.Sizeof(pendingCheck{}))) {
+		ls.interrupted = true
+		return false
+	}
+	return true
 }
 
 // reverify verifies the preliminary violations found so far, all at

@@ -125,6 +125,11 @@ type Walker struct {
 	// records) and the event it is applying, so that a watchdog can say
 	// where a handler that never returns was called.
 	Trail *Trail
+	// Reuse makes each walk record into the memory of the one before: a
+	// result's Path is then valid until the next walk. Many long walks
+	// that are mostly thrown away (the dead test's) are cheaper so.
+	Reuse bool
+	path  sim.Path
 }
 
 // A Trail says where a walk is: Base is the path to the walk's start (set
@@ -187,6 +192,10 @@ type Result struct {
 // same), or a state that cannot be hashed.
 func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Result, err error) {
 	res := &Result{LiveAt: -1, End: s}
+	if record && wk.Reuse {
+		res.Path = wk.path[:0]
+		defer func() { wk.path = res.Path }()
+	}
 	if t := wk.Trail; t != nil {
 		t.Start, t.Seed, t.Seeded, t.Steps, t.Path = s, wk.seed, wk.fresh, 0, nil
 	}
@@ -232,7 +241,14 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Re
 		err := w.Step(cur, ev, nil)
 		wk.Steps++
 		if record {
-			res.Path = append(res.Path, sim.Step{Event: ev, Choices: cloneInts(w.Last().Choices)})
+			if wk.Reuse && len(res.Path) < cap(res.Path) {
+				// The step's slot keeps its choices' memory for reuse.
+				res.Path = res.Path[:len(res.Path)+1]
+				st := &res.Path[len(res.Path)-1]
+				st.Event, st.Choices = ev, append(st.Choices[:0], w.Last().Choices...)
+			} else {
+				res.Path = append(res.Path, sim.Step{Event: ev, Choices: cloneInts(w.Last().Choices)})
+			}
 		}
 		if err != nil {
 			res.End = nil // cur is half changed

@@ -195,3 +195,106 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 		}
 	}
 }
+
+// Replay of a liveness trace proves its claim: the file's property, bugs
+// and configuration are the system's, and the final state is dead by the
+// check's own test. LCR's ignore-early is cheap to check: node 1 drops
+// the Elect that arrives before it starts (step 2), after which the
+// search sees every reachable state.
+func TestReplayLivenessTrace(t *testing.T) {
+	dir := t.TempDir()
+	r, out := checkCLI(t, 1, "check", "lcr", "--bug", "ignore-early", "--out", dir)
+	if r.Result != "liveness-violation" || r.Property != "elected" || r.Critical.Step != 2 || r.Critical.LiveStep != 1 {
+		t.Fatalf("ignore-early: %+v", r)
+	}
+	// The report's evidence: after step 2 the search sees all 9 states
+	// reachable, none live; after step 1 it finds elected 9 steps away.
+	type evidence struct {
+		Step         int
+		Live         bool
+		By           string
+		StepsToLive  int  `json:"steps_to_live"`
+		SearchStates int  `json:"search_states"`
+		SearchAll    bool `json:"search_all"`
+	}
+	var ev struct {
+		Critical struct{ Dead, Alive, End evidence }
+	}
+	json.Unmarshal([]byte(out), &ev)
+	if d, a, e := ev.Critical.Dead, ev.Critical.Alive, ev.Critical.End; d != (evidence{Step: 2, SearchStates: 9, SearchAll: true}) ||
+		a != (evidence{Step: 1, Live: true, By: "search", StepsToLive: 9, SearchStates: a.SearchStates}) || e.Step != 6 || e.Live || !e.SearchAll {
+		t.Fatalf("evidence: dead %+v alive %+v end %+v", d, a, e)
+	}
+	_, text, _ := runCLI(t, "check", "lcr", "--bug", "ignore-early", "--out", dir)
+	if want := "after step 2: elected holds in none of the 9 states reachable from it (all searched);\nafter step 1: elected holds 9 steps from it"; !strings.Contains(text, want) {
+		t.Fatalf("text lacks %q:\n%s", want, text)
+	}
+	orig, err := os.ReadFile(r.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// variant writes the trace with f applied to its JSON object.
+	variant := func(name string, f func(m map[string]any)) string {
+		var m map[string]any
+		if err := json.Unmarshal(orig, &m); err != nil {
+			t.Fatal(err)
+		}
+		f(m)
+		b, _ := json.Marshal(m)
+		p := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cut := func(n int) func(m map[string]any) {
+		return func(m map[string]any) { m["steps"] = m["steps"].([]any)[:n] }
+	}
+	for _, tc := range []struct {
+		name string
+		f    func(m map[string]any)
+		code int
+		want string // in stdout for exit 1, in stderr for exit 2
+	}{
+		{"as written", func(map[string]any) {}, 1, "reproduced"},
+		// Cut after the critical step: still dead, by the test's full
+		// search (the dead test is the trace's, run from the new end).
+		{"cut after the critical step", cut(2), 1, "the check's dead test from the final state: elected holds in none of the 9 states reachable from it (all searched)"},
+		// Cut before it: the end recovers.
+		{"cut before the critical step", cut(1), 2, "replaying it gives a final state that recovers: elected holds 9 steps from it"},
+		{"no steps", cut(0), 2, "replaying it gives a final state that recovers"},
+		{"the correct system", func(m map[string]any) { m["bugs"] = []any{} }, 2, "does not replay"},
+		{"the correct system, cut after the critical step", func(m map[string]any) { m["bugs"] = []any{}; cut(2)(m) }, 2,
+			"replaying it gives a final state that recovers"},
+		{"no such property", func(m map[string]any) { m["property"] = "nosuch" }, 2, `"nosuch" is not a liveness property of this system (valid: elected, handlers-return, quiescent)`},
+		{"a safety property", func(m map[string]any) { m["property"] = "one-leader" }, 2, `"one-leader" is not a liveness property`},
+		{"another node count", func(m map[string]any) { m["nodes"] = 4 }, 2, "does not replay"},
+		{"a bad dead test", func(m map[string]any) { m["dead_test"].(map[string]any)["walks"] = 0 }, 2, "dead_test: walks and walk_depth must be at least 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, "replay", variant(strings.ReplaceAll(tc.name, " ", "-"), tc.f))
+			got := out
+			if tc.code == 2 {
+				got = errs
+			}
+			if code != tc.code || !strings.Contains(got, tc.want) {
+				t.Fatalf("exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.want, out, errs)
+			}
+		})
+	}
+	// The JSON report carries the evidence.
+	code, out, _ := runCLI(t, "replay", "--json", variant("cut2", cut(2)))
+	var jr struct {
+		Reproduced bool
+		End        struct {
+			Step         int
+			Live         bool
+			SearchStates int  `json:"search_states"`
+			SearchAll    bool `json:"search_all"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &jr); err != nil || code != 1 || !jr.Reproduced ||
+		jr.End.Step != 2 || jr.End.Live || jr.End.SearchStates != 9 || !jr.End.SearchAll {
+		t.Fatalf("--json: exit %d %+v %v\n%s", code, jr, err, out)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -25,6 +26,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems"
@@ -117,11 +119,25 @@ type listEntry struct {
 	Nodes      int      `json:"nodes"`
 	Bugs       []string `json:"bugs"`
 	Properties []string `json:"properties"`
+	// BugNeeds gives each bug's declared settings as flags, by bug name.
+	BugNeeds map[string]string `json:"bug_needs"`
+}
+
+// bugNeeds says in flags what a bug needs to show ("--nodes 3 --peers all").
+func bugNeeds(b livecheck.Bug) string {
+	if b.NeedsDoc != "" {
+		return b.NeedsDoc
+	}
+	var flags []string
+	for _, st := range b.Needs.Settings(b.Name) {
+		flags = append(flags, st.String())
+	}
+	return strings.Join(flags, " ")
 }
 
 func runList(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("list", pflag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print a JSON array of {name, doc, nodes, bugs, properties}")
+	asJSON := fs.Bool("json", false, "print a JSON array of {name, doc, nodes, bugs, properties, bug_needs}")
 	if code, stop := parse(fs, args, stdout, stderr, "livecheck list [--json]: the bundled systems, one per line, with their bugs and properties"); stop {
 		return code
 	}
@@ -130,7 +146,10 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	}
 	var entries []listEntry
 	for _, s := range systems.All() {
-		e := listEntry{Name: s.Name, Doc: s.Doc, Nodes: s.DefaultNodes, Bugs: s.BugNames(), Properties: []string{}}
+		e := listEntry{Name: s.Name, Doc: s.Doc, Nodes: s.DefaultNodes, Bugs: s.BugNames(), Properties: []string{}, BugNeeds: map[string]string{}}
+		for _, b := range s.Bugs {
+			e.BugNeeds[b.Name] = bugNeeds(b)
+		}
 		for _, p := range s.Properties {
 			e.Properties = append(e.Properties, p.Name)
 		}
@@ -140,10 +159,16 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		writeJSON(stdout, entries)
 		return exitOK
 	}
-	for _, e := range entries {
+	for i, e := range entries {
 		bugs := "none"
 		if len(e.Bugs) > 0 {
-			bugs = strings.Join(e.Bugs, ",")
+			named := slices.Clone(e.Bugs)
+			for j, b := range systems.All()[i].Bugs {
+				if n := e.BugNeeds[b.Name]; n != "" {
+					named[j] += " (" + n + ")"
+				}
+			}
+			bugs = strings.Join(named, ", ")
 		}
 		fmt.Fprintf(stdout, "%s: %s; bugs: %s; properties: %s\n", e.Name, e.Doc, bugs, strings.Join(e.Properties, ","))
 	}
@@ -175,9 +200,87 @@ type jsonCritical struct {
 	WalkDepth int      `json:"walk_depth"`
 	Tried     []string `json:"tried,omitempty"`
 	Probes    int      `json:"probes"`
+	// Dead is the evidence that the state after the critical step is
+	// dead, Alive how the state before it recovers, End the evidence that
+	// the path's last state is dead (what replay tests again).
+	// Overturned counts steps the cheaper probes called dead and the dead
+	// test did not.
+	Dead       *jsonEvidence `json:"dead,omitempty"`
+	Alive      *jsonEvidence `json:"alive,omitempty"`
+	End        *jsonEvidence `json:"end,omitempty"`
+	Overturned int           `json:"overturned"`
 	// Diff names the nodes whose states differ after the parting step on
 	// the dead and the live path.
 	Diff []jsonDiff `json:"diff,omitempty"`
+}
+
+// jsonEvidence is what a test from one state saw: a breadth-first search,
+// then walks.
+type jsonEvidence struct {
+	Step int  `json:"step"` // the state after this step of the trace
+	Live bool `json:"live"` // a live state was reached
+	// By says how: "live" (the state itself), "search" or "walk"; in
+	// StepsToLive steps.
+	By           string `json:"by,omitempty"`
+	StepsToLive  int    `json:"steps_to_live,omitempty"`
+	SearchDepth  int    `json:"search_depth"`  // every state within this many steps searched
+	SearchStates int    `json:"search_states"` // distinct states searched
+	SearchAll    bool   `json:"search_all"`    // every reachable state searched
+	Walks        int    `json:"walks"`         // walks run
+	Recovered    int    `json:"recovered"`     // of which reached a live state
+	WalkDepth    int    `json:"walk_depth"`
+}
+
+func evidenceJSON(ev *critical.Evidence, step int) *jsonEvidence {
+	if ev == nil {
+		return nil
+	}
+	j := &jsonEvidence{Step: step, Live: ev.Live, SearchDepth: ev.SearchDepth, SearchStates: ev.SearchStates,
+		SearchAll: ev.SearchAll, Walks: ev.Walks, WalkDepth: ev.WalkDepth}
+	if ev.Live {
+		j.By, j.StepsToLive = "search", len(ev.Path)
+		switch {
+		case len(ev.Path) == 0:
+			j.By = "live"
+		case ev.ByWalk:
+			j.By, j.Recovered = "walk", 1
+		}
+	}
+	return j
+}
+
+// thousands writes n with commas: 514,698.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// evidenceWords says in words what a test from one state saw: how it
+// recovers, or the strength of the evidence that it does not.
+func evidenceWords(ev *critical.Evidence, prop string) string {
+	if ev.Live {
+		switch {
+		case len(ev.Path) == 0:
+			return prop + " holds there"
+		case ev.ByWalk:
+			return fmt.Sprintf("a walk of %s steps from it reaches %s", thousands(len(ev.Path)), prop)
+		}
+		return fmt.Sprintf("%s holds %d steps from it (the nearest, by breadth-first search)", prop, len(ev.Path))
+	}
+	if ev.SearchAll {
+		return fmt.Sprintf("%s holds in none of the %s states reachable from it (all searched)", prop, thousands(ev.SearchStates))
+	}
+	var parts []string
+	if ev.Walks > 0 {
+		parts = append(parts, fmt.Sprintf("0 of %d walks of %s steps reach %s", ev.Walks, thousands(ev.WalkDepth), prop))
+	}
+	if ev.SearchStates > 0 {
+		parts = append(parts, fmt.Sprintf("no state within %d steps has it (%s states searched)", ev.SearchDepth, thousands(ev.SearchStates)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 type jsonDiff struct {
@@ -250,6 +353,10 @@ type jsonCheck struct {
 	Local       *jsonLocal    `json:"local,omitempty"`
 	Liveness    *jsonLive     `json:"liveness,omitempty"`
 	Critical    *jsonCritical `json:"critical,omitempty"`
+	// FromBugs are the settings taken from the bugs' needs; BugWarnings
+	// say where the settings given cannot show a bug.
+	FromBugs    []livecheck.Setting `json:"from_bugs,omitempty"`
+	BugWarnings []string            `json:"bug_warnings,omitempty"`
 }
 
 // systemFirst takes the system's name off the front of args, so that its
@@ -447,6 +554,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			}
 		},
 	}
+	warnBugs(stderr, sys, opts.Config)
 	if *mode == "compare" {
 		return runCompare(sys, opts, *out, *asJSON, stdout, stderr)
 	}
@@ -541,7 +649,9 @@ func runCompare(sys *livecheck.System, opts livecheck.Options, out string, asJSO
 			TimeRatio        float64   `json:"time_ratio"`
 		}{toJSON(g, traces[0], "", ""), toJSON(l, traces[1], "", ""), gv == lv, tr, tm})
 	} else {
-		fmt.Fprintf(stdout, "%s; global depth %d, local rounds %d\n\n", describeConfig(g.System, g.Config), g.Depth, opts.Rounds)
+		fmt.Fprintf(stdout, "%s; global depth %d, local rounds %d\n", describeConfig(g.System, g.Config), g.Depth, opts.Rounds)
+		printBugSettings(stdout, g)
+		fmt.Fprintln(stdout)
 		rows := [][]string{}
 		for i, r := range results {
 			found := string(r.Verdict)
@@ -581,7 +691,7 @@ func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
 			States: res.Stats.States, Transitions: res.Stats.Transitions, MaxDepth: res.Stats.MaxDepth,
 			Periphery: res.Stats.Periphery, LiveStates: res.Stats.Live, ElapsedMS: res.Stats.Elapsed.Milliseconds(),
 		},
-		Mode: res.Mode,
+		Mode: res.Mode, FromBugs: res.FromBugs, BugWarnings: res.BugWarnings,
 	}
 	if from != "" {
 		jc.Prefix = &jsonPrefix{File: from, Length: res.PrefixLen}
@@ -601,7 +711,9 @@ func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
 	if cx := res.Critical; cx != nil {
 		jc.Critical = &jsonCritical{Step: cx.Step - res.PrefixLen, TraceStep: cx.Step, Case: string(cx.Case), Event: cx.EventText, Kind: cx.Event.Kind.String(),
 			Node: int(cx.Event.Node), Timer: cx.Event.Timer, LiveStep: cx.LiveStep - res.PrefixLen, LiveTrace: liveTrace, Dinit: cx.Dinit,
-			WalkDepth: cx.WalkDepth, Tried: cx.Tried, Probes: cx.Probes}
+			WalkDepth: cx.WalkDepth, Tried: cx.Tried, Probes: cx.Probes,
+			Dead: evidenceJSON(cx.Dead, cx.Step), Alive: evidenceJSON(cx.Alive, cx.LiveStep), End: evidenceJSON(cx.End, len(res.Path)),
+			Overturned: cx.Overturned}
 		for i := range cx.After {
 			if i < len(cx.LiveAfter) && cx.After[i] != cx.LiveAfter[i] {
 				jc.Critical.Diff = append(jc.Critical.Diff, jsonDiff{Node: i, Dead: cx.After[i], Live: cx.LiveAfter[i]})
@@ -637,8 +749,29 @@ func sortedKeys(m map[string]string) []string {
 	return ks
 }
 
+// warnBugs says on w, before a check starts, where the settings given
+// cannot show one of the bugs (the report's JSON has the same lines).
+func warnBugs(w io.Writer, sys *livecheck.System, cfg livecheck.Config) {
+	_, warnings := sys.BugSettings(cfg)
+	for _, m := range warnings {
+		fmt.Fprintf(w, "livecheck: warning: %s: the check may miss it\n", m)
+	}
+}
+
+// printBugSettings says which settings came from the bugs' needs.
+func printBugSettings(w io.Writer, res *livecheck.Result) {
+	for i := 0; i < len(res.FromBugs); {
+		bug, flags := res.FromBugs[i].Bug, []string{}
+		for ; i < len(res.FromBugs) && res.FromBugs[i].Bug == bug; i++ {
+			flags = append(flags, res.FromBugs[i].String())
+		}
+		fmt.Fprintf(w, "settings from bug %s: %s\n", bug, strings.Join(flags, " "))
+	}
+}
+
 func printCheck(w io.Writer, res *livecheck.Result, trace, liveTrace string) {
 	fmt.Fprintf(w, "%s; depth %d, seed %d\n", describeConfig(res.System, res.Config), res.Depth, res.Seed)
+	printBugSettings(w, res)
 	if res.PrefixLen > 0 {
 		fmt.Fprintf(w, "started after a live prefix of %d steps: depths and counts are after it, step numbers in traces from the initial state\n", res.PrefixLen)
 	}
@@ -727,7 +860,19 @@ func printCritical(w io.Writer, res *livecheck.Result) {
 	if res.PrefixLen > 0 {
 		fmt.Fprintf(w, "that is step %d after the prefix of %d steps\n", cx.Step-res.PrefixLen, res.PrefixLen)
 	}
-	fmt.Fprintf(w, "before it the system could still recover (walks from step %d reach a live state); after it no walk does.\n", cx.LiveStep)
+	if cx.Dead != nil && cx.Alive != nil {
+		fmt.Fprintf(w, "after step %d: %s;\nafter step %d: %s.\n", cx.Step, evidenceWords(cx.Dead, res.Property), cx.LiveStep, evidenceWords(cx.Alive, res.Property))
+		if cx.Step != len(res.Path) && cx.End != nil {
+			fmt.Fprintf(w, "after the last step, %d: %s.\n", len(res.Path), evidenceWords(cx.End, res.Property))
+		}
+		if cx.Overturned > 0 {
+			steps := "steps"
+			if cx.Overturned == 1 {
+				steps = "step"
+			}
+			fmt.Fprintf(w, "(%d %s that the cheaper probes called dead recovered under the dead test)\n", cx.Overturned, steps)
+		}
+	}
 	if cx.Dinit > 0 {
 		fmt.Fprintf(w, "the path was last live after step %d.\n", cx.Dinit-1)
 	}
@@ -798,13 +943,16 @@ type jsonReplayStep struct {
 }
 
 type jsonReplay struct {
-	Trace      string           `json:"trace"`
-	System     string           `json:"system"`
-	Result     string           `json:"result"`
-	Property   string           `json:"property,omitempty"`
-	Message    string           `json:"message,omitempty"`
-	Reproduced bool             `json:"reproduced"`
-	Steps      []jsonReplayStep `json:"steps"`
+	Trace      string `json:"trace"`
+	System     string `json:"system"`
+	Result     string `json:"result"`
+	Property   string `json:"property,omitempty"`
+	Message    string `json:"message,omitempty"`
+	Reproduced bool   `json:"reproduced"`
+	// End is what the dead test saw from the final state of a liveness
+	// violation.
+	End   *jsonEvidence    `json:"end,omitempty"`
+	Steps []jsonReplayStep `json:"steps"`
 }
 
 func runReplay(args []string, stdout, stderr io.Writer) int {
@@ -837,10 +985,13 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(stderr, "replay", "%s: %v", file, err)
 	}
-	reproduced := rep.Reproduces(livecheck.Verdict(t.Result), t.Property)
+	reproduced, err := rep.Confirm(t)
+	if err != nil {
+		return usageErr(stderr, "replay", "%s: %v", file, err)
+	}
 	if *asJSON {
 		jr := jsonReplay{Trace: file, System: t.System, Result: string(rep.Verdict), Property: rep.Property,
-			Message: rep.Message, Reproduced: reproduced, Steps: []jsonReplayStep{}}
+			Message: rep.Message, Reproduced: reproduced, End: evidenceJSON(rep.End, len(rep.Steps)), Steps: []jsonReplayStep{}}
 		for _, st := range rep.Steps {
 			jr.Steps = append(jr.Steps, jsonReplayStep{Step: st.Index + 1, Kind: st.Event.Kind.String(),
 				Node: int(st.Event.Node), Event: st.Text, Sent: st.Sent, Violation: st.Violation})
@@ -857,6 +1008,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		} else {
 			fmt.Fprintln(stdout, "the final state is not live")
 		}
+		if ev := rep.End; ev != nil && !ev.Live {
+			fmt.Fprintf(stdout, "the check's dead test from the final state: %s\n", evidenceWords(ev, t.Property))
+		}
 		if c := t.Critical; c != nil {
 			fmt.Fprintf(stdout, "critical transition (case %s): step %d, %s; nearest live path: %s\n", c.Case, c.Step, c.Event, c.LiveTrace)
 		}
@@ -868,6 +1022,10 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 			got = fmt.Sprintf("%s of %s", rep.Verdict, rep.Property)
 		case rep.Live:
 			got = "a live state"
+		case rep.End != nil && rep.End.Live:
+			// The system is not stuck where the trace ends: a trace of
+			// the correct system, of another configuration, or cut short.
+			got = "a final state that recovers: " + evidenceWords(rep.End, t.Property)
 		}
 		what := t.Result
 		if t.Property != "" {

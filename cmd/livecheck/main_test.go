@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/systems"
 )
 
@@ -76,7 +78,7 @@ func TestExitCodesAndJSON(t *testing.T) {
 
 func TestTamperedTraces(t *testing.T) {
 	dir := t.TempDir()
-	_, out, _ := runCLI(t, "check", "lcr", "--bug", "no-discard", "--json", "--out", dir)
+	_, out, _ := runCLI(t, "check", "lcr", "--nodes", "3", "--bug", "no-discard", "--json", "--out", dir)
 	var r struct{ Trace string }
 	json.Unmarshal([]byte(out), &r)
 	orig, err := os.ReadFile(r.Trace)
@@ -105,7 +107,9 @@ func TestTamperedTraces(t *testing.T) {
 		{"other message", strings.Replace(string(orig), firstMsg, `      "msg": "0000000000000001",`, 1), "does not replay"},
 		{"bug removed", strings.Replace(string(orig), `"no-discard"`, ``, 1), "the trace does not replay: step 6"},
 		{"other property", strings.Replace(string(orig), `"property": "one-leader"`, `"property": "elected"`, 1),
-			"does not replay: it records safety-violation of elected, but replaying it gives safety-violation of one-leader"},
+			`"elected" is not a safety property of this system (valid: no-panic, one-leader)`},
+		{"other result", strings.Replace(strings.Replace(string(orig), `"property": "one-leader"`, `"property": "elected"`, 1), `"safety-violation"`, `"liveness-violation"`, 1),
+			"does not replay: it records liveness-violation of elected, but replaying it gives safety-violation of one-leader"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := filepath.Join(dir, "t.json")
@@ -156,7 +160,7 @@ func TestHelpAndList(t *testing.T) {
 	}
 	code, out, _ = runCLI(t, "list")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if code != 0 || len(lines) != len(systems.All()) || lines[0] != "lcr: LeLann-Chang-Roberts leader election on a unidirectional ring; bugs: no-discard,ignore-early; properties: one-leader,elected" {
+	if code != 0 || len(lines) != len(systems.All()) || lines[0] != "lcr: LeLann-Chang-Roberts leader election on a unidirectional ring; bugs: no-discard (--nodes 2), ignore-early (--nodes 2); properties: one-leader,elected" {
 		t.Fatalf("list: exit %d %q", code, out)
 	}
 	code, out, _ = runCLI(t, "list", "--json")
@@ -170,6 +174,32 @@ func TestHelpAndList(t *testing.T) {
 	}
 	if len(entries) != len(systems.All()) || entries[0].Name != "lcr" || entries[0].Bugs[0] != "no-discard" || entries[0].Properties[1] != "elected" {
 		t.Fatalf("list --json: %s", out)
+	}
+}
+
+// Issue 10, item 15: the settings a bug needs fill in what the user left
+// unset and the report names them; a setting given that cannot show the
+// bug is warned about on stderr, and in the JSON.
+func TestBugSettings(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "check", "lcr", "--bug", "no-discard", "--out", dir)
+	if code != 1 || !strings.Contains(out, "lcr, 2 nodes, bugs no-discard") || !strings.Contains(out, "\nsettings from bug no-discard: --nodes 2\n") || strings.Contains(errs, "warning") {
+		t.Fatalf("exit %d\n%s\nstderr: %s", code, out, errs)
+	}
+	code, out, errs = runCLI(t, "check", "paxos", "--bug", "last-promise", "--proposers", "1", "--json", "--out", dir)
+	var r struct {
+		Result      string
+		FromBugs    []livecheck.Setting `json:"from_bugs"`
+		BugWarnings []string            `json:"bug_warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := "last-promise needs at least 2 proposers; you gave 1"
+	if code != 0 || r.Result != "ok" || !slices.Equal(r.BugWarnings, []string{want}) ||
+		!slices.Equal(r.FromBugs, []livecheck.Setting{{Bug: "last-promise", Name: "nodes", Value: "3"}}) ||
+		errs != "livecheck: warning: "+want+": the check may miss it\n" {
+		t.Fatalf("exit %d %+v\nstderr: %q", code, r, errs)
 	}
 }
 

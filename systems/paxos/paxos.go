@@ -289,6 +289,17 @@ func intIn(s, what string, max int) (int, error) {
 	return v, nil
 }
 
+// quorumNeeds is what bug quorum=K needs: two quorums of K that need not
+// intersect, so 2K nodes, and two proposers. A K too large for that is
+// left to the check's own error.
+func quorumNeeds(k string) livecheck.Needs {
+	n := livecheck.Needs{Params: map[string]string{"proposers": "2"}}
+	if v, err := strconv.Atoi(k); err == nil && v >= 1 && 2*v <= MaxNodes {
+		n.Nodes = 2 * v
+	}
+	return n
+}
+
 // System is Paxos as livecheck checks it.
 var System = livecheck.System{
 	Name:         "paxos",
@@ -298,8 +309,13 @@ var System = livecheck.System{
 	MaxNodes:     MaxNodes,
 	DefaultDepth: 20,
 	Bugs: []livecheck.Bug{
-		{Name: "last-promise", Doc: "phase 2 proposes the value of the last promise received, not of the highest accepted ballot: two values chosen"},
-		{Name: "quorum", Arg: "K", Doc: "quorums of K acceptors instead of a majority: with K at most half the nodes, two values chosen"},
+		// Both need a second proposer: with one, a single value is ever
+		// proposed. last-promise needs a quorum that can hold a promise
+		// with a value and one without: 3 nodes.
+		{Name: "last-promise", Doc: "phase 2 proposes the value of the last promise received, not of the highest accepted ballot: two values chosen",
+			Needs: livecheck.Needs{Nodes: 3, Params: map[string]string{"proposers": "2"}}},
+		{Name: "quorum", Arg: "K", Doc: "quorums of K acceptors instead of a majority: with K at most half the nodes, two values chosen",
+			Needs: livecheck.Needs{Nodes: 2, Params: map[string]string{"proposers": "2"}}, NeedsArg: quorumNeeds, NeedsDoc: "--nodes 2K --proposers 2"},
 	},
 	Params: []livecheck.Param{
 		{Name: "proposers", Doc: "how many nodes propose (nodes 0 to P-1, node i proposing 100+i), from 1 to the number of nodes", Default: "1"},

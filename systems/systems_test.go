@@ -1,0 +1,146 @@
+package systems_test
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems"
+)
+
+// unset leaves the failure budget to the bugs and the system, as the CLI
+// does when no failure flag is given.
+var unset = sim.Budget{Resets: -1, Drops: -1, Errors: -1}
+
+// bugs are the bundled bugs as `check SYS --bug B` names them, each with
+// the property it breaks.
+var bugs = []struct{ sys, bug, property string }{
+	{"lcr", "no-discard", "one-leader"},
+	{"lcr", "ignore-early", "elected"},
+	{"paxos", "last-promise", "agreement"},
+	{"paxos", "quorum=1", "agreement"},
+	{"randtree", "RT3", "single-tree"},
+	{"randtree", "RT10", "single-tree"},
+	{"randtree", "RT14", "recovery-timer"},
+	{"ring", "partition-forget", "ring-formed"},
+	{"ring", "rejoin-self", "ring-formed"},
+}
+
+func bugNeeds(t *testing.T, sys *livecheck.System, given string) livecheck.Needs {
+	t.Helper()
+	for _, b := range sys.Bugs {
+		if b.Name == given {
+			return b.Needs
+		}
+		if b.Arg != "" && len(given) > len(b.Name) && given[:len(b.Name)+1] == b.Name+"=" {
+			return b.NeedsArg(given[len(b.Name)+1:])
+		}
+	}
+	t.Fatalf("%s has no bug %s", sys.Name, given)
+	return livecheck.Needs{}
+}
+
+// Every bundled bug is in the table above.
+func TestEveryBugListed(t *testing.T) {
+	for _, sys := range systems.All() {
+		for _, b := range sys.Bugs {
+			found := false
+			for _, c := range bugs {
+				name := c.bug
+				if b.Arg != "" && len(name) > len(b.Name) {
+					name = name[:len(b.Name)]
+				}
+				found = found || c.sys == sys.Name && name == b.Name
+			}
+			if !found {
+				t.Errorf("%s bug %s is not in the table", sys.Name, b.Name)
+			}
+		}
+	}
+}
+
+// Issue 10, item 15: `check SYS --bug B` alone finds B on seeds 1-10: the
+// bug's declared configuration fills in every setting, the result says
+// which, and nothing warns. The options are the CLI's defaults (walks of
+// 5,000 steps) but for StopAtLive: walks that recover stop there, as
+// they did when these bugs were first found; walks on to 5,000 steps
+// past recovery made seed 1 alone take a minute. That is about 55 s of CPU
+// (3 min on two busy cores), most of it RT14 (4 nodes and a reset),
+// rejoin-self and the liveness bugs' critical-transition searches, before
+// main's walks past recovery; seed 1 alone now takes about 40 s wall, so
+// seeds 2-10 run only with LIVECHECK_SLOW_TESTS=1.
+func TestBugsFoundAlone(t *testing.T) {
+	seeds := int64(1)
+	if os.Getenv("LIVECHECK_SLOW_TESTS") != "" {
+		seeds = 10
+	}
+	for _, c := range bugs {
+		t.Run(c.sys+"/"+c.bug, func(t *testing.T) {
+			t.Parallel()
+			sys, err := systems.Lookup(c.sys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := bugNeeds(t, sys, c.bug).Settings(c.bug)
+			for seed := int64(1); seed <= seeds; seed++ {
+				res, err := livecheck.Check(sys, livecheck.Options{Config: livecheck.Config{Bugs: []string{c.bug}, Budget: unset}, Seed: seed, StopAtLive: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != livecheck.SafetyViolation && res.Verdict != livecheck.LivenessViolation || res.Property != c.property {
+					t.Errorf("seed %d: %s of %q (%s); want a violation of %s", seed, res.Verdict, res.Property, res.Message, c.property)
+				}
+				if !reflect.DeepEqual(res.FromBugs, want) || res.BugWarnings != nil {
+					t.Errorf("seed %d: settings from the bug %v, warnings %q; want %v and none", seed, res.FromBugs, res.BugWarnings, want)
+				}
+			}
+		})
+	}
+}
+
+// Issue 10: the correct version of every bundled system is silent over
+// seeds 1-30 at each configuration its bugs declare. The search depth is
+// cut to 6 and walks to 1,000 steps so that 240 checks take about a
+// minute: the seeds vary the walks, which is where a wrong liveness alarm
+// comes from, and the correct systems form their tree or ring well within
+// 1,000 steps (about 100 at 4 nodes), so a shorter walk is a stricter test
+// of liveness; it checks safety on fewer states than the CLI's 5,000.
+// The full audit at the CLI's settings is `livecheck check SYS` with the
+// same flags, seeds 1-30.
+func TestCorrectSilentAtBugConfigs(t *testing.T) {
+	if testing.Short() || os.Getenv("LIVECHECK_SLOW_TESTS") == "" {
+		t.Skip("240 checks: set LIVECHECK_SLOW_TESTS=1")
+	}
+	seen := map[string]bool{}
+	for _, c := range bugs {
+		sys, err := systems.Lookup(c.sys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := sys.Normalize(livecheck.Config{Bugs: []string{c.bug}, Budget: unset})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Bugs = nil
+		name := fmt.Sprintf("%s/%d nodes %v %+v", c.sys, cfg.Nodes, cfg.Params, cfg.Budget)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for seed := int64(1); seed <= 30; seed++ {
+				res, err := livecheck.Check(sys, livecheck.Options{Config: cfg, Seed: seed, Depth: min(sys.DefaultDepth, 6), WalkDepth: 1000, StopAtLive: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != livecheck.OK {
+					t.Errorf("seed %d: %s of %q: %s", seed, res.Verdict, res.Property, res.Message)
+				}
+			}
+		})
+	}
+}

@@ -60,7 +60,7 @@ func checkEvidence(sys *livecheck.System, opts livecheck.Options) error {
 // Every liveness bug's critical transition, by evidence rather than by
 // event name. In go test: LCR's ignore-early and RT10 seed 8, with walks of
 // 1,000 steps to keep it quick (the evidence is of the same kind as at the
-// default depth). LIVECHECK_SWEEP=1 adds RT3 and partition-forget and runs
+// default depth). LIVECHECK_SLOW_TESTS=1 adds RT3 and partition-forget and runs
 // RT10 over seeds 1 to 20, all at the default walk depth (minutes).
 func TestCriticalEvidence(t *testing.T) {
 	all := map[string]string{"peers": "all"}
@@ -72,7 +72,7 @@ func TestCriticalEvidence(t *testing.T) {
 	}
 	cases := []tc{{"lcr ignore-early", &lcr.System, livecheck.Config{Bugs: []string{"ignore-early"}}, 1}}
 	seeds, depth := []int64{8}, 1000
-	if os.Getenv("LIVECHECK_SWEEP") != "" {
+	if os.Getenv("LIVECHECK_SLOW_TESTS") != "" {
 		cases = append(cases,
 			tc{"randtree RT3", &randtree.System, livecheck.Config{Nodes: 4, Bugs: []string{"RT3"}}, 1},
 			tc{"ring partition-forget", &ring.System, livecheck.Config{Nodes: 4, Bugs: []string{"partition-forget"}, Budget: sim.Budget{Errors: 1}}, 1})

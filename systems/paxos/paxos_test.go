@@ -321,10 +321,10 @@ func TestCorrectStateCounts(t *testing.T) {
 
 // The correct protocol with two proposers at the depth where last-promise
 // is found (about 10 million transitions, half a minute or more): run with
-// LIVECHECK_LONG=1.
+// LIVECHECK_SLOW_TESTS=1.
 func TestCorrectTwoProposersDeep(t *testing.T) {
-	if os.Getenv("LIVECHECK_LONG") == "" {
-		t.Skip("about 10 million transitions; set LIVECHECK_LONG=1 to run")
+	if os.Getenv("LIVECHECK_SLOW_TESTS") == "" {
+		t.Skip("about 10 million transitions; set LIVECHECK_SLOW_TESTS=1 to run")
 	}
 	res := check(t, 3, 2, 18)
 	if res.Verdict != livecheck.OK || !res.Complete {

@@ -475,6 +475,29 @@ func (c *checker) run(trail *search.Trail) error {
 		res.Interrupted = c.interrupted()
 		return nil
 	}
+	if sr.Dead != 0 {
+		// A region of states that are not live, closed within the bound:
+		// no walk starts there, but the search saw all of it.
+		p := sim.Path{}
+		if c.base.Fingerprint() != sr.Dead {
+			to := sopts
+			to.Target, to.Progress = sr.Dead, nil
+			tr, err := search.Global(c.w, to)
+			if err != nil {
+				return err
+			}
+			if tr.TargetPath == nil {
+				return fmt.Errorf("internal error: the search does not find its own dead state again")
+			}
+			p = tr.TargetPath
+		}
+		res.Verdict, res.Property, res.Path = LivenessViolation, c.liveName(), c.full(p)
+		res.Message = fmt.Sprintf("%s can never hold again: the search saw every state reachable from the end of this path, and none is live", res.Property)
+		if c.opts.NoWalks {
+			return nil
+		}
+		return c.liveness(p)
+	}
 	if c.opts.NoWalks || len(c.live) == 0 {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems/randtree"
 )
 
 // counter is a toy protocol: node 0 counts up on a timer and tells node 1,
@@ -471,5 +472,31 @@ func TestCriticalSearchChecksSafety(t *testing.T) {
 		if err != nil || !rep.Reproduces(livecheck.SafetyViolation, "not-ahead") || len(rep.Steps) != len(res.Path) {
 			t.Fatalf("%+v: replay: %+v, %v", tc, rep, err)
 		}
+	}
+}
+
+// A dead region that the search closes within its bound (the states cycle
+// through timers, none live, none at the bound) gives no walk a place to
+// start: the search itself reports it. RandTree's RT3 at 2 nodes: node 1
+// lost its recovery timer while joining, and its join timer makes it
+// found a tree of its own that nothing merges (before: ok, exhausted).
+func TestClosedDeadRegion(t *testing.T) {
+	res, err := livecheck.Check(&randtree.System, livecheck.Options{Config: livecheck.Config{Nodes: 2, Bugs: []string{"RT3"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cx := res.Critical
+	if res.Verdict != livecheck.LivenessViolation || res.Property != "single-tree" || cx == nil ||
+		cx.Case != "C1" || cx.Step != 5 || cx.EventText != "timer join at 1" || len(res.Path) != 5 {
+		t.Fatalf("%s of %q (%s), critical %+v, path %d steps", res.Verdict, res.Property, res.Message, cx, len(res.Path))
+	}
+	rep, err := livecheck.Replay(&randtree.System, res.Config, res.Path, 0)
+	if err != nil || rep.Live {
+		t.Fatalf("replay: live %v, %v", rep != nil && rep.Live, err)
+	}
+	// The correct RandTree at 2 nodes has no such region.
+	ok, err := livecheck.Check(&randtree.System, livecheck.Options{Config: livecheck.Config{Nodes: 2}})
+	if err != nil || ok.Verdict != livecheck.OK {
+		t.Fatalf("correct: %v %v", ok.Verdict, err)
 	}
 }

@@ -1,8 +1,10 @@
 package search
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +34,14 @@ type Options struct {
 	Trail *Trail
 	// Stop, when it returns true, ends the search early (not complete).
 	Stop func() bool
+	// Target, when not 0, ends the search at the first state with this
+	// fingerprint: Result.TargetPath is the path to it.
+	Target uint64
 }
+
+// maxDeadEdges bounds the transitions the search keeps to find closed
+// dead regions (16 bytes each); past it, it finds none.
+const maxDeadEdges = 1 << 22
 
 func (o *Options) fill() {
 	if o.Depth <= 0 {
@@ -98,7 +107,14 @@ type Result struct {
 	// Exhausted says no path was cut off by the depth bound: the whole
 	// reachable state space was explored.
 	Exhausted bool
-	Stats     Stats
+	// Dead, when not 0, is the fingerprint of a state that is not live and
+	// from which the search saw every reachable state, none of them live
+	// and none at the depth bound: dead for certain, though something can
+	// always happen (a cycle of states that are not live). Walks from the
+	// periphery never start there. Options.Target finds a path to it.
+	Dead       uint64
+	TargetPath sim.Path
+	Stats      Stats
 }
 
 // A Trail is the path to the step a search is applying.
@@ -238,6 +254,15 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 		return true
 	}
 
+	// The transitions out of states expanded in dipped mode, and the
+	// states that have a future the search did not see all of (live ones,
+	// the periphery), to find states whose every future it saw, none live.
+	var edges [][2]uint64
+	good := map[uint64]bool{}
+	if len(liveness) > 0 {
+		edges = make([][2]uint64, 0, 1024)
+	}
+
 	var stack []frame
 	var spare [][]sim.Event // event buffers of popped frames, reused
 	exhausted := true
@@ -358,6 +383,11 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 		}
 		path = append(path, step)
 		fp := next.Fingerprint()
+		if opts.Target != 0 && fp == opts.Target {
+			res.TargetPath = path.Clone()
+			st.Periphery = len(res.Periphery)
+			return res, nil
+		}
 		if _, found := visited[fp]; !found {
 			// Safety first: a state that breaks a safety property is
 			// that violation, whatever the liveness properties make of it.
@@ -370,6 +400,16 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 			}
 		}
 		live := isLive(next)
+		if top.mode == dipped && edges != nil {
+			if len(edges) < maxDeadEdges {
+				edges = append(edges, [2]uint64{top.state.Fingerprint(), fp})
+				if live {
+					good[fp] = true
+				}
+			} else {
+				edges = nil // too many to keep: find no closed dead region
+			}
+		}
 		m := top.mode.next(live)
 		ok, first := expand(fp, d, m)
 		if !ok {
@@ -398,5 +438,44 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 	st.Periphery = len(res.Periphery)
 	res.Complete = true
 	res.Exhausted = exhausted
+	if edges != nil {
+		for fp := range periphery {
+			good[fp] = true
+		}
+		res.Dead = closedDead(edges, good)
+	}
 	return res, nil
+}
+
+// closedDead returns the first state (in the order the search expanded
+// them) that is the source of edges and reaches no good state, or 0.
+// Every source was expanded in full below the depth bound, so its
+// successors are all among the edges' targets: one that reaches no good
+// state has no future the search did not see, and none of it is live.
+func closedDead(edges [][2]uint64, good map[uint64]bool) uint64 {
+	back := slices.Clone(edges)
+	slices.SortFunc(back, func(a, b [2]uint64) int { return cmp.Compare(a[1], b[1]) })
+	reaches := make(map[uint64]bool, len(good))
+	queue := make([]uint64, 0, len(good))
+	for fp := range good {
+		reaches[fp] = true
+		queue = append(queue, fp)
+	}
+	for len(queue) > 0 {
+		v := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		i, _ := slices.BinarySearchFunc(back, v, func(e [2]uint64, v uint64) int { return cmp.Compare(e[1], v) })
+		for ; i < len(back) && back[i][1] == v; i++ {
+			if u := back[i][0]; !reaches[u] {
+				reaches[u] = true
+				queue = append(queue, u)
+			}
+		}
+	}
+	for _, e := range edges {
+		if !reaches[e[0]] {
+			return e[0]
+		}
+	}
+	return 0
 }

@@ -196,6 +196,9 @@ type Result struct {
 	Steps []ReplayStep
 	// Critical is set for a liveness violation found by walks.
 	Critical *Critical
+	// startEnd holds, for a liveness violation dead from the start (no
+	// critical step), the dead test of the path's last state.
+	startEnd *Critical
 	// WalkDepth, Walks and Weights are the liveness settings used.
 	WalkDepth  int
 	Walks      int
@@ -303,7 +306,11 @@ func Check(sys *System, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, c.noReplay(err)
 	}
-	if cx := res.Critical; cx != nil {
+	cx := res.Critical
+	if cx == nil {
+		cx = res.startEnd
+	}
+	if cx != nil {
 		// The search ran the dead test on the path's last state already:
 		// the same test from the same state gives the same evidence.
 		if rep.Final == nil || rep.Final.Fingerprint() != cx.endFP {
@@ -664,10 +671,14 @@ func (r *Result) Trace(describe func(i int) string) *reports.Trace {
 
 // deadTest is the dead test a liveness violation's trace records.
 func (r *Result) deadTest() *reports.TraceDeadTest {
-	if r.Verdict != LivenessViolation || r.Critical == nil || r.Critical.End == nil {
+	cx := r.Critical
+	if cx == nil {
+		cx = r.startEnd
+	}
+	if r.Verdict != LivenessViolation || cx == nil || cx.End == nil {
 		return nil
 	}
-	return r.Critical.EndTest.trace()
+	return cx.EndTest.trace()
 }
 
 // ConfigOf returns the configuration a trace was made with.

@@ -2,6 +2,7 @@ package livecheck_test
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -498,5 +499,31 @@ func TestClosedDeadRegion(t *testing.T) {
 	ok, err := livecheck.Check(&randtree.System, livecheck.Options{Config: livecheck.Config{Nodes: 2}})
 	if err != nil || ok.Verdict != livecheck.OK {
 		t.Fatalf("correct: %v %v", ok.Verdict, err)
+	}
+}
+
+// A liveness property that no reachable state satisfies is a violation
+// from the start, not an inconclusive result. late's space is unbounded
+// (node 0 ticks for ever), so the search closes no region: the dead test
+// of the walks' critical search, run from the start, says so (before: C2,
+// "even the start of the path does not recover", inconclusive).
+func TestDeadFromTheStart(t *testing.T) {
+	sys := lateSystem()
+	build := sys.Build
+	sys.Build = func(cfg livecheck.Config) (*livecheck.Model, error) {
+		m, err := build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		m.Properties = []properties.Property{properties.Eventually("never", "holds nowhere", func(s *sim.State) bool { return false })}
+		return m, nil
+	}
+	res, err := livecheck.Check(sys, livecheck.Options{Depth: 3, WalkDepth: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "never can never hold: the state the check starts from is already dead: 0 of 300 walks of 200 steps from it reach a live state"
+	if res.Verdict != livecheck.LivenessViolation || res.Property != "never" || !strings.HasPrefix(res.Message, want) || res.Critical != nil {
+		t.Fatalf("%s of %q: %s", res.Verdict, res.Property, res.Message)
 	}
 }

@@ -114,6 +114,10 @@ func (c *checker) liveness(quiescent sim.Path) error {
 				c.report(p, cr, c.endTest(depth), tried)
 				return true, nil
 			}
+			if cr.Case == critical.Start {
+				c.reportStart(p, cr, c.endTest(depth))
+				return true, nil
+			}
 			tried = append(tried, fmt.Sprintf("walk depth %d: %s", depth, cr.Why))
 			if cr.Recovered {
 				c.res.Live.Cleared++
@@ -257,6 +261,27 @@ func (c *checker) report(p sim.Path, cr *critical.Result, dt DeadTest, tried []s
 	}
 	r.Critical = cx
 	r.Message = fmt.Sprintf("%s can never hold again after step %d of %d (%s)", r.Property, cx.Step, len(r.Path), cx.EventText)
+}
+
+// reportStart records a liveness violation whose path is dead from its
+// first state: the property can never hold, whatever happens.
+func (c *checker) reportStart(p sim.Path, cr *critical.Result, dt DeadTest) {
+	r := c.res
+	r.Verdict, r.Property, r.Path, r.Critical = LivenessViolation, c.liveName(), c.full(p), nil
+	// The trace records the dead test of the path's last state, which
+	// replay runs again, as for a critical transition.
+	r.startEnd = &Critical{End: cr.End, EndTest: dt}
+	if end, _ := c.stateAfter(p, len(p)); end != nil {
+		r.startEnd.endFP = end.Fingerprint()
+	}
+	why := "no state reachable from it is live"
+	if d := cr.Dead; d != nil && !d.SearchAll {
+		why = fmt.Sprintf("0 of %d walks of %d steps from it reach a live state, and no state within %d steps is live (%d states searched)",
+			d.Walks, d.WalkDepth, d.SearchDepth, d.SearchStates)
+	} else if d != nil {
+		why = fmt.Sprintf("none of the %d states reachable from it is live (all searched)", d.SearchStates)
+	}
+	r.Message = fmt.Sprintf("%s can never hold: the state the check starts from is already dead: %s", r.Property, why)
 }
 
 func (c *checker) liveName() string { return liveNames(c.m) }

@@ -34,6 +34,9 @@ const (
 	C1 Case = "C1"
 	// C2: the walk was too short to tell a dead state from a slow one.
 	C2 Case = "C2"
+	// Start: the path's first state is already dead by the dead test
+	// (Result.Dead): no step is to blame, the property can never hold.
+	Start Case = "start"
 )
 
 // Options for Search. Zero values take the defaults.
@@ -261,7 +264,7 @@ func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bo
 		lo, hi = hi, L
 	}
 	if lo < 0 {
-		res.Case, res.Why = C2, "even the start of the path does not recover"
+		res.Case, res.Why = Start, "even the start of the path does not recover"
 		return res, nil
 	}
 	res.Case = C1

@@ -11,8 +11,9 @@ import (
 // A ping node: node 0 pings every other node once, each answers with a
 // pong, and node 0 counts the pongs.
 type pinger struct {
-	Pongs int
-	Sent  bool
+	sim.BaseNode // App and Error do nothing
+	Pongs        int
+	Sent         bool
 }
 
 type ping struct{}
@@ -39,9 +40,6 @@ func (p *pinger) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 		p.Pongs++
 	}
 }
-
-func (p *pinger) App(ctx sim.Context, call sim.AppCall)  {}
-func (p *pinger) Error(ctx sim.Context, peer sim.NodeID) {}
 
 // Write each node as a state machine, describe the system with its
 // properties, and check it.

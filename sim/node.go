@@ -34,6 +34,27 @@ type Node interface {
 	Error(ctx Context, peer NodeID)
 }
 
+// BaseNode is a Node whose handlers do nothing. Embed it in a node type
+// and write only the handlers the protocol needs: the node's own methods
+// take the place of BaseNode's. It holds no state, so it adds nothing to
+// the node's fingerprint or dump.
+//
+//	type pinger struct {
+//		sim.BaseNode
+//		Pongs int
+//	}
+//
+//	func (p *pinger) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) { p.Pongs++ }
+type BaseNode struct{}
+
+func (BaseNode) Init(Context)                     {}
+func (BaseNode) Receive(Context, NodeID, Message) {}
+func (BaseNode) Timer(Context, string)            {}
+func (BaseNode) App(Context, AppCall)             {}
+func (BaseNode) Error(Context, NodeID)            {}
+
+var _ Node = BaseNode{}
+
 // Context is what a handler can do. Nothing takes effect until the handler
 // returns: the world then delivers the sends, sets the timers and so on.
 type Context interface {

@@ -289,6 +289,9 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			if f.Tag.Get("livecheck") == "-" {
 				continue // copied by the shallow copy, left out of hash and dump
 			}
+			if f.Type.Size() == 0 {
+				continue // holds nothing (an embedded BaseNode): nothing to hash or show
+			}
 			fp := buildPlan(f.Type, building)
 			hashed = append(hashed, field{i, f.Name, fp})
 			if !fp.flat {

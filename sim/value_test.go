@@ -684,3 +684,26 @@ func TestDump(t *testing.T) {
 		})
 	}
 }
+
+type withBase struct {
+	sim.BaseNode
+	X int
+}
+
+// An embedded BaseNode holds nothing: the node dumps and hashes as it
+// would without it, and keeps the fast path for plain fields.
+func TestBaseNodeAddsNothing(t *testing.T) {
+	a := &withBase{X: 3}
+	if got := sim.Dump(a); got != "withBase{X:3}" {
+		t.Errorf("Dump = %s, want withBase{X:3}", got)
+	}
+	if sim.Fingerprint(a) == sim.Fingerprint(&withBase{X: 4}) {
+		t.Errorf("X is not hashed")
+	}
+	var n sim.Node = a
+	n.Init(nil) // BaseNode's handlers do nothing, even without a context
+	n.App(nil, nil)
+	if a.X != 3 {
+		t.Errorf("a BaseNode handler changed the node: X = %d", a.X)
+	}
+}

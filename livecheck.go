@@ -123,15 +123,20 @@ type Progress struct {
 	Periphery int // walks to do
 }
 
+// defaultDepth is the search depth when the options give none.
+func (o *Options) defaultDepth(sys *System) int {
+	if len(o.Prefix) > 0 && sys.PrefixDepth > 0 {
+		return sys.PrefixDepth
+	}
+	if sys.DefaultDepth > 0 {
+		return sys.DefaultDepth
+	}
+	return 20
+}
+
 func (o *Options) fill(sys *System) {
-	if o.Depth <= 0 && len(o.Prefix) > 0 {
-		o.Depth = sys.PrefixDepth
-	}
 	if o.Depth <= 0 {
-		o.Depth = sys.DefaultDepth
-	}
-	if o.Depth <= 0 {
-		o.Depth = 20
+		o.Depth = o.defaultDepth(sys)
 	}
 	if o.Seed == 0 {
 		o.Seed = 1
@@ -143,7 +148,7 @@ func (o *Options) fill(sys *System) {
 		o.ConfirmTimeout = ConfirmAllowance(o.HandlerTimeout)
 	}
 	if o.WalkDepth <= 0 {
-		o.WalkDepth = 5000
+		o.WalkDepth = defaultWalkDepth
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -334,6 +339,9 @@ func Check(sys *System, opts Options) (*Result, error) {
 	}
 	return res, nil
 }
+
+// defaultWalkDepth is the walks' depth when the options give none.
+const defaultWalkDepth = 5000
 
 // recheckEvery is how often the main world runs a step twice (after its
 // first steps, which all are): rarely enough to cost little.

@@ -323,6 +323,12 @@ func dumpNodes(s *sim.State) []string {
 // liveness violation with a critical transition also its nearest live
 // path; it returns the files' paths.
 func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
+	return r.writeTraces(dir, func(property string, p sim.Path) string { return reports.TraceName(r.System, property, p) })
+}
+
+// writeTraces is WriteTraces with the files named by name, given the
+// property ("live" for the nearest live path) and the path.
+func (r *Result) writeTraces(dir string, name func(property string, p sim.Path) string) (dead, live string, err error) {
 	describe := func(steps []ReplayStep) func(i int) string {
 		return func(i int) string {
 			if i < len(steps) {
@@ -332,12 +338,12 @@ func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
 		}
 	}
 	t := r.Trace(describe(r.Steps))
-	dead = filepath.Join(dir, reports.TraceName(r.System, r.Property, r.Path))
+	dead = filepath.Join(dir, name(r.Property, r.Path))
 	if cx := r.Critical; cx != nil {
 		lt := r.Trace(nil)
 		lt.Result, lt.Message = string(Live), fmt.Sprintf("the nearest live path: the dead path's first %d steps, then a walk that reaches a live state", cx.LiveStep)
 		lt.Steps = reports.FromPath(cx.LivePath, describe(cx.liveSteps))
-		live = filepath.Join(dir, reports.TraceName(r.System, "live", cx.LivePath))
+		live = filepath.Join(dir, name("live", cx.LivePath))
 		if err := reports.WriteFileAtomic(live, lt.Write); err != nil {
 			return "", "", err
 		}

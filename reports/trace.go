@@ -272,5 +272,9 @@ func TraceName(system, property string, p sim.Path) string {
 	if property == "" {
 		property = "trace"
 	}
-	return fmt.Sprintf("%s-%s-%08x.json", system, property, uint32(p.Hash()))
+	return fmt.Sprintf("%s-%s-%s.json", system, property, PathHash(p))
 }
+
+// PathHash is the short hash of a path that names its trace files: 8 hex
+// digits.
+func PathHash(p sim.Path) string { return fmt.Sprintf("%08x", uint32(p.Hash())) }

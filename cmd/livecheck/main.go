@@ -915,21 +915,7 @@ func printCritical(w io.Writer, res *livecheck.Result) {
 	fmt.Fprintln(w)
 }
 
-func printSteps(w io.Writer, steps []livecheck.ReplayStep) {
-	for _, st := range steps {
-		fmt.Fprintf(w, "  %3d. %s", st.Index+1, st.Text)
-		if len(st.Sent) > 0 {
-			fmt.Fprintf(w, "  => sends %s", strings.Join(st.Sent, ", "))
-		}
-		fmt.Fprintln(w)
-		for _, l := range st.Logs {
-			fmt.Fprintf(w, "         log %s\n", l)
-		}
-		if st.Violation != "" {
-			fmt.Fprintf(w, "         !! %s\n", st.Violation)
-		}
-	}
-}
+func printSteps(w io.Writer, steps []livecheck.ReplayStep) { livecheck.WriteSteps(w, steps) }
 
 // ---- replay ----
 

@@ -1,0 +1,228 @@
+package livecheck_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// recordTB is a testing.TB that records what livecheck.Test says instead
+// of failing: Fatalf returns, and Test returns after it.
+type recordTB struct {
+	testing.TB
+	name               string
+	fatals, errs, logs []string
+}
+
+func (r *recordTB) Helper()      {}
+func (r *recordTB) Name() string { return r.name }
+func (r *recordTB) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+func (r *recordTB) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+func (r *recordTB) Fatalf(format string, args ...any) {
+	r.fatals = append(r.fatals, fmt.Sprintf(format, args...))
+}
+
+// echo is a tiny protocol: node 0 pings the others once, each answers
+// with a pong, node 0 counts them. With the bug double-pong a node
+// answers twice, unless Fixed (the code after the fix).
+type echo struct {
+	sim.BaseNode
+	Double bool
+	Pongs  int
+}
+
+type echoPing struct{}
+type echoPong struct{}
+
+func (e *echo) Init(ctx sim.Context) {
+	if ctx.Self() == 0 {
+		for i := 1; i < ctx.Nodes(); i++ {
+			ctx.Send(sim.NodeID(i), echoPing{})
+		}
+	}
+}
+
+func (e *echo) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	switch msg.(type) {
+	case echoPing:
+		ctx.Send(from, echoPong{})
+		if e.Double {
+			ctx.Send(from, echoPong{})
+		}
+	case echoPong:
+		e.Pongs++
+	}
+}
+
+func echoSystem(fixed bool) *livecheck.System {
+	return &livecheck.System{
+		Name: "echo", Doc: "one round of pings", DefaultNodes: 3, MinNodes: 2, MaxNodes: 4,
+		Bugs: []livecheck.Bug{{Name: "double-pong", Doc: "a node answers a ping twice"}},
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			double := cfg.HasBug("double-pong") && !fixed
+			return &livecheck.Model{
+				Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &echo{Double: double} }},
+				Properties: []properties.Property{
+					properties.Always("pongs-bounded", "no more pongs than nodes pinged", func(s *sim.State) error {
+						if n := properties.Node[*echo](s, 0).Pongs; n > s.N()-1 {
+							return fmt.Errorf("node 0 counted %d pongs from %d nodes", n, s.N()-1)
+						}
+						return nil
+					}),
+					properties.Eventually("all-answered", "node 0 heard every pong", func(s *sim.State) bool {
+						return properties.Node[*echo](s, 0).Pongs == s.N()-1
+					}),
+				},
+			}, nil
+		},
+	}
+}
+
+func traceFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m {
+		m[i] = filepath.Base(m[i])
+	}
+	slices.Sort(m)
+	return m
+}
+
+func TestLivecheckTestPasses(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "traces")
+	r := &recordTB{TB: t, name: "TestEcho"}
+	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir))
+	if len(r.fatals) != 0 || len(r.errs) != 0 {
+		t.Fatalf("a correct system failed: %q %q", r.fatals, r.errs)
+	}
+	want := "livecheck: echo: ok: no violation in every reachable state (9 states); 0 walks from the depth bound"
+	if len(r.logs) != 1 || r.logs[0] != want {
+		t.Errorf("logs = %q, want [%q]", r.logs, want)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a passing check made the trace directory (%v)", err)
+	}
+}
+
+func TestLivecheckTestSafety(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "traces")
+	opt := []livecheck.TestOption{livecheck.WithTraceDir(dir),
+		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Bugs: []string{"double-pong"}}})}
+	r := &recordTB{TB: t, name: "TestEcho/double-pong"}
+	livecheck.Test(r, echoSystem(false), opt...)
+	files := traceFiles(t, dir)
+	if len(files) != 1 || !strings.HasPrefix(files[0], "TestEcho_double_pong-") {
+		t.Fatalf("trace files %q, want one TestEcho_double_pong-<hash>.json", files)
+	}
+	file := filepath.Join(dir, files[0])
+	if len(r.fatals) != 1 {
+		t.Fatalf("fatals = %q, want one", r.fatals)
+	}
+	want := strings.Join([]string{
+		"livecheck: echo (seed 1, depth 20): safety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes",
+		"path of 5 steps:",
+		"    1. deliver echoPing{} 0->1  => sends echoPong{} 1->0, echoPong{} 1->0",
+		"    2. deliver echoPong{} 1->0",
+		"    3. deliver echoPong{} 1->0",
+		"    4. deliver echoPing{} 0->2  => sends echoPong{} 2->0, echoPong{} 2->0",
+		"    5. deliver echoPong{} 2->0",
+		"         !! node 0 counted 3 pongs from 2 nodes",
+		"trace: " + file,
+		"replay it: go test -run '^TestEcho$/^double-pong$' -livecheck.replay '" + file + "'",
+	}, "\n")
+	if r.fatals[0] != want {
+		t.Errorf("report:\n%s\nwant:\n%s", r.fatals[0], want)
+	}
+	tr, err := reports.ReadTraceFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Result != "safety-violation" || tr.Property != "pongs-bounded" || len(tr.Steps) != 5 || !slices.Equal(tr.Bugs, []string{"double-pong"}) {
+		t.Errorf("trace: %s of %s, %d steps, bugs %q", tr.Result, tr.Property, len(tr.Steps), tr.Bugs)
+	}
+
+	// The next run replays the saved trace first, and fails with it.
+	r = &recordTB{TB: t, name: "TestEcho/double-pong"}
+	livecheck.Test(r, echoSystem(false), opt...)
+	if len(r.fatals) != 1 || !strings.HasPrefix(r.fatals[0], "livecheck: saved trace "+file+" still fails:\nsafety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes\npath of 5 steps:\n") {
+		t.Errorf("second run: fatals = %q", r.fatals)
+	}
+	// Another test's saved traces are not its own.
+	r = &recordTB{TB: t, name: "TestEcho/double"}
+	livecheck.Test(r, echoSystem(true), opt...)
+	if len(r.fatals) != 0 || len(r.errs) != 0 || len(r.logs) != 1 || !strings.HasPrefix(r.logs[0], "livecheck: echo: ok:") {
+		t.Errorf("a test with another name: fatals %q, errors %q, logs %q", r.fatals, r.errs, r.logs)
+	}
+	// After the fix, the saved trace no longer fails: node 1 sends one
+	// pong, so the trace's second delivery of it cannot happen.
+	r = &recordTB{TB: t, name: "TestEcho/double-pong"}
+	livecheck.Test(r, echoSystem(true), opt...)
+	if len(r.fatals) != 0 || len(r.errs) != 0 || len(r.logs) != 2 {
+		t.Fatalf("after the fix: fatals %q, errors %q, logs %q", r.fatals, r.errs, r.logs)
+	}
+	if want := "livecheck: saved trace " + file + " passes now: it no longer replays: the trace does not replay: step 3 (deliver 1->0 #ee14ee08dd33fa59): event not enabled: deliver 1->0 #ee14ee08dd33fa59: no such message in flight"; r.logs[0] != want {
+		t.Errorf("log %q, want %q", r.logs[0], want)
+	}
+}
+
+func TestLivecheckTestLiveness(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "traces")
+	opt := []livecheck.TestOption{livecheck.WithTraceDir(dir),
+		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Budget: sim.Budget{Drops: 1}}, WalkDepth: 50, Workers: 1})}
+	r := &recordTB{TB: t, name: "TestEchoDrops"}
+	livecheck.Test(r, echoSystem(false), opt...)
+	files := traceFiles(t, dir)
+	if len(files) != 2 || !strings.HasPrefix(files[0], "TestEchoDrops-") || !strings.HasPrefix(files[1], "TestEchoDrops-live-") {
+		t.Fatalf("trace files %q, want TestEchoDrops-<hash>.json and TestEchoDrops-live-<hash>.json", files)
+	}
+	dead, live := filepath.Join(dir, files[0]), filepath.Join(dir, files[1])
+	want := strings.Join([]string{
+		"livecheck: echo (seed 1, depth 20): liveness-violation of all-answered: all-answered can never hold again after step 4 of 4 (drop echoPong{} 2->0)",
+		"critical step 4 of 4: drop echoPong{} 2->0",
+		"nearest live path: 4 steps, the first 3 shared",
+		"path of 4 steps:",
+		"    1. deliver echoPing{} 0->1  => sends echoPong{} 1->0",
+		"    2. deliver echoPong{} 1->0",
+		"    3. deliver echoPing{} 0->2  => sends echoPong{} 2->0",
+		"    4. drop echoPong{} 2->0",
+		"trace: " + dead,
+		"nearest live path: " + live,
+		"replay it: go test -run '^TestEchoDrops$' -livecheck.replay '" + dead + "'",
+	}, "\n")
+	if len(r.fatals) != 1 || r.fatals[0] != want {
+		t.Fatalf("fatals = %q, want [%q]", r.fatals, want)
+	}
+	tr, err := reports.ReadTraceFile(live)
+	if err != nil || tr.Result != "live" {
+		t.Fatalf("live trace: %v, result %v", err, tr)
+	}
+
+	// The next run replays the dead trace, dead test included, and not
+	// the live one.
+	r = &recordTB{TB: t, name: "TestEchoDrops"}
+	livecheck.Test(r, echoSystem(false), opt...)
+	want = "livecheck: saved trace " + dead + " still fails:\n" +
+		"liveness-violation of all-answered: all-answered can never hold again after step 4 of 4 (drop echoPong{} 2->0)\n" +
+		"critical step 4 of 4: drop echoPong{} 2->0\npath of 4 steps:\n"
+	if len(r.fatals) != 1 || !strings.HasPrefix(r.fatals[0], want) || len(r.logs) != 0 {
+		t.Errorf("second run: fatals %q, logs %q; want one that begins %q", r.fatals, r.logs, want)
+	}
+}

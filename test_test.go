@@ -1,6 +1,7 @@
 package livecheck_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -224,5 +225,60 @@ func TestLivecheckTestLiveness(t *testing.T) {
 		"critical step 4 of 4: drop echoPong{} 2->0\npath of 4 steps:\n"
 	if len(r.fatals) != 1 || !strings.HasPrefix(r.fatals[0], want) || len(r.logs) != 0 {
 		t.Errorf("second run: fatals %q, logs %q; want one that begins %q", r.fatals, r.logs, want)
+	}
+}
+
+// setFlag sets a flag for the rest of the test. The tests that use it are
+// not parallel: the parallel ones run after them.
+func setFlag(t *testing.T, name, value string) {
+	t.Helper()
+	old := flag.Lookup(name).Value.String()
+	if err := flag.Set(name, value); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { flag.Set(name, old) })
+}
+
+func TestLivecheckTestFlags(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "traces")
+	opt := []livecheck.TestOption{livecheck.WithTraceDir(dir),
+		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Bugs: []string{"double-pong"}}})}
+
+	// -livecheck.seed is the seed of the check; -short halves the depth.
+	setFlag(t, "livecheck.seed", "7")
+	setFlag(t, "test.short", "true")
+	r := &recordTB{TB: t, name: "TestEchoFlags"}
+	livecheck.Test(r, echoSystem(false), opt...)
+	want := "livecheck: echo (seed 7, depth 10): safety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes\n"
+	if len(r.fatals) != 1 || !strings.HasPrefix(r.fatals[0], want) {
+		t.Fatalf("fatals %q, want one that begins %q", r.fatals, want)
+	}
+	files := traceFiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("trace files %q, want one", files)
+	}
+	file := filepath.Join(dir, files[0])
+
+	// -livecheck.replay replays that file alone, in any test, saved
+	// traces aside.
+	setFlag(t, "livecheck.replay", file)
+	r = &recordTB{TB: t, name: "TestOther"}
+	livecheck.Test(r, echoSystem(false))
+	want = "livecheck: " + file + " still fails:\nsafety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes\npath of 5 steps:\n"
+	if len(r.fatals) != 1 || !strings.HasPrefix(r.fatals[0], want) {
+		t.Errorf("replay: fatals %q, want one that begins %q", r.fatals, want)
+	}
+	r = &recordTB{TB: t, name: "TestOther"}
+	livecheck.Test(r, echoSystem(true))
+	want = "livecheck: " + file + " passes now: it no longer replays: the trace does not replay: step 3"
+	if len(r.fatals) != 0 || len(r.logs) != 1 || !strings.HasPrefix(r.logs[0], want) {
+		t.Errorf("replay after the fix: fatals %q, logs %q, want a log that begins %q", r.fatals, r.logs, want)
+	}
+	other := echoSystem(false)
+	other.Name = "other"
+	r = &recordTB{TB: t, name: "TestOther"}
+	livecheck.Test(r, other)
+	if want := "livecheck: " + file + `: it is a trace of system "echo", not "other"`; len(r.fatals) != 1 || r.fatals[0] != want {
+		t.Errorf("replay of another system's trace: fatals %q, want [%q]", r.fatals, want)
 	}
 }

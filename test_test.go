@@ -19,8 +19,8 @@ import (
 // of failing: Fatalf returns, and Test returns after it.
 type recordTB struct {
 	testing.TB
-	name               string
-	fatals, errs, logs []string
+	name                      string
+	fatals, errs, logs, skips []string
 }
 
 func (r *recordTB) Helper()      {}
@@ -33,6 +33,9 @@ func (r *recordTB) Errorf(format string, args ...any) {
 }
 func (r *recordTB) Fatalf(format string, args ...any) {
 	r.fatals = append(r.fatals, fmt.Sprintf(format, args...))
+}
+func (r *recordTB) Skipf(format string, args ...any) {
+	r.skips = append(r.skips, fmt.Sprintf(format, args...))
 }
 
 // echo is a tiny protocol: node 0 pings the others once, each answers
@@ -118,6 +121,21 @@ func TestLivecheckTestPasses(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("a passing check made the trace directory (%v)", err)
+	}
+
+	// A check that could not finish fails, unless allowed.
+	stopped := livecheck.WithOptions(livecheck.Options{MaxStates: 3})
+	r = &recordTB{TB: t, name: "TestEcho"}
+	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped)
+	want = "livecheck: echo: inconclusive: the search was stopped by MaxStates; no violation among 3 states (AllowInconclusive lets this pass)"
+	if len(r.fatals) != 1 || r.fatals[0] != want {
+		t.Errorf("fatals = %q, want [%q]", r.fatals, want)
+	}
+	r = &recordTB{TB: t, name: "TestEcho"}
+	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped, livecheck.AllowInconclusive())
+	want = "livecheck: echo: inconclusive: the search was stopped by MaxStates; no violation among 3 states"
+	if len(r.fatals) != 0 || len(r.logs) != 1 || r.logs[0] != want {
+		t.Errorf("allowed: fatals %q, logs %q, want [%q]", r.fatals, r.logs, want)
 	}
 }
 
@@ -278,7 +296,7 @@ func TestLivecheckTestFlags(t *testing.T) {
 	other.Name = "other"
 	r = &recordTB{TB: t, name: "TestOther"}
 	livecheck.Test(r, other)
-	if want := "livecheck: " + file + `: it is a trace of system "echo", not "other"`; len(r.fatals) != 1 || r.fatals[0] != want {
-		t.Errorf("replay of another system's trace: fatals %q, want [%q]", r.fatals, want)
+	if want := "livecheck: " + file + `: it is a trace of system "echo", not "other"`; len(r.fatals) != 0 || len(r.skips) != 1 || r.skips[0] != want {
+		t.Errorf("replay of another system's trace: fatals %q, skips %q, want a skip %q", r.fatals, r.skips, want)
 	}
 }

@@ -503,27 +503,55 @@ func TestClosedDeadRegion(t *testing.T) {
 }
 
 // A liveness property that no reachable state satisfies is a violation
-// from the start, not an inconclusive result. late's space is unbounded
-// (node 0 ticks for ever), so the search closes no region: the dead test
-// of the walks' critical search, run from the start, says so (before: C2,
-// "even the start of the path does not recover", inconclusive).
+// from the start, not an inconclusive result, where that is certain: here
+// node 0 ticks 6 times at most, and with a bound of 2 steps the search
+// closes nothing, but the dead test from the start sees every reachable
+// state (before: C2, "even the start of the path does not recover",
+// inconclusive). Where the space is unbounded (ticking for ever), the
+// result stays inconclusive: walks too short could be why.
 func TestDeadFromTheStart(t *testing.T) {
-	sys := lateSystem()
-	build := sys.Build
-	sys.Build = func(cfg livecheck.Config) (*livecheck.Model, error) {
-		m, err := build(cfg)
-		if err != nil {
-			return nil, err
+	for _, limit := range []int{6, 0} {
+		sys := lateSystem()
+		build := sys.Build
+		sys.Build = func(cfg livecheck.Config) (*livecheck.Model, error) {
+			m, err := build(cfg)
+			if err != nil {
+				return nil, err
+			}
+			if limit > 0 {
+				m.Spec.New = func(sim.NodeID) sim.Node { return &cappedLate{Limit: limit} }
+			}
+			m.Properties = []properties.Property{properties.Eventually("never", "holds nowhere", func(s *sim.State) bool { return false })}
+			return m, nil
 		}
-		m.Properties = []properties.Property{properties.Eventually("never", "holds nowhere", func(s *sim.State) bool { return false })}
-		return m, nil
+		res, err := livecheck.Check(sys, livecheck.Options{Depth: 2, WalkDepth: 100, Escalations: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if limit == 0 {
+			if res.Verdict != livecheck.Inconclusive || !strings.Contains(res.Message, "even the start of the path does not recover") {
+				t.Fatalf("unbounded: %s of %q: %s", res.Verdict, res.Property, res.Message)
+			}
+			continue
+		}
+		want := "never can never hold: the state the check starts from is already dead: none of the "
+		if res.Verdict != livecheck.LivenessViolation || res.Property != "never" || !strings.HasPrefix(res.Message, want) ||
+			!strings.HasSuffix(res.Message, " states reachable from it is live (all searched)") || res.Critical != nil {
+			t.Fatalf("%s of %q: %s", res.Verdict, res.Property, res.Message)
+		}
 	}
-	res, err := livecheck.Check(sys, livecheck.Options{Depth: 3, WalkDepth: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "never can never hold: the state the check starts from is already dead: 0 of 300 walks of 200 steps from it reach a live state"
-	if res.Verdict != livecheck.LivenessViolation || res.Property != "never" || !strings.HasPrefix(res.Message, want) || res.Critical != nil {
-		t.Fatalf("%s of %q: %s", res.Verdict, res.Property, res.Message)
+}
+
+// cappedLate is late whose node 0 stops ticking after Limit ticks.
+type cappedLate struct {
+	late
+	Limit int
+}
+
+func (l *cappedLate) Timer(ctx sim.Context, name string) {
+	l.Ticks++
+	ctx.Send(1, lateB{})
+	if l.Ticks < l.Limit {
+		ctx.SetTimer("tick")
 	}
 }

@@ -114,7 +114,11 @@ func (c *checker) liveness(quiescent sim.Path) error {
 				c.report(p, cr, c.endTest(depth), tried)
 				return true, nil
 			}
-			if cr.Case == critical.Start {
+			if cr.Case == critical.Start && cr.Dead != nil && cr.Dead.SearchAll {
+				// Dead from the start, for certain: the dead test saw
+				// every state reachable from there. (Short of that, with
+				// no live state before it to compare, walks too short
+				// may be why: escalate as in case C2.)
 				c.reportStart(p, cr, c.endTest(depth))
 				return true, nil
 			}
@@ -274,13 +278,7 @@ func (c *checker) reportStart(p sim.Path, cr *critical.Result, dt DeadTest) {
 	if end, _ := c.stateAfter(p, len(p)); end != nil {
 		r.startEnd.endFP = end.Fingerprint()
 	}
-	why := "no state reachable from it is live"
-	if d := cr.Dead; d != nil && !d.SearchAll {
-		why = fmt.Sprintf("0 of %d walks of %d steps from it reach a live state, and no state within %d steps is live (%d states searched)",
-			d.Walks, d.WalkDepth, d.SearchDepth, d.SearchStates)
-	} else if d != nil {
-		why = fmt.Sprintf("none of the %d states reachable from it is live (all searched)", d.SearchStates)
-	}
+	why := fmt.Sprintf("none of the %d states reachable from it is live (all searched)", cr.Dead.SearchStates)
 	r.Message = fmt.Sprintf("%s can never hold: the state the check starts from is already dead: %s", r.Property, why)
 }
 

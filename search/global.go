@@ -60,6 +60,10 @@ type Stats struct {
 	Periphery   int           // distinct non-live states at the depth bound
 	Live        int64         // distinct live states reached
 	Elapsed     time.Duration // wall time of the search
+	// CollisionChance estimates the probability that two distinct states
+	// had the same fingerprint, so that one of them was never explored:
+	// TLC's estimate, see collisionChance.
+	CollisionChance float64
 }
 
 // A Violation is a property that failed, with the path from the start state
@@ -193,7 +197,10 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 		}
 	}()
 	st := &res.Stats
-	defer func() { st.Elapsed = time.Since(start) }()
+	defer func() {
+		st.Elapsed = time.Since(start)
+		st.CollisionChance = collisionChance(st.States, st.Transitions)
+	}()
 
 	var safety, liveness []*properties.Property
 	for i := range opts.Properties {
@@ -230,7 +237,7 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 		}
 	}
 
-	visited := map[uint64]seen{}
+	visited := newVisitedSet(0)
 	periphery := map[uint64]bool{}
 
 	violate := func(p *properties.Property, err error) {
@@ -298,10 +305,7 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 	// expanded, and records it in the visited set. first says the state
 	// was never seen before.
 	expand := func(fp uint64, d int, m mode) (ok, first bool) {
-		v, found := visited[fp]
-		if !found {
-			v = seen{-1, -1}
-		}
+		v, found := visited.upsert(fp, seen{-1, -1})
 		d32 := int32(d)
 		strongDone := v.strong >= 0 && v.strong <= d32
 		if m == recovered {
@@ -315,7 +319,6 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 			}
 			v.strong = d32
 		}
-		visited[fp] = v
 		return true, !found
 	}
 	for _, p := range safety {
@@ -379,6 +382,7 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 		if opts.Progress != nil && st.Transitions%opts.ProgressEvery == 0 {
 			st.Periphery = len(res.Periphery)
 			st.Elapsed = time.Since(start)
+			st.CollisionChance = collisionChance(st.States, st.Transitions)
 			opts.Progress(*st)
 		}
 		path = append(path, step)
@@ -388,7 +392,7 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 			st.Periphery = len(res.Periphery)
 			return res, nil
 		}
-		if _, found := visited[fp]; !found {
+		if _, found := visited.get(fp); !found {
 			// Safety first: a state that breaks a safety property is
 			// that violation, whatever the liveness properties make of it.
 			for _, p := range safety {

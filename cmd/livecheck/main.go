@@ -184,6 +184,9 @@ type jsonStats struct {
 	Periphery   int   `json:"periphery"`
 	LiveStates  int64 `json:"live_states"`
 	ElapsedMS   int64 `json:"elapsed_ms"`
+	// CollisionChance is TLC's estimate of the chance that a fingerprint
+	// collision hid a state (0 in local mode).
+	CollisionChance float64 `json:"collision_chance"`
 }
 
 type jsonCritical struct {
@@ -690,6 +693,7 @@ func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
 		Stats: jsonStats{
 			States: res.Stats.States, Transitions: res.Stats.Transitions, MaxDepth: res.Stats.MaxDepth,
 			Periphery: res.Stats.Periphery, LiveStates: res.Stats.Live, ElapsedMS: res.Stats.Elapsed.Milliseconds(),
+			CollisionChance: res.Stats.CollisionChance,
 		},
 		Mode: res.Mode, FromBugs: res.FromBugs, BugWarnings: res.BugWarnings,
 	}
@@ -837,6 +841,7 @@ func printCheck(w io.Writer, res *livecheck.Result, trace, liveTrace string) {
 		fmt.Sprint(res.Stats.Periphery), fmt.Sprint(res.Stats.Live), res.Stats.Elapsed.Round(time.Microsecond).String(),
 		fmt.Sprintf("%.0f", float64(res.Stats.Transitions)/max(res.Stats.Elapsed.Seconds(), 1e-9)),
 	}})
+	fmt.Fprintf(w, "fingerprint collision chance: %.2g\n", res.Stats.CollisionChance)
 	if res.Live.Walks > 0 || res.Live.Suspects > 0 {
 		l := res.Live
 		fmt.Fprintln(w)

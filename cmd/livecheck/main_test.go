@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -372,5 +373,37 @@ func TestCheckTextLocal(t *testing.T) {
 	want := regexp.MustCompile(`ok: no violation; local mode explored every node state reachable without failures \(\d+ node states, \d+ messages; nothing held back in round \d+\) and no real run reaches a combination of them that violates a safety property \(\d+ candidates, none reached\)`)
 	if !want.MatchString(out) {
 		t.Fatalf("text report lacks %s:\n%s", want, out)
+	}
+}
+
+// TestCheckTextCollisionChance: the text and JSON reports give TLC's
+// estimate of a fingerprint collision, distinct × (generated − distinct)
+// / 2^64, generated counting the start state; LCR with 4 nodes has 324
+// states and 855 transitions.
+func TestCheckTextCollisionChance(t *testing.T) {
+	code, out, _ := runCLI(t, "check", "lcr", "--nodes", "4", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if want := "fingerprint collision chance: 9.3e-15\n"; !strings.Contains(out, want) {
+		t.Errorf("text report lacks %q:\n%s", want, out)
+	}
+	code, out, _ = runCLI(t, "check", "lcr", "--nodes", "4", "--json", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	var r struct {
+		Stats struct {
+			States          int64   `json:"states"`
+			Transitions     int64   `json:"transitions"`
+			CollisionChance float64 `json:"collision_chance"`
+		} `json:"stats"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	s := r.Stats
+	if want := math.Ldexp(324*(855+1-324), -64); s.States != 324 || s.Transitions != 855 || s.CollisionChance != want {
+		t.Errorf("stats %+v, want 324 states, 855 transitions, collision_chance %g", s, want)
 	}
 }

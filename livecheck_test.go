@@ -349,13 +349,7 @@ func TestSafetyPastLiveStates(t *testing.T) {
 // a liveness property alone that never holds and panics once node 0
 // ticked twice.
 func panicky(which string) *livecheck.System {
-	sys := lateSystem()
-	build := sys.Build
-	sys.Build = func(cfg livecheck.Config) (*livecheck.Model, error) {
-		m, err := build(cfg)
-		if err != nil {
-			return nil, err
-		}
+	return lateWith(func(m *livecheck.Model) {
 		var seen map[bool]int // never made: writing it panics
 		if which == "liveness" {
 			m.Properties = []properties.Property{properties.Eventually("ticks-end", "node 0 stops ticking", func(s *sim.State) bool {
@@ -364,7 +358,7 @@ func panicky(which string) *livecheck.System {
 				}
 				return false
 			})}
-			return m, nil
+			return
 		}
 		check := m.Properties[0].Check
 		m.Properties[0].Check = func(s *sim.State) error {
@@ -373,7 +367,19 @@ func panicky(which string) *livecheck.System {
 			}
 			return check(s)
 		}
-		return m, nil
+	})
+}
+
+// lateWith is late with its model changed by change.
+func lateWith(change func(m *livecheck.Model)) *livecheck.System {
+	sys := lateSystem()
+	build := sys.Build
+	sys.Build = func(cfg livecheck.Config) (*livecheck.Model, error) {
+		m, err := build(cfg)
+		if err == nil {
+			change(m)
+		}
+		return m, err
 	}
 	return sys
 }
@@ -511,19 +517,12 @@ func TestClosedDeadRegion(t *testing.T) {
 // result stays inconclusive: walks too short could be why.
 func TestDeadFromTheStart(t *testing.T) {
 	for _, limit := range []int{6, 0} {
-		sys := lateSystem()
-		build := sys.Build
-		sys.Build = func(cfg livecheck.Config) (*livecheck.Model, error) {
-			m, err := build(cfg)
-			if err != nil {
-				return nil, err
-			}
+		sys := lateWith(func(m *livecheck.Model) {
 			if limit > 0 {
 				m.Spec.New = func(sim.NodeID) sim.Node { return &cappedLate{Limit: limit} }
 			}
 			m.Properties = []properties.Property{properties.Eventually("never", "holds nowhere", func(s *sim.State) bool { return false })}
-			return m, nil
-		}
+		})
 		res, err := livecheck.Check(sys, livecheck.Options{Depth: 2, WalkDepth: 100, Escalations: 1})
 		if err != nil {
 			t.Fatal(err)

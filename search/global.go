@@ -302,24 +302,22 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 		return false
 	}
 	// expand says whether a state reached at depth d in mode m is to be
-	// expanded, and records it in the visited set. first says the state
-	// was never seen before.
-	expand := func(fp uint64, d int, m mode) (ok, first bool) {
-		v, found := visited.upsert(fp, seen{-1, -1})
+	// expanded, and records that in v, its entry in the visited set.
+	expand := func(v *seen, d int, m mode) bool {
 		d32 := int32(d)
 		strongDone := v.strong >= 0 && v.strong <= d32
 		if m == recovered {
 			if strongDone || (v.weak >= 0 && v.weak <= d32) {
-				return false, false
+				return false
 			}
 			v.weak = d32
 		} else {
 			if strongDone {
-				return false, false
+				return false
 			}
 			v.strong = d32
 		}
-		return true, !found
+		return true
 	}
 	for _, p := range safety {
 		if err := p.CheckSafety(s0); err != nil {
@@ -332,7 +330,8 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 	if !live0 {
 		m0 = dipped
 	}
-	expand(s0.Fingerprint(), 0, m0)
+	v0, _ := visited.upsert(s0.Fingerprint(), seen{-1, -1})
+	expand(v0, 0, m0)
 	st.States = 1
 	if live0 {
 		st.Live++
@@ -392,7 +391,9 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 			st.Periphery = len(res.Periphery)
 			return res, nil
 		}
-		if _, found := visited.get(fp); !found {
+		// One lookup serves both: v stays valid until the next upsert.
+		v, found := visited.upsert(fp, seen{-1, -1})
+		if !found {
 			// Safety first: a state that breaks a safety property is
 			// that violation, whatever the liveness properties make of it.
 			for _, p := range safety {
@@ -415,7 +416,7 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 			}
 		}
 		m := top.mode.next(live)
-		ok, first := expand(fp, d, m)
+		ok, first := expand(v, d, m), !found
 		if !ok {
 			path = path[:len(path)-1]
 			continue

@@ -1,5 +1,7 @@
 // Package paxos is single-decree Paxos in which every node is proposer,
-// acceptor and learner, the setting of the local model checking paper.
+// acceptor and learner, the setting of the local model checking paper; or,
+// with the parameter roles=split, with separate roles, the setting of the
+// usual Promela models of Paxos (see "Separate roles" below).
 //
 // The driver asks nodes 0 to P-1 (the parameter proposers, default 1) to
 // propose once each; node i proposes value 100+i. A proposer makes one
@@ -37,7 +39,24 @@
 // stable storage, which the simulated nodes do not have, so a restart would
 // forget them and break agreement for a reason outside the protocol.
 //
-// Injectable bugs:
+// # Separate roles
+//
+// With roles=split each node has one role: nodes 0 to P-1 are proposers
+// only, the last node is the one learner, and the nodes between are the
+// acceptors, so --nodes is P + K + 1 for K acceptors (2 proposers and 3
+// acceptors: --nodes 6; at most 5 acceptors with 2 proposers). Quorums are
+// majorities of the K acceptors. Messages go only where a role needs them:
+// Prepare and Accept to the acceptors, Promise back to its proposer,
+// Accepted to the learner. The learner does not stop at its first choice:
+// it goes on counting, and once another ballot reaches a quorum with a
+// different value it records that value as a conflict, which breaks
+// agreement (a single learner cannot disagree with another one). Votes for
+// a ballot that has its quorum already change nothing. This is the
+// configuration that bench/spin checks with Spin, so that both tools check
+// the same protocol; its space is far smaller than that of every role on
+// every node, where every message goes to every node.
+//
+// Injectable bugs (both also with separate roles, on acceptors):
 //
 //   - last-promise: the proposer keeps the accepted proposal of the last
 //     promise it received instead of the one with the highest ballot (a
@@ -65,8 +84,9 @@ import (
 )
 
 // MaxNodes bounds the number of nodes: acceptor sets are 8-bit sets and the
-// learner keeps one such set per ballot in a 64-bit word.
-const MaxNodes = 7
+// learner keeps one such set per ballot (at most one ballot per node) in a
+// 64-bit word.
+const MaxNodes = 8
 
 // Propose is the driver's call: propose Value.
 type Propose struct{ Value int }
@@ -131,10 +151,30 @@ type Node struct {
 	// Learner.
 	Votes  Tally // acceptors that sent Accepted, per ballot
 	Chosen int   // the value chosen (0: none yet)
+	// Conflict is a value that a quorum of another ballot accepted after
+	// Chosen, and differs from it (0: none). Only a split-roles learner,
+	// which goes on counting after its choice, can record one.
+	Conflict int
 
-	quorum      int  `livecheck:"-"` // quorum size: configuration, not state
-	lastPromise bool `livecheck:"-"` // bug last-promise
+	// Configuration, not state.
+	quorum      int           `livecheck:"-"` // quorum size
+	lastPromise bool          `livecheck:"-"` // bug last-promise
+	role        role          `livecheck:"-"`
+	acceptors   [2]sim.NodeID `livecheck:"-"` // the acceptors: ids from [0] up to [1], excluded
 }
+
+// A role is what a node does: everything, or one part with split roles.
+type role uint8
+
+const (
+	allRoles role = iota
+	proposer
+	acceptor
+	learner
+)
+
+// learns says whether the node is a learner.
+func (n *Node) learns() bool { return n.role == allRoles || n.role == learner }
 
 func (n *Node) Init(ctx sim.Context) {}
 
@@ -145,10 +185,22 @@ func (n *Node) App(ctx sim.Context, call sim.AppCall) {
 	}
 	n.Ballot = int(ctx.Self()) + 1
 	n.Value = p.Value
-	n.broadcast(ctx, Prepare{Ballot: n.Ballot})
+	n.toAcceptors(ctx, Prepare{Ballot: n.Ballot})
 }
 
-func (n *Node) broadcast(ctx sim.Context, msg sim.Message) {
+// toAcceptors sends msg to every acceptor: every node, with all roles.
+func (n *Node) toAcceptors(ctx sim.Context, msg sim.Message) {
+	for i := n.acceptors[0]; i < n.acceptors[1]; i++ {
+		ctx.Send(i, msg)
+	}
+}
+
+// toLearners sends msg to every learner: the last node with split roles.
+func (n *Node) toLearners(ctx sim.Context, msg sim.Message) {
+	if n.role != allRoles {
+		ctx.Send(sim.NodeID(ctx.Nodes()-1), msg)
+		return
+	}
 	for i := range ctx.Nodes() {
 		ctx.Send(sim.NodeID(i), msg)
 	}
@@ -181,15 +233,19 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 			v = n.AdoptValue
 			ctx.Logf("ballot %d carries forward value %d accepted under ballot %d", n.Ballot, v, n.AdoptBallot)
 		}
-		n.broadcast(ctx, Accept{Ballot: n.Ballot, Value: v})
+		n.toAcceptors(ctx, Accept{Ballot: n.Ballot, Value: v})
 	case Accept:
 		if m.Ballot < n.Promised {
 			return
 		}
 		n.Promised = m.Ballot
 		n.AccBallot, n.AccValue = m.Ballot, m.Value
-		n.broadcast(ctx, Accepted{Ballot: m.Ballot, Value: m.Value})
+		n.toLearners(ctx, Accepted{Ballot: m.Ballot, Value: m.Value})
 	case Accepted:
+		if n.role == learner {
+			n.learn(ctx, from, m)
+			return
+		}
 		if n.Chosen != 0 {
 			return
 		}
@@ -201,22 +257,61 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 	}
 }
 
+// learn counts a vote of a split-roles learner, which goes on past its
+// choice so that a second value chosen shows.
+func (n *Node) learn(ctx sim.Context, from sim.NodeID, m Accepted) {
+	votes := n.Votes.of(m.Ballot).len()
+	if votes >= n.quorum {
+		return // this ballot's value is learned already
+	}
+	n.Votes = n.Votes.add(m.Ballot, from)
+	if votes+1 < n.quorum {
+		return
+	}
+	switch {
+	case n.Chosen == 0:
+		n.Chosen = m.Value
+		ctx.Logf("chose %d (ballot %d accepted by %v)", m.Value, m.Ballot, n.Votes.of(m.Ballot))
+	case m.Value != n.Chosen && n.Conflict == 0:
+		n.Conflict = m.Value
+		ctx.Logf("learned %d (ballot %d accepted by %v) after choosing %d", m.Value, m.Ballot, n.Votes.of(m.Ballot), n.Chosen)
+	}
+}
+
 func (n *Node) Timer(ctx sim.Context, name string)     {}
 func (n *Node) Error(ctx sim.Context, peer sim.NodeID) {}
 
 // DumpState shows the node by role, with acceptor sets as ids.
 func (n *Node) DumpState() string {
 	var b strings.Builder
+	switch n.role {
+	case proposer:
+		fmt.Fprintf(&b, "proposer{ballot:%d value:%d promises:%v adopt:%s phase2:%v}",
+			n.Ballot, n.Value, n.Promises, proposal(n.AdoptBallot, n.AdoptValue), n.Phase2)
+		return b.String()
+	case acceptor:
+		fmt.Fprintf(&b, "acceptor{promised:%d accepted:%s}", n.Promised, proposal(n.AccBallot, n.AccValue))
+		return b.String()
+	case learner:
+		n.dumpLearner(&b)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "acceptor{promised:%d accepted:%s}", n.Promised, proposal(n.AccBallot, n.AccValue))
 	if n.Ballot != 0 {
 		fmt.Fprintf(&b, " proposer{ballot:%d value:%d promises:%v adopt:%s phase2:%v}",
 			n.Ballot, n.Value, n.Promises, proposal(n.AdoptBallot, n.AdoptValue), n.Phase2)
 	}
-	b.WriteString(" learner{votes:")
+	b.WriteString(" ")
+	n.dumpLearner(&b)
+	return b.String()
+}
+
+func (n *Node) dumpLearner(b *strings.Builder) {
+	b.WriteString("learner{votes:")
 	sep := ""
 	for ballot := 1; ballot <= MaxNodes; ballot++ {
 		if s := n.Votes.of(ballot); s != 0 {
-			fmt.Fprintf(&b, "%sb%d=%v", sep, ballot, s)
+			fmt.Fprintf(b, "%sb%d=%v", sep, ballot, s)
 			sep = ","
 		}
 	}
@@ -224,10 +319,12 @@ func (n *Node) DumpState() string {
 		b.WriteString("-")
 	}
 	if n.Chosen != 0 {
-		fmt.Fprintf(&b, " chosen:%d", n.Chosen)
+		fmt.Fprintf(b, " chosen:%d", n.Chosen)
+	}
+	if n.Conflict != 0 {
+		fmt.Fprintf(b, " conflict:%d", n.Conflict)
 	}
 	b.WriteString("}")
-	return b.String()
 }
 
 func proposal(ballot, value int) string {
@@ -237,12 +334,18 @@ func proposal(ballot, value int) string {
 	return fmt.Sprintf("%d@b%d", value, ballot)
 }
 
-// Agreement is the safety property: no two nodes choose different values.
+// Agreement is the safety property: no two nodes choose different values,
+// and no learner learns a second value.
 var Agreement = func() properties.Property {
-	p := properties.Always("agreement", "no two nodes choose different values",
+	p := properties.Always("agreement", "no two nodes choose different values, and no learner learns two",
 		func(s *sim.State) error {
 			first := -1
 			nodes := properties.Nodes[*Node](s)
+			for i, n := range nodes {
+				if n.Conflict != 0 {
+					return fmt.Errorf("node %d chose %d, then a quorum of another ballot accepted %d", i, n.Chosen, n.Conflict)
+				}
+			}
 			for i, n := range nodes {
 				switch {
 				case n.Chosen == 0:
@@ -268,23 +371,40 @@ var Agreement = func() properties.Property {
 	return p
 }()
 
-// Chosen is the liveness property: every node has chosen a value. Without
-// failures it always comes to hold (see the package comment).
-var Chosen = properties.Eventually("chosen", "every node has chosen a value",
+// splitAgreement is Agreement for split roles. Its one learner cannot
+// disagree with another node, only with itself, so the pairwise form,
+// which local model checking would check alone, would miss every
+// violation: it has none, and its filter keeps only a learner with a
+// conflict.
+var splitAgreement = func() properties.Property {
+	p := Agreement
+	p.Pair = nil
+	p.Filter = func(id sim.NodeID, n sim.Node) bool {
+		x, ok := n.(*Node)
+		return ok && x.Conflict != 0
+	}
+	return p
+}()
+
+// Chosen is the liveness property: every learner (every node, unless roles
+// are split) has chosen a value. Without failures it always comes to hold
+// (see the package comment).
+var Chosen = properties.Eventually("chosen", "every learner has chosen a value (with all roles: every node)",
 	func(s *sim.State) bool {
 		for _, n := range properties.Nodes[*Node](s) {
-			if n.Chosen == 0 {
+			if n.learns() && n.Chosen == 0 {
 				return false
 			}
 		}
 		return true
 	})
 
-// intIn parses s as an integer from 1 to max; what names it in the error.
-func intIn(s, what string, max int) (int, error) {
+// intIn parses s as an integer from 1 to max, the number of what the
+// error calls of; what names s in the error.
+func intIn(s, what string, max int, of string) (int, error) {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || v < 1 || v > max {
-		return 0, fmt.Errorf("%s must be a whole number from 1 to %d (the number of nodes), not %q", what, max, s)
+		return 0, fmt.Errorf("%s must be a whole number from 1 to %d (the number of %s), not %q", what, max, of, s)
 	}
 	return v, nil
 }
@@ -303,7 +423,7 @@ func quorumNeeds(k string) livecheck.Needs {
 // System is Paxos as livecheck checks it.
 var System = livecheck.System{
 	Name:         "paxos",
-	Doc:          "single-decree Paxos: every node proposer, acceptor and learner",
+	Doc:          "single-decree Paxos: every node proposer, acceptor and learner, or separate roles (--roles split)",
 	DefaultNodes: 3,
 	MinNodes:     2,
 	MaxNodes:     MaxNodes,
@@ -319,19 +439,41 @@ var System = livecheck.System{
 	},
 	Params: []livecheck.Param{
 		{Name: "proposers", Doc: "how many nodes propose (nodes 0 to P-1, node i proposing 100+i), from 1 to the number of nodes", Default: "1"},
+		{Name: "roles", Doc: "all: every node is proposer, acceptor and learner; split: nodes 0 to P-1 propose only, the last node is the one learner, the others are acceptors (--nodes is P + acceptors + 1: --proposers 2 --nodes 6 is 2 proposers and 3 acceptors), as Promela models of Paxos have it", Default: "all"},
 	},
 	Properties: livecheck.Docs(Agreement, Chosen),
 	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
 		if cfg.Budget.Resets > 0 {
 			return nil, fmt.Errorf("paxos cannot be checked with resets: its acceptors need stable storage, which simulated nodes lack, so a restart would forget promises; use --drops for failures")
 		}
-		proposers, err := intIn(cfg.Param("proposers"), "--proposers", cfg.Nodes)
+		split := false
+		switch r := cfg.Param("roles"); r {
+		case "", "all":
+		case "split":
+			split = true
+		default:
+			return nil, fmt.Errorf("--roles must be all or split, not %q", r)
+		}
+		proposers, err := intIn(cfg.Param("proposers"), "--proposers", cfg.Nodes, "nodes")
 		if err != nil {
 			return nil, err
 		}
-		quorum := cfg.Nodes/2 + 1
-		if k, ok := cfg.BugArg("quorum"); ok {
-			if quorum, err = intIn(k, "the quorum size K in --bug quorum=K", cfg.Nodes); err != nil {
+		// With all roles every node is an acceptor; split, the ones
+		// between the proposers and the learner.
+		acceptors := [2]sim.NodeID{0, sim.NodeID(cfg.Nodes)}
+		agreement, of := Agreement, "nodes"
+		if split {
+			if cfg.Nodes < proposers+2 {
+				return nil, fmt.Errorf("--roles split with %d proposers needs at least %d nodes (the proposers, one acceptor or more, the learner), not %d; --nodes %d gives 3 acceptors",
+					proposers, proposers+2, cfg.Nodes, proposers+4)
+			}
+			acceptors = [2]sim.NodeID{sim.NodeID(proposers), sim.NodeID(cfg.Nodes - 1)}
+			agreement, of = splitAgreement, "acceptors"
+		}
+		k := int(acceptors[1] - acceptors[0])
+		quorum := k/2 + 1
+		if q, ok := cfg.BugArg("quorum"); ok {
+			if quorum, err = intIn(q, "the quorum size K in --bug quorum=K", k, of); err != nil {
 				return nil, err
 			}
 		}
@@ -343,12 +485,22 @@ var System = livecheck.System{
 		return &livecheck.Model{
 			Spec: sim.Spec{
 				New: func(id sim.NodeID) sim.Node {
-					return &Node{quorum: quorum, lastPromise: lastPromise}
+					n := &Node{quorum: quorum, lastPromise: lastPromise, acceptors: acceptors}
+					switch {
+					case !split:
+					case int(id) < proposers:
+						n.role = proposer
+					case int(id) == cfg.Nodes-1:
+						n.role = learner
+					default:
+						n.role = acceptor
+					}
+					return n
 				},
 				Transport: sim.Datagram,
 				Calls:     calls,
 			},
-			Properties: []properties.Property{Agreement, Chosen},
+			Properties: []properties.Property{agreement, Chosen},
 		}, nil
 	},
 }

@@ -419,7 +419,7 @@ func TestConfigErrors(t *testing.T) {
 		{livecheck.Config{Nodes: 5, Bugs: []string{"quorum=6"}}, `the quorum size K in --bug quorum=K must be a whole number from 1 to 5 (the number of nodes), not "6"`},
 		{livecheck.Config{Bugs: []string{"quorum"}}, "bug quorum takes a value: quorum=K"},
 		{livecheck.Config{Bugs: []string{"last-promise=1"}}, `bug last-promise takes no value`},
-		{livecheck.Config{Nodes: 8}, "paxos needs 2 to 7 nodes, not 8"},
+		{livecheck.Config{Nodes: 9}, "paxos needs 2 to 8 nodes, not 9"},
 		{livecheck.Config{Budget: sim.Budget{Resets: 1}}, "paxos cannot be checked with resets"},
 	} {
 		_, err := livecheck.Check(&paxos.System, livecheck.Options{Config: tc.cfg})

@@ -357,7 +357,7 @@ type checker struct {
 	prefix    sim.Path
 	live      []*properties.Property
 	weights   *walk.Weights
-	periphery []search.Frontier
+	periphery *search.Periphery
 	// phase says what the main world is doing, and the fields after it
 	// where, for the watchdog: a walk's trail, or a path from the initial
 	// state with the index of the step under way.
@@ -455,6 +455,7 @@ func (c *checker) run(trail *search.Trail) error {
 		Start:      c.base,
 		Trail:      trail,
 		Stop:       c.stop,
+		Workers:    c.searchWorkers(),
 	}
 	if c.opts.Progress != nil {
 		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }
@@ -471,9 +472,6 @@ func (c *checker) run(trail *search.Trail) error {
 		if v.PropertyError != nil {
 			res.Verdict, res.Property, res.Message, res.Path = PropertyError, v.Property, v.Message, c.full(v.Path)
 			return nil
-		}
-		if v.Kind == properties.Safety {
-			v = c.shortest(sopts, v, sr.Stats.Elapsed)
 		}
 		res.Verdict = SafetyViolation
 		res.Property, res.Message, res.Path = v.Property, v.Message, c.full(v.Path)
@@ -573,35 +571,24 @@ func localInconclusive(lr *search.LocalResult) string {
 	}
 }
 
-// shortest looks for a shorter path to a violation of the same property:
-// the depth-first search finds some path, not the shortest, and a short
-// trace is much easier to read. A search bounded at depth d finds every
-// violation within d steps, so a binary search on the depth finds the
-// shortest length. It spends at most the first search's time again plus
-// a second, and never more than 30 seconds.
-func (c *checker) shortest(sopts search.Options, v *search.Violation, took time.Duration) *search.Violation {
-	deadline := time.Now().Add(min(took+time.Second, 30*time.Second))
-	sopts.Progress = nil
-	lo, hi := 0, len(v.Path) // no violation within lo steps; one within hi
-	for hi-lo > 1 && time.Now().Before(deadline) {
-		mid := (lo + hi) / 2
-		sopts.Depth = mid
-		stop := sopts.Stop
-		sopts.Stop = func() bool { return time.Now().After(deadline) || (stop != nil && stop()) }
-		r, err := search.Global(c.w, sopts)
-		sopts.Stop = stop
-		switch {
-		case err != nil:
-			return v
-		case r.Violation != nil && r.Violation.Property == v.Property:
-			v, hi = r.Violation, len(r.Violation.Path)
-		case r.Complete:
-			lo = mid
-		default:
-			return v // out of time, or another property first: keep what we have
+// searchWorkers makes the worlds of the search's workers past the first
+// (which uses the main world), each watched for handlers that hang.
+func (c *checker) searchWorkers() []search.Worker {
+	var out []search.Worker
+	for range c.opts.Workers - 1 {
+		w, err := sim.NewWorld(c.m.Spec)
+		if err != nil {
+			panic(err) // the spec was valid for the main world
 		}
+		w.Recheck = c.w.Recheck
+		trail := &search.Trail{}
+		w.Guard = c.watch.add(func() hang {
+			ev, choices, _ := w.Current()
+			return hang{path: c.full(trail.Path.Clone()), event: ev, choices: choices}
+		})
+		out = append(out, search.Worker{World: w, Trail: trail})
 	}
-	return v
+	return out
 }
 
 // runPath applies p[from:to] to s, p a path from the initial state,

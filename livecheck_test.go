@@ -112,12 +112,13 @@ func TestCounterSpace(t *testing.T) {
 	if res.Verdict != livecheck.OK || res.Exhausted || res.Stats.Periphery != 3 || res.Stats.MaxDepth != 3 {
 		t.Fatalf("depth 3: %s exhausted %v stats %+v", res.Verdict, res.Exhausted, res.Stats)
 	}
-	// Cut by --max-states: inconclusive.
+	// Cut by --max-states: inconclusive. Depth 3 would make 7 states, so
+	// the search ends with the 4 states within 2 steps.
 	res, err = livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10, MaxStates: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != livecheck.Inconclusive || res.Stats.States != 5 {
+	if res.Verdict != livecheck.Inconclusive || res.Stats.States != 4 {
 		t.Fatalf("max-states 5: %s after %d states", res.Verdict, res.Stats.States)
 	}
 }
@@ -485,16 +486,18 @@ func TestCriticalSearchChecksSafety(t *testing.T) {
 // A dead region that the search closes within its bound (the states cycle
 // through timers, none live, none at the bound) gives no walk a place to
 // start: the search itself reports it. RandTree's RT3 at 2 nodes: node 1
-// lost its recovery timer while joining, and its join timer makes it
-// found a tree of its own that nothing merges (before: ok, exhausted).
+// lost its recovery timer while joining (the slip: the timer fired and
+// was not set again), and its join timer makes it found a tree of its own
+// that nothing merges (before: ok, exhausted). The search finds the
+// nearest state of the region, 3 steps away.
 func TestClosedDeadRegion(t *testing.T) {
 	res, err := livecheck.Check(&randtree.System, livecheck.Options{Config: livecheck.Config{Nodes: 2, Bugs: []string{"RT3"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cx := res.Critical
-	if res.Verdict != livecheck.LivenessViolation || res.Property != "single-tree" || cx == nil ||
-		cx.Case != "C1" || cx.Step != 5 || cx.EventText != "timer join at 1" || len(res.Path) != 5 {
+	if res.Verdict != livecheck.LivenessViolation || res.Property != "single-tree" || cx == nil || res.Live.Walks != 0 ||
+		cx.Case != "C1" || cx.Step != 3 || cx.EventText != "timer recovery at 1" || len(res.Path) != 3 {
 		t.Fatalf("%s of %q (%s), critical %+v, path %d steps", res.Verdict, res.Property, res.Message, cx, len(res.Path))
 	}
 	rep, err := livecheck.Replay(&randtree.System, res.Config, res.Path, 0)

@@ -179,6 +179,8 @@ type Result struct {
 	// Depth is the depth the search finished: every state within Depth
 	// steps was explored. It is the bound when Complete.
 	Depth int
+	// Stopped says Stop ended the search (not MaxStates).
+	Stopped bool
 	// Dead, when not 0, is the fingerprint of a state that is not live and
 	// from which the search saw every reachable state, none of them live
 	// and none at the depth bound: dead for certain, though something can
@@ -252,7 +254,8 @@ type global struct {
 	cut           atomic.Int64 // the first chunk with a finding that ends the search
 	stopped       atomic.Bool
 	stopMu        sync.Mutex
-	transitions   atomic.Int64
+	transitions   atomic.Int64 // for progress reports
+	counted       int64        // what the result reports
 	progMu        sync.Mutex
 	states, live  atomic.Int64
 
@@ -366,6 +369,12 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		st.Queue = g.hi - g.lo
 		g.liveBefore = g.live.Load()
 		g.expandLevel()
+		// The chunks after one with a finding that ends the search are
+		// not all expanded, by as many workers as were at them: count
+		// the transitions up to it, the same for any number of workers.
+		for ci := range min(g.cut.Load()+1, int64(len(g.chunks))) {
+			g.counted += g.chunks[ci].transitions
+		}
 		if err := g.firstError(); err != nil {
 			return nil, err
 		}
@@ -410,6 +419,7 @@ func (g *global) cutShort(d int) *Result {
 	g.states.Store(int64(g.hi))
 	g.live.Store(g.liveBefore)
 	g.res.Depth, g.res.Stats.Depth = d, d
+	g.res.Stopped = g.stopped.Load()
 	g.finishStats()
 	g.periphery(g.tree.levels[d])
 	return g.res
@@ -419,7 +429,7 @@ func (g *global) cutShort(d int) *Result {
 func (g *global) finishStats() {
 	st := &g.res.Stats
 	st.States, st.Live = g.states.Load(), g.live.Load()
-	st.Transitions = g.transitions.Load()
+	st.Transitions = g.counted
 	st.Queue = 0
 }
 

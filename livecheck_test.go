@@ -557,3 +557,34 @@ func (l *cappedLate) Timer(ctx sim.Context, name string) {
 		ctx.SetTimer("tick")
 	}
 }
+
+// A search cut short by a budget covers exactly the levels it finished,
+// says so, and walks from the last of them: the same as a check bounded
+// at that depth. (The clock is only used with a budget already spent, so
+// the cut is certain.)
+func TestCutCoverage(t *testing.T) {
+	cut, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10, MaxStates: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounded, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "depth 3 would pass --max-states 5: every state within 2 steps explored (4 states), no violation; depth 3 partly explored; walks from all 2 states at depth 2 that are not live reached a live state"
+	if cut.Verdict != livecheck.Inconclusive || cut.Cut != "max-states" || cut.Covered != 2 || cut.Message != want {
+		t.Fatalf("%s cut %q covered %d: %q\nwant %q", cut.Verdict, cut.Cut, cut.Covered, cut.Message, want)
+	}
+	if bounded.Verdict != livecheck.OK || bounded.Stats.States != cut.Stats.States || bounded.Stats.Periphery != cut.Stats.Periphery ||
+		bounded.Live.Walks != cut.Live.Walks || bounded.Live.WalkSteps != cut.Live.WalkSteps {
+		t.Fatalf("bounded at depth 2: %s %+v %+v; cut: %+v %+v", bounded.Verdict, bounded.Stats, bounded.Live, cut.Stats, cut.Live)
+	}
+	spent, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10, Time: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "the search used its half of the time budget (--time 1ns): every state within 0 steps explored (1 states), no violation; depth 1 partly explored; walks from 0 of the 1 states at depth 0 that are not live reached a live state before the budget ran out"
+	if spent.Verdict != livecheck.Inconclusive || spent.Cut != "time" || spent.Covered != 0 || spent.Message != want {
+		t.Fatalf("%s cut %q covered %d: %q\nwant %q", spent.Verdict, spent.Cut, spent.Covered, spent.Message, want)
+	}
+}

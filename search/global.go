@@ -66,8 +66,10 @@ type Trail struct {
 }
 
 // maxDeadEdges bounds the transitions the search keeps to find closed
-// dead regions (16 bytes each); past it, it finds none.
-const maxDeadEdges = 1 << 22
+// dead regions (16 bytes each, and as much again to sort them); past it,
+// it finds none. Such regions show in small spaces (a node that lost its
+// last timer); at 4M edges they were most of a large search's memory.
+const maxDeadEdges = 1 << 20
 
 // chunkSize is how many states of a level a worker takes at a time. The
 // level is cut into chunks the same way whatever the number of workers,
@@ -372,7 +374,10 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		// The chunks after one with a finding that ends the search are
 		// not all expanded, by as many workers as were at them: count
 		// the transitions up to it, the same for any number of workers.
-		for ci := range min(g.cut.Load()+1, int64(len(g.chunks))) {
+		for ci := range g.chunks {
+			if int64(ci) > g.cut.Load() {
+				break
+			}
 			g.counted += g.chunks[ci].transitions
 		}
 		if err := g.firstError(); err != nil {

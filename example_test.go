@@ -74,5 +74,5 @@ func Example() {
 	fmt.Println(res.Verdict, res.Property, "critical step:", res.Critical.EventText)
 	// Output:
 	// ok 10 states, exhausted: true
-	// liveness-violation all-answered critical step: drop pong{} 2->0
+	// liveness-violation all-answered critical step: drop ping{} 0->2
 }

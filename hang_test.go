@@ -96,7 +96,7 @@ func TestStuckOnlyInTheCheck(t *testing.T) {
 	if !errors.As(err, &nd) {
 		t.Fatalf("Check: %v, want a NondeterminismError", err)
 	}
-	want := "the handler is not deterministic (map iteration, time, rand, goroutines, shared memory?): node 1's Receive, at step 4 (deliver count{N:2} 0->1), ran for more than 50ms in the check but returned when run again"
+	want := "the handler is not deterministic (map iteration, time, rand, goroutines, shared memory?): node 1's Receive, at step 3 (deliver count{N:2} 0->1), ran for more than 50ms in the check but returned when run again"
 	if err.Error() != want {
 		t.Fatalf("error\n%s\nwant\n%s", err, want)
 	}

@@ -74,6 +74,13 @@ type Options struct {
 	// Interrupted, when set and true, stops the work early: the result
 	// keeps what was found and is inconclusive if nothing was.
 	Interrupted func() bool
+	// Time is the check's time budget (0: none). The exhaustive search
+	// may use half of it: past that it ends at the last level it finished,
+	// and the walks start from there; walks stop when the budget is spent.
+	// A check cut short by its budget is inconclusive unless it found a
+	// violation, and says exactly what it covered. Its results depend on
+	// the machine: tests bound the depth instead.
+	Time time.Duration
 	// MaxMemory is the most heap the check may use, in bytes: past it the
 	// check ends, inconclusive, with what it found so far (0: the default,
 	// DefaultMaxMemory; negative: no limit).
@@ -98,8 +105,9 @@ type Options struct {
 	// state, as MaceMC does: much faster, but safety is then checked on a
 	// walk only until it recovers. By default walks go on to WalkDepth.
 	StopAtLive bool
-	// Workers is the number of goroutines that walk from the periphery
-	// (default: GOMAXPROCS). The result does not depend on it.
+	// Workers is the number of goroutines of the exhaustive search and
+	// of the walks from the periphery (default: GOMAXPROCS). The result
+	// does not depend on it.
 	Workers int
 	// Mode is "global" (the default: global states, network included,
 	// then walks for liveness) or "local" (local model checking of safety
@@ -186,6 +194,12 @@ type Result struct {
 	Path     sim.Path
 	// Complete says the bounded search ran to its end.
 	Complete bool
+	// Covered is the depth the search finished: every state within
+	// Covered steps was explored (Depth when Complete). Cut says what
+	// ended the search before its bound ("time", "max-states", "memory",
+	// "interrupted"), or is empty.
+	Covered int
+	Cut     string
 	// Exhausted says the search saw every reachable state: no path was cut
 	// off by the depth bound.
 	Exhausted bool
@@ -258,6 +272,10 @@ func Check(sys *System, opts Options) (*Result, error) {
 	c := &checker{w: w, m: m, opts: opts, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory)}
 	c.mem.start()
 	defer c.mem.stop()
+	if opts.Time > 0 {
+		now := time.Now()
+		c.deadline, c.searchDeadline = now.Add(opts.Time), now.Add(opts.Time/2)
+	}
 	defer c.memoryVerdict()
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
 		WalkDepth: opts.WalkDepth, Walks: opts.Walks, StopAtLive: opts.StopAtLive, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
@@ -357,7 +375,7 @@ type checker struct {
 	prefix    sim.Path
 	live      []*properties.Property
 	weights   *walk.Weights
-	periphery []search.Frontier
+	periphery *search.Periphery
 	// phase says what the main world is doing, and the fields after it
 	// where, for the watchdog: a walk's trail, or a path from the initial
 	// state with the index of the step under way.
@@ -367,7 +385,13 @@ type checker struct {
 	alongAt   int
 	watch     watchdog
 	mem       *memBudget
+	// deadline is when the time budget runs out (zero: no budget);
+	// searchDeadline when the exhaustive search must end.
+	deadline, searchDeadline time.Time
 }
+
+// timeUp says whether the time budget is spent.
+func (c *checker) timeUp() bool { return !c.deadline.IsZero() && time.Now().After(c.deadline) }
 
 func (c *checker) isLive(s *sim.State) bool {
 	if len(c.live) == 0 {
@@ -401,7 +425,13 @@ func (c *checker) interrupted() bool { return c.opts.Interrupted != nil && c.opt
 
 // stop says whether to end the work early: the user interrupted it, or it
 // outgrew its memory budget.
-func (c *checker) stop() bool { return c.interrupted() || c.mem.over() }
+func (c *checker) stop() bool { return c.interrupted() || c.mem.over() || c.timeUp() }
+
+// searchStop says whether to end the exhaustive search early: it may use
+// half the time budget.
+func (c *checker) searchStop() bool {
+	return c.stop() || (!c.searchDeadline.IsZero() && time.Now().After(c.searchDeadline))
+}
 
 // memoryVerdict says so when the check ended at its memory budget with
 // nothing found: what it covered is partial.
@@ -454,7 +484,8 @@ func (c *checker) run(trail *search.Trail) error {
 		Properties: c.m.Properties,
 		Start:      c.base,
 		Trail:      trail,
-		Stop:       c.stop,
+		Stop:       c.searchStop,
+		Workers:    c.searchWorkers(),
 	}
 	if c.opts.Progress != nil {
 		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }
@@ -467,13 +498,11 @@ func (c *checker) run(trail *search.Trail) error {
 	res.Stats = sr.Stats
 	res.Complete = sr.Complete
 	res.Exhausted = sr.Exhausted
+	res.Covered = sr.Depth
 	if v := sr.Violation; v != nil {
 		if v.PropertyError != nil {
 			res.Verdict, res.Property, res.Message, res.Path = PropertyError, v.Property, v.Message, c.full(v.Path)
 			return nil
-		}
-		if v.Kind == properties.Safety {
-			v = c.shortest(sopts, v, sr.Stats.Elapsed)
 		}
 		res.Verdict = SafetyViolation
 		res.Property, res.Message, res.Path = v.Property, v.Message, c.full(v.Path)
@@ -486,8 +515,34 @@ func (c *checker) run(trail *search.Trail) error {
 		return nil
 	}
 	if !sr.Complete {
+		// Cut short: the search covered every state within sr.Depth
+		// steps, exactly. The walks start from there, as from a bound
+		// of that depth, unless the user stopped the check.
 		res.Verdict = Inconclusive
 		res.Interrupted = c.interrupted()
+		switch {
+		case res.Interrupted:
+			res.Cut = "interrupted"
+		case c.mem.over():
+			res.Cut = "memory"
+		case !sr.Stopped:
+			res.Cut = "max-states"
+		default:
+			res.Cut = "time"
+		}
+		if res.Interrupted || c.opts.NoWalks || len(c.live) == 0 || sr.Periphery.Len() == 0 {
+			res.Message = c.coverage()
+			return nil
+		}
+		c.periphery = sr.Periphery
+		res.Verdict = OK
+		if err := c.liveness(nil); err != nil {
+			return err
+		}
+		if res.Verdict == OK || res.Verdict == Inconclusive {
+			res.Verdict = Inconclusive
+			res.Message = c.coverage()
+		}
 		return nil
 	}
 	if sr.Dead != 0 {
@@ -517,7 +572,14 @@ func (c *checker) run(trail *search.Trail) error {
 		return nil
 	}
 	c.periphery = sr.Periphery
-	return c.liveness(nil)
+	if err := c.liveness(nil); err != nil {
+		return err
+	}
+	if res.Verdict == Inconclusive && res.Message == "" && !res.Interrupted && c.timeUp() {
+		res.Message = fmt.Sprintf("the time budget (--time %s) ran out during the walks: every state within %d steps explored (%d states), no violation; walks from %d of the %d states at the bound that are not live reached a live state",
+			c.opts.Time, res.Covered, res.Stats.States, res.Live.Walks, c.periphery.Len())
+	}
+	return nil
 }
 
 // runLocal is local model checking of the safety properties.
@@ -573,35 +635,54 @@ func localInconclusive(lr *search.LocalResult) string {
 	}
 }
 
-// shortest looks for a shorter path to a violation of the same property:
-// the depth-first search finds some path, not the shortest, and a short
-// trace is much easier to read. A search bounded at depth d finds every
-// violation within d steps, so a binary search on the depth finds the
-// shortest length. It spends at most the first search's time again plus
-// a second, and never more than 30 seconds.
-func (c *checker) shortest(sopts search.Options, v *search.Violation, took time.Duration) *search.Violation {
-	deadline := time.Now().Add(min(took+time.Second, 30*time.Second))
-	sopts.Progress = nil
-	lo, hi := 0, len(v.Path) // no violation within lo steps; one within hi
-	for hi-lo > 1 && time.Now().Before(deadline) {
-		mid := (lo + hi) / 2
-		sopts.Depth = mid
-		stop := sopts.Stop
-		sopts.Stop = func() bool { return time.Now().After(deadline) || (stop != nil && stop()) }
-		r, err := search.Global(c.w, sopts)
-		sopts.Stop = stop
-		switch {
-		case err != nil:
-			return v
-		case r.Violation != nil && r.Violation.Property == v.Property:
-			v, hi = r.Violation, len(r.Violation.Path)
-		case r.Complete:
-			lo = mid
-		default:
-			return v // out of time, or another property first: keep what we have
+// coverage says exactly what a check whose search was cut short
+// covered: the levels it finished, and the walks from the last of them.
+func (c *checker) coverage() string {
+	r := c.res
+	var why string
+	switch r.Cut {
+	case "time":
+		why = fmt.Sprintf("the search used its half of the time budget (--time %s)", c.opts.Time)
+	case "max-states":
+		why = fmt.Sprintf("depth %d would pass --max-states %d", r.Covered+1, c.opts.MaxStates)
+	case "memory":
+		why = "the search reached the memory limit"
+	default:
+		why = "the check was interrupted"
+	}
+	msg := fmt.Sprintf("%s: every state within %d steps explored (%d states), no violation; depth %d partly explored",
+		why, r.Covered, r.Stats.States, r.Covered+1)
+	if n := c.periphery.Len(); n > 0 {
+		if r.Live.Walks == n {
+			msg += fmt.Sprintf("; walks from all %d states at depth %d that are not live reached a live state", n, r.Covered)
+		} else {
+			msg += fmt.Sprintf("; walks from %d of the %d states at depth %d that are not live reached a live state before the budget ran out", r.Live.Walks, n, r.Covered)
 		}
 	}
-	return v
+	if r.Message != "" {
+		msg += "; " + r.Message
+	}
+	return msg
+}
+
+// searchWorkers makes the worlds of the search's workers past the first
+// (which uses the main world), each watched for handlers that hang.
+func (c *checker) searchWorkers() []search.Worker {
+	var out []search.Worker
+	for range c.opts.Workers - 1 {
+		w, err := sim.NewWorld(c.m.Spec)
+		if err != nil {
+			panic(err) // the spec was valid for the main world
+		}
+		w.Recheck = c.w.Recheck
+		trail := &search.Trail{}
+		w.Guard = c.watch.add(func() hang {
+			ev, choices, _ := w.Current()
+			return hang{path: c.full(trail.Path.Clone()), event: ev, choices: choices}
+		})
+		out = append(out, search.Worker{World: w, Trail: trail})
+	}
+	return out
 }
 
 // runPath applies p[from:to] to s, p a path from the initial state,

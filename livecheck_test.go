@@ -112,12 +112,13 @@ func TestCounterSpace(t *testing.T) {
 	if res.Verdict != livecheck.OK || res.Exhausted || res.Stats.Periphery != 3 || res.Stats.MaxDepth != 3 {
 		t.Fatalf("depth 3: %s exhausted %v stats %+v", res.Verdict, res.Exhausted, res.Stats)
 	}
-	// Cut by --max-states: inconclusive.
+	// Cut by --max-states: inconclusive. Depth 3 would make 7 states, so
+	// the search ends with the 4 states within 2 steps.
 	res, err = livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10, MaxStates: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != livecheck.Inconclusive || res.Stats.States != 5 {
+	if res.Verdict != livecheck.Inconclusive || res.Stats.States != 4 {
 		t.Fatalf("max-states 5: %s after %d states", res.Verdict, res.Stats.States)
 	}
 }
@@ -485,16 +486,18 @@ func TestCriticalSearchChecksSafety(t *testing.T) {
 // A dead region that the search closes within its bound (the states cycle
 // through timers, none live, none at the bound) gives no walk a place to
 // start: the search itself reports it. RandTree's RT3 at 2 nodes: node 1
-// lost its recovery timer while joining, and its join timer makes it
-// found a tree of its own that nothing merges (before: ok, exhausted).
+// lost its recovery timer while joining (the slip: the timer fired and
+// was not set again), and its join timer makes it found a tree of its own
+// that nothing merges (before: ok, exhausted). The search finds the
+// nearest state of the region, 3 steps away.
 func TestClosedDeadRegion(t *testing.T) {
 	res, err := livecheck.Check(&randtree.System, livecheck.Options{Config: livecheck.Config{Nodes: 2, Bugs: []string{"RT3"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cx := res.Critical
-	if res.Verdict != livecheck.LivenessViolation || res.Property != "single-tree" || cx == nil ||
-		cx.Case != "C1" || cx.Step != 5 || cx.EventText != "timer join at 1" || len(res.Path) != 5 {
+	if res.Verdict != livecheck.LivenessViolation || res.Property != "single-tree" || cx == nil || res.Live.Walks != 0 ||
+		cx.Case != "C1" || cx.Step != 3 || cx.EventText != "timer recovery at 1" || len(res.Path) != 3 {
 		t.Fatalf("%s of %q (%s), critical %+v, path %d steps", res.Verdict, res.Property, res.Message, cx, len(res.Path))
 	}
 	rep, err := livecheck.Replay(&randtree.System, res.Config, res.Path, 0)
@@ -552,5 +555,36 @@ func (l *cappedLate) Timer(ctx sim.Context, name string) {
 	ctx.Send(1, lateB{})
 	if l.Ticks < l.Limit {
 		ctx.SetTimer("tick")
+	}
+}
+
+// A search cut short by a budget covers exactly the levels it finished,
+// says so, and walks from the last of them: the same as a check bounded
+// at that depth. (The clock is only used with a budget already spent, so
+// the cut is certain.)
+func TestCutCoverage(t *testing.T) {
+	cut, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10, MaxStates: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounded, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "depth 3 would pass --max-states 5: every state within 2 steps explored (4 states), no violation; depth 3 partly explored; walks from all 2 states at depth 2 that are not live reached a live state"
+	if cut.Verdict != livecheck.Inconclusive || cut.Cut != "max-states" || cut.Covered != 2 || cut.Message != want {
+		t.Fatalf("%s cut %q covered %d: %q\nwant %q", cut.Verdict, cut.Cut, cut.Covered, cut.Message, want)
+	}
+	if bounded.Verdict != livecheck.OK || bounded.Stats.States != cut.Stats.States || bounded.Stats.Periphery != cut.Stats.Periphery ||
+		bounded.Live.Walks != cut.Live.Walks || bounded.Live.WalkSteps != cut.Live.WalkSteps {
+		t.Fatalf("bounded at depth 2: %s %+v %+v; cut: %+v %+v", bounded.Verdict, bounded.Stats, bounded.Live, cut.Stats, cut.Live)
+	}
+	spent, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10, Time: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "the search used its half of the time budget (--time 1ns): every state within 0 steps explored (1 states), no violation; depth 1 partly explored; walks from 0 of the 1 states at depth 0 that are not live reached a live state before the budget ran out"
+	if spent.Verdict != livecheck.Inconclusive || spent.Cut != "time" || spent.Covered != 0 || spent.Message != want {
+		t.Fatalf("%s cut %q covered %d: %q\nwant %q", spent.Verdict, spent.Cut, spent.Covered, spent.Message, want)
 	}
 }

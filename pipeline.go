@@ -164,7 +164,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	}
 	take, finish := c.walkPeriphery()
 	defer finish()
-	for i, f := range c.periphery {
+	for i := range c.periphery.Len() {
 		if c.stop() {
 			c.res.Interrupted = c.interrupted()
 			if c.res.Verdict == OK {
@@ -173,22 +173,25 @@ func (c *checker) liveness(quiescent sim.Path) error {
 			break
 		}
 		out := take(i)
-		r, err := out.r, out.err
+		r, err, base := out.r, out.err, out.base
+		if r == nil {
+			return err // the state did not replay
+		}
 		c.res.Live.Walks++
 		c.res.Live.WalkSteps += int64(r.Steps)
 		if err != nil {
-			return c.walkError(err, append(f.Path.Clone(), r.Path...))
+			return c.walkError(err, append(base.Clone(), r.Path...))
 		}
-		if safetyFound(append(f.Path.Clone(), r.Path...), r) {
+		if safetyFound(append(base.Clone(), r.Path...), r) {
 			return nil
 		}
 		if c.opts.Progress != nil && i%64 == 63 {
-			c.opts.Progress(Progress{Phase: "walks", Stats: c.res.Stats, Walks: c.res.Live.Walks, Periphery: len(c.periphery)})
+			c.opts.Progress(Progress{Phase: "walks", Stats: c.res.Stats, Walks: c.res.Live.Walks, Periphery: c.periphery.Len()})
 		}
 		if r.LiveAt >= 0 {
 			continue
 		}
-		found, err := settle(i, f.Path, r.Path, r.End)
+		found, err := settle(i, base, r.Path, r.End)
 		if err != nil || found {
 			return err
 		}
@@ -352,8 +355,9 @@ func (r *Result) writeTraces(dir string, name func(property string, p sim.Path) 
 }
 
 type walkOut struct {
-	r   *walk.Result
-	err error
+	base sim.Path // the periphery state's path
+	r    *walk.Result
+	err  error
 }
 
 // walkPeriphery walks from every periphery state on opts.Workers
@@ -363,7 +367,7 @@ type walkOut struct {
 // Workers run at most a few walks ahead of the reader. finish stops them
 // and waits for them.
 func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
-	n := len(c.periphery)
+	n := c.periphery.Len()
 	outs := make([]chan walkOut, n)
 	for i := range outs {
 		outs[i] = make(chan walkOut, 1)
@@ -403,7 +407,13 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 				if i >= n {
 					return
 				}
-				f := c.periphery[i]
+				// The search keeps the periphery as paths: the state
+				// is made again here, on this worker's world.
+				f, err := c.periphery.At(w, i)
+				if err != nil {
+					outs[i] <- walkOut{err: err}
+					continue
+				}
 				seed := walk.Seed(uint64(c.opts.Seed), uint64(i), 0)
 				wk.Reseed(seed)
 				trail.Base = f.Path
@@ -419,7 +429,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 				} else {
 					r.End = nil // recovered: nothing more is needed of it
 				}
-				outs[i] <- walkOut{r, err}
+				outs[i] <- walkOut{f.Path, r, err}
 			}
 		}()
 	}

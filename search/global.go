@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/livecheck/livecheck/properties"
@@ -17,31 +20,62 @@ type Options struct {
 	// Depth is the depth bound: no path is extended past this many steps
 	// (default 20).
 	Depth int
-	// MaxStates stops the search after this many distinct states (0: no
-	// limit). A search stopped this way is not complete.
+	// MaxStates ends the search at the level where it finds more than
+	// this many distinct states (0: no limit); that level is dropped, so
+	// the result covers the levels before it, exactly. A search ended
+	// this way is not complete.
 	MaxStates int
-	// Properties are checked: safety on every new state, liveness to end
-	// paths and to sort out the periphery.
+	// Properties are checked: safety on every new state, liveness to sort
+	// out the periphery.
 	Properties []properties.Property
 	// Start is the state the search starts from (nil: the world's initial
 	// state). Paths in the result start there.
 	Start *sim.State
-	// Progress, when set, is called about every ProgressEvery transitions.
+	// Progress, when set, is called about every ProgressEvery
+	// transitions, from any worker, never two at a time.
 	Progress      func(Stats)
 	ProgressEvery int64
-	// Trail, when set, always holds the path to the step being applied, so
-	// that a watchdog can say where a handler that never returns was called.
+	// Trail, when set, always holds the path to the step the first worker
+	// (on the world given to Global) is applying, so that a watchdog can
+	// say where a handler that never returns was called.
 	Trail *Trail
-	// Stop, when it returns true, ends the search early (not complete).
+	// Workers are more workers, each with a world of its own (made from
+	// the same spec), that expand states in parallel with the first. The
+	// result does not depend on how many there are.
+	Workers []Worker
+	// Stop, when it returns true, ends the search early: the level under
+	// way is dropped, and the result covers the levels before it.
 	Stop func() bool
 	// Target, when not 0, ends the search at the first state with this
-	// fingerprint: Result.TargetPath is the path to it.
+	// fingerprint: Result.TargetPath is a shortest path to it.
 	Target uint64
 }
 
+// A Worker is a world for a worker of the search, and its trail (nil:
+// none).
+type Worker struct {
+	World *sim.World
+	Trail *Trail
+}
+
+// A Trail is the path to the step a worker is applying.
+type Trail struct {
+	Path  sim.Path
+	Event sim.Event
+	Tape  []int
+}
+
 // maxDeadEdges bounds the transitions the search keeps to find closed
-// dead regions (16 bytes each); past it, it finds none.
-const maxDeadEdges = 1 << 22
+// dead regions (16 bytes each, and as much again to sort them); past it,
+// it finds none. Such regions show in small spaces (a node that lost its
+// last timer); at 4M edges they were most of a large search's memory.
+const maxDeadEdges = 1 << 20
+
+// chunkSize is how many states of a level a worker takes at a time. The
+// level is cut into chunks the same way whatever the number of workers,
+// and the chunks' findings are merged in order, so the result does not
+// depend on it.
+const chunkSize = 256
 
 func (o *Options) fill() {
 	if o.Depth <= 0 {
@@ -54,12 +88,19 @@ func (o *Options) fill() {
 
 // Stats describe a search.
 type Stats struct {
-	States      int64         // distinct states (fingerprints) seen
-	Transitions int64         // steps applied, including those to states already seen
-	MaxDepth    int           // deepest step taken
-	Periphery   int           // distinct non-live states at the depth bound
-	Live        int64         // distinct live states reached
-	Elapsed     time.Duration // wall time of the search
+	States      int64 // distinct states (fingerprints) seen
+	Transitions int64 // steps applied on explored edges (not the replays that make states again)
+	// MaxDepth is the depth of the deepest state found; Depth the depth
+	// the search finished: every state within Depth steps was explored.
+	MaxDepth  int
+	Depth     int
+	Queue     int           // states of the level under way
+	Periphery int           // distinct non-live states at the depth bound
+	Live      int64         // distinct live states reached
+	Elapsed   time.Duration // wall time of the search
+	Workers   int
+	// Bytes is the memory the visited set and the tree of paths hold.
+	Bytes int64
 	// CollisionChance estimates the probability that two distinct states
 	// had the same fingerprint, so that one of them was never explored:
 	// TLC's estimate, see collisionChance.
@@ -99,18 +140,49 @@ type Frontier struct {
 	State *sim.State
 }
 
+// Periphery lists the states at the depth bound that are not live, as
+// nodes of the search's tree of paths: At makes one again.
+type Periphery struct {
+	t     *tree
+	nodes []uint32
+}
+
+// Len is the number of periphery states.
+func (p *Periphery) Len() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.nodes)
+}
+
+// At makes periphery state i again on w, with its path from the start
+// state. Each caller needs a world of its own.
+func (p *Periphery) At(w *sim.World, i int) (Frontier, error) {
+	path, s, err := p.t.replay(w, int(p.nodes[i]))
+	return Frontier{Path: path, State: s}, err
+}
+
 // Result is what a search found.
 type Result struct {
-	// Violation is the first violation found, or nil.
+	// Violation is the first violation found, or nil: a safety violation
+	// at the least depth there is one, and among those the first in the
+	// search's order; a quiescent state only where no safety violation
+	// is as near. Its path is a shortest path to it.
 	Violation *Violation
-	// Periphery holds the non-live states at the depth bound, each once.
-	Periphery []Frontier
-	// Complete says the search saw every state reachable within the bounds:
-	// it was not cut short by MaxStates, Stop or a violation.
+	// Periphery holds the non-live states at the depth bound (at Depth
+	// when the search was cut short), each once.
+	Periphery *Periphery
+	// Complete says the search saw every state reachable within the
+	// depth bound: it was not cut short by MaxStates, Stop or a violation.
 	Complete bool
 	// Exhausted says no path was cut off by the depth bound: the whole
 	// reachable state space was explored.
 	Exhausted bool
+	// Depth is the depth the search finished: every state within Depth
+	// steps was explored. It is the bound when Complete.
+	Depth int
+	// Stopped says Stop ended the search (not MaxStates).
+	Stopped bool
 	// Dead, when not 0, is the fingerprint of a state that is not live and
 	// from which the search saw every reachable state, none of them live
 	// and none at the depth bound: dead for certain, though something can
@@ -121,108 +193,123 @@ type Result struct {
 	Stats      Stats
 }
 
-// A Trail is the path to the step a search is applying.
-type Trail struct {
-	Path  sim.Path
-	Event sim.Event
-	Tape  []int
-}
-
-// A path through the search is in one of three modes, which decide what
-// its states are for. Safety is checked on every state in every mode; the
-// modes only matter to the liveness classification, which follows MaceMC:
-// a path that recovers (reaches a live state after one that was not) has
-// shown what it had to, so none of its later states joins the periphery.
-type mode uint8
-
-const (
-	liveAllAlong mode = iota // every state so far live (from a live prefix)
-	dipped                   // went through a state that was not live, not recovered yet
-	recovered                // dipped, then reached a live state
-)
-
-// next returns the mode of a successor that is live or not.
-func (m mode) next(live bool) mode {
-	switch {
-	case m == recovered:
-		return recovered
-	case !live:
-		return dipped
-	case m == dipped:
-		return recovered
-	}
-	return liveAllAlong
-}
-
-// seen is what the visited set keeps of a state: the smallest depth at
-// which it was expanded in its strong mode (liveAllAlong if it is live,
-// dipped if not) and in recovered mode, or -1. Expanding a state in its
-// strong mode explores every successor recovered mode would, and
-// classifies them too, so it makes the recovered expansion needless.
-type seen struct{ strong, weak int32 }
-
-type frame struct {
-	state  *sim.State
-	mode   mode
-	events []sim.Event
-	next   int   // index of the event to try next
-	tape   []int // the choices to give that event
-}
-
-// Global runs a bounded depth-first search over global states (node states,
-// network, timers, failure counters) from the start state, with a visited
-// set of fingerprints. A state reached again by a shorter path is explored
-// again, so the result does not depend on which path reached it first.
-// Safety is checked on every state reachable within the bound; a path that
-// recovers goes on for safety, but its states are not periphery.
+// Global runs a level-by-level breadth-first search over global states
+// (node states, network, timers, failure counters) from the start state,
+// with a visited set of fingerprints, on 1 + len(opts.Workers) workers.
+// It checks the safety properties on every state reachable within the
+// depth bound, so a safety violation it reports is one of the nearest;
+// the non-live states at the bound are the periphery.
+//
+// A level is cut into chunks of states that the workers take in turn.
+// While they expand it, the visited set is only read; between levels the
+// chunks' new states are added to it and to the tree of paths, in chunk
+// order. Which state is first found, and how, is thereby the same for any
+// number of workers, and so is the result.
 //
 // The error reports a failure of the tool or of the model (a state that
 // cannot be hashed); violations are in the result.
-func Global(w *sim.World, opts Options) (out *Result, err error) {
+func Global(w *sim.World, opts Options) (*Result, error) {
 	opts.fill()
-	start := time.Now()
-	res := &Result{}
-	var path sim.Path
-	// A liveness property that panics ends the search where it was
-	// evaluated: path leads to that state.
+	g := &global{opts: &opts, res: &Result{}, start: time.Now()}
 	defer func() {
-		if r := recover(); r != nil {
-			pe, ok := r.(*properties.Error)
-			if !ok {
-				panic(r)
-			}
-			res.Violation = &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), Path: path.Clone(), PropertyError: pe}
-			res.Stats.Periphery = len(res.Periphery)
-			out, err = res, nil
+		st := &g.res.Stats
+		st.Elapsed = time.Since(g.start)
+		st.CollisionChance = collisionChance(st.States, st.Transitions)
+		if g.tree != nil {
+			st.Bytes = g.visited.bytes() + g.tree.bytes()
 		}
 	}()
-	st := &res.Stats
-	defer func() {
-		st.Elapsed = time.Since(start)
-		st.CollisionChance = collisionChance(st.States, st.Transitions)
-	}()
-
-	var safety, liveness []*properties.Property
 	for i := range opts.Properties {
 		p := &opts.Properties[i]
 		if p.Kind == properties.Safety {
-			safety = append(safety, p)
+			g.safety = append(g.safety, p)
 		} else {
-			liveness = append(liveness, p)
+			g.liveness = append(g.liveness, p)
+			g.liveNames = append(g.liveNames, p.Name)
 		}
 	}
-	isLive := func(s *sim.State) bool {
-		if len(liveness) == 0 {
-			return false
-		}
-		for _, p := range liveness {
-			if !p.IsLive(s) {
-				return false
-			}
-		}
-		return true
+	g.workers = []*worker{g.newWorker(w, opts.Trail)}
+	for _, x := range opts.Workers {
+		g.workers = append(g.workers, g.newWorker(x.World, x.Trail))
 	}
+	g.res.Stats.Workers = len(g.workers)
+	return g.run(w)
+}
 
+// global is a search under way.
+type global struct {
+	opts      *Options
+	res       *Result
+	start     time.Time
+	safety    []*properties.Property
+	liveness  []*properties.Property
+	liveNames []string
+	workers   []*worker
+	visited   *visitedSet
+	tree      *tree
+	tapes     *tapeTable
+
+	// The level under way: its nodes lo to hi, at depth depth.
+	lo, hi, depth int
+	chunks        []chunk
+	next          atomic.Int64
+	cut           atomic.Int64 // the first chunk with a finding that ends the search
+	stopped       atomic.Bool
+	stopMu        sync.Mutex
+	transitions   atomic.Int64 // for progress reports
+	counted       int64        // what the result reports
+	progMu        sync.Mutex
+	states, live  atomic.Int64
+
+	// To find closed dead regions: the transitions out of states that are
+	// not live, and the states whose future the search did not see all
+	// of (the live ones, the periphery), while there are not too many.
+	edges   [][2]uint64
+	good    map[uint64]bool
+	lastFPs []uint64 // the fingerprints of the last level's nodes, in order
+	newFPs  []uint64 // those of the level under way
+
+	liveBefore int64 // live states before the level under way
+	boundQuiet bool  // no event is enabled in any state at the bound
+}
+
+// A chunk is what a worker found expanding a run of a level's states.
+type chunk struct {
+	cands       []cand
+	edges       [][2]uint64
+	finds       []find
+	transitions int64
+	err         error
+}
+
+// A cand is a state a chunk reached that was not in the visited set when
+// its level began, with the step that reached it.
+type cand struct {
+	fp     uint64
+	parent uint32
+	ev     uint16
+	tape   uint16
+	flags  uint8
+}
+
+const (
+	candLive      = 1 << iota
+	candQuiescent // no event is enabled
+	candPanic     // the step panicked: no state (fp is 0)
+	candFind      // a finding: see the chunk's finds
+)
+
+// A find is a violation found at a chunk's candidate.
+type find struct {
+	cand   int
+	safety bool // a safety violation, handler panic or property error, not a quiescent state
+	v      *Violation
+	step   sim.Step // for a panic: the step that panicked
+}
+
+func (g *global) run(w *sim.World) (*Result, error) {
+	opts, res := g.opts, g.res
+	st := &res.Stats
 	s0 := opts.Start
 	if s0 == nil {
 		var err error
@@ -236,220 +323,557 @@ func Global(w *sim.World, opts Options) (out *Result, err error) {
 			return nil, err
 		}
 	}
-
-	visited := newVisitedSet(0)
-	periphery := map[uint64]bool{}
-
-	violate := func(p *properties.Property, err error) {
-		res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: err.Error(), Path: path.Clone()}
-		errors.As(err, &res.Violation.PropertyError)
+	g.tapes = newTapeTable()
+	g.tree = &tree{tapes: g.tapes, start: s0, levels: []int{0}}
+	g.visited = newVisitedSet(0)
+	for _, k := range g.workers {
+		k.tapes = tapeCache{t: g.tapes, ids: map[string]int{}}
+		k.chain = append(k.chain[:0], s0)
+		k.chainIdx = append(k.chainIdx[:0], 0)
+		k.chainEvs, k.chainOK = append(k.chainEvs[:0], nil), append(k.chainOK[:0], false)
 	}
-	// quiescent reports a state where nothing can happen and some
-	// liveness property does not hold: it is dead for certain.
-	quiescent := func(s *sim.State) bool {
-		var notLive []string
-		for _, p := range liveness {
-			if !p.IsLive(s) {
-				notLive = append(notLive, p.Name)
-			}
-		}
-		if len(notLive) == 0 {
-			return false
-		}
-		res.Violation = &Violation{Property: QuiescentProperty, Kind: properties.Liveness,
-			Message: QuiescentMessage(notLive), Path: path.Clone()}
-		return true
+	if len(g.liveness) > 0 {
+		g.edges = make([][2]uint64, 0, 1024)
+		g.good = map[uint64]bool{}
 	}
 
-	// The transitions out of states expanded in dipped mode, and the
-	// states that have a future the search did not see all of (live ones,
-	// the periphery), to find states whose every future it saw, none live.
-	var edges [][2]uint64
-	good := map[uint64]bool{}
-	if len(liveness) > 0 {
-		edges = make([][2]uint64, 0, 1024)
-	}
-
-	var stack []frame
-	var spare [][]sim.Event // event buffers of popped frames, reused
-	exhausted := true
-	// visit expands a state first reached (or reached by a shorter path,
-	// or in a stronger mode) at depth d: it pushes a frame, or at the depth
-	// bound records a periphery state. It returns true when the search
-	// ends with a violation.
-	visit := func(s *sim.State, d int, live bool, m mode) (stop bool) {
-		var buf []sim.Event
-		if n := len(spare); n > 0 {
-			buf, spare = spare[n-1][:0], spare[:n-1]
-		}
-		evs := w.Enabled(s, buf)
-		if len(evs) == 0 {
-			spare = append(spare, evs)
-			return !live && quiescent(s)
-		}
-		if d >= opts.Depth {
-			spare = append(spare, evs)
-			exhausted = false
-			if m == dipped {
-				if fp := s.Fingerprint(); !periphery[fp] {
-					periphery[fp] = true
-					res.Periphery = append(res.Periphery, Frontier{Path: path.Clone(), State: s})
-				}
-			}
-			return false
-		}
-		stack = append(stack, frame{state: s, events: evs, mode: m})
-		return false
-	}
-	// expand says whether a state reached at depth d in mode m is to be
-	// expanded, and records that in v, its entry in the visited set.
-	expand := func(v *seen, d int, m mode) bool {
-		d32 := int32(d)
-		strongDone := v.strong >= 0 && v.strong <= d32
-		if m == recovered {
-			if strongDone || (v.weak >= 0 && v.weak <= d32) {
-				return false
-			}
-			v.weak = d32
-		} else {
-			if strongDone {
-				return false
-			}
-			v.strong = d32
-		}
-		return true
-	}
-	for _, p := range safety {
-		if err := p.CheckSafety(s0); err != nil {
-			violate(p, err)
-			return res, nil
-		}
-	}
-	live0 := isLive(s0)
-	m0 := liveAllAlong
-	if !live0 {
-		m0 = dipped
-	}
-	v0, _ := visited.upsert(s0.Fingerprint(), seen{-1, -1})
-	expand(v0, 0, m0)
+	// The start state is checked as every new state is.
+	k0 := g.workers[0]
+	flags, f := k0.classify(s0, 0)
+	g.visited.add(s0.Fingerprint())
+	g.tree.add(newNode(0, 0, 0, flags&candLive != 0))
+	g.states.Store(1)
 	st.States = 1
-	if live0 {
-		st.Live++
+	if flags&candLive != 0 {
+		st.Live = 1
+		g.live.Store(1)
+		if g.good != nil {
+			g.good[s0.Fingerprint()] = true
+		}
 	}
-	if visit(s0, 0, live0, m0) {
+	if opts.Target != 0 && s0.Fingerprint() == opts.Target {
+		res.TargetPath = sim.Path{}
 		return res, nil
 	}
-
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next >= len(top.events) {
-			spare = append(spare, top.events)
-			stack = stack[:len(stack)-1]
-			if len(stack) > 0 {
-				path = path[:len(path)-1]
-			}
-			continue
-		}
-		ev := top.events[top.next]
-		if t := opts.Trail; t != nil {
-			t.Path, t.Event, t.Tape = path, ev, top.tape
-		}
-		next, err := w.Apply(top.state, ev, top.tape)
-		info := w.Last()
-		step := sim.Step{Event: ev, Choices: append([]int(nil), info.Choices...)}
-		if nt, more := sim.NextTape(info.Choices, info.Bounds, top.tape); more {
-			top.tape = nt
-		} else {
-			top.next++
-			top.tape = top.tape[:0]
-		}
-		st.Transitions++
-		if err != nil {
-			var hp *sim.HandlerPanic
-			if errors.As(err, &hp) {
-				path = append(path, step)
-				res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Path: path.Clone(), Panic: hp}
-				res.Stats.Periphery = len(res.Periphery)
-				return res, nil
-			}
-			return nil, &sim.StepError{Index: len(path), Event: ev, Err: err}
-		}
-		d := len(stack) // depth of next, counted from the start state
-		if d > st.MaxDepth {
-			st.MaxDepth = d
-		}
-		if opts.Progress != nil && st.Transitions%opts.ProgressEvery == 0 {
-			st.Periphery = len(res.Periphery)
-			st.Elapsed = time.Since(start)
-			st.CollisionChance = collisionChance(st.States, st.Transitions)
-			opts.Progress(*st)
-		}
-		path = append(path, step)
-		fp := next.Fingerprint()
-		if opts.Target != 0 && fp == opts.Target {
-			res.TargetPath = path.Clone()
-			st.Periphery = len(res.Periphery)
-			return res, nil
-		}
-		// One lookup serves both: v stays valid until the next upsert.
-		v, found := visited.upsert(fp, seen{-1, -1})
-		if !found {
-			// Safety first: a state that breaks a safety property is
-			// that violation, whatever the liveness properties make of it.
-			for _, p := range safety {
-				if err := p.CheckSafety(next); err != nil {
-					violate(p, err)
-					st.Periphery = len(res.Periphery)
-					return res, nil
-				}
-			}
-		}
-		live := isLive(next)
-		if top.mode == dipped && edges != nil {
-			if len(edges) < maxDeadEdges {
-				edges = append(edges, [2]uint64{top.state.Fingerprint(), fp})
-				if live {
-					good[fp] = true
-				}
-			} else {
-				edges = nil // too many to keep: find no closed dead region
-			}
-		}
-		m := top.mode.next(live)
-		ok, first := expand(v, d, m), !found
-		if !ok {
-			path = path[:len(path)-1]
-			continue
-		}
-		if first {
-			st.States++
-			if live {
-				st.Live++
-			}
-		}
-		n := len(stack)
-		if visit(next, d, live, m) {
-			st.Periphery = len(res.Periphery)
-			return res, nil
-		}
-		if len(stack) == n {
-			path = path[:len(path)-1] // not expanded
-		}
-		if (opts.MaxStates > 0 && st.States >= int64(opts.MaxStates)) || (opts.Stop != nil && st.Transitions%1024 == 0 && opts.Stop()) {
-			st.Periphery = len(res.Periphery)
-			return res, nil
-		}
+	if f != nil {
+		res.Violation = f.v
+		res.Violation.Path = sim.Path{}
+		return res, nil
 	}
-	st.Periphery = len(res.Periphery)
+	g.lastFPs = []uint64{s0.Fingerprint()}
+	exhausted := flags&candQuiescent != 0
+	for d := 0; d < opts.Depth; d++ {
+		g.lo, g.hi, g.depth = g.tree.levels[d], g.tree.n, d
+		if g.lo == g.hi {
+			exhausted = true // no new state at depth d: nothing more is reachable
+			break
+		}
+		st.Queue = g.hi - g.lo
+		g.liveBefore = g.live.Load()
+		g.expandLevel()
+		// The chunks after one with a finding that ends the search are
+		// not all expanded, by as many workers as were at them: count
+		// the transitions up to it, the same for any number of workers.
+		for ci := range g.chunks {
+			if int64(ci) > g.cut.Load() {
+				break
+			}
+			g.counted += g.chunks[ci].transitions
+		}
+		if err := g.firstError(); err != nil {
+			return nil, err
+		}
+		if g.stopped.Load() {
+			return g.cutShort(d), nil
+		}
+		done, err := g.mergeLevel(w)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			g.finishStats()
+			return res, nil
+		}
+		if opts.MaxStates > 0 && g.states.Load() > int64(opts.MaxStates) {
+			return g.cutShort(d), nil
+		}
+		g.tree.levels = append(g.tree.levels, g.hi)
+		g.lastFPs, g.newFPs = g.newFPs, g.lastFPs[:0]
+		st.Depth = d + 1
+		exhausted = d+1 == opts.Depth && g.boundQuiet
+	}
 	res.Complete = true
 	res.Exhausted = exhausted
-	if edges != nil {
-		for fp := range periphery {
-			good[fp] = true
-		}
-		res.Dead = closedDead(edges, good)
+	res.Depth = opts.Depth
+	st.Depth = opts.Depth
+	g.finishStats()
+	if !exhausted {
+		g.periphery(g.tree.levels[len(g.tree.levels)-1])
+	}
+	if g.edges != nil {
+		res.Dead = closedDead(g.edges, g.good)
 	}
 	return res, nil
+}
+
+// cutShort ends a search that did not finish the level from depth d: the
+// level is dropped, so that what the result covers is exactly every state
+// within d steps, and the periphery is taken at depth d.
+func (g *global) cutShort(d int) *Result {
+	g.tree.truncate(g.hi)
+	g.states.Store(int64(g.hi))
+	g.live.Store(g.liveBefore)
+	g.res.Depth, g.res.Stats.Depth = d, d
+	g.res.Stopped = g.stopped.Load()
+	g.finishStats()
+	g.periphery(g.tree.levels[d])
+	return g.res
+}
+
+// finishStats copies the counters into the result.
+func (g *global) finishStats() {
+	st := &g.res.Stats
+	st.States, st.Live = g.states.Load(), g.live.Load()
+	st.Transitions = g.counted
+	st.Queue = 0
+}
+
+// periphery takes the states from node first to the last as the
+// periphery: those of them that are not live.
+func (g *global) periphery(first int) {
+	p := &Periphery{t: g.tree}
+	for i := first; i < g.tree.n; i++ {
+		if g.tree.at(i).live() {
+			continue
+		}
+		p.nodes = append(p.nodes, uint32(i))
+		if g.good != nil && i-first < len(g.lastFPs) {
+			g.good[g.lastFPs[i-first]] = true
+		}
+	}
+	g.res.Periphery = p
+	g.res.Stats.Periphery = len(p.nodes)
+}
+
+// expandLevel has the workers expand the level's states, chunk by chunk.
+func (g *global) expandLevel() {
+	n := (g.hi - g.lo + chunkSize - 1) / chunkSize
+	if cap(g.chunks) < n {
+		g.chunks = make([]chunk, n)
+	}
+	g.chunks = g.chunks[:n]
+	for i := range g.chunks {
+		c := &g.chunks[i]
+		*c = chunk{cands: c.cands[:0], edges: c.edges[:0], finds: c.finds[:0]}
+	}
+	g.next.Store(0)
+	g.cut.Store(math.MaxInt64)
+	workers := min(len(g.workers), n)
+	var wg sync.WaitGroup
+	for _, k := range g.workers[1:workers] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k.expandChunks()
+		}()
+	}
+	g.workers[0].expandChunks()
+	wg.Wait()
+}
+
+// firstError returns the first tool error of the level, in chunk order.
+func (g *global) firstError() error {
+	for i := range g.chunks {
+		if err := g.chunks[i].err; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeLevel adds the level's new states to the visited set and the tree,
+// in chunk order, and takes the first finding. It says whether the search
+// ends here (a violation, or the target found).
+func (g *global) mergeLevel(w *sim.World) (bool, error) {
+	opts, res := g.opts, g.res
+	bound := g.depth+1 == opts.Depth
+	g.boundQuiet = true
+	var quiet *find // the first quiescent state, reported if no safety violation is as near
+	var quietNode int
+	cut := int(min(g.cut.Load(), int64(len(g.chunks)-1)))
+	for ci := 0; ci <= cut; ci++ {
+		c := &g.chunks[ci]
+		fi := 0
+		for i := range c.cands {
+			cd := &c.cands[i]
+			var f *find
+			if cd.flags&candFind != 0 {
+				for c.finds[fi].cand != i {
+					fi++
+				}
+				f = &c.finds[fi]
+			}
+			if cd.flags&candPanic != 0 {
+				path, _, err := g.tree.replay(w, int(cd.parent))
+				if err != nil {
+					return false, err
+				}
+				f.v.Path = append(path, f.step)
+				res.Violation = f.v
+				return true, nil
+			}
+			if !g.visited.add(cd.fp) {
+				continue
+			}
+			live := cd.flags&candLive != 0
+			idx := g.tree.add(newNode(int(cd.parent), int(cd.ev), int(cd.tape), live))
+			if idx >= maxNodes {
+				return false, fmt.Errorf("the search found more than %d states: too many for its tree of paths", maxNodes)
+			}
+			g.states.Add(1)
+			res.Stats.MaxDepth = g.depth + 1
+			if live {
+				g.live.Add(1)
+			}
+			if g.edges != nil {
+				g.newFPs = append(g.newFPs, cd.fp)
+				if live {
+					g.good[cd.fp] = true
+				}
+			}
+			if bound && cd.flags&candQuiescent == 0 {
+				g.boundQuiet = false
+			}
+			if opts.Target != 0 && cd.fp == opts.Target {
+				path, _, err := g.tree.replay(w, idx)
+				if err != nil {
+					return false, err
+				}
+				res.TargetPath = path
+				return true, nil
+			}
+			if f == nil {
+				continue
+			}
+			if f.safety {
+				path, _, err := g.tree.replay(w, idx)
+				if err != nil {
+					return false, err
+				}
+				f.v.Path = path
+				res.Violation = f.v
+				return true, nil
+			}
+			if quiet == nil {
+				quiet, quietNode = f, idx
+			}
+		}
+		if g.edges != nil {
+			if len(g.edges)+len(c.edges) > maxDeadEdges || len(g.good) > maxDeadEdges {
+				g.edges, g.good, g.newFPs, g.lastFPs = nil, nil, nil, nil // too many to keep: find no closed dead region
+			} else {
+				g.edges = append(g.edges, c.edges...)
+			}
+		}
+	}
+	if quiet != nil {
+		path, _, err := g.tree.replay(w, quietNode)
+		if err != nil {
+			return false, err
+		}
+		quiet.v.Path = path
+		res.Violation = quiet.v
+		return true, nil
+	}
+	return false, nil
+}
+
+// A worker expands chunks of a level on a world of its own. It keeps the
+// states on the path to the last state it expanded (its chain), so that
+// the next, usually a sibling or a cousin, is made again in a step or two.
+type worker struct {
+	g        *global
+	w        *sim.World
+	trail    *Trail
+	tapes    tapeCache
+	chain    []*sim.State  // chain[d]: the state of node chainIdx[d], at depth d
+	chainIdx []int         //
+	chainEvs [][]sim.Event // the events enabled in chain[d], when chainOK[d]
+	chainOK  []bool
+	steps    sim.Path // steps[d]: the step from chain[d] to chain[d+1]
+	anc      []int
+	local    *visitedSet // the candidates of the chunk under way
+	evBuf    []sim.Event
+	tape     []int
+	tapeList [][]int // the tapes by id, as far as this worker has needed them
+	n        int64   // transitions not yet added to the search's count
+}
+
+func (g *global) newWorker(w *sim.World, trail *Trail) *worker {
+	if trail == nil {
+		trail = &Trail{}
+	}
+	return &worker{g: g, w: w, trail: trail, local: newVisitedSet(0)}
+}
+
+// expandChunks takes chunks until there are none left, or one with a
+// finding that ends the search comes before them.
+func (k *worker) expandChunks() {
+	g := k.g
+	defer k.flush()
+	for {
+		ci := g.next.Add(1) - 1
+		if ci >= int64(len(g.chunks)) || ci > g.cut.Load() || g.stopped.Load() {
+			return
+		}
+		k.poll()
+		c := &g.chunks[ci]
+		lo := g.lo + int(ci)*chunkSize
+		hi := min(lo+chunkSize, g.hi)
+		clear(k.local.slots)
+		k.local.n, k.local.hasZero = 0, false
+		for i := lo; i < hi && !g.stopped.Load(); i++ {
+			if end := k.expand(c, i); end {
+				for {
+					cur := g.cut.Load()
+					if ci >= cur || g.cut.CompareAndSwap(cur, ci) {
+						break
+					}
+				}
+				break
+			}
+		}
+	}
+}
+
+// expand applies every enabled event, with every combination of choices,
+// to node i's state, and keeps the successors not seen before its level
+// as candidates. It returns true at a finding that ends the search (a
+// safety violation; a tool error, in c.err).
+func (k *worker) expand(c *chunk, i int) bool {
+	g := k.g
+	d := g.depth
+	s, err := k.state(i, d)
+	if err != nil {
+		c.err = err
+		return true
+	}
+	recordEdges := g.edges != nil && !g.tree.at(i).live()
+	evs := k.events(d)
+	for e, ev := range evs {
+		k.tape = k.tape[:0]
+		for {
+			k.trail.Path, k.trail.Event, k.trail.Tape = k.steps[:d], ev, k.tape
+			next, err := k.w.Apply(s, ev, k.tape)
+			info := k.w.Last()
+			c.transitions++
+			if k.n++; k.n >= 256 {
+				k.flush()
+			}
+			if err != nil {
+				var hp *sim.HandlerPanic
+				if !errors.As(err, &hp) {
+					c.err = &sim.StepError{Index: d, Event: ev, Err: err}
+					return true
+				}
+				tid, terr := k.tapes.intern(info.Choices)
+				if terr != nil {
+					c.err = terr
+					return true
+				}
+				c.finds = append(c.finds, find{cand: len(c.cands), safety: true,
+					v:    &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp},
+					step: sim.Step{Event: ev, Choices: append([]int(nil), info.Choices...)}})
+				c.cands = append(c.cands, cand{parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
+				return true
+			}
+			fp := next.Fingerprint()
+			if recordEdges {
+				c.edges = append(c.edges, [2]uint64{s.Fingerprint(), fp})
+			}
+			if !g.visited.has(fp) && k.local.add(fp) {
+				tid, terr := k.tapes.intern(info.Choices)
+				if terr != nil {
+					c.err = terr
+					return true
+				}
+				flags, f := k.classify(next, d+1)
+				if f != nil {
+					f.cand = len(c.cands)
+					c.finds = append(c.finds, *f)
+					flags |= candFind
+				}
+				c.cands = append(c.cands, cand{fp: fp, parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: flags})
+				if f != nil && f.safety {
+					return true
+				}
+			}
+			nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape)
+			if !more {
+				break
+			}
+			k.tape = nt
+		}
+	}
+	return false
+}
+
+// classify checks a new state: the safety properties first, then whether
+// it is live, and whether anything can happen in it at all (where that
+// matters: a state that is not live, or one at the bound).
+func (k *worker) classify(s *sim.State, d int) (flags uint8, f *find) {
+	g := k.g
+	for _, p := range g.safety {
+		if err := p.CheckSafety(s); err != nil {
+			v := &Violation{Property: p.Name, Kind: p.Kind, Message: err.Error()}
+			errors.As(err, &v.PropertyError)
+			return 0, &find{safety: true, v: v}
+		}
+	}
+	live, pe := k.isLive(s)
+	if pe != nil {
+		return 0, &find{safety: true, v: &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), PropertyError: pe}}
+	}
+	if live {
+		flags |= candLive
+	}
+	if !live || d == g.opts.Depth {
+		k.evBuf = k.w.Enabled(s, k.evBuf[:0])
+		if len(k.evBuf) == 0 {
+			flags |= candQuiescent
+			if !live && len(g.liveness) > 0 {
+				var notLive []string
+				for _, p := range g.liveness {
+					if ok, _ := k.propLive(p, s); !ok {
+						notLive = append(notLive, p.Name)
+					}
+				}
+				return flags, &find{v: &Violation{Property: QuiescentProperty, Kind: properties.Liveness, Message: QuiescentMessage(notLive)}}
+			}
+		}
+	}
+	return flags, nil
+}
+
+// isLive says whether every liveness property holds in s; with none, no
+// state is live. A property that panics is returned as its error.
+func (k *worker) isLive(s *sim.State) (bool, *properties.Error) {
+	if len(k.g.liveness) == 0 {
+		return false, nil
+	}
+	for _, p := range k.g.liveness {
+		ok, pe := k.propLive(p, s)
+		if pe != nil || !ok {
+			return false, pe
+		}
+	}
+	return true, nil
+}
+
+func (k *worker) propLive(p *properties.Property, s *sim.State) (live bool, pe *properties.Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*properties.Error)
+			if !ok {
+				panic(r)
+			}
+			pe = e
+		}
+	}()
+	return p.IsLive(s), nil
+}
+
+// state makes node i, at depth d, on the worker's chain: from the deepest
+// of its ancestors already there, it applies the steps down to it.
+func (k *worker) state(i, d int) (*sim.State, error) {
+	t := k.g.tree
+	for len(k.chain) <= d {
+		k.chain, k.chainIdx = append(k.chain, nil), append(k.chainIdx, -1)
+		k.chainEvs, k.chainOK = append(k.chainEvs, nil), append(k.chainOK, false)
+	}
+	for len(k.steps) < d {
+		k.steps = append(k.steps, sim.Step{})
+	}
+	if cap(k.anc) <= d {
+		k.anc = make([]int, d+1)
+	}
+	anc := k.anc[:d+1]
+	l, j := d, i
+	for k.chainIdx[l] != j {
+		anc[l] = j
+		j = t.at(j).parentIdx()
+		l--
+	}
+	for m := l + 1; m <= d; m++ {
+		n := t.at(anc[m])
+		evs := k.events(m - 1)
+		ev, tape := evs[n.ev], k.tapeOf(int(n.tape))
+		k.trail.Path, k.trail.Event, k.trail.Tape = k.steps[:m-1], ev, tape
+		next, err := k.w.Apply(k.chain[m-1], ev, tape)
+		if err != nil {
+			return nil, &sim.StepError{Index: m - 1, Event: ev, Err: err}
+		}
+		k.steps[m-1] = sim.Step{Event: ev, Choices: tape}
+		k.chain[m], k.chainIdx[m], k.chainOK[m] = next, anc[m], false
+	}
+	return k.chain[d], nil
+}
+
+// events returns the events enabled in the chain's state at depth d,
+// listing them the first time.
+func (k *worker) events(d int) []sim.Event {
+	if !k.chainOK[d] {
+		k.chainEvs[d], k.chainOK[d] = k.w.Enabled(k.chain[d], k.chainEvs[d][:0]), true
+	}
+	return k.chainEvs[d]
+}
+
+func (k *worker) tapeOf(id int) []int {
+	for len(k.tapeList) <= id {
+		k.tapeList = append(k.tapeList, nil)
+	}
+	if id != 0 && k.tapeList[id] == nil {
+		k.tapeList[id] = k.g.tapes.get(id)
+	}
+	return k.tapeList[id]
+}
+
+// flush adds the worker's transitions to the count, reports progress
+// when a multiple of ProgressEvery is crossed, and polls Stop.
+func (k *worker) flush() {
+	g := k.g
+	if k.n == 0 {
+		return
+	}
+	before := g.transitions.Add(k.n) - k.n
+	after := before + k.n
+	k.n = 0
+	every := g.opts.ProgressEvery
+	if g.opts.Progress != nil && before/every != after/every {
+		g.progMu.Lock()
+		st := g.res.Stats
+		st.States, st.Live, st.Transitions = g.states.Load(), g.live.Load(), after
+		st.Elapsed = time.Since(g.start)
+		st.CollisionChance = collisionChance(st.States, st.Transitions)
+		g.opts.Progress(st)
+		g.progMu.Unlock()
+	}
+	if before/1024 != after/1024 {
+		k.poll()
+	}
+}
+
+// poll asks Stop whether to end the search.
+func (k *worker) poll() {
+	g := k.g
+	if g.opts.Stop == nil || g.stopped.Load() {
+		return
+	}
+	g.stopMu.Lock()
+	if g.opts.Stop() {
+		g.stopped.Store(true)
+	}
+	g.stopMu.Unlock()
 }
 
 // closedDead returns the first state (in the order the search expanded

@@ -3,35 +3,28 @@ package search
 import "math"
 
 // visitedSet is the search's visited set: an open-addressing hash table
-// from 64-bit fingerprints to what the search keeps of each state, with
-// linear probing, grown by doubling at a load factor of 3/4.
+// of 64-bit fingerprints, with linear probing, grown by doubling at a load
+// factor of 3/4: 8 bytes a slot, so 10.7 to 21 bytes a state depending on
+// where the last doubling left it, allocated once per doubling, and
+// nothing in it for the garbage collector to scan.
 //
-// A Go map costs about 40 bytes a state here and allocates as it grows in
-// small steps; this table holds 16 bytes a slot in one array (fingerprint
-// and value side by side, so a probe touches one cache line), that is
-// 16 to 43 bytes a state depending on where the last doubling left it,
-// and it allocates once per doubling.
+// The search reads it from every worker while it expands a level and
+// adds to it from one goroutine between levels, so it needs no lock.
 //
 // Slots whose fingerprint is 0 are empty, so fingerprint 0 itself is kept
-// apart, in zero: the table must be exact for every distinct fingerprint,
-// or state counts would change.
+// apart: the table must be exact for every distinct fingerprint, or state
+// counts would change.
 type visitedSet struct {
-	slots   []visitedSlot
+	slots   []uint64
 	shift   uint8 // 64 - log2(len(slots)): the bits of the home slot
 	n       int   // fingerprints in slots (fingerprint 0 not counted)
 	grow    int   // n at which the table doubles
 	hasZero bool
-	zero    seen
-}
-
-type visitedSlot struct {
-	fp uint64
-	v  seen
 }
 
 // minVisitedSlots is the size of a new table: small, so that the many
-// short searches the checker runs (shortest paths, tests from one state)
-// do not each pay for a large one.
+// short searches the checker runs (tests from one state) do not each pay
+// for a large one.
 const minVisitedSlots = 64
 
 // newVisitedSet returns a table that holds hint fingerprints without
@@ -47,7 +40,7 @@ func newVisitedSet(hint int) *visitedSet {
 }
 
 func (t *visitedSet) alloc(size int) {
-	t.slots = make([]visitedSlot, size)
+	t.slots = make([]uint64, size)
 	t.shift = 64
 	for n := size; n > 1; n >>= 1 {
 		t.shift--
@@ -63,57 +56,54 @@ func (t *visitedSet) home(fp uint64) uint64 {
 	return (fp * 0x9e3779b97f4a7c15) >> t.shift
 }
 
-// get returns the value kept for fp, and whether there is one.
-func (t *visitedSet) get(fp uint64) (seen, bool) {
+// has says whether fp is in the table.
+func (t *visitedSet) has(fp uint64) bool {
 	if fp == 0 {
-		return t.zero, t.hasZero
+		return t.hasZero
 	}
 	mask := uint64(len(t.slots) - 1)
 	for i := t.home(fp); ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		if s.fp == fp {
-			return s.v, true
-		}
-		if s.fp == 0 {
-			return seen{}, false
+		switch t.slots[i] {
+		case fp:
+			return true
+		case 0:
+			return false
 		}
 	}
 }
 
-// upsert returns a pointer to the value kept for fp, adding fp with the
-// value init when it is not there yet; found says it was there. The
-// pointer is good until the next upsert.
-func (t *visitedSet) upsert(fp uint64, init seen) (v *seen, found bool) {
+// add adds fp and says whether it was new.
+func (t *visitedSet) add(fp uint64) bool {
 	if fp == 0 {
-		if !t.hasZero {
-			t.hasZero, t.zero = true, init
-			return &t.zero, false
+		if t.hasZero {
+			return false
 		}
-		return &t.zero, true
+		t.hasZero = true
+		return true
 	}
 	mask := uint64(len(t.slots) - 1)
 	i := t.home(fp)
 	for ; ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		if s.fp == fp {
-			return &s.v, true
+		switch t.slots[i] {
+		case fp:
+			return false
+		case 0:
+		default:
+			continue
 		}
-		if s.fp == 0 {
-			break
-		}
+		break
 	}
 	if t.n >= t.grow {
 		t.double()
 		mask = uint64(len(t.slots) - 1)
 		i = t.home(fp)
-		for t.slots[i].fp != 0 {
+		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
 	}
 	t.n++
-	s := &t.slots[i]
-	s.fp, s.v = fp, init
-	return &s.v, false
+	t.slots[i] = fp
+	return true
 }
 
 // double moves every fingerprint into a table twice the size.
@@ -121,15 +111,15 @@ func (t *visitedSet) double() {
 	old := t.slots
 	t.alloc(2 * len(old))
 	mask := uint64(len(t.slots) - 1)
-	for _, s := range old {
-		if s.fp == 0 {
+	for _, fp := range old {
+		if fp == 0 {
 			continue
 		}
-		i := t.home(s.fp)
-		for t.slots[i].fp != 0 {
+		i := t.home(fp)
+		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = s
+		t.slots[i] = fp
 	}
 }
 
@@ -142,8 +132,8 @@ func (t *visitedSet) len() int {
 }
 
 // bytes is the memory the table holds.
-func (t *visitedSet) bytes() int {
-	return len(t.slots) * 16
+func (t *visitedSet) bytes() int64 {
+	return int64(len(t.slots)) * 8
 }
 
 // collisionChance is TLC's estimate of the probability that a fingerprint

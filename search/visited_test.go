@@ -10,20 +10,15 @@ import (
 // it must still be a fingerprint like any other.
 func TestVisitedZero(t *testing.T) {
 	vs := newVisitedSet(0)
-	if _, ok := vs.get(0); ok {
-		t.Fatal("get(0) on an empty table: found")
+	if vs.has(0) {
+		t.Fatal("has(0) on an empty table")
 	}
-	v, found := vs.upsert(0, seen{-1, -1})
-	if found || *v != (seen{-1, -1}) {
-		t.Fatalf("first upsert(0) = %v, %v; want {-1 -1}, false", *v, found)
+	if !vs.add(0) {
+		t.Fatal("first add(0) says it was there")
 	}
-	v.strong = 7
-	vs.upsert(5, seen{1, 2})
-	if got, ok := vs.get(0); !ok || got != (seen{7, -1}) {
-		t.Fatalf("get(0) = %v, %v; want {7 -1}, true", got, ok)
-	}
-	if v, found := vs.upsert(0, seen{3, 3}); !found || *v != (seen{7, -1}) {
-		t.Fatalf("second upsert(0) = %v, %v; want {7 -1}, true", *v, found)
+	vs.add(5)
+	if !vs.has(0) || vs.add(0) {
+		t.Fatal("0 lost after another add")
 	}
 	if vs.len() != 2 {
 		t.Fatalf("len = %d, want 2", vs.len())
@@ -33,7 +28,7 @@ func TestVisitedZero(t *testing.T) {
 // TestVisitedGrowth fills a table well past its first size with
 // fingerprints that differ only in their high bits (the worst case for a
 // table indexed by low bits) and checks that it doubled, kept its load
-// factor at most 3/4, and kept every value.
+// factor at most 3/4, and kept every fingerprint.
 func TestVisitedGrowth(t *testing.T) {
 	vs := newVisitedSet(0)
 	if len(vs.slots) != minVisitedSlots {
@@ -42,11 +37,9 @@ func TestVisitedGrowth(t *testing.T) {
 	const n = 5000
 	sizes := []int{len(vs.slots)}
 	for i := uint64(1); i <= n; i++ {
-		v, found := vs.upsert(i<<40, seen{-1, -1})
-		if found {
+		if !vs.add(i << 40) {
 			t.Fatalf("key %d found before it was added", i)
 		}
-		v.strong, v.weak = int32(i), int32(2*i)
 		if s := len(vs.slots); s != sizes[len(sizes)-1] {
 			sizes = append(sizes, s)
 		}
@@ -62,11 +55,11 @@ func TestVisitedGrowth(t *testing.T) {
 		t.Fatalf("len = %d, want %d", vs.len(), n)
 	}
 	for i := uint64(1); i <= n; i++ {
-		if v, ok := vs.get(i << 40); !ok || v != (seen{int32(i), int32(2 * i)}) {
-			t.Fatalf("get(%d<<40) = %v, %v after growth", i, v, ok)
+		if !vs.has(i << 40) {
+			t.Fatalf("has(%d<<40) false after growth", i)
 		}
 	}
-	if _, ok := vs.get(n + 1<<40); ok {
+	if vs.has(n + 1<<40) {
 		t.Fatal("a key never added was found")
 	}
 	if got := newVisitedSet(5000); len(got.slots) != 8192 {
@@ -95,42 +88,27 @@ func TestVisitedRandom(t *testing.T) {
 		keys[i] = rng.Uint64()
 	}
 	keys[0] = 0
-	want := map[uint64]seen{}
+	want := map[uint64]bool{}
 	vs := newVisitedSet(0)
 	for i := range 100000 {
 		k := keys[rng.IntN(len(keys))]
-		v, found := vs.upsert(k, seen{-1, int32(i)})
-		w, ok := want[k]
-		if found != ok {
-			t.Fatalf("step %d: upsert(%#x) found = %v, the map says %v", i, k, found, ok)
+		if added := vs.add(k); added == want[k] {
+			t.Fatalf("step %d: add(%#x) = %v, the map says it was there: %v", i, k, added, want[k])
 		}
-		if !ok {
-			w = seen{-1, int32(i)}
-		}
-		if *v != w {
-			t.Fatalf("step %d: upsert(%#x) = %v, the map has %v", i, k, *v, w)
-		}
-		v.strong = int32(i)
-		w.strong = int32(i)
-		want[k] = w
+		want[k] = true
 	}
 	if vs.len() != len(want) {
 		t.Fatalf("len = %d, the map has %d", vs.len(), len(want))
 	}
 	for _, k := range keys {
-		v, ok := vs.get(k)
-		w, wok := want[k]
-		if ok != wok || v != w {
-			t.Fatalf("get(%#x) = %v, %v; the map has %v, %v", k, v, ok, w, wok)
+		if vs.has(k) != want[k] {
+			t.Fatalf("has(%#x) = %v; the map has %v", k, vs.has(k), want[k])
 		}
 	}
 	for range 1000 {
 		k := rng.Uint64()
-		if _, in := want[k]; in {
-			continue
-		}
-		if _, ok := vs.get(k); ok {
-			t.Fatalf("get(%#x): found a key never added", k)
+		if !want[k] && vs.has(k) {
+			t.Fatalf("has(%#x): found a key never added", k)
 		}
 	}
 }
@@ -168,8 +146,7 @@ func benchKeys() (keys []uint64, distinct int) {
 }
 
 // BenchmarkVisited runs the search's use of the table on benchKeys, from a
-// small table, so growing is in the time: one op is one state (3 lookups
-// and updates); bytes/state is the table's size at the end.
+// small table, so growing is in the time: one op is one state (3 adds); bytes/state is the table's size at the end.
 func BenchmarkVisited(b *testing.B) {
 	keys, n := benchKeys()
 	b.ResetTimer()
@@ -178,9 +155,7 @@ func BenchmarkVisited(b *testing.B) {
 	for b.Loop() {
 		vs = newVisitedSet(0)
 		for _, k := range keys {
-			if v, found := vs.upsert(k, seen{-1, -1}); !found {
-				v.strong = 1
-			}
+			vs.add(k)
 		}
 		ops++
 	}
@@ -193,13 +168,13 @@ func BenchmarkVisited(b *testing.B) {
 func BenchmarkVisitedMap(b *testing.B) {
 	keys, n := benchKeys()
 	b.ResetTimer()
-	var m map[uint64]seen
+	var m map[uint64]bool
 	ops := 0
 	for b.Loop() {
-		m = map[uint64]seen{}
+		m = map[uint64]bool{}
 		for _, k := range keys {
 			if _, found := m[k]; !found {
-				m[k] = seen{1, -1}
+				m[k] = true
 			}
 		}
 		ops++

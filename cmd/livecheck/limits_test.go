@@ -69,7 +69,7 @@ func TestSIGTERMStopsWithPartialReport(t *testing.T) {
 	done := make(chan int)
 	go func() {
 		// Far more than the search can finish: it runs until stopped.
-		done <- run([]string{"check", "ring", "--nodes", "5", "--depth", "40", "--json", "--out", t.TempDir()}, &out, e)
+		done <- run([]string{"check", "ring", "--nodes", "5", "--depth", "40", "--time", "0", "--json", "--out", t.TempDir()}, &out, e)
 	}()
 	select {
 	case <-e.ready:

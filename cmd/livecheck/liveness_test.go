@@ -137,14 +137,13 @@ func TestRingFromPrefixes(t *testing.T) {
 	if len(files) != 5 || len(entries) != 5 {
 		t.Fatalf("%d prefixes listed, %d files written", len(files), len(entries))
 	}
-	// rejoin-self from the fourth prefix: the critical step is the leaf
-	// set that gives the bootstrap node an entry for the reset node, which
-	// then routes the node's Join back to itself. (From the other prefixes
-	// the search names other steps on the way: a maintenance timer, the
-	// reset itself.)
+	// rejoin-self from the fourth prefix (the correct ring is silent
+	// there, below). Which step the search names depends on the path the
+	// walks took; the evidence that it is critical (the state before it
+	// recovers, the one after it does not) is what replayBoth checks.
 	r, _ := checkCLI(t, 1, "check", "ring", "--nodes", "4", "--bug", "rejoin-self", "--from", files[3].File, "--resets", "1", "--out", dir)
 	c := r.Critical
-	if r.Result != "liveness-violation" || c.Case != "C1" || !strings.HasPrefix(c.Event, "deliver LeafSet") || c.Node != 0 {
+	if r.Result != "liveness-violation" || c.Case != "C1" {
 		t.Fatalf("rejoin-self from a prefix: %+v", r)
 	}
 	replayBoth(t, r)
@@ -177,7 +176,7 @@ func TestRingFromPrefixes(t *testing.T) {
 // runCLIq is runCLI for goroutines: it reports nothing itself.
 func runCLIq(args ...string) (int, string, string) {
 	var o, e strings.Builder
-	code := run(args, &o, &e)
+	code := run(unbudgeted(args), &o, &e)
 	return code, o.String(), e.String()
 }
 

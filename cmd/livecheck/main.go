@@ -345,6 +345,10 @@ type jsonCheck struct {
 	PathLen   int               `json:"path_length,omitempty"`
 	Complete  bool              `json:"complete"`
 	Exhausted bool              `json:"exhausted"`
+	// Covered is the depth the search finished: every state within it
+	// was explored; Cut says what ended the search before its bound.
+	Covered int    `json:"covered_depth"`
+	Cut     string `json:"cut,omitempty"`
 	// Interrupted: stopped by a signal; MemoryLimit: by --max-memory.
 	Interrupted bool          `json:"interrupted,omitempty"`
 	MemoryLimit bool          `json:"memory_limit,omitempty"`
@@ -403,7 +407,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	walks := fs.Int("walks", 8, "random walks per probe of the critical-transition search (k)")
 	escalations := fs.Int("escalations", 3, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
 	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1,reset=0 (default: the system's)")
-	workers := fs.Int("workers", 0, "goroutines walking from the periphery (default: the number of cores); the result does not depend on it")
+	workers := fs.Int("workers", 0, "goroutines of the exhaustive search and of the walks (default: the number of cores); the result does not depend on it")
+	budget := fs.Duration("time", 60*time.Second, "time budget of the check (0: none): the search may use half, then ends at the last depth it finished (the report says which) and the walks start there; a check cut short is inconclusive (exit 3) unless it found a violation")
+	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule): much faster, but safety is then checked on a walk only until it recovers, not to --walk-depth")
 	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run; compare: both, side by side (no walks)")
@@ -520,12 +526,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	interrupted, stopSignals := onInterrupt()
 	defer stopSignals()
-	start := time.Now()
-	lastProgress := start
+	prog := &progress{w: stderr, start: time.Now(), budget: *budget}
+	if *quiet || (*asJSON && !isTerminal(stdout)) {
+		prog = nil
+	}
 	opts := livecheck.Options{
 		Config:         cfg,
 		Depth:          *depth,
 		MaxStates:      *maxStates,
+		Time:           *budget,
 		MaxMemory:      maxMem,
 		Seed:           *seed,
 		HandlerTimeout: *timeout,
@@ -541,21 +550,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Mode:           *mode,
 		Rounds:         *rounds,
 		Prefix:         prefixPath,
-		Progress: func(p livecheck.Progress) {
-			if now := time.Now(); now.Sub(start) > 2*time.Second && now.Sub(lastProgress) > 2*time.Second {
-				lastProgress = now
-				if p.Phase == "walks" {
-					fmt.Fprintf(stderr, "livecheck: walks: %d of %d periphery states, %s\n", p.Walks, p.Periphery, now.Sub(start).Round(time.Millisecond))
-					return
-				}
-				if p.Phase == "local" {
-					fmt.Fprintf(stderr, "livecheck: local: %d node states, %d transitions, %s\n", p.Stats.States, p.Stats.Transitions, now.Sub(start).Round(time.Millisecond))
-					return
-				}
-				fmt.Fprintf(stderr, "livecheck: %s: %d states, %d transitions, depth %d, %s\n",
-					p.Phase, p.Stats.States, p.Stats.Transitions, p.Stats.MaxDepth, p.Stats.Elapsed.Round(time.Millisecond))
-			}
-		},
+		Progress:       prog.report,
 	}
 	warnBugs(stderr, sys, opts.Config)
 	if *mode == "compare" {
@@ -688,7 +683,7 @@ func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
 		Result: string(res.Verdict), System: res.System, Bugs: res.Config.Bugs, Nodes: res.Config.Nodes,
 		Params: res.Config.Params, Budget: res.Config.Budget, Seed: res.Seed, Depth: res.Depth,
 		Property: res.Property, Message: res.Message, Trace: trace, PathLen: len(res.Path),
-		Complete: res.Complete, Exhausted: res.Exhausted,
+		Complete: res.Complete, Exhausted: res.Exhausted, Covered: res.Covered, Cut: res.Cut,
 		Interrupted: res.Interrupted, MemoryLimit: res.MemoryLimit, MaxMemory: res.MaxMemory, PeakMemory: res.PeakMemory,
 		Stats: jsonStats{
 			States: res.Stats.States, Transitions: res.Stats.Transitions, MaxDepth: res.Stats.MaxDepth,
@@ -807,6 +802,10 @@ func printCheck(w io.Writer, res *livecheck.Result, trace, liveTrace string) {
 		}
 		if res.Message != "" {
 			why = res.Message
+		}
+		if res.Cut != "" {
+			fmt.Fprintf(w, "inconclusive: %s\n", why) // the message says what was covered
+			break
 		}
 		fmt.Fprintf(w, "inconclusive: %s; no violation found among %d states\n", why, res.Stats.States)
 	case livecheck.LivenessViolation:

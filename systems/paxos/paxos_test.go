@@ -302,11 +302,11 @@ func TestCorrectStateCounts(t *testing.T) {
 		counts
 	}{
 		{2, 1, 40, true, counts{34, 63, 11, 1}},
-		{2, 2, 40, true, counts{2145, 6712, 22, 322}},
-		{3, 1, 40, true, counts{10974, 55726, 19, 1971}},
+		{2, 2, 40, true, counts{2145, 6700, 22, 322}},
+		{3, 1, 40, true, counts{10974, 47446, 18, 1971}},
 		// Three nodes and two proposers do not exhaust in a test's time:
 		// the depth at which quorum=1 is found, with no violation.
-		{3, 2, 10, false, counts{7975, 22074, 10, 0}},
+		{3, 2, 10, false, counts{7975, 21831, 10, 0}},
 	} {
 		t.Run(fmt.Sprintf("nodes=%d,proposers=%d,depth=%d", tc.nodes, tc.proposers, tc.depth), func(t *testing.T) {
 			res := check(t, tc.nodes, tc.proposers, tc.depth)

@@ -956,7 +956,7 @@ func TestStateCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := res.Stats
-		if res.Verdict != livecheck.OK || st.States != 467 || st.Transitions != 1399 || st.MaxDepth != 8 || st.Periphery != 200 || st.Live != 3 {
+		if res.Verdict != livecheck.OK || st.States != 467 || st.Transitions != 1369 || st.MaxDepth != 8 || st.Periphery != 186 || st.Live != 3 {
 			t.Fatalf("%s: states %d transitions %d max depth %d periphery %d live %d",
 				res.Verdict, st.States, st.Transitions, st.MaxDepth, st.Periphery, st.Live)
 		}

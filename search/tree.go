@@ -1,0 +1,171 @@
+package search
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// The search keeps no state off the path it works on. Every state it
+// found is a node of the tree of first discoveries: its parent and the
+// step from the parent, 8 bytes in all. A state is made again when it is
+// needed by replaying the steps from the start state (MaceMC keeps its
+// states small the same way). A step is the index of its event in the
+// parent's enabled events, which are in a stable order, and the choices
+// its handlers made, interned.
+
+// A node is a state of the tree: its parent's index, with the state's
+// liveness in the top bit, and the step from the parent.
+type node struct {
+	parent uint32
+	ev     uint16 // index of the event in the parent's enabled events
+	tape   uint16 // the choices the step made, in the tape table (0: none)
+}
+
+const (
+	liveBit  = 1 << 31
+	maxNodes = liveBit - 1
+	// nodeBlock nodes are allocated at a time, so that the tree grows
+	// without copying.
+	nodeBlockBits = 16
+	nodeBlock     = 1 << nodeBlockBits
+	maxEvents     = 1<<16 - 1
+	maxTapes      = 1<<16 - 1
+)
+
+func (n *node) live() bool     { return n.parent&liveBit != 0 }
+func (n *node) parentIdx() int { return int(n.parent &^ liveBit) }
+func newNode(parent int, ev, tape int, live bool) node {
+	p := uint32(parent)
+	if live {
+		p |= liveBit
+	}
+	return node{parent: p, ev: uint16(ev), tape: uint16(tape)}
+}
+
+// A tree holds the nodes level by level: levels[d] is the index of the
+// first node at depth d.
+type tree struct {
+	blocks [][]node
+	n      int
+	levels []int
+	tapes  *tapeTable
+	start  *sim.State
+}
+
+func (t *tree) at(i int) *node { return &t.blocks[i>>nodeBlockBits][i&(nodeBlock-1)] }
+
+func (t *tree) add(n node) int {
+	if t.n&(nodeBlock-1) == 0 && t.n>>nodeBlockBits == len(t.blocks) {
+		t.blocks = append(t.blocks, make([]node, nodeBlock))
+	}
+	i := t.n
+	*t.at(i) = n
+	t.n++
+	return i
+}
+
+// truncate drops the nodes from n on: a level the search did not finish.
+func (t *tree) truncate(n int) {
+	t.n = n
+	t.blocks = t.blocks[:(n+nodeBlock-1)>>nodeBlockBits]
+}
+
+// depth returns the depth of node i.
+func (t *tree) depth(i int) int {
+	d := 0
+	for i != 0 {
+		i = t.at(i).parentIdx()
+		d++
+	}
+	return d
+}
+
+// bytes is the memory the tree holds.
+func (t *tree) bytes() int64 { return int64(len(t.blocks)) * nodeBlock * 8 }
+
+// replay makes node i's state again on w and returns it with its path
+// from the start state.
+func (t *tree) replay(w *sim.World, i int) (sim.Path, *sim.State, error) {
+	chain := make([]int, t.depth(i)+1)
+	for k := len(chain) - 1; k >= 0; k-- {
+		chain[k] = i
+		i = t.at(i).parentIdx()
+	}
+	path := make(sim.Path, 0, len(chain)-1)
+	s := t.start
+	var evs []sim.Event
+	for _, j := range chain[1:] {
+		n := t.at(j)
+		evs = w.Enabled(s, evs[:0])
+		if int(n.ev) >= len(evs) {
+			return path, s, fmt.Errorf("internal error: the search's step %d does not replay (event %d of %d)", len(path)+1, n.ev, len(evs))
+		}
+		ev, tape := evs[n.ev], t.tapes.get(int(n.tape))
+		next, err := w.Apply(s, ev, tape)
+		if err != nil {
+			return path, s, &sim.StepError{Index: len(path), Event: ev, Err: err}
+		}
+		path = append(path, sim.Step{Event: ev, Choices: append([]int(nil), w.Last().Choices...)})
+		s = next
+	}
+	return path, s, nil
+}
+
+// A tapeTable interns the choices steps made, for the workers together.
+// Most steps make none (id 0); the distinct tapes of a system are few.
+type tapeTable struct {
+	mu   sync.Mutex
+	ids  map[string]int
+	list [][]int
+}
+
+func newTapeTable() *tapeTable {
+	return &tapeTable{ids: map[string]int{}, list: [][]int{nil}}
+}
+
+func (t *tapeTable) get(id int) []int {
+	if id == 0 {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.list[id]
+}
+
+// tapeCache is a worker's own view of the table, so that interning a tape
+// it has seen takes no lock.
+type tapeCache struct {
+	t   *tapeTable
+	ids map[string]int
+	key []byte
+}
+
+func (c *tapeCache) intern(choices []int) (int, error) {
+	if len(choices) == 0 {
+		return 0, nil
+	}
+	c.key = c.key[:0]
+	for _, v := range choices {
+		c.key = append(c.key, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+	if id, ok := c.ids[string(c.key)]; ok {
+		return id, nil
+	}
+	t := c.t
+	t.mu.Lock()
+	id, ok := t.ids[string(c.key)]
+	if !ok {
+		if len(t.list) > maxTapes {
+			t.mu.Unlock()
+			return 0, fmt.Errorf("the handlers made more than %d distinct sequences of choices: too many for the search to keep", maxTapes)
+		}
+		id = len(t.list)
+		t.list = append(t.list, append([]int(nil), choices...))
+		t.ids[string(c.key)] = id
+	}
+	t.mu.Unlock()
+	c.ids[string(c.key)] = id
+	return id, nil
+}

@@ -1,0 +1,121 @@
+package search_test
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"testing"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/search"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems/lcr"
+	"github.com/livecheck/livecheck/systems/paxos"
+)
+
+// benchSpaces are the spaces the search is measured on, each searched to
+// its end (Exhausted): LCR with 5 nodes, the bundled Paxos with every
+// role on 3 nodes and one proposer at its default depth, and Paxos with
+// split roles, 2 proposers x 3 acceptors, the configuration that
+// bench/spin compares with Spin.
+var benchSpaces = []struct {
+	name   string
+	sys    *livecheck.System
+	cfg    livecheck.Config
+	depth  int
+	states int64
+}{
+	{"lcr5", &lcr.System, livecheck.Config{Nodes: 5}, 20, 1188},
+	{"paxos3x1", &paxos.System, livecheck.Config{Nodes: 3, Params: map[string]string{"proposers": "1"}}, 20, 10974},
+	{"paxos-split2x3", &paxos.System, livecheck.Config{Nodes: 6, Params: map[string]string{"proposers": "2", "roles": "split"}}, 100, 170572},
+}
+
+// heapObjects is the runtime metric of the heap's objects, live or not yet
+// swept: reading it does not stop the world, unlike runtime.ReadMemStats.
+const heapObjects = "/memory/classes/heap/objects:bytes"
+
+// BenchmarkGlobal is the exhaustive search of each benchSpaces space with 1
+// and 2 workers. Besides time and allocations per search (ReportAllocs),
+// it reports per state and per second:
+//
+//   - states/s and transitions/s: distinct states and explored edges over
+//     the time of the searches;
+//   - heap-B/state: the peak of the heap's objects during a search, above
+//     the heap before it, over the states. It is sampled at every progress
+//     callback (each 4,096 transitions) and at the end, so a peak between
+//     two samples is missed; it counts garbage not yet collected, at the
+//     GOGC=400 that the CLI sets, so it is what the search costs in memory
+//     (peak RSS ÷ states is the figure issue 11 sets a target for);
+//   - search-B/state: what the search says its visited set and tree of
+//     paths hold (Stats.Bytes), over the states: the part that must stay;
+//   - alloc-B/state and allocs/state: bytes and objects allocated per
+//     state, the garbage collector's work.
+func BenchmarkGlobal(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	for _, sp := range benchSpaces {
+		_, m, err := sp.sys.Model(sp.cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		world := func() *sim.World {
+			w, err := sim.NewWorld(m.Spec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return w
+		}
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", sp.name, workers), func(b *testing.B) {
+				b.ReportAllocs()
+				sample := []metrics.Sample{{Name: heapObjects}}
+				heap := func() uint64 {
+					metrics.Read(sample)
+					return sample[0].Value.Uint64()
+				}
+				var peak uint64
+				opts := search.Options{Depth: sp.depth, Properties: m.Properties, ProgressEvery: 1 << 12,
+					Progress: func(search.Stats) { peak = max(peak, heap()) }}
+				for range workers - 1 {
+					opts.Workers = append(opts.Workers, search.Worker{World: world()})
+				}
+				w := world()
+				// One search first, untimed: the first use of a node type
+				// builds its plans (hashing, copying), a cost of the
+				// process, not of a search.
+				if _, err := search.Global(w, opts); err != nil {
+					b.Fatal(err)
+				}
+				var states, trans, bytes int64
+				var heapBytes uint64
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for b.Loop() {
+					b.StopTimer()
+					runtime.GC()
+					base := heap()
+					peak = base
+					b.StartTimer()
+					res, err := search.Global(w, opts)
+					peak = max(peak, heap())
+					if err != nil || res.Violation != nil || !res.Complete || !res.Exhausted || res.Stats.States != sp.states {
+						b.Fatalf("err %v, violation %v, complete %v, exhausted %v, %d states; want a complete, exhausted search of %d states",
+							err, res.Violation, res.Complete, res.Exhausted, res.Stats.States, sp.states)
+					}
+					states += res.Stats.States
+					trans += res.Stats.Transitions
+					bytes += res.Stats.Bytes
+					heapBytes += peak - base
+				}
+				runtime.ReadMemStats(&after)
+				sec := b.Elapsed().Seconds()
+				b.ReportMetric(float64(states)/sec, "states/s")
+				b.ReportMetric(float64(trans)/sec, "transitions/s")
+				b.ReportMetric(float64(heapBytes)/float64(states), "heap-B/state")
+				b.ReportMetric(float64(bytes)/float64(states), "search-B/state")
+				b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(states), "alloc-B/state")
+				b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(states), "allocs/state")
+			})
+		}
+	}
+}

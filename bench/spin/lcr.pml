@@ -14,6 +14,9 @@
  * Safety, as livecheck's one-leader: at most one node elects itself, and
  * every node that learns a leader learns the same one.
  *
+ * -DNO_DISCARD injects livecheck's bug no-discard (forward every id but
+ * one's own): several leaders, an assertion violation.
+ *
  * Build: spin -DN=5 -a lcr.pml
  */
 
@@ -55,7 +58,11 @@ end:	do
 			assert(knownLeader == 0 || knownLeader == id);
 			knownLeader = id;
 			out!LEADER, id
+#ifdef NO_DISCARD
+		:: m != id ->
+#else
 		:: m > id ->
+#endif
 			out!ELECT, m
 		:: else
 		fi;

@@ -644,7 +644,7 @@ func (c *checker) coverage() string {
 	case "time":
 		why = fmt.Sprintf("the search used its half of the time budget (--time %s)", c.opts.Time)
 	case "max-states":
-		why = fmt.Sprintf("depth %d would pass --max-states %d", r.Covered+1, c.opts.MaxStates)
+		why = fmt.Sprintf("depth %d would pass the limit of %d states (--max-states)", r.Covered+1, c.opts.MaxStates)
 	case "memory":
 		why = "the search reached the memory limit"
 	default:

@@ -571,7 +571,7 @@ func TestCutCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "depth 3 would pass --max-states 5: every state within 2 steps explored (4 states), no violation; depth 3 partly explored; walks from all 2 states at depth 2 that are not live reached a live state"
+	want := "depth 3 would pass the limit of 5 states (--max-states): every state within 2 steps explored (4 states), no violation; depth 3 partly explored; walks from all 2 states at depth 2 that are not live reached a live state"
 	if cut.Verdict != livecheck.Inconclusive || cut.Cut != "max-states" || cut.Covered != 2 || cut.Message != want {
 		t.Fatalf("%s cut %q covered %d: %q\nwant %q", cut.Verdict, cut.Cut, cut.Covered, cut.Message, want)
 	}

@@ -133,18 +133,18 @@ func Test(t testing.TB, sys *System, opts ...TestOption) {
 		t.Logf("livecheck: %s: ok: no violation in %s (%d states); %d walks from the depth bound", sys.Name, scope, res.Stats.States, res.Live.Walks)
 		return
 	case Inconclusive:
-		why := "the search was stopped by MaxStates"
-		if res.Interrupted {
-			why = "the search was interrupted"
-		}
-		if res.Message != "" {
-			why = res.Message
+		why := fmt.Sprintf("%s; no violation among %d states", res.Message, res.Stats.States)
+		switch {
+		case res.Cut != "":
+			why = res.Message // it says what was covered
+		case res.Interrupted:
+			why = fmt.Sprintf("the search was interrupted; no violation among %d states", res.Stats.States)
 		}
 		if st.inconclusiveOK {
-			t.Logf("livecheck: %s: inconclusive: %s; no violation among %d states", sys.Name, why, res.Stats.States)
+			t.Logf("livecheck: %s: inconclusive: %s", sys.Name, why)
 			return
 		}
-		t.Fatalf("livecheck: %s: inconclusive: %s; no violation among %d states (AllowInconclusive lets this pass)", sys.Name, why, res.Stats.States)
+		t.Fatalf("livecheck: %s: inconclusive: %s (AllowInconclusive lets this pass)", sys.Name, why)
 		return
 	}
 	var b strings.Builder

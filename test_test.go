@@ -127,13 +127,13 @@ func TestLivecheckTestPasses(t *testing.T) {
 	stopped := livecheck.WithOptions(livecheck.Options{MaxStates: 3})
 	r = &recordTB{TB: t, name: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped)
-	want = "livecheck: echo: inconclusive: the search was stopped by MaxStates; no violation among 3 states (AllowInconclusive lets this pass)"
+	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 steps explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state (AllowInconclusive lets this pass)"
 	if len(r.fatals) != 1 || r.fatals[0] != want {
 		t.Errorf("fatals = %q, want [%q]", r.fatals, want)
 	}
 	r = &recordTB{TB: t, name: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped, livecheck.AllowInconclusive())
-	want = "livecheck: echo: inconclusive: the search was stopped by MaxStates; no violation among 3 states"
+	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 steps explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state"
 	if len(r.fatals) != 0 || len(r.logs) != 1 || r.logs[0] != want {
 		t.Errorf("allowed: fatals %q, logs %q, want [%q]", r.fatals, r.logs, want)
 	}

@@ -408,7 +408,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	escalations := fs.Int("escalations", 3, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
 	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1,reset=0 (default: the system's)")
 	workers := fs.Int("workers", 0, "goroutines of the exhaustive search and of the walks (default: the number of cores); the result does not depend on it")
-	budget := fs.Duration("time", 60*time.Second, "time budget of the check (0: none): the search may use half, then ends at the last depth it finished (the report says which) and the walks start there; a check cut short is inconclusive (exit 3) unless it found a violation")
+	budget := fs.Duration("time", 60*time.Second, "time budget of the check (0: none): the search may use three quarters, then ends at the last depth it finished (the report says which) and the walks start there; a check cut short is inconclusive (exit 3) unless it found a violation")
 	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule): much faster, but safety is then checked on a walk only until it recovers, not to --walk-depth")

@@ -514,22 +514,16 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				f = &c.finds[fi]
 			}
 			if cd.flags&candPanic != 0 {
-				path, _, err := g.tree.replay(w, int(cd.parent))
-				if err != nil {
-					return false, err
-				}
-				f.v.Path = append(path, f.step)
-				res.Violation = f.v
-				return true, nil
+				return g.violation(w, f.v, int(cd.parent), f.step)
 			}
 			if !g.visited.add(cd.fp) {
 				continue
 			}
-			live := cd.flags&candLive != 0
-			idx := g.tree.add(newNode(int(cd.parent), int(cd.ev), int(cd.tape), live))
-			if idx >= maxNodes {
+			if g.tree.n >= maxNodes {
 				return false, fmt.Errorf("the search found more than %d states: too many for its tree of paths", maxNodes)
 			}
+			live := cd.flags&candLive != 0
+			idx := g.tree.add(newNode(int(cd.parent), int(cd.ev), int(cd.tape), live))
 			g.states.Add(1)
 			res.Stats.MaxDepth = g.depth + 1
 			if live {
@@ -556,13 +550,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				continue
 			}
 			if f.safety {
-				path, _, err := g.tree.replay(w, idx)
-				if err != nil {
-					return false, err
-				}
-				f.v.Path = path
-				res.Violation = f.v
-				return true, nil
+				return g.violation(w, f.v, idx)
 			}
 			if quiet == nil {
 				quiet, quietNode = f, idx
@@ -577,15 +565,21 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 		}
 	}
 	if quiet != nil {
-		path, _, err := g.tree.replay(w, quietNode)
-		if err != nil {
-			return false, err
-		}
-		quiet.v.Path = path
-		res.Violation = quiet.v
-		return true, nil
+		return g.violation(w, quiet.v, quietNode)
 	}
 	return false, nil
+}
+
+// violation ends the search with v, its path the one to node i and then
+// the steps after it (a step that panicked made no node of its own).
+func (g *global) violation(w *sim.World, v *Violation, i int, after ...sim.Step) (bool, error) {
+	path, _, err := g.tree.replay(w, i)
+	if err != nil {
+		return false, err
+	}
+	v.Path = append(path, after...)
+	g.res.Violation = v
+	return true, nil
 }
 
 // A worker expands chunks of a level on a world of its own. It keeps the
@@ -660,6 +654,10 @@ func (k *worker) expand(c *chunk, i int) bool {
 	}
 	recordEdges := g.edges != nil && !g.tree.at(i).live()
 	evs := k.events(d)
+	if len(evs) > maxEvents {
+		c.err = fmt.Errorf("%d events are enabled in one state: more than the %d the search's tree of paths can tell apart", len(evs), maxEvents)
+		return true
+	}
 	for e, ev := range evs {
 		k.tape = k.tape[:0]
 		for {

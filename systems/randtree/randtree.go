@@ -11,18 +11,23 @@
 // joiner as a child (JoinReply) while it has fewer than degree children,
 // and otherwise pushes the join down to a child picked at random
 // (ctx.Choose), which accepts it or pushes it further down. As a special
-// case, a root asked to take a joiner with a lower id than its own hands
-// the root role over: it tells the joiner to be the root and joins under
-// it, so that the nodes agree on the lowest id as root. A joiner whose
-// "join" timer fires before it is accepted asks the next peer of its list;
-// the list ends with the node itself, and asking itself means founding a
-// tree of its own.
+// case, a root asked to take a joiner with a lower id than its own offers
+// it the root role, so that the nodes agree on the lowest id as root: a
+// joiner still in the spell of joining that asked takes it, founds a tree
+// and tells the old root to join under it (ProbeJoin, as in a merge). The
+// old root keeps its role until then, since the join may be stale: the
+// joiner may be in a tree by now, even in the old root's own, and a root
+// that left its role for it would ask it in vain for ever: the joiner
+// passes each Join on to its root, the old root, now deaf to Joins. A
+// joiner whose "join" timer fires before it is accepted asks the next peer
+// of its list; the list ends with the node itself, and asking itself means
+// founding a tree of its own.
 //
 // A Joined node's "recovery" timer probes its peers in turn with its root.
 // A prober and a probed node with different roots are in different trees:
 // the root with the larger id is told to leave its role and join under the
-// smaller one (ProbeJoin). Such a merge, like a handover, asks its given
-// target again when the join timer fires, since that tree is known to
+// smaller one (ProbeJoin). Such a merge asks its given target again when
+// the join timer fires, since that tree is known to
 // exist. A node that changes root tells its children (NewRoot), who tell
 // theirs. Connections are streams: a node whose parent's connection breaks
 // joins again from the top of its list, and a node whose child's
@@ -280,10 +285,11 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 		case !n.isRoot():
 			ctx.Send(n.Root, m)
 		case m.Joiner < n.self && !slices.Contains(n.Children, m.Joiner):
-			// The lower id is the root: hand the role over, join under it.
-			ctx.Logf("hand the root over to %d", m.Joiner)
+			// The lower id is the root: offer it the role. This node stays
+			// the root until the joiner takes it: the join may be stale,
+			// and the joiner in a tree by now, even in this one.
+			ctx.Logf("offer the root to %d", m.Joiner)
 			ctx.Send(m.Joiner, JoinReply{Parent: m.Joiner, Root: m.Joiner, Epoch: m.Epoch})
-			n.joinUnder(ctx, m.Joiner)
 		default:
 			n.place(ctx, m.Joiner, m.Epoch)
 		}
@@ -413,12 +419,13 @@ func (n *Node) place(ctx sim.Context, joiner sim.NodeID, epoch int) {
 }
 
 func (n *Node) joinReply(ctx sim.Context, from sim.NodeID, m JoinReply) {
-	if m.Parent == n.self { // a root hands its role over
+	if m.Parent == n.self { // a root offers its role
 		if n.Status == Joining && m.Epoch == n.Epoch {
-			ctx.Logf("%d hands the root over to me", from)
+			ctx.Logf("%d offers me the root: take it", from)
 			n.found(ctx)
+			ctx.Send(from, ProbeJoin{Target: n.self})
 		}
-		return // joined meanwhile: the old root's join will find our tree
+		return // joined meanwhile: the offer is stale, the trees merge by probes
 	}
 	current := m.Epoch == n.Epoch && !n.inSubtree(from) && !n.inSubtree(m.Root)
 	switch {

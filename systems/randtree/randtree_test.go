@@ -141,8 +141,9 @@ func runScenario(t *testing.T, cfg livecheck.Config, script string) {
 // The start of the double acceptance scenarios (peers=all, 4 nodes): 2 and
 // then 1 found trees of their own while 0 is not started (1's join to 2 is
 // left in flight), then 3 is accepted by both roots and keeps the first
-// answer, from 2. 0 starts and asks 1, which hands the root over to 0 and
-// joins under it, still listing 3 as a child: 3's Remove is in flight.
+// answer, from 2. 0 starts and asks 1, which offers it the root; 0 takes
+// it and 1 joins under it, still listing 3 as a child: 3's Remove is in
+// flight.
 const doubleAcceptance = `
 	start 2
 	deliver 2->0
@@ -173,19 +174,30 @@ const doubleAcceptance = `
 	sent: Remove{} 3->1
 	start 0
 	deliver 0->1
-	sent: JoinReply{Parent:0 Root:0 Epoch:1} 1->0, Join{Joiner:1 Epoch:2} 1->0
+	sent: JoinReply{Parent:0 Root:0 Epoch:1} 1->0
+	deliver 1->0
+	sent: ProbeJoin{Target:0} 0->1
+	want 0: joined root=0 parent=0 peers=[1 2 3 0] next-join=0 next-probe=0 epoch=1 timers=recovery
+	deliver 0->1
+	sent: Join{Joiner:1 Epoch:2} 1->0
 	want 1: joining root=-1 parent=-1 children=[3] peers=[0 2 3 1] next-join=3 next-probe=0 target=0 epoch=2 timers=join,recovery
 `
 
-// Once 1 is in 0's tree, 1's old join to 2 makes 2 hand its root over to 1,
-// which is no longer a root: 2 joins 0's tree with 3 below it.
+// Once 1 is in 0's tree, 1's old join to 2 makes 2 offer 1 its root. 1 is
+// no longer joining and ignores the stale offer; 2 stays the root of its
+// tree until a probe merges that tree into 0's.
 const mergeTwoTrees = `
 	deliver 1->2
-	sent: JoinReply{Parent:1 Root:1 Epoch:1} 2->1, Join{Joiner:2 Epoch:2} 2->1
+	sent: JoinReply{Parent:1 Root:1 Epoch:1} 2->1
 	deliver 2->1
+	sent:
+	recovery 2
+	sent: Probe{Root:2} 2->1
 	deliver 2->1
-	sent: Join{Joiner:2 Epoch:2} 1->0
-	deliver 1->0
+	sent: ProbeJoin{Target:0} 1->2
+	deliver 1->2
+	sent: Join{Joiner:2 Epoch:2} 2->0
+	deliver 2->0
 	sent: JoinReply{Parent:0 Root:0 Epoch:2} 0->2
 	deliver 0->2
 	sent: NewRoot{Root:0} 2->3
@@ -258,7 +270,7 @@ func TestScenarios(t *testing.T) {
 			deliver 1->2
 			want 2: joined root=0 parent=1 peers=[0 2] next-join=0 next-probe=0 epoch=1 timers=recovery
 			live`},
-		{"a root hands its role to a lower id", livecheck.Config{Nodes: 3, Params: params("peers", "all")}, `
+		{"a root offers its role to a lower id", livecheck.Config{Nodes: 3, Params: params("peers", "all")}, `
 			start 1
 			deliver 1->0
 			join 1
@@ -268,10 +280,14 @@ func TestScenarios(t *testing.T) {
 			start 0
 			sent: Join{Joiner:0 Epoch:1} 0->1
 			deliver 0->1
-			sent: JoinReply{Parent:0 Root:0 Epoch:1} 1->0, Join{Joiner:1 Epoch:2} 1->0
-			want 1: joining root=-1 parent=-1 peers=[0 2 1] next-join=2 next-probe=0 target=0 epoch=2 timers=join,recovery
+			sent: JoinReply{Parent:0 Root:0 Epoch:1} 1->0
+			want 1: joined root=1 parent=1 peers=[0 2 1] next-join=2 next-probe=0 epoch=1 timers=recovery
 			deliver 1->0
+			sent: ProbeJoin{Target:0} 0->1
 			want 0: joined root=0 parent=0 peers=[1 2 0] next-join=0 next-probe=0 epoch=1 timers=recovery
+			deliver 0->1
+			sent: Join{Joiner:1 Epoch:2} 1->0
+			want 1: joining root=-1 parent=-1 peers=[0 2 1] next-join=2 next-probe=0 target=0 epoch=2 timers=join,recovery
 			join 1
 			sent: Join{Joiner:1 Epoch:2} 1->0
 			deliver 1->0
@@ -328,8 +344,7 @@ func TestScenarios(t *testing.T) {
 		{"NewRoot from a node that is not the parent is ignored", livecheck.Config{Nodes: 4, Params: params("peers", "all")},
 			doubleAcceptance + `
 			deliver 1->0
-			want 0: joined root=0 parent=0 peers=[1 2 3 0] next-join=0 next-probe=0 epoch=1 timers=recovery
-			deliver 1->0
+			want 0: joined root=0 parent=0 children=[1] peers=[1 2 3 0] next-join=0 next-probe=0 epoch=1 timers=recovery
 			deliver 0->1
 			sent: NewRoot{Root:0} 1->3
 			deliver 1->3
@@ -347,7 +362,6 @@ func TestScenarios(t *testing.T) {
 			sent: Removed{} 1->3
 			want 1: joining root=-1 parent=-1 peers=[0 2 3 1] next-join=3 next-probe=0 target=0 epoch=2 timers=join,recovery
 			deliver 1->0
-			deliver 1->0
 			deliver 0->1
 			sent:
 			` + mergeTwoTrees + `
@@ -357,7 +371,6 @@ func TestScenarios(t *testing.T) {
 			deliver 3->1
 			sent:
 			want 1: joining root=-1 parent=-1 children=[3] peers=[0 2 3 1] next-join=3 next-probe=0 target=0 epoch=2 timers=join,recovery
-			deliver 1->0
 			deliver 1->0
 			deliver 0->1
 			sent: NewRoot{Root:0} 1->3
@@ -501,6 +514,97 @@ func TestScenarios(t *testing.T) {
 			want 0: joined root=0 parent=0 peers=[1 2 0] next-join=2 next-probe=0 epoch=1 timers=recovery
 			join 1
 			want 1: joining root=-1 parent=-1 peers=[0 2 1] next-join=1 next-probe=0 epoch=1 timers=join,recovery`},
+		// Issue 10, peers=all with one reset, seed 14: 1 asked 2 to take it
+		// (step 4), then joined 0's tree under 3. 0 was reset, 2 founded a
+		// tree and 3 joined it with 1 below: 1 is in 2's tree when its
+		// old join reaches 2. Had 2 handed its root over and joined under
+		// 1, its joins would have gone up to the root, 2 itself, and
+		// nobody would have answered again. 2 offers the role; 1, in a
+		// tree by now, ignores the offer, and 2 stays the root.
+		{"a stale join to a root from its own tree", livecheck.Config{Nodes: 4, Params: params("peers", "all"), Budget: sim.Budget{Resets: 1}}, `
+			start 0
+			join 0
+			join 0
+			join 0
+			start 1
+			start 2
+			join 2
+			start 3
+			join 3
+			deliver 3->1
+			deliver 3->0
+			deliver 2->0
+			deliver 0->3
+			deliver 2->1
+			recovery 0
+			deliver 0->1
+			recovery 2
+			recovery 1
+			deliver 1->0 choose 1
+			recovery 3
+			join 2
+			deliver 0->2
+			join 3
+			deliver 3->2
+			deliver 0->2
+			recovery 2
+			deliver 0->3
+			deliver 0->3
+			recovery 2
+			deliver 2->1
+			join 1
+			reset 0
+			join 2
+			recovery 3
+			deliver 2->3
+			join 2
+			deliver 3->0
+			deliver 2->0
+			recovery 2
+			deliver 2->3
+			deliver 2->1
+			deliver 2->3
+			deliver 3->1
+			recovery 3
+			recovery 1
+			join 3
+			join 2
+			deliver 3->2
+			deliver 2->3
+			deliver 3->1
+			recovery 3
+			deliver 1->2
+			sent: JoinReply{Parent:1 Root:1 Epoch:1} 2->1
+			want 1: joined root=2 parent=3 peers=[0 2 3 1] next-join=1 next-probe=1 epoch=1 timers=recovery
+			want 2: joined root=2 parent=2 children=[3] peers=[0 1 3 2] next-join=3 next-probe=2 epoch=2 timers=recovery
+			deliver 2->1
+			sent:
+			want 1: joined root=2 parent=3 peers=[0 2 3 1] next-join=1 next-probe=1 epoch=1 timers=recovery
+			start 0
+			sent: Join{Joiner:0 Epoch:1} 0->1
+			deliver 1->2
+			sent: Join{Joiner:2 Epoch:3} 2->0
+			deliver 2->0
+			sent:
+			join 0
+			sent: Join{Joiner:0 Epoch:1} 0->2
+			join 0
+			sent: Join{Joiner:0 Epoch:1} 0->3
+			join 0
+			want 0: joined root=0 parent=0 peers=[1 2 3 0] next-join=3 next-probe=0 epoch=1 timers=recovery
+			join 2
+			sent: Join{Joiner:2 Epoch:3} 2->0
+			deliver 2->0
+			sent: JoinReply{Parent:0 Root:0 Epoch:3} 0->2
+			deliver 0->2
+			deliver 0->2
+			sent: NewRoot{Root:0} 2->3
+			deliver 2->3
+			sent: NewRoot{Root:0} 3->1
+			deliver 3->1
+			deliver 3->1
+			want 1: joined root=0 parent=3 peers=[0 2 3 1] next-join=1 next-probe=1 epoch=1 timers=recovery
+			live`},
 		{"RT3: the recovery timer is lost on a joining node", livecheck.Config{Nodes: 2, Bugs: []string{"RT3"}}, `
 			start 1
 			deliver 1->0

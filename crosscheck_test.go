@@ -20,8 +20,9 @@ import (
 // each safety property checked on its own by global mode, by global mode
 // with a liveness property beside it (net-empty, even-in-flight), and by
 // local mode, against a plain breadth-first search of the full space
-// (internal/oracle); and the global check with liveness on 1 and on 4
-// workers, its liveness claims held to the oracle too. It asserts
+// (internal/oracle), with and without reduction (sleep sets); and the
+// global check with liveness on 1 and on 4 workers, its liveness claims
+// held to the oracle too. It asserts
 // agreement with the oracle, never pinned counts, so a new search,
 // reductions or workers must keep it green unchanged.
 
@@ -354,6 +355,20 @@ func crossCheck(t *testing.T, seed uint64) *oracle.Result {
 			report("global: verdict %s for %s: %s", res.Verdict, pr.Name, res.Message)
 		}
 		agree(verdict{mode: "global", violated: res.Verdict == livecheck.SafetyViolation, property: res.Property, path: res.Path}, cfg)
+
+		// The same without reduction (the default prunes with sleep sets):
+		// the same verdict and, when ok, the same states.
+		nres, err := livecheck.Check(sys, livecheck.Options{Config: cfg, Depth: depth, HandlerTimeout: time.Minute, Reduce: "none"})
+		if err != nil {
+			t.Fatalf("seed %d, %s, global --reduce none: %v\n%s", seed, pr.Name, err, p)
+		}
+		if nres.Verdict != res.Verdict || nres.Verdict == livecheck.OK && nres.Stats.States != res.Stats.States {
+			report("global --reduce none: %s with %d states, with sleep sets %s with %d", nres.Verdict, nres.Stats.States, res.Verdict, res.Stats.States)
+		}
+		if res.Verdict == livecheck.OK && res.Stats.Transitions > nres.Stats.Transitions {
+			report("global: sleep sets took more transitions (%d) than none (%d)", res.Stats.Transitions, nres.Stats.Transitions)
+		}
+		agree(verdict{mode: "global --reduce none", violated: nres.Verdict == livecheck.SafetyViolation, property: nres.Property, path: nres.Path}, cfg)
 
 		// Global mode with a liveness property beside the safety one: the
 		// safety verdict must not change (item 3), and neither property is

@@ -117,6 +117,12 @@ type Options struct {
 	// node on the first path to a state, raised round by round up to this
 	// (default 8). A result that the bound cut short is inconclusive.
 	Rounds int
+	// Reduce is the reduction of the exhaustive search: "sleep" (the
+	// default) skips transitions that sleep sets show lead only to states
+	// found another way at the same depth: the same states, depths,
+	// violations and periphery, fewer transitions; "none" takes every
+	// transition.
+	Reduce string
 	// Prefix is a path from the initial state (a live prefix, typically):
 	// it is replayed once, and the check starts from where it ends.
 	// Reported paths include it, so their traces replay on their own.
@@ -166,6 +172,9 @@ func (o *Options) fill(sys *System) {
 	}
 	if o.Mode == "" {
 		o.Mode = "global"
+	}
+	if o.Reduce == "" {
+		o.Reduce = "sleep"
 	}
 	if o.MaxMemory == 0 {
 		o.MaxMemory = DefaultMaxMemory()
@@ -252,6 +261,9 @@ func Check(sys *System, opts Options) (*Result, error) {
 	opts.fill(sys)
 	if opts.Mode != "global" && opts.Mode != "local" {
 		return nil, fmt.Errorf("unknown mode %q (valid: global, local)", opts.Mode)
+	}
+	if opts.Reduce != "sleep" && opts.Reduce != "none" {
+		return nil, fmt.Errorf("unknown reduction %q (valid: sleep, none)", opts.Reduce)
 	}
 	cfg, m, err := sys.Model(opts.Config)
 	if err != nil {
@@ -487,6 +499,7 @@ func (c *checker) run(trail *search.Trail) error {
 		Trail:      trail,
 		Stop:       c.searchStop,
 		Workers:    c.searchWorkers(),
+		Reduce:     c.opts.Reduce == "sleep",
 	}
 	if c.opts.Progress != nil {
 		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }

@@ -36,7 +36,7 @@ var benchSpaces = []struct {
 const heapObjects = "/memory/classes/heap/objects:bytes"
 
 // BenchmarkGlobal is the exhaustive search of each benchSpaces space with 1
-// and 2 workers. Besides time and allocations per search (ReportAllocs),
+// and 2 workers, without and with reduction (sleep sets). Besides time and allocations per search (ReportAllocs),
 // it reports per state and per second:
 //
 //   - states/s and transitions/s: distinct states and explored edges over
@@ -65,8 +65,12 @@ func BenchmarkGlobal(b *testing.B) {
 			}
 			return w
 		}
-		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/workers=%d", sp.name, workers), func(b *testing.B) {
+		for _, c := range []struct {
+			workers int
+			reduce  bool
+		}{{1, false}, {2, false}, {1, true}, {2, true}} {
+			workers := c.workers
+			b.Run(fmt.Sprintf("%s/workers=%d/reduce=%v", sp.name, workers, c.reduce), func(b *testing.B) {
 				b.ReportAllocs()
 				sample := []metrics.Sample{{Name: heapObjects}}
 				heap := func() uint64 {
@@ -74,7 +78,7 @@ func BenchmarkGlobal(b *testing.B) {
 					return sample[0].Value.Uint64()
 				}
 				var peak uint64
-				opts := search.Options{Depth: sp.depth, Properties: m.Properties, ProgressEvery: 1 << 12,
+				opts := search.Options{Depth: sp.depth, Properties: m.Properties, Reduce: c.reduce, ProgressEvery: 1 << 12,
 					Progress: func(search.Stats) { peak = max(peak, heap()) }}
 				for range workers - 1 {
 					opts.Workers = append(opts.Workers, search.Worker{World: world()})
@@ -111,6 +115,7 @@ func BenchmarkGlobal(b *testing.B) {
 				sec := b.Elapsed().Seconds()
 				b.ReportMetric(float64(states)/sec, "states/s")
 				b.ReportMetric(float64(trans)/sec, "transitions/s")
+				b.ReportMetric(float64(trans)/float64(states), "transitions/state")
 				b.ReportMetric(float64(heapBytes)/float64(states), "heap-B/state")
 				b.ReportMetric(float64(bytes)/float64(states), "search-B/state")
 				b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(states), "alloc-B/state")

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -49,6 +48,10 @@ type Options struct {
 	// Target, when not 0, ends the search at the first state with this
 	// fingerprint: Result.TargetPath is a shortest path to it.
 	Target uint64
+	// Reduce prunes transitions with sleep sets (see reduce.go): the
+	// search finds the same states at the same depths, the same
+	// violations and periphery, with fewer transitions.
+	Reduce bool
 }
 
 // A Worker is a world for a worker of the search, and its trail (nil:
@@ -99,6 +102,8 @@ type Stats struct {
 	Live      int64         // distinct live states reached
 	Elapsed   time.Duration // wall time of the search
 	Workers   int
+	// Slept counts the transitions that sleep sets spared (Options.Reduce).
+	Slept int64
 	// Bytes is the memory the visited set and the tree of paths hold.
 	Bytes int64
 	// CollisionChance estimates the probability that two distinct states
@@ -265,20 +270,30 @@ type global struct {
 	// not live, and the states whose future the search did not see all
 	// of (the live ones, the periphery), while there are not too many.
 	edges   [][2]uint64
+	sources []source // the states the edges leave, in the order they were expanded
 	good    map[uint64]bool
 	lastFPs []uint64 // the fingerprints of the last level's nodes, in order
 	newFPs  []uint64 // those of the level under way
 
 	liveBefore int64 // live states before the level under way
 	boundQuiet bool  // no event is enabled in any state at the bound
+
+	// With Options.Reduce: the sleep sets of the level under way (sleep[i]
+	// is node lo+i's) and of the level being merged, and where in it the
+	// merged fingerprints are, to intersect the sleep sets of a state
+	// reached from several.
+	sleep, nextSleep []uint64
+	levelIdx         *fpIndex
 }
 
 // A chunk is what a worker found expanding a run of a level's states.
 type chunk struct {
 	cands       []cand
 	edges       [][2]uint64
+	sources     []source
 	finds       []find
 	transitions int64
+	slept       int64
 	err         error
 }
 
@@ -286,6 +301,7 @@ type chunk struct {
 // its level began, with the step that reached it.
 type cand struct {
 	fp     uint64
+	sleep  uint64 // with Options.Reduce: its sleep set, over its enabled events
 	parent uint32
 	ev     uint16
 	tape   uint16
@@ -298,6 +314,15 @@ const (
 	candPanic     // the step panicked: no state (fp is 0)
 	candFind      // a finding: see the chunk's finds
 )
+
+// A source is a state whose transitions are kept to find closed dead
+// regions: its node, its fingerprint, and whether sleep sets spared some
+// of its transitions, which the edges then lack.
+type source struct {
+	fp     uint64
+	node   uint32
+	pruned bool
+}
 
 // A find is a violation found at a chunk's candidate.
 type find struct {
@@ -361,6 +386,9 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		return res, nil
 	}
 	g.lastFPs = []uint64{s0.Fingerprint()}
+	if opts.Reduce {
+		g.sleep, g.levelIdx = []uint64{0}, newFPIndex()
+	}
 	exhausted := flags&candQuiescent != 0
 	for d := 0; d < opts.Depth; d++ {
 		g.lo, g.hi, g.depth = g.tree.levels[d], g.tree.n, d
@@ -379,6 +407,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 				break
 			}
 			g.counted += g.chunks[ci].transitions
+			g.res.Stats.Slept += g.chunks[ci].slept
 		}
 		if err := g.firstError(); err != nil {
 			return nil, err
@@ -399,6 +428,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		}
 		g.tree.levels = append(g.tree.levels, g.hi)
 		g.lastFPs, g.newFPs = g.newFPs, g.lastFPs[:0]
+		g.sleep, g.nextSleep = g.nextSleep, g.sleep[:0]
 		st.Depth = d + 1
 		exhausted = d+1 == opts.Depth && g.boundQuiet
 	}
@@ -411,7 +441,11 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		g.periphery(g.tree.levels[len(g.tree.levels)-1])
 	}
 	if g.edges != nil {
-		res.Dead = closedDead(g.edges, g.good)
+		dead, err := g.closedDead()
+		if err != nil {
+			return nil, err
+		}
+		res.Dead = dead
 	}
 	return res, nil
 }
@@ -464,7 +498,7 @@ func (g *global) expandLevel() {
 	g.chunks = g.chunks[:n]
 	for i := range g.chunks {
 		c := &g.chunks[i]
-		*c = chunk{cands: c.cands[:0], edges: c.edges[:0], finds: c.finds[:0]}
+		*c = chunk{cands: c.cands[:0], edges: c.edges[:0], sources: c.sources[:0], finds: c.finds[:0]}
 	}
 	g.next.Store(0)
 	g.cut.Store(math.MaxInt64)
@@ -498,6 +532,15 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 	opts, res := g.opts, g.res
 	bound := g.depth+1 == opts.Depth
 	g.boundQuiet = true
+	if opts.Reduce && !bound {
+		if g.nextSleep == nil {
+			g.nextSleep = make([]uint64, 0, 64)
+		}
+		g.nextSleep = g.nextSleep[:0]
+		g.levelIdx.reset()
+	} else {
+		g.nextSleep = nil
+	}
 	var quiet *find // the first quiescent state, reported if no safety violation is as near
 	var quietNode int
 	cut := int(min(g.cut.Load(), int64(len(g.chunks)-1)))
@@ -517,6 +560,13 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				return g.violation(w, f.v, int(cd.parent), f.step)
 			}
 			if !g.visited.add(cd.fp) {
+				if g.nextSleep != nil {
+					// Reached again in this level: only what every way
+					// here may skip can be skipped.
+					if j := g.levelIdx.get(cd.fp); j >= 0 {
+						g.nextSleep[j] &= cd.sleep
+					}
+				}
 				continue
 			}
 			if g.tree.n >= maxNodes {
@@ -524,6 +574,10 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			}
 			live := cd.flags&candLive != 0
 			idx := g.tree.add(newNode(int(cd.parent), int(cd.ev), int(cd.tape), live))
+			if g.nextSleep != nil {
+				g.levelIdx.put(cd.fp, int32(len(g.nextSleep)))
+				g.nextSleep = append(g.nextSleep, cd.sleep)
+			}
 			g.states.Add(1)
 			res.Stats.MaxDepth = g.depth + 1
 			if live {
@@ -557,10 +611,11 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			}
 		}
 		if g.edges != nil {
-			if len(g.edges)+len(c.edges) > maxDeadEdges || len(g.good) > maxDeadEdges {
-				g.edges, g.good, g.newFPs, g.lastFPs = nil, nil, nil, nil // too many to keep: find no closed dead region
+			if len(g.edges)+len(c.edges)+len(g.sources) > maxDeadEdges || len(g.good) > maxDeadEdges {
+				g.edges, g.sources, g.good, g.newFPs, g.lastFPs = nil, nil, nil, nil, nil // too many to keep: find no closed dead region
 			} else {
 				g.edges = append(g.edges, c.edges...)
+				g.sources = append(g.sources, c.sources...)
 			}
 		}
 	}
@@ -596,7 +651,8 @@ type worker struct {
 	chainOK  []bool
 	steps    sim.Path // steps[d]: the step from chain[d] to chain[d+1]
 	anc      []int
-	local    *visitedSet // the candidates of the chunk under way
+	local    *fpIndex    // the candidates of the chunk under way, by fingerprint
+	evNext   []sim.Event // the events enabled in a new state, for its sleep set
 	evBuf    []sim.Event
 	tape     []int
 	tapeList [][]int // the tapes by id, as far as this worker has needed them
@@ -607,7 +663,7 @@ func (g *global) newWorker(w *sim.World, trail *Trail) *worker {
 	if trail == nil {
 		trail = &Trail{}
 	}
-	return &worker{g: g, w: w, trail: trail, local: newVisitedSet(0)}
+	return &worker{g: g, w: w, trail: trail, local: newFPIndex()}
 }
 
 // expandChunks takes chunks until there are none left, or one with a
@@ -624,8 +680,7 @@ func (k *worker) expandChunks() {
 		c := &g.chunks[ci]
 		lo := g.lo + int(ci)*chunkSize
 		hi := min(lo+chunkSize, g.hi)
-		clear(k.local.slots)
-		k.local.n, k.local.hasZero = 0, false
+		k.local.reset()
 		for i := lo; i < hi && !g.stopped.Load(); i++ {
 			if end := k.expand(c, i); end {
 				for {
@@ -658,7 +713,22 @@ func (k *worker) expand(c *chunk, i int) bool {
 		c.err = fmt.Errorf("%d events are enabled in one state: more than the %d the search's tree of paths can tell apart", len(evs), maxEvents)
 		return true
 	}
+	// With reduction: the events asleep here, and whether the new states
+	// need sleep sets of their own (not at the bound: nothing is expanded
+	// there).
+	var asleep uint64
+	sleeps := g.nextSleepNeeded()
+	if g.opts.Reduce {
+		asleep = g.sleep[i-g.lo]
+	}
+	if recordEdges {
+		c.sources = append(c.sources, source{fp: s.Fingerprint(), node: uint32(i), pruned: asleep != 0})
+	}
 	for e, ev := range evs {
+		if e < 64 && asleep&(1<<e) != 0 {
+			c.slept++
+			continue
+		}
 		k.tape = k.tape[:0]
 		for {
 			k.trail.Path, k.trail.Event, k.trail.Tape = k.steps[:d], ev, k.tape
@@ -689,7 +759,13 @@ func (k *worker) expand(c *chunk, i int) bool {
 			if recordEdges {
 				c.edges = append(c.edges, [2]uint64{s.Fingerprint(), fp})
 			}
-			if !g.visited.has(fp) && k.local.add(fp) {
+			if g.visited.has(fp) {
+				// found in an earlier level: nothing to do
+			} else if j := k.local.put(fp, int32(len(c.cands))); int(j) != len(c.cands) {
+				if sleeps {
+					c.cands[j].sleep &= k.sleepSet(next, evs, e, asleep)
+				}
+			} else {
 				tid, terr := k.tapes.intern(info.Choices)
 				if terr != nil {
 					c.err = terr
@@ -701,7 +777,11 @@ func (k *worker) expand(c *chunk, i int) bool {
 					c.finds = append(c.finds, *f)
 					flags |= candFind
 				}
-				c.cands = append(c.cands, cand{fp: fp, parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: flags})
+				var z uint64
+				if sleeps {
+					z = k.sleepSet(next, evs, e, asleep)
+				}
+				c.cands = append(c.cands, cand{fp: fp, sleep: z, parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: flags})
 				if f != nil && f.safety {
 					return true
 				}
@@ -875,34 +955,133 @@ func (k *worker) poll() {
 }
 
 // closedDead returns the first state (in the order the search expanded
-// them) that is the source of edges and reaches no good state, or 0.
-// Every source was expanded in full below the depth bound, so its
-// successors are all among the edges' targets: one that reaches no good
-// state has no future the search did not see, and none of it is live.
-func closedDead(edges [][2]uint64, good map[uint64]bool) uint64 {
-	back := slices.Clone(edges)
-	slices.SortFunc(back, func(a, b [2]uint64) int { return cmp.Compare(a[1], b[1]) })
-	reaches := make(map[uint64]bool, len(good))
-	queue := make([]uint64, 0, len(good))
+// them) that is a source of edges and reaches no good state, or 0. Every
+// source was expanded below the depth bound, so its successors are among
+// the edges' targets: one that reaches no good state has no future the
+// search did not see, and none of it is live.
+//
+// Sleep sets leave out some edges, so a source that reaches no good state
+// over the edges kept might over one left out. Those sources are expanded
+// again in full, and the question asked again, until every source that
+// reaches no good state has all its edges: the answer is then the one the
+// search without reduction gives.
+func (g *global) closedDead() (uint64, error) {
+	for {
+		reaches := reachesGood(g.edges, g.good)
+		again := false
+		k := g.workers[0]
+		for i := range g.sources {
+			src := &g.sources[i]
+			if !src.pruned || reaches.has(src.fp) {
+				continue
+			}
+			if err := k.allEdges(int(src.node)); err != nil {
+				return 0, err
+			}
+			src.pruned, again = false, true
+		}
+		if again {
+			continue
+		}
+		for _, src := range g.sources {
+			if !reaches.has(src.fp) {
+				return src.fp, nil
+			}
+		}
+		return 0, nil
+	}
+}
+
+// allEdges adds every transition out of node i to the search's edges. The
+// state is made on the worker's chain, as when it was expanded.
+func (k *worker) allEdges(i int) error {
+	g := k.g
+	d, _ := slices.BinarySearch(g.tree.levels, i+1)
+	d-- // the level whose first node is the last at or before i
+	s, err := k.state(i, d)
+	if err != nil {
+		return err
+	}
+	for _, ev := range k.events(d) {
+		k.tape = k.tape[:0]
+		for {
+			next, err := k.w.Apply(s, ev, k.tape)
+			if err != nil {
+				return &sim.StepError{Index: d, Event: ev, Err: err}
+			}
+			info := k.w.Last()
+			g.edges = append(g.edges, [2]uint64{s.Fingerprint(), next.Fingerprint()})
+			nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape)
+			if !more {
+				break
+			}
+			k.tape = nt
+		}
+	}
+	return nil
+}
+
+// reachesGood returns the states that reach a good one over edges.
+func reachesGood(edges [][2]uint64, good map[uint64]bool) *reachSet {
+	// Number the states, then list each one's predecessors (compressed
+	// rows: the ins of state v are in[start[v]:start[v+1]]).
+	r := &reachSet{ids: newFPIndex(), good: good}
+	var fps []uint64
+	id := func(fp uint64) int32 {
+		v := r.ids.put(fp, int32(len(fps)))
+		if int(v) == len(fps) {
+			fps = append(fps, fp)
+		}
+		return v
+	}
+	src, dst := make([]int32, len(edges)), make([]int32, len(edges))
+	for i, e := range edges {
+		src[i], dst[i] = id(e[0]), id(e[1])
+	}
+	n := len(fps)
+	start := make([]int32, n+1)
+	for _, d := range dst {
+		start[d+1]++
+	}
+	for v := range n {
+		start[v+1] += start[v]
+	}
+	in, pos := make([]int32, len(edges)), slices.Clone(start[:n])
+	for i, d := range dst {
+		in[pos[d]] = src[i]
+		pos[d]++
+	}
+	r.mark = make([]bool, n)
+	var queue []int32
 	for fp := range good {
-		reaches[fp] = true
-		queue = append(queue, fp)
+		if v := r.ids.get(fp); v >= 0 && !r.mark[v] {
+			r.mark[v] = true
+			queue = append(queue, v)
+		}
 	}
 	for len(queue) > 0 {
 		v := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		i, _ := slices.BinarySearchFunc(back, v, func(e [2]uint64, v uint64) int { return cmp.Compare(e[1], v) })
-		for ; i < len(back) && back[i][1] == v; i++ {
-			if u := back[i][0]; !reaches[u] {
-				reaches[u] = true
+		for _, u := range in[start[v]:start[v+1]] {
+			if !r.mark[u] {
+				r.mark[u] = true
 				queue = append(queue, u)
 			}
 		}
 	}
-	for _, e := range edges {
-		if !reaches[e[0]] {
-			return e[0]
-		}
+	return r
+}
+
+// A reachSet is the states that reach a good one.
+type reachSet struct {
+	ids  *fpIndex
+	mark []bool
+	good map[uint64]bool
+}
+
+func (r *reachSet) has(fp uint64) bool {
+	if v := r.ids.get(fp); v >= 0 {
+		return r.mark[v]
 	}
-	return 0
+	return r.good[fp]
 }

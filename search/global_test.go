@@ -3,12 +3,17 @@ package search_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/search"
 	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems/lcr"
 	"github.com/livecheck/livecheck/systems/paxos"
+	"github.com/livecheck/livecheck/systems/randtree"
+	"github.com/livecheck/livecheck/systems/ring"
 )
 
 // run searches paxos (3 nodes, 2 proposers, the given bugs) to depth with
@@ -83,4 +88,100 @@ func TestWorkersSameResult(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Sleep sets prune transitions, never states: with and without reduction
+// the search finds the same states at the same depths (the periphery, as
+// a set of states), the same closed dead region and the same violation,
+// at the same depth; with 1 and 3 workers, the same everything.
+func TestReduceSameStates(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		sys   *livecheck.System
+		cfg   livecheck.Config
+		depth int
+	}{
+		{"paxos 3x2", &paxos.System, livecheck.Config{Nodes: 3, Params: map[string]string{"proposers": "2"}}, 10},
+		{"paxos 3x2 quorum=1", &paxos.System, livecheck.Config{Nodes: 3, Bugs: []string{"quorum=1"}, Params: map[string]string{"proposers": "2"}}, 14},
+		{"paxos split 2x2", &paxos.System, livecheck.Config{Nodes: 5, Params: map[string]string{"proposers": "2", "roles": "split"}}, 100},
+		{"lcr 5", &lcr.System, livecheck.Config{Nodes: 5}, 100},
+		{"randtree 3 peers=all", &randtree.System, livecheck.Config{Nodes: 3, Params: map[string]string{"peers": "all"}}, 9},
+		{"randtree 3 reset", &randtree.System, livecheck.Config{Nodes: 3, Budget: sim.Budget{Resets: 1}}, 8},
+		{"randtree RT3 2 nodes", &randtree.System, livecheck.Config{Nodes: 2, Bugs: []string{"RT3"}}, 20}, // a closed dead region
+		{"ring 3 reset", &ring.System, livecheck.Config{Nodes: 3, Budget: sim.Budget{Resets: 1}}, 9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			none := search1(t, tc.sys, tc.cfg, tc.depth, false, 1)
+			sleep := search1(t, tc.sys, tc.cfg, tc.depth, true, 1)
+			sleep3 := search1(t, tc.sys, tc.cfg, tc.depth, true, 3)
+			if none.stats.States != sleep.stats.States || none.stats.MaxDepth != sleep.stats.MaxDepth ||
+				none.stats.Periphery != sleep.stats.Periphery || none.stats.Live != sleep.stats.Live ||
+				none.res.Complete != sleep.res.Complete || none.res.Exhausted != sleep.res.Exhausted || none.res.Dead != sleep.res.Dead {
+				t.Fatalf("without reduction %+v dead %x\nwith sleep sets %+v dead %x", none.stats, none.res.Dead, sleep.stats, sleep.res.Dead)
+			}
+			if strings.Contains(tc.name, "RT3") && none.res.Dead == 0 {
+				t.Fatalf("no closed dead region found")
+			}
+			if !reflect.DeepEqual(none.periphery, sleep.periphery) {
+				t.Fatalf("the periphery holds other states with sleep sets")
+			}
+			if (none.res.Violation == nil) != (sleep.res.Violation == nil) {
+				t.Fatalf("violation %v without reduction, %v with", none.res.Violation, sleep.res.Violation)
+			}
+			if v, w := none.res.Violation, sleep.res.Violation; v != nil && (v.Property != w.Property || len(v.Path) != len(w.Path)) {
+				t.Fatalf("violation of %s in %d steps without reduction, of %s in %d with", v.Property, len(v.Path), w.Property, len(w.Path))
+			}
+			if none.res.Violation == nil && (sleep.stats.Transitions >= none.stats.Transitions || sleep.stats.Slept == 0) {
+				t.Errorf("sleep sets spared nothing: %d transitions (%d slept), %d without", sleep.stats.Transitions, sleep.stats.Slept, none.stats.Transitions)
+			}
+			if !reflect.DeepEqual(sleep.stats, sleep3.stats) || !reflect.DeepEqual(sleep.paths, sleep3.paths) || sleep.res.Dead != sleep3.res.Dead {
+				t.Fatalf("1 worker: %+v\n3 workers: %+v", sleep.stats, sleep3.stats)
+			}
+			t.Logf("%d states; %d transitions without reduction, %d with sleep sets", none.stats.States, none.stats.Transitions, sleep.stats.Transitions)
+		})
+	}
+}
+
+type searched struct {
+	res       *search.Result
+	stats     search.Stats
+	periphery []uint64 // the periphery's states, sorted
+	paths     []uint64 // the periphery's paths, in order
+}
+
+func search1(t *testing.T, sys *livecheck.System, cfg livecheck.Config, depth int, reduce bool, workers int) searched {
+	t.Helper()
+	_, m, err := sys.Model(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := func() *sim.World {
+		w, err := sim.NewWorld(m.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	opts := search.Options{Depth: depth, Properties: m.Properties, Reduce: reduce}
+	for range workers - 1 {
+		opts.Workers = append(opts.Workers, search.Worker{World: world()})
+	}
+	w := world()
+	res, err := search.Global(w, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := searched{res: res}
+	for i := range res.Periphery.Len() {
+		f, err := res.Periphery.At(w, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.periphery = append(out.periphery, f.State.Fingerprint())
+		out.paths = append(out.paths, f.Path.Hash())
+	}
+	slices.Sort(out.periphery)
+	out.stats = res.Stats
+	out.stats.Elapsed, out.stats.Workers, out.stats.CollisionChance = 0, 0, 0
+	return out
 }

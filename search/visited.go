@@ -150,3 +150,93 @@ func collisionChance(distinct, transitions int64) float64 {
 	}
 	return math.Ldexp(float64(distinct)*float64(again), -64)
 }
+
+// fpIndex maps fingerprints to small numbers (a candidate's place in its
+// chunk, a node's in its level): open addressing like visitedSet, with the
+// values beside the keys, and cleared for reuse rather than made anew.
+type fpIndex struct {
+	keys    []uint64
+	vals    []int32
+	shift   uint8
+	n, grow int
+	zero    int32 // the value of fingerprint 0, or -1
+}
+
+func newFPIndex() *fpIndex {
+	t := &fpIndex{zero: -1}
+	t.alloc(minVisitedSlots)
+	return t
+}
+
+func (t *fpIndex) alloc(size int) {
+	t.keys, t.vals = make([]uint64, size), make([]int32, size)
+	t.shift = 64
+	for n := size; n > 1; n >>= 1 {
+		t.shift--
+	}
+	t.grow = size / 4 * 3
+}
+
+// reset empties the table, keeping its room.
+func (t *fpIndex) reset() {
+	clear(t.keys)
+	t.n, t.zero = 0, -1
+}
+
+// get returns fp's value, or -1.
+func (t *fpIndex) get(fp uint64) int32 {
+	if fp == 0 {
+		return t.zero
+	}
+	mask := uint64(len(t.keys) - 1)
+	for i := (fp * 0x9e3779b97f4a7c15) >> t.shift; ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case fp:
+			return t.vals[i]
+		case 0:
+			return -1
+		}
+	}
+}
+
+// put sets fp's value to v unless fp has one: it returns the value fp
+// has after the call.
+func (t *fpIndex) put(fp uint64, v int32) int32 {
+	if fp == 0 {
+		if t.zero < 0 {
+			t.zero = v
+		}
+		return t.zero
+	}
+	if t.n >= t.grow {
+		keys, vals := t.keys, t.vals
+		t.alloc(2 * len(keys))
+		t.n = 0
+		for j, k := range keys {
+			if k != 0 {
+				t.insert(k, vals[j])
+			}
+		}
+	}
+	mask := uint64(len(t.keys) - 1)
+	for i := (fp * 0x9e3779b97f4a7c15) >> t.shift; ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case fp:
+			return t.vals[i]
+		case 0:
+			t.keys[i], t.vals[i] = fp, v
+			t.n++
+			return v
+		}
+	}
+}
+
+func (t *fpIndex) insert(fp uint64, v int32) {
+	mask := uint64(len(t.keys) - 1)
+	i := (fp * 0x9e3779b97f4a7c15) >> t.shift
+	for t.keys[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.keys[i], t.vals[i] = fp, v
+	t.n++
+}

@@ -180,10 +180,12 @@ func runList(args []string, stdout, stderr io.Writer) int {
 type jsonStats struct {
 	States      int64 `json:"states"`
 	Transitions int64 `json:"transitions"`
-	MaxDepth    int   `json:"max_depth"`
-	Periphery   int   `json:"periphery"`
-	LiveStates  int64 `json:"live_states"`
-	ElapsedMS   int64 `json:"elapsed_ms"`
+	// Slept: transitions that sleep sets spared (--reduce sleep).
+	Slept      int64 `json:"slept"`
+	MaxDepth   int   `json:"max_depth"`
+	Periphery  int   `json:"periphery"`
+	LiveStates int64 `json:"live_states"`
+	ElapsedMS  int64 `json:"elapsed_ms"`
 	// CollisionChance is TLC's estimate of the chance that a fingerprint
 	// collision hid a state (0 in local mode).
 	CollisionChance float64 `json:"collision_chance"`
@@ -412,6 +414,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule): much faster, but safety is then checked on a walk only until it recovers, not to --walk-depth")
+	reduce := fs.String("reduce", "sleep", "reduction of the exhaustive search: sleep: skip the transitions that sleep sets show lead only to states reached another way at the same depth (the same states, violations and periphery, fewer transitions); none: take every transition")
 	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run; compare: both, side by side (no walks)")
 	rounds := fs.Int("rounds", 8, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
 	from := fs.String("from", "", "start from the end of this prefix file (made by 'livecheck prefix'): it replays first, then the search begins with failures enabled")
@@ -463,6 +466,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if *rounds < 1 {
 		return usageErr(stderr, "check", "--rounds must be at least 1")
+	}
+	if *reduce != "sleep" && *reduce != "none" {
+		return usageErr(stderr, "check", "unknown --reduce %q (valid: sleep, none)", *reduce)
 	}
 	weights, err := walk.ParseWeights(*weightsFlag, walk.DefaultWeights)
 	if err != nil {
@@ -548,6 +554,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		StopAtLive:     *stopAtLive,
 		Workers:        *workers,
 		Mode:           *mode,
+		Reduce:         *reduce,
 		Rounds:         *rounds,
 		Prefix:         prefixPath,
 		Progress:       prog.report,
@@ -686,7 +693,7 @@ func toJSON(res *livecheck.Result, trace, liveTrace, from string) jsonCheck {
 		Complete: res.Complete, Exhausted: res.Exhausted, Covered: res.Covered, Cut: res.Cut,
 		Interrupted: res.Interrupted, MemoryLimit: res.MemoryLimit, MaxMemory: res.MaxMemory, PeakMemory: res.PeakMemory,
 		Stats: jsonStats{
-			States: res.Stats.States, Transitions: res.Stats.Transitions, MaxDepth: res.Stats.MaxDepth,
+			States: res.Stats.States, Transitions: res.Stats.Transitions, Slept: res.Stats.Slept, MaxDepth: res.Stats.MaxDepth,
 			Periphery: res.Stats.Periphery, LiveStates: res.Stats.Live, ElapsedMS: res.Stats.Elapsed.Milliseconds(),
 			CollisionChance: res.Stats.CollisionChance,
 		},

@@ -46,7 +46,7 @@ func TestExitCodesAndJSON(t *testing.T) {
 	}
 	stats := ok["stats"].(map[string]any)
 	if ok["result"] != "ok" || ok["system"] != "lcr" || ok["nodes"] != 4.0 || stats["states"] != 324.0 ||
-		stats["transitions"] != 855.0 || stats["max_depth"] != 15.0 || ok["trace"] != nil {
+		stats["transitions"] != 555.0 || stats["slept"] != 300.0 || stats["max_depth"] != 15.0 || ok["trace"] != nil {
 		t.Fatalf("unexpected JSON: %s", out)
 	}
 	if _, has := stats["elapsed_ms"]; !has {
@@ -389,13 +389,13 @@ func TestCheckTextLocal(t *testing.T) {
 // TestCheckTextCollisionChance: the text and JSON reports give TLC's
 // estimate of a fingerprint collision, distinct × (generated − distinct)
 // / 2^64, generated counting the start state; LCR with 4 nodes has 324
-// states and 855 transitions.
+// states and, with sleep sets, 555 transitions.
 func TestCheckTextCollisionChance(t *testing.T) {
 	code, out, _ := runCLI(t, "check", "lcr", "--nodes", "4", "--out", t.TempDir())
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	if want := "fingerprint collision chance: 9.3e-15\n"; !strings.Contains(out, want) {
+	if want := "fingerprint collision chance: 4.1e-15\n"; !strings.Contains(out, want) {
 		t.Errorf("text report lacks %q:\n%s", want, out)
 	}
 	code, out, _ = runCLI(t, "check", "lcr", "--nodes", "4", "--json", "--out", t.TempDir())
@@ -413,7 +413,7 @@ func TestCheckTextCollisionChance(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := r.Stats
-	if want := math.Ldexp(324*(855+1-324), -64); s.States != 324 || s.Transitions != 855 || s.CollisionChance != want {
-		t.Errorf("stats %+v, want 324 states, 855 transitions, collision_chance %g", s, want)
+	if want := math.Ldexp(324*(555+1-324), -64); s.States != 324 || s.Transitions != 555 || s.CollisionChance != want {
+		t.Errorf("stats %+v, want 324 states, 555 transitions (sleep sets), collision_chance %g", s, want)
 	}
 }

@@ -294,27 +294,44 @@ func pin(t *testing.T, res *livecheck.Result, want counts) {
 
 // The correct protocol's state space, pinned: a change in these numbers
 // changes what the search explores and must be explained. Paths go on past
-// live states (every node chose), so these count every state within the bound.
+// live states (every node chose), so these count every state within the
+// bound. The transitions are pinned without reduction (--reduce none) and
+// with sleep sets, which reach the same states with fewer.
 func TestCorrectStateCounts(t *testing.T) {
 	for _, tc := range []struct {
 		nodes, proposers, depth int
 		exhausted               bool
 		counts
+		reduced int64
 	}{
-		{2, 1, 40, true, counts{34, 63, 11, 1}},
-		{2, 2, 40, true, counts{2145, 6700, 22, 322}},
-		{3, 1, 40, true, counts{10974, 47446, 18, 1971}},
+		{2, 1, 40, true, counts{34, 63, 11, 1}, 46},
+		{2, 2, 40, true, counts{2145, 6700, 22, 322}, 4444},
+		{3, 1, 40, true, counts{10974, 47446, 18, 1971}, 20911},
 		// Three nodes and two proposers do not exhaust in a test's time:
 		// the depth at which quorum=1 is found, with no violation.
-		{3, 2, 10, false, counts{7975, 21831, 10, 0}},
+		{3, 2, 10, false, counts{7975, 21831, 10, 0}, 13775},
 	} {
 		t.Run(fmt.Sprintf("nodes=%d,proposers=%d,depth=%d", tc.nodes, tc.proposers, tc.depth), func(t *testing.T) {
-			res := check(t, tc.nodes, tc.proposers, tc.depth)
-			if res.Verdict != livecheck.OK || !res.Complete || res.Exhausted != tc.exhausted {
-				t.Fatalf("verdict %s (%s), complete %v, exhausted %v; want ok, complete, exhausted %v",
-					res.Verdict, res.Message, res.Complete, res.Exhausted, tc.exhausted)
+			for _, reduce := range []string{"none", "sleep"} {
+				res, err := livecheck.Check(&paxos.System, livecheck.Options{
+					Config:  livecheck.Config{Nodes: tc.nodes, Params: map[string]string{"proposers": fmt.Sprint(tc.proposers)}},
+					Depth:   tc.depth,
+					NoWalks: true,
+					Reduce:  reduce,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != livecheck.OK || !res.Complete || res.Exhausted != tc.exhausted {
+					t.Fatalf("verdict %s (%s), complete %v, exhausted %v; want ok, complete, exhausted %v",
+						res.Verdict, res.Message, res.Complete, res.Exhausted, tc.exhausted)
+				}
+				want := tc.counts
+				if reduce == "sleep" {
+					want.transitions = tc.reduced
+				}
+				pin(t, res, want)
 			}
-			pin(t, res, tc.counts)
 		})
 	}
 }

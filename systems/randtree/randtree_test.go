@@ -1044,7 +1044,8 @@ func TestCorrectSearch(t *testing.T) {
 
 // The correct RandTree's state space at 3 nodes to depth 8, pinned: a
 // change in these numbers changes what the search explores and must be
-// explained. (445 states, 1351 transitions, 179 periphery, 5 live until a
+// explained. The transitions are those sleep sets take (1,369 with
+// --reduce none). (445 states, 1351 transitions, 179 periphery, 5 live until a
 // root stopped taking pushed joins, issue 10: the Remove and Removed
 // that put the pusher right add states, and the trees that formed within
 // 8 steps by a root placing a joiner that asked another tree do not.)
@@ -1060,7 +1061,7 @@ func TestStateCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := res.Stats
-		if res.Verdict != livecheck.OK || st.States != 467 || st.Transitions != 1369 || st.MaxDepth != 8 || st.Periphery != 186 || st.Live != 3 {
+		if res.Verdict != livecheck.OK || st.States != 467 || st.Transitions != 648 || st.MaxDepth != 8 || st.Periphery != 186 || st.Live != 3 {
 			t.Fatalf("%s: states %d transitions %d max depth %d periphery %d live %d",
 				res.Verdict, st.States, st.Transitions, st.MaxDepth, st.Periphery, st.Live)
 		}

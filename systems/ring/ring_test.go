@@ -595,8 +595,8 @@ func TestPartitionForgetFound(t *testing.T) {
 		t.Errorf("after the critical step: %q, want %q", cx.After[:2], want)
 	}
 	st := res.Stats
-	if st.States != 3101 || st.Transitions != 10857 || st.Periphery != 1727 || cx.Step != 13 {
-		t.Errorf("states %d transitions %d periphery %d, critical step %d; want 3101 10857 1727, 13", st.States, st.Transitions, st.Periphery, cx.Step)
+	if st.States != 3101 || st.Transitions != 6883 || st.Periphery != 1727 || cx.Step != 13 {
+		t.Errorf("states %d transitions %d periphery %d, critical step %d; want 3101 6883 1727, 13", st.States, st.Transitions, st.Periphery, cx.Step)
 	}
 }
 
@@ -625,8 +625,8 @@ func TestCorrectRingOK(t *testing.T) {
 				t.Fatalf("%s of %q: %s", res.Verdict, res.Property, res.Message)
 			}
 			st := res.Stats
-			if st.States != 3428 || st.Transitions != 11436 || st.Periphery != 1949 {
-				t.Errorf("states %d transitions %d periphery %d; want 3428 11436 1949", st.States, st.Transitions, st.Periphery)
+			if st.States != 3428 || st.Transitions != 7303 || st.Periphery != 1949 {
+				t.Errorf("states %d transitions %d periphery %d; want 3428 7303 1949", st.States, st.Transitions, st.Periphery)
 			}
 		})
 	}

@@ -1,0 +1,88 @@
+package search
+
+import "github.com/livecheck/livecheck/sim"
+
+// Sleep sets (Godefroid), the reduction of Options.Reduce.
+//
+// Two events are independent when they are handled by different nodes
+// and neither is a failure: a delivery, a timer or an application call
+// reads and writes the state of its own node only, takes its own message
+// off the network and adds the messages it sends. Such a pair can happen
+// in either order from a state where both are enabled, neither disables
+// the other, and both orders end in the same state. (Taking a message
+// off the head of one queue and adding one at the tail of another, or of
+// the same non-empty queue, commute; opening a connection by sending is
+// adding to a set.) A failure uses the shared failure budget, and a
+// reset or a broken connection changes what is in flight to and from
+// other nodes: failures are independent of nothing.
+//
+// A state's sleep set holds events that need not be taken from it: after
+// the search takes event a from state s, it takes b (b after a in s's
+// order, a and b independent) and reaches s·b, where a is asleep, since
+// s·b·a = s·a·b is reached from s·a at the same depth. Asleep events
+// stay asleep across independent events and wake at a dependent one.
+//
+// Sleep sets prune transitions, never states: every state within the
+// depth bound is still found, at its least depth. For each sequence of
+// events, the order that takes the events in the earliest order the
+// search lists them is never pruned, and every state along it is at its
+// least depth (a shorter way to one of them would be a shorter way to the
+// end). The breadth-first search meets a state from several parents of
+// the same level and keeps the intersection of their sleep sets, so it
+// takes from it at least what any one of those ways would; a state met
+// again at a later level was already expanded at its least depth. So the
+// states, their depths, the violations and the periphery are those of
+// the search without reduction; only the transition count drops. Paths
+// are shortest either way, but may take other, equally short, orders.
+//
+// A sleep set is a bit mask over the state's enabled events in the order
+// World.Enabled lists them: an event asleep in s is still enabled in
+// every state it is carried to. Events past the 64th are never put to
+// sleep, which only prunes less.
+
+// nextSleepNeeded says whether the states found in the level under way
+// need sleep sets: with reduction, unless they are at the depth bound.
+func (g *global) nextSleepNeeded() bool {
+	return g.opts.Reduce && g.depth+1 < g.opts.Depth
+}
+
+// independent says whether a and b commute: see above.
+func independent(a, b sim.Event) bool {
+	return a.Node != b.Node && localKind(a.Kind) && localKind(b.Kind)
+}
+
+func localKind(k sim.Kind) bool {
+	return k == sim.Deliver || k == sim.Timer || k == sim.App
+}
+
+// sleepSet returns the sleep set of next, the state event evs[e] led to
+// from a state whose events are evs and whose sleep set is asleep: the
+// events asleep there or taken before evs[e], that are independent of it.
+func (k *worker) sleepSet(next *sim.State, evs []sim.Event, e int, asleep uint64) uint64 {
+	ev := evs[e]
+	if !localKind(ev.Kind) {
+		return 0
+	}
+	var z uint64
+	listed := false
+	for j := range evs {
+		if j == e || j > e && (j >= 64 || asleep&(1<<j) == 0) {
+			continue
+		}
+		x := &evs[j]
+		if x.Node == ev.Node || !localKind(x.Kind) {
+			continue
+		}
+		if !listed {
+			k.evNext = k.w.Enabled(next, k.evNext[:0])
+			listed = true
+		}
+		for at := range min(len(k.evNext), 64) {
+			if k.evNext[at] == *x {
+				z |= 1 << at
+				break
+			}
+		}
+	}
+	return z
+}

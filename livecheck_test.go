@@ -598,3 +598,11 @@ func TestCutCoverage(t *testing.T) {
 		t.Fatalf("%s cut %q covered %d: %q\nwant %q", spent.Verdict, spent.Cut, spent.Covered, spent.Message, want)
 	}
 }
+
+// An unknown reduction is an error that names the valid ones.
+func TestUnknownReduce(t *testing.T) {
+	_, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 3, Reduce: "por"})
+	if err == nil || err.Error() != `unknown reduction "por" (valid: sleep, none)` {
+		t.Fatalf("error %v", err)
+	}
+}

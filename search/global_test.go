@@ -21,36 +21,10 @@ import (
 // periphery holds, made again: one path per state.
 func run(t *testing.T, workers, depth, maxStates int, bugs ...string) (*search.Result, []string) {
 	t.Helper()
-	_, m, err := paxos.System.Model(livecheck.Config{Nodes: 3, Bugs: bugs, Params: map[string]string{"proposers": "2"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	world := func() *sim.World {
-		w, err := sim.NewWorld(m.Spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}
-	opts := search.Options{Depth: depth, MaxStates: maxStates, Properties: m.Properties}
-	for range workers - 1 {
-		opts.Workers = append(opts.Workers, search.Worker{World: world()})
-	}
-	w := world()
-	res, err := search.Global(w, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var periphery []string
-	for i := range res.Periphery.Len() {
-		f, err := res.Periphery.At(w, i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		periphery = append(periphery, fmt.Sprintf("%x %x", f.Path.Hash(), f.State.Fingerprint()))
-	}
-	res.Stats.Elapsed, res.Stats.Workers = 0, 0
-	return res, periphery
+	cfg := livecheck.Config{Nodes: 3, Bugs: bugs, Params: map[string]string{"proposers": "2"}}
+	r := search1(t, &paxos.System, cfg, search.Options{Depth: depth, MaxStates: maxStates}, workers)
+	r.res.Stats = r.stats
+	return r.res, r.pairs
 }
 
 // The search's levels are cut into chunks that the workers take in any
@@ -111,9 +85,9 @@ func TestReduceSameStates(t *testing.T) {
 		{"ring 3 reset", &ring.System, livecheck.Config{Nodes: 3, Budget: sim.Budget{Resets: 1}}, 9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			none := search1(t, tc.sys, tc.cfg, tc.depth, false, 1)
-			sleep := search1(t, tc.sys, tc.cfg, tc.depth, true, 1)
-			sleep3 := search1(t, tc.sys, tc.cfg, tc.depth, true, 3)
+			none := search1(t, tc.sys, tc.cfg, search.Options{Depth: tc.depth}, 1)
+			sleep := search1(t, tc.sys, tc.cfg, search.Options{Depth: tc.depth, Reduce: true}, 1)
+			sleep3 := search1(t, tc.sys, tc.cfg, search.Options{Depth: tc.depth, Reduce: true}, 3)
 			if none.stats.States != sleep.stats.States || none.stats.MaxDepth != sleep.stats.MaxDepth ||
 				none.stats.Periphery != sleep.stats.Periphery || none.stats.Live != sleep.stats.Live ||
 				none.res.Complete != sleep.res.Complete || none.res.Exhausted != sleep.res.Exhausted || none.res.Dead != sleep.res.Dead {
@@ -134,7 +108,7 @@ func TestReduceSameStates(t *testing.T) {
 			if none.res.Violation == nil && (sleep.stats.Transitions >= none.stats.Transitions || sleep.stats.Slept == 0) {
 				t.Errorf("sleep sets spared nothing: %d transitions (%d slept), %d without", sleep.stats.Transitions, sleep.stats.Slept, none.stats.Transitions)
 			}
-			if !reflect.DeepEqual(sleep.stats, sleep3.stats) || !reflect.DeepEqual(sleep.paths, sleep3.paths) || sleep.res.Dead != sleep3.res.Dead {
+			if !reflect.DeepEqual(sleep.stats, sleep3.stats) || !reflect.DeepEqual(sleep.pairs, sleep3.pairs) || sleep.res.Dead != sleep3.res.Dead {
 				t.Fatalf("1 worker: %+v\n3 workers: %+v", sleep.stats, sleep3.stats)
 			}
 			t.Logf("%d states; %d transitions without reduction, %d with sleep sets", none.stats.States, none.stats.Transitions, sleep.stats.Transitions)
@@ -144,12 +118,14 @@ func TestReduceSameStates(t *testing.T) {
 
 type searched struct {
 	res       *search.Result
-	stats     search.Stats
-	periphery []uint64 // the periphery's states, sorted
-	paths     []uint64 // the periphery's paths, in order
+	stats     search.Stats // but time, workers and the collision chance
+	periphery []uint64     // the periphery's states, sorted
+	pairs     []string     // the periphery's paths and states, in order
 }
 
-func search1(t *testing.T, sys *livecheck.System, cfg livecheck.Config, depth int, reduce bool, workers int) searched {
+// search1 searches sys with cfg and the given options (their properties
+// the system's) on workers workers, and makes the periphery again.
+func search1(t *testing.T, sys *livecheck.System, cfg livecheck.Config, opts search.Options, workers int) searched {
 	t.Helper()
 	_, m, err := sys.Model(cfg)
 	if err != nil {
@@ -162,7 +138,7 @@ func search1(t *testing.T, sys *livecheck.System, cfg livecheck.Config, depth in
 		}
 		return w
 	}
-	opts := search.Options{Depth: depth, Properties: m.Properties, Reduce: reduce}
+	opts.Properties = m.Properties
 	for range workers - 1 {
 		opts.Workers = append(opts.Workers, search.Worker{World: world()})
 	}
@@ -178,7 +154,7 @@ func search1(t *testing.T, sys *livecheck.System, cfg livecheck.Config, depth in
 			t.Fatal(err)
 		}
 		out.periphery = append(out.periphery, f.State.Fingerprint())
-		out.paths = append(out.paths, f.Path.Hash())
+		out.pairs = append(out.pairs, fmt.Sprintf("%x %x", f.Path.Hash(), f.State.Fingerprint()))
 	}
 	slices.Sort(out.periphery)
 	out.stats = res.Stats

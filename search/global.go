@@ -651,9 +651,9 @@ type worker struct {
 	chainOK  []bool
 	steps    sim.Path // steps[d]: the step from chain[d] to chain[d+1]
 	anc      []int
-	local    *fpIndex    // the candidates of the chunk under way, by fingerprint
-	evNext   []sim.Event // the events enabled in a new state, for its sleep set
+	local    *fpIndex // the candidates of the chunk under way, by fingerprint
 	evBuf    []sim.Event
+	evBufOf  *sim.State // the state whose enabled events evBuf holds
 	tape     []int
 	tapeList [][]int // the tapes by id, as far as this worker has needed them
 	n        int64   // transitions not yet added to the search's count
@@ -816,7 +816,7 @@ func (k *worker) classify(s *sim.State, d int) (flags uint8, f *find) {
 		flags |= candLive
 	}
 	if !live || d == g.opts.Depth {
-		k.evBuf = k.w.Enabled(s, k.evBuf[:0])
+		k.evBuf, k.evBufOf = k.w.Enabled(s, k.evBuf[:0]), s
 		if len(k.evBuf) == 0 {
 			flags |= candQuiescent
 			if !live && len(g.liveness) > 0 {

@@ -70,15 +70,18 @@ func (k *worker) sleepSet(next *sim.State, evs []sim.Event, e int, asleep uint64
 			continue
 		}
 		x := &evs[j]
-		if x.Node == ev.Node || !localKind(x.Kind) {
+		if !independent(*x, ev) {
 			continue
 		}
 		if !listed {
-			k.evNext = k.w.Enabled(next, k.evNext[:0])
+			// classify has listed them already when next is not live
+			if k.evBufOf != next {
+				k.evBuf, k.evBufOf = k.w.Enabled(next, k.evBuf[:0]), next
+			}
 			listed = true
 		}
-		for at := range min(len(k.evNext), 64) {
-			if k.evNext[at] == *x {
+		for at := range min(len(k.evBuf), 64) {
+			if k.evBuf[at] == *x {
 				z |= 1 << at
 				break
 			}

@@ -16,7 +16,7 @@ type Local struct {
 func (w *World) LocalOf(s *State, i NodeID) *Local {
 	calls := 0
 	for c, call := range w.spec.Calls {
-		if call.To == i && s.calls&(1<<uint(c)) != 0 {
+		if call.To == i && s.CallMade(c) {
 			calls++
 		}
 	}
@@ -73,7 +73,7 @@ func (w *World) ApplyLocal(i NodeID, l *Local, ev Event, msg Message, tape []int
 		n := 0
 		for c, call := range w.spec.Calls {
 			if call.To == i && n < calls {
-				s.calls |= 1 << uint(c)
+				s.markCall(c)
 				n++
 			}
 		}

@@ -123,9 +123,6 @@ type Spec struct {
 	HandlerTimeout time.Duration
 }
 
-// MaxCalls is the most application calls a driver may list.
-const MaxCalls = 64
-
 // Validate says what is wrong with the spec, if anything.
 func (s *Spec) Validate() error {
 	switch {
@@ -133,8 +130,6 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("a world needs at least 1 node, not %d", s.Nodes)
 	case s.New == nil:
 		return fmt.Errorf("the spec has no New function to build a node")
-	case len(s.Calls) > MaxCalls:
-		return fmt.Errorf("the driver lists %d application calls; at most %d are supported", len(s.Calls), MaxCalls)
 	case s.Budget.Resets < 0 || s.Budget.Drops < 0 || s.Budget.Errors < 0:
 		return fmt.Errorf("failure budgets cannot be negative")
 	}

@@ -31,7 +31,8 @@ type State struct {
 	nodes []slot
 	net   []Envelope // datagram: sorted by (To, From, FP); stream: by (From, To), each queue in order
 	conns []conn     // stream: open connections, sorted
-	calls uint64     // bit i set: driver call i was made
+	calls uint64     // bit i set: driver call i was made (calls 0 to 63)
+	more  []uint64   // calls from 64 on, 64 a word; shared, copied by markCall
 	used  Budget
 	fp    uint64
 	// inline holds the node slots of small worlds, so that a step makes
@@ -74,7 +75,28 @@ func (s *State) InFlight() []Envelope { return s.net }
 func (s *State) Used() Budget { return s.used }
 
 // CallMade says whether driver call i has been made.
-func (s *State) CallMade(i int) bool { return s.calls&(1<<uint(i)) != 0 }
+func (s *State) CallMade(i int) bool {
+	if i < 64 {
+		return s.calls&(1<<uint(i)) != 0
+	}
+	j := i/64 - 1
+	return j < len(s.more) && s.more[j]&(1<<uint(i%64)) != 0
+}
+
+// markCall records that driver call i was made. The words past the first
+// are copied, as other states may share them; drivers with more than 64
+// calls are rare enough that a copy per call costs nothing that matters.
+func (s *State) markCall(i int) {
+	if i < 64 {
+		s.calls |= 1 << uint(i)
+		return
+	}
+	j := i/64 - 1
+	more := make([]uint64, max(len(s.more), j+1))
+	copy(more, s.more)
+	more[j] |= 1 << uint(i%64)
+	s.more = more
+}
 
 // Fingerprint is the canonical 64-bit fingerprint of the global state. It
 // does not depend on map iteration order, nor on the order in which equal

@@ -53,6 +53,8 @@ type World struct {
 	touched []bool
 	ownTime []bool
 	netOwn  bool
+	// callWords is how many words past the first the driver's calls need.
+	callWords int
 }
 
 // StepInfo is what the last Apply did. Its slices are reused by the next
@@ -91,7 +93,7 @@ func NewWorld(spec Spec) (*World, error) {
 	if spec.HandlerTimeout <= 0 {
 		spec.HandlerTimeout = 2 * time.Second
 	}
-	w := &World{spec: spec}
+	w := &World{spec: spec, callWords: max(0, (len(spec.Calls)+63)/64-1)}
 	w.ctx.w = w
 	w.touched = make([]bool, spec.Nodes)
 	w.ownTime = make([]bool, spec.Nodes)
@@ -153,7 +155,7 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 	if len(w.spec.Calls) > 0 {
 		var seen uint64 // nodes that already have a pending call listed (ids < 64)
 		for c, call := range w.spec.Calls {
-			if s.calls&(1<<uint(c)) != 0 {
+			if s.CallMade(c) {
 				continue
 			}
 			if call.To < 64 {
@@ -196,7 +198,7 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 func (w *World) firstPending(s *State, c int) bool {
 	to := w.spec.Calls[c].To
 	for i := 0; i < c; i++ {
-		if w.spec.Calls[i].To == to && s.calls&(1<<uint(i)) == 0 {
+		if w.spec.Calls[i].To == to && !s.CallMade(i) {
 			return false
 		}
 	}
@@ -332,7 +334,7 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	w.from = s
 	n := newState(len(s.nodes))
 	copy(n.nodes, s.nodes)
-	n.net, n.conns, n.calls, n.used = s.net, s.conns, s.calls, s.used
+	n.net, n.conns, n.calls, n.more, n.used = s.net, s.conns, s.calls, s.more, s.used
 	if err := w.step(n, ev, tape); err != nil {
 		return nil, err
 	}
@@ -352,7 +354,7 @@ func (w *World) Own(s *State) *State {
 	}
 	n.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
 	n.conns = slices.Clone(s.conns)
-	n.calls, n.used, n.fp = s.calls, s.used, s.fp
+	n.calls, n.more, n.used, n.fp = s.calls, s.more, s.used, s.fp
 	return n
 }
 
@@ -414,10 +416,10 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		err = w.invoke(n, ev.Node, timerH, 0, nil, ev.Timer, nil)
 	case App:
 		if ev.Call < 0 || ev.Call >= len(w.spec.Calls) || w.spec.Calls[ev.Call].To != ev.Node ||
-			n.calls&(1<<uint(ev.Call)) != 0 || !w.firstPending(n, ev.Call) {
+			n.CallMade(ev.Call) || !w.firstPending(n, ev.Call) {
 			return fmt.Errorf("%w: %v: not the node's next pending call", ErrNotEnabled, ev)
 		}
-		n.calls |= 1 << uint(ev.Call)
+		n.markCall(ev.Call)
 		err = w.invoke(n, ev.Node, appH, 0, nil, "", w.spec.Calls[ev.Call].Call)
 	case SocketError:
 		if w.spec.Transport != Stream || n.used.Errors >= w.spec.Budget.Errors || !n.hasConn(ev.Node, ev.Peer) {
@@ -529,6 +531,15 @@ func (w *World) finish(s *State) (err error) {
 		h.Uint64(uint64(c.a)<<32 | uint64(uint32(c.b)))
 	}
 	h.Uint64(s.calls)
+	// A fixed number of words for calls from 64 on, so that a state that
+	// has made none of them hashes alike whether or not it has the words.
+	for j := range w.callWords {
+		var x uint64
+		if j < len(s.more) {
+			x = s.more[j]
+		}
+		h.Uint64(x)
+	}
 	h.Uint64(uint64(s.used.Resets)<<42 | uint64(s.used.Drops)<<21 | uint64(s.used.Errors))
 	s.fp = h.Sum64()
 	return nil

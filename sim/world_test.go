@@ -110,9 +110,7 @@ func TestNewWorldValidates(t *testing.T) {
 		{"ok", sim.Spec{Nodes: 1, New: mk}, ""},
 		{"no nodes", sim.Spec{Nodes: 0, New: mk}, "a world needs at least 1 node, not 0"},
 		{"no New", sim.Spec{Nodes: 2}, "the spec has no New function to build a node"},
-		{"too many calls", sim.Spec{Nodes: 1, New: mk, Calls: make([]sim.Call, sim.MaxCalls+1)},
-			"the driver lists 65 application calls; at most 64 are supported"},
-		{"max calls", sim.Spec{Nodes: 1, New: mk, Calls: make([]sim.Call, sim.MaxCalls)}, ""},
+		{"many calls", sim.Spec{Nodes: 1, New: mk, Calls: make([]sim.Call, 1000)}, ""},
 		{"negative budget", sim.Spec{Nodes: 1, New: mk, Budget: sim.Budget{Drops: -1}}, "failure budgets cannot be negative"},
 		{"call to missing node", sim.Spec{Nodes: 2, New: mk, Calls: []sim.Call{{To: 0}, {To: 2}}},
 			"driver call 1 goes to node 2, but nodes are 0 to 1"},
@@ -504,6 +502,76 @@ func TestTimersInFingerprint(t *testing.T) {
 	}
 	if p.Fingerprint() == r.Fingerprint() {
 		t.Errorf("a missing timer does not change the fingerprint")
+	}
+}
+
+// A driver may list more than 64 calls: each is made once, in order per
+// node, and a made call changes the fingerprint, past the first 64 too.
+func TestManyAppCalls(t *testing.T) {
+	const n = 150 // three words of call bits
+	var calls []sim.Call
+	for i := range n {
+		calls = append(calls, sim.Call{To: sim.NodeID(i % 2), Call: i})
+	}
+	w, s := newWorld(t, quietSpec(2, sim.Datagram, calls, sim.Budget{}))
+	states := []*sim.State{s}
+	seen := map[uint64]bool{s.Fingerprint(): true}
+	own := w.Own(s)
+	for i := range n {
+		// Node 0 makes its calls first, then node 1 (all of them past 64
+		// for node 1), so the pending ones are not in call order.
+		c := 2 * i
+		if i >= n/2 {
+			c = 2*(i-n/2) + 1
+		}
+		evs := enabled(w, s)
+		var want []sim.Event // listed by call index
+		switch {
+		case c == 0:
+			want = append(want, app(0, 0), app(1, 1))
+		case c%2 == 0:
+			want = append(want, app(1, 1), app(0, c))
+		default:
+			want = append(want, app(1, c))
+		}
+		wantEvents(t, evs, want)
+		s = apply(t, w, s, app(sim.NodeID(c%2), c))
+		if err := w.Step(own, app(sim.NodeID(c%2), c), nil); err != nil {
+			t.Fatalf("Step call %d: %v", c, err)
+		}
+		if err := w.Seal(own); err != nil {
+			t.Fatal(err)
+		}
+		if own.Fingerprint() != s.Fingerprint() {
+			t.Fatalf("after call %d, Step and Apply give different fingerprints", c)
+		}
+		if seen[s.Fingerprint()] {
+			t.Fatalf("after call %d the fingerprint repeats an earlier state's", c)
+		}
+		seen[s.Fingerprint()] = true
+		states = append(states, s)
+		if got := w.LocalOf(s, sim.NodeID(c%2)).Calls; got != c/2+1 {
+			t.Fatalf("after call %d node %d has made %d calls, want %d", c, c%2, got, c/2+1)
+		}
+	}
+	if evs := enabled(w, s); len(evs) != 0 {
+		t.Errorf("after every call, enabled %v", evs)
+	}
+	// Each state knows exactly the calls made on the way to it: the
+	// earlier states are not changed by later steps.
+	for k, st := range states {
+		made := 0
+		for i := range n {
+			if st.CallMade(i) {
+				made++
+			}
+		}
+		if made != k {
+			t.Errorf("state %d has %d calls made, want %d", k, made, k)
+		}
+	}
+	if !s.CallMade(149) || states[149].CallMade(149) || s.CallMade(150) {
+		t.Errorf("CallMade(149) wrong, or CallMade(150) is true")
 	}
 }
 

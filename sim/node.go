@@ -21,8 +21,22 @@ type AppCall any
 // nothing else (no goroutines, channels, clocks or real randomness).
 //
 // Handlers act only through the Context: they never block, sleep or do I/O.
+//
+// A reset loses the node's state, but for its durable fields: the fields of
+// its struct (the node is a pointer to it) tagged `livecheck:"durable"`, and
+// of structs it embeds by value, which stand for what it keeps on disk. The reset builds the
+// node again with Spec.New, copies the durable fields into it, and runs
+// Init. They are part of the state like any field: hashed, copied, dumped,
+// and read by properties.
+//
+//	type acceptor struct {
+//		sim.BaseNode
+//		Promised int `livecheck:"durable"` // survives a reset
+//		Votes    map[sim.NodeID]bool      // lost in a reset
+//	}
 type Node interface {
-	// Init starts the node, and restarts it after a reset.
+	// Init starts the node, and restarts it after a reset (with its
+	// durable fields as they were).
 	Init(ctx Context)
 	// Receive handles a message from another node.
 	Receive(ctx Context, from NodeID, msg Message)
@@ -70,7 +84,9 @@ type Context interface {
 	// CancelTimer unschedules the named timer.
 	CancelTimer(name string)
 	// Choose returns a value in [0, n): the search tries every value, a walk
-	// draws one at random, and replay returns the recorded one.
+	// draws one at random, and replay returns the recorded one. Every
+	// handler may choose but a node's first Init (see [World.Initial]): the
+	// check starts from one initial state.
 	Choose(n int) int
 	// Logf records a line for reports; it costs nothing during a search.
 	Logf(format string, args ...any)

@@ -55,6 +55,7 @@ type World struct {
 	netOwn  bool
 	// callWords is how many words past the first the driver's calls need.
 	callWords int
+	initial   bool // Initial is running the first Init calls
 }
 
 // StepInfo is what the last Apply did. Its slices are reused by the next
@@ -107,20 +108,22 @@ func (w *World) Spec() *Spec { return &w.spec }
 func (w *World) Last() *StepInfo { return &w.last }
 
 // Initial builds the start state: every node is built and its Init runs, in
-// id order. Choose inside these first Init calls returns 0.
+// id order. A check starts from this one state, so these first Init calls
+// may not choose: Choose in one is an error that names the node (an Init
+// after a reset may choose, as every other handler).
 func (w *World) Initial() (*State, error) {
 	s := newState(w.spec.Nodes)
 	w.begin(Event{}, nil)
-	saved := w.Chooser
-	w.Chooser = nil
-	strict := w.Strict
-	w.Strict = false
-	defer func() { w.Chooser = saved; w.Strict = strict }()
+	w.initial = true
+	defer func() { w.initial = false }()
 	for i := range s.nodes {
 		s.nodes[i].node = w.spec.New(NodeID(i))
 		w.touched[i] = true
 		if err := w.invoke(s, NodeID(i), initH, 0, nil, "", nil); err != nil {
 			return nil, err
+		}
+		if w.tapeErr != nil {
+			return nil, w.tapeErr
 		}
 	}
 	if err := w.finish(s); err != nil {
@@ -436,7 +439,11 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		}
 		n.used.Resets++
 		id := ev.Node
-		n.nodes[id] = slot{node: w.spec.New(id)}
+		fresh, kerr := keepDurable(id, n.nodes[id].node, w.spec.New(id))
+		if kerr != nil {
+			return kerr
+		}
+		n.nodes[id] = slot{node: fresh}
 		w.touched[id] = true
 		w.ownTime[id] = true
 		var peers []NodeID
@@ -719,6 +726,13 @@ func (c *nodeCtx) Choose(n int) int {
 	pos := len(w.last.Choices)
 	v := 0
 	switch {
+	case w.initial:
+		// The search, walks and traces all start from one initial state:
+		// a choice here would be a branch none of them can follow.
+		if w.tapeErr == nil {
+			w.tapeErr = fmt.Errorf("node %d calls Choose(%d) in its first Init: a check starts from one initial state, so the first Init may not choose; "+
+				"choose in a later handler (a timer that Init sets, say); an Init after a reset may choose", c.self, n)
+		}
 	case pos < len(w.tape):
 		v = w.tape[pos]
 		if v < 0 || v >= n {

@@ -15,29 +15,21 @@ import (
 func TestInitial(t *testing.T) {
 	sp := spec(3, sim.Datagram, nil, sim.Budget{},
 		[]any{send{1, note("hi")}, setTimer("t")},
-		[]any{choose(3)},
 	)
 	w, err := sim.NewWorld(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Choose in the first Init returns 0 whatever the Chooser, even in
-	// Strict mode; both are back in place afterwards.
-	w.Chooser = func(n int) int { return n - 1 }
-	w.Strict = true
 	s, err := w.Initial()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Chooser == nil || !w.Strict {
-		t.Errorf("Initial did not restore Chooser and Strict")
-	}
 	wantLog(t, s, 0, "init")
-	wantLog(t, s, 1, "init", "chose 0/3")
+	wantLog(t, s, 1, "init")
 	wantLog(t, s, 2, "init")
-	const dump = `node 0: tnode{Log:["init"] PanicOnError:false} timers=t
-node 1: tnode{Log:["init" "chose 0/3"] PanicOnError:false}
-node 2: tnode{Log:["init"] PanicOnError:false}
+	const dump = `node 0: tnode{Log:["init"] PanicOnError:false Up:true} timers=t
+node 1: tnode{Log:["init"] PanicOnError:false Up:true}
+node 2: tnode{Log:["init"] PanicOnError:false Up:true}
 in flight: 0->1 "hi";
 `
 	if got := s.Dump(); got != dump {
@@ -71,6 +63,43 @@ in flight: 0->1 "hi";
 	}
 	if s.NodeFingerprint(0) == s.NodeFingerprint(2) {
 		t.Errorf("node 0 has a timer node 2 lacks, yet they hash alike")
+	}
+}
+
+// Choose in a node's first Init is an error that names the node, whatever
+// the Chooser; Choose in an Init after a reset is explored as in any other
+// handler.
+func TestChooseInFirstInit(t *testing.T) {
+	w, err := sim.NewWorld(spec(3, sim.Datagram, nil, sim.Budget{Resets: 1}, nil, nil, []any{choose(3)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Chooser = func(n int) int { return n - 1 }
+	s, err := w.Initial()
+	const want = "node 2 calls Choose(3) in its first Init: a check starts from one initial state, so the first Init may not choose; " +
+		"choose in a later handler (a timer that Init sets, say); an Init after a reset may choose"
+	if s != nil || err == nil || err.Error() != want {
+		t.Fatalf("Initial = %v, %v; want the error %q", s, err, want)
+	}
+	// Only the first Init is refused: a handler that runs later chooses.
+	w2, s2 := newWorld(t, spec(1, sim.Datagram, []sim.Call{{0, choose(2)}}, sim.Budget{}))
+	w2.Chooser = func(n int) int { return n - 1 }
+	n := apply(t, w2, s2, app(0, 0))
+	wantLog(t, n, 0, "init", "app 2", "chose 1/2")
+
+	// An Init after a reset chooses: each value gives its own state.
+	w3, s3 := newWorld(t, spec(2, sim.Datagram, nil, sim.Budget{Resets: 1}, nil, []any{laterChoose(3)}))
+	fps := map[uint64]bool{}
+	for v := range 3 {
+		r := apply(t, w3, s3, reset(1), v)
+		wantLog(t, r, 1, "init", fmt.Sprintf("chose %d/3", v))
+		if got := w3.Last().Bounds; !slices.Equal(got, []int{3}) {
+			t.Errorf("the reset's Init made choices bounded by %v, want [3]", got)
+		}
+		fps[r.Fingerprint()] = true
+	}
+	if len(fps) != 3 {
+		t.Errorf("the reset's 3 choices give %d states", len(fps))
 	}
 }
 
@@ -911,7 +940,7 @@ func replaySpec(tr sim.Transport) sim.Spec {
 		{To: 2, Call: batch{send{0, note("s")}, send{1, fwd(0, "v")}, cancelTimer("w")}},
 		{To: 0, Call: batch{choose(4), send{2, note("q")}}},
 	}
-	return spec(3, tr, calls, sim.Budget{Resets: 1, Drops: 2, Errors: 1}, []any{setTimer("w")}, nil, []any{setTimer("w"), choose(2)})
+	return spec(3, tr, calls, sim.Budget{Resets: 1, Drops: 2, Errors: 1}, []any{setTimer("w")}, nil, []any{setTimer("w"), laterChoose(2)})
 }
 
 // randomPath walks steps events from the initial state, choosing events and
@@ -1139,7 +1168,7 @@ func TestHandlerPanic(t *testing.T) {
 		})
 	}
 	// The world is still usable after a panic, and a reset re-runs Init.
-	w, s := newWorld(t, spec(2, sim.Datagram, []sim.Call{{To: 0, Call: boom("x")}}, sim.Budget{Resets: 1}, nil, []any{choose(2)}))
+	w, s := newWorld(t, spec(2, sim.Datagram, []sim.Call{{To: 0, Call: boom("x")}}, sim.Budget{Resets: 1}, nil, []any{laterChoose(2)}))
 	if _, err := w.Apply(s, app(0, 0), nil); err == nil {
 		t.Fatal("no panic")
 	}

@@ -41,6 +41,7 @@ type (
 		Msg sim.Message
 	}
 	setTimer    string
+	setPeriodic string
 	cancelTimer string
 	choose      int    // Choose(n); the value is logged
 	laterChoose int    // choose, but only if the node is Up (an Init after a reset)
@@ -58,6 +59,8 @@ func (n *tnode) run(ctx sim.Context, c any) {
 		ctx.Send(c.To, c.Msg)
 	case setTimer:
 		ctx.SetTimer(string(c))
+	case setPeriodic:
+		ctx.SetPeriodic(string(c))
 	case cancelTimer:
 		ctx.CancelTimer(string(c))
 	case choose:

@@ -6,10 +6,11 @@ import "fmt"
 // the network: the node, its timers, and how many of the driver's calls to
 // it were made. It is immutable once built.
 type Local struct {
-	Node   Node
-	Timers []string
-	Calls  int    // the node's first Calls driver calls have been made
-	FP     uint64 // fingerprint of all of the above
+	Node     Node
+	Timers   []string
+	Periodic []string // the periodic ones among Timers
+	Calls    int      // the node's first Calls driver calls have been made
+	FP       uint64   // fingerprint of all of the above
 }
 
 // LocalOf returns node i's local state in the global state s.
@@ -25,7 +26,7 @@ func (w *World) LocalOf(s *State, i NodeID) *Local {
 
 func (w *World) local(s *State, i NodeID, calls int) *Local {
 	sl := &s.nodes[i]
-	return &Local{Node: sl.node, Timers: sl.timers, Calls: calls, FP: sl.fp ^ uint64(calls)*0x9e3779b97f4a7c15}
+	return &Local{Node: sl.node, Timers: sl.timers, Periodic: sl.periodic, Calls: calls, FP: sl.fp ^ uint64(calls)*0x9e3779b97f4a7c15}
 }
 
 // LocalEvents appends the local events of node i in state l to buf: its
@@ -59,7 +60,7 @@ func (w *World) ApplyLocal(i NodeID, l *Local, ev Event, msg Message, tape []int
 		return nil, fmt.Errorf("%w: %v is not an event of node %d", ErrNotEnabled, ev, i)
 	}
 	s := newState(w.spec.Nodes)
-	s.nodes[i] = slot{node: l.Node, timers: l.Timers}
+	s.nodes[i] = slot{node: l.Node, timers: l.Timers, periodic: l.Periodic}
 	calls := l.Calls
 	switch ev.Kind {
 	case Deliver:

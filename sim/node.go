@@ -78,10 +78,17 @@ type Context interface {
 	Nodes() int
 	// Send queues msg for node to.
 	Send(to NodeID, msg Message)
-	// SetTimer schedules the named timer: it may fire at any later step until
-	// cancelled. Setting a timer that is already set does nothing.
+	// SetTimer schedules the named timer to fire once, at any later step
+	// (timers are not ordered by time: the check tries every point), unless
+	// cancelled first. Once it has fired it is no longer set: a handler sets
+	// it again to have it fire again. Setting a timer that is already set,
+	// once or periodic, does nothing.
 	SetTimer(name string)
-	// CancelTimer unschedules the named timer.
+	// SetPeriodic schedules the named timer to fire again and again: it
+	// stays set when it fires, until cancelled or the node is reset. A
+	// timer already set to fire once becomes periodic.
+	SetPeriodic(name string)
+	// CancelTimer unschedules the named timer, once or periodic.
 	CancelTimer(name string)
 	// Choose returns a value in [0, n): the search tries every value, a walk
 	// draws one at random, and replay returns the recorded one. Every

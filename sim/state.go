@@ -14,9 +14,10 @@ type Envelope struct {
 }
 
 type slot struct {
-	node   Node
-	timers []string // sorted; shared between states until a step changes it
-	fp     uint64   // fingerprint of node and timers
+	node     Node
+	timers   []string // sorted; shared between states until a step changes it
+	periodic []string // the periodic ones among timers, sorted; shared as timers
+	fp       uint64   // fingerprint of node and timers
 }
 
 type conn struct{ a, b NodeID } // a <= b
@@ -65,6 +66,13 @@ func (s *State) Timers(i NodeID) []string { return s.nodes[i].timers }
 // HasTimer says whether node i has the named timer scheduled.
 func (s *State) HasTimer(i NodeID, name string) bool {
 	_, ok := slices.BinarySearch(s.nodes[i].timers, name)
+	return ok
+}
+
+// Periodic says whether node i has the named timer set periodic: it stays
+// set when it fires.
+func (s *State) Periodic(i NodeID, name string) bool {
+	_, ok := slices.BinarySearch(s.nodes[i].periodic, name)
 	return ok
 }
 
@@ -130,13 +138,27 @@ func (s *State) Dump() string {
 	return b.String()
 }
 
-// DumpNode returns node i's state and its timers on one line.
+// DumpNode returns node i's state and its timers on one line; a periodic
+// timer is marked "(periodic)".
 func DumpNode(s *State, i NodeID) string {
 	d := Dump(s.nodes[i].node)
-	if t := s.nodes[i].timers; len(t) > 0 {
-		d += " timers=" + strings.Join(t, ",")
+	sl := &s.nodes[i]
+	if len(sl.timers) == 0 {
+		return d
 	}
-	return d
+	var b strings.Builder
+	b.WriteString(d)
+	b.WriteString(" timers=")
+	for k, t := range sl.timers {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(t)
+		if _, ok := slices.BinarySearch(sl.periodic, t); ok {
+			b.WriteString("(periodic)")
+		}
+	}
+	return b.String()
 }
 
 // NewState builds a system state from node states alone (no network, no

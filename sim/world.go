@@ -354,6 +354,7 @@ func (w *World) Own(s *State) *State {
 	for i := range n.nodes {
 		n.nodes[i].node = Copy(n.nodes[i].node)
 		n.nodes[i].timers = slices.Clone(n.nodes[i].timers)
+		n.nodes[i].periodic = slices.Clone(n.nodes[i].periodic)
 	}
 	n.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
 	n.conns = slices.Clone(s.conns)
@@ -414,8 +415,10 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		if !ok {
 			return fmt.Errorf("%w: %v: timer not set", ErrNotEnabled, ev)
 		}
-		w.ownTimers(n, ev.Node)
-		n.nodes[ev.Node].timers = slices.Delete(n.nodes[ev.Node].timers, j, j+1)
+		if _, periodic := slices.BinarySearch(n.nodes[ev.Node].periodic, ev.Timer); !periodic {
+			w.ownTimers(n, ev.Node)
+			n.nodes[ev.Node].timers = slices.Delete(n.nodes[ev.Node].timers, j, j+1)
+		}
 		err = w.invoke(n, ev.Node, timerH, 0, nil, ev.Timer, nil)
 	case App:
 		if ev.Call < 0 || ev.Call >= len(w.spec.Calls) || w.spec.Calls[ev.Call].To != ev.Node ||
@@ -521,6 +524,14 @@ func (w *World) finish(s *State) (err error) {
 		for _, name := range sl.timers {
 			h.String(name)
 		}
+		// Only when there are any, so that nodes without periodic timers
+		// hash as they did before there were periodic timers.
+		if len(sl.periodic) > 0 {
+			h.Uint64(uint64(len(sl.periodic)))
+			for _, name := range sl.periodic {
+				h.String(name)
+			}
+		}
 		sl.fp = h.Sum64()
 	}
 	h.Reset()
@@ -588,6 +599,7 @@ func (w *World) removeMessage(s *State, i int) {
 func (w *World) ownTimers(s *State, id NodeID) {
 	if !w.ownTime[id] {
 		s.nodes[id].timers = slices.Clone(s.nodes[id].timers)
+		s.nodes[id].periodic = slices.Clone(s.nodes[id].periodic)
 		w.ownTime[id] = true
 	}
 }
@@ -708,14 +720,30 @@ func (c *nodeCtx) SetTimer(name string) {
 	c.s.nodes[c.self].timers = slices.Insert(c.s.nodes[c.self].timers, i, name)
 }
 
+func (c *nodeCtx) SetPeriodic(name string) {
+	sl := &c.s.nodes[c.self]
+	j, ok := slices.BinarySearch(sl.periodic, name)
+	if ok {
+		return
+	}
+	c.w.ownTimers(c.s, c.self)
+	sl.periodic = slices.Insert(sl.periodic, j, name)
+	if i, ok := slices.BinarySearch(sl.timers, name); !ok {
+		sl.timers = slices.Insert(sl.timers, i, name)
+	}
+}
+
 func (c *nodeCtx) CancelTimer(name string) {
-	ts := c.s.nodes[c.self].timers
-	i, ok := slices.BinarySearch(ts, name)
+	sl := &c.s.nodes[c.self]
+	i, ok := slices.BinarySearch(sl.timers, name)
 	if !ok {
 		return
 	}
 	c.w.ownTimers(c.s, c.self)
-	c.s.nodes[c.self].timers = slices.Delete(c.s.nodes[c.self].timers, i, i+1)
+	sl.timers = slices.Delete(sl.timers, i, i+1)
+	if j, ok := slices.BinarySearch(sl.periodic, name); ok {
+		sl.periodic = slices.Delete(sl.periodic, j, j+1)
+	}
 }
 
 func (c *nodeCtx) Choose(n int) int {

@@ -503,6 +503,93 @@ func TestTimers(t *testing.T) {
 	}
 }
 
+// A periodic timer stays set when it fires, until cancelled or reset; a
+// timer set with SetTimer fires once.
+func TestPeriodicTimers(t *testing.T) {
+	calls := []sim.Call{
+		{To: 0, Call: batch{setTimer("p"), setPeriodic("o")}}, // p stays periodic, o becomes periodic
+		{To: 0, Call: cancelTimer("p")},
+	}
+	w, s := newWorld(t, spec(2, sim.Datagram, calls, sim.Budget{Resets: 1}, []any{setPeriodic("p"), setTimer("o")}))
+	if !s.Periodic(0, "p") || s.Periodic(0, "o") || !s.HasTimer(0, "o") {
+		t.Fatalf("after Init: p periodic %v, o periodic %v", s.Periodic(0, "p"), s.Periodic(0, "o"))
+	}
+	if got := sim.DumpNode(s, 0); !strings.HasSuffix(got, " timers=o,p(periodic)") {
+		t.Errorf("DumpNode = %s", got)
+	}
+	// p fires again and again; o once.
+	s1 := apply(t, w, s, timer(0, "p"))
+	s2 := apply(t, w, s1, timer(0, "p"))
+	wantLog(t, s2, 0, "init", "timer p", "timer p")
+	if !s2.Periodic(0, "p") || !slices.Equal(s2.Timers(0), []string{"o", "p"}) {
+		t.Errorf("after firing twice: timers %q, p periodic %v", s2.Timers(0), s2.Periodic(0, "p"))
+	}
+	s3 := apply(t, w, s2, timer(0, "o"))
+	if !slices.Equal(s3.Timers(0), []string{"p"}) {
+		t.Errorf("a timer set once is still set after it fired: %q", s3.Timers(0))
+	}
+	wantEvents(t, enabled(w, s3), []sim.Event{timer(0, "p"), app(0, 0), reset(0), reset(1)})
+	// Walks change states in place: the same states.
+	own := w.Own(s)
+	for _, ev := range []sim.Event{timer(0, "p"), timer(0, "p"), timer(0, "o")} {
+		if err := w.Step(own, ev, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Seal(own); err != nil || own.Fingerprint() != s3.Fingerprint() {
+		t.Errorf("Step and Apply differ: %v\n%s\n%s", err, own.Dump(), s3.Dump())
+	}
+	// SetTimer leaves a periodic timer periodic; SetPeriodic makes a set
+	// timer periodic.
+	s4 := apply(t, w, s, app(0, 0))
+	if !s4.Periodic(0, "p") || !s4.Periodic(0, "o") {
+		t.Errorf("after SetTimer(p), SetPeriodic(o): p periodic %v, o periodic %v", s4.Periodic(0, "p"), s4.Periodic(0, "o"))
+	}
+	// Cancelling stops it.
+	s5 := apply(t, w, s4, app(0, 1))
+	if s5.HasTimer(0, "p") || s5.Periodic(0, "p") || !s5.Periodic(0, "o") {
+		t.Errorf("after CancelTimer(p): timers %q", s5.Timers(0))
+	}
+	wantNotEnabled(t, w, s5, timer(0, "p"))
+	// A reset loses it: Init sets the timers again as at the start, p
+	// periodic and o once.
+	r := apply(t, w, s5, reset(0))
+	if !r.Periodic(0, "p") || r.Periodic(0, "o") || !r.HasTimer(0, "o") {
+		t.Errorf("after a reset and Init: p periodic %v, o periodic %v, want true, false", r.Periodic(0, "p"), r.Periodic(0, "o"))
+	}
+	// The earlier states are unchanged.
+	if !s.Periodic(0, "p") || s.Periodic(0, "o") || !s4.Periodic(0, "p") || !s4.Periodic(0, "o") || !s2.Periodic(0, "p") {
+		t.Errorf("a step changed the periodic timers of an earlier state")
+	}
+	// Local steps keep it too.
+	l := w.LocalOf(s, 0)
+	if !slices.Equal(l.Periodic, []string{"p"}) {
+		t.Errorf("LocalOf: periodic %q", l.Periodic)
+	}
+	l1, err := w.ApplyLocal(0, l, timer(0, "p"), nil, nil)
+	if err != nil || !slices.Equal(l1.Timers, []string{"o", "p"}) || !slices.Equal(l1.Periodic, []string{"p"}) || l1.FP != w.LocalOf(s1, 0).FP {
+		t.Errorf("ApplyLocal(timer p) = %+v, %v", l1, err)
+	}
+}
+
+// Whether a timer is periodic is part of the state.
+func TestPeriodicInFingerprint(t *testing.T) {
+	run := func(c batch) *sim.State {
+		w, s := newWorld(t, quietSpec(1, sim.Datagram, []sim.Call{{To: 0, Call: c}}, sim.Budget{}))
+		return apply(t, w, s, app(0, 0))
+	}
+	once, periodic := run(batch{setTimer("t")}), run(batch{setPeriodic("t")})
+	if once.NodeFingerprint(0) == periodic.NodeFingerprint(0) {
+		t.Errorf("a timer set once and a periodic one hash alike")
+	}
+	if again := run(batch{setPeriodic("t"), setTimer("t"), setPeriodic("t")}); again.Fingerprint() != periodic.Fingerprint() {
+		t.Errorf("setting a periodic timer again changes the state")
+	}
+	if none := run(batch{setPeriodic("t"), cancelTimer("t")}); none.Fingerprint() != run(batch{}).Fingerprint() {
+		t.Errorf("a cancelled periodic timer leaves a trace in the state")
+	}
+}
+
 func TestTimersInFingerprint(t *testing.T) {
 	calls := []sim.Call{{To: 0, Call: setTimer("t")}, {To: 0, Call: cancelTimer("t")}}
 	w, s0 := newWorld(t, quietSpec(1, sim.Datagram, calls, sim.Budget{}))

@@ -180,3 +180,40 @@ func TestSearchFindsDurableBug(t *testing.T) {
 		t.Errorf("volatile boots: violation %+v, exhausted %v, %d states; want none, exhausted, 3 states", res.Violation, res.Exhausted, res.Stats.States)
 	}
 }
+
+// ticker counts the firings of its periodic timer and stops it at 2.
+type ticker struct {
+	sim.BaseNode
+	Count int
+}
+
+func (n *ticker) Init(ctx sim.Context) { ctx.SetPeriodic("tick") }
+
+func (n *ticker) Timer(ctx sim.Context, name string) {
+	n.Count++
+	if n.Count == 2 {
+		ctx.CancelTimer("tick")
+	}
+}
+
+// The search follows a periodic timer through every firing, with and
+// without sleep sets: each node is at 0, 1 or 2 (its timer stopped).
+func TestSearchPeriodic(t *testing.T) {
+	for _, reduce := range []bool{false, true} {
+		w, err := sim.NewWorld(sim.Spec{Nodes: 2, New: func(sim.NodeID) sim.Node { return &ticker{} }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := properties.Eventually("done", "both counted to 2", func(s *sim.State) bool {
+			return s.Node(0).(*ticker).Count == 2 && s.Node(1).(*ticker).Count == 2
+		})
+		res, err := search.Global(w, search.Options{Depth: 10, Reduce: reduce, Properties: []properties.Property{done}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Violation != nil || !res.Exhausted || res.Stats.States != 9 || res.Stats.MaxDepth != 4 {
+			t.Errorf("reduce %v: violation %+v, exhausted %v, %d states to depth %d; want none, exhausted, 9 states to depth 4",
+				reduce, res.Violation, res.Exhausted, res.Stats.States, res.Stats.MaxDepth)
+		}
+	}
+}

@@ -26,7 +26,11 @@ func (w *World) LocalOf(s *State, i NodeID) *Local {
 
 func (w *World) local(s *State, i NodeID, calls int) *Local {
 	sl := &s.nodes[i]
-	return &Local{Node: sl.node, Timers: sl.timers, Periodic: sl.periodic, Calls: calls, FP: sl.fp ^ uint64(calls)*0x9e3779b97f4a7c15}
+	var periodic []string
+	for _, t := range s.periodicOf(i) {
+		periodic = append(periodic, t.name)
+	}
+	return &Local{Node: sl.node, Timers: sl.timers, Periodic: periodic, Calls: calls, FP: sl.fp ^ uint64(calls)*0x9e3779b97f4a7c15}
 }
 
 // LocalEvents appends the local events of node i in state l to buf: its
@@ -60,7 +64,10 @@ func (w *World) ApplyLocal(i NodeID, l *Local, ev Event, msg Message, tape []int
 		return nil, fmt.Errorf("%w: %v is not an event of node %d", ErrNotEnabled, ev, i)
 	}
 	s := newState(w.spec.Nodes)
-	s.nodes[i] = slot{node: l.Node, timers: l.Timers, periodic: l.Periodic}
+	s.nodes[i] = slot{node: l.Node, timers: l.Timers}
+	for _, name := range l.Periodic {
+		s.setPeriodic(i, name, true)
+	}
 	calls := l.Calls
 	switch ev.Kind {
 	case Deliver:

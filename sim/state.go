@@ -14,10 +14,88 @@ type Envelope struct {
 }
 
 type slot struct {
-	node     Node
-	timers   []string // sorted; shared between states until a step changes it
-	periodic []string // the periodic ones among timers, sorted; shared as timers
-	fp       uint64   // fingerprint of node and timers
+	node   Node
+	timers []string // sorted; shared between states until a step changes it
+	fp     uint64   // fingerprint of node and timers
+}
+
+// stateExt holds the parts of a state that few systems use: driver calls
+// past the 64th and periodic timers. A state with neither has none (nil),
+// so that they cost a State one word, and a step nothing. It is shared
+// between states: a step that changes it makes a new one.
+type stateExt struct {
+	more     []uint64 // calls from 64 on, 64 a word
+	periodic []ptimer // sorted by node, then name; each is among its node's timers
+}
+
+type ptimer struct {
+	node NodeID
+	name string
+}
+
+func cmpPTimer(a, b ptimer) int {
+	if a.node != b.node {
+		return int(a.node - b.node)
+	}
+	return strings.Compare(a.name, b.name)
+}
+
+// editExt gives s an extension of its own to change.
+func (s *State) editExt() *stateExt {
+	e := &stateExt{}
+	if s.ext != nil {
+		e.more = slices.Clone(s.ext.more)
+		e.periodic = slices.Clone(s.ext.periodic)
+	}
+	s.ext = e
+	return e
+}
+
+// tidyExt drops an extension that holds nothing.
+func (s *State) tidyExt() {
+	if s.ext != nil && len(s.ext.more) == 0 && len(s.ext.periodic) == 0 {
+		s.ext = nil
+	}
+}
+
+// periodicOf returns node i's periodic timers, sorted by name. Read-only.
+func (s *State) periodicOf(i NodeID) []ptimer {
+	if s.ext == nil {
+		return nil
+	}
+	p := s.ext.periodic
+	lo, _ := slices.BinarySearchFunc(p, ptimer{node: i}, cmpPTimer)
+	hi := lo
+	for hi < len(p) && p[hi].node == i {
+		hi++
+	}
+	return p[lo:hi]
+}
+
+// setPeriodic marks node i's timer name periodic (on) or not.
+func (s *State) setPeriodic(i NodeID, name string, on bool) {
+	if s.Periodic(i, name) == on {
+		return
+	}
+	e := s.editExt()
+	t := ptimer{i, name}
+	j, _ := slices.BinarySearchFunc(e.periodic, t, cmpPTimer)
+	if on {
+		e.periodic = slices.Insert(e.periodic, j, t)
+	} else {
+		e.periodic = slices.Delete(e.periodic, j, j+1)
+	}
+	s.tidyExt()
+}
+
+// clearPeriodic forgets node i's periodic timers (a reset).
+func (s *State) clearPeriodic(i NodeID) {
+	if len(s.periodicOf(i)) == 0 {
+		return
+	}
+	e := s.editExt()
+	e.periodic = slices.DeleteFunc(e.periodic, func(t ptimer) bool { return t.node == i })
+	s.tidyExt()
 }
 
 type conn struct{ a, b NodeID } // a <= b
@@ -33,7 +111,7 @@ type State struct {
 	net   []Envelope // datagram: sorted by (To, From, FP); stream: by (From, To), each queue in order
 	conns []conn     // stream: open connections, sorted
 	calls uint64     // bit i set: driver call i was made (calls 0 to 63)
-	more  []uint64   // calls from 64 on, 64 a word; shared, copied by markCall
+	ext   *stateExt  // nil unless calls past 64 were made or timers are periodic
 	used  Budget
 	fp    uint64
 	// inline holds the node slots of small worlds, so that a step makes
@@ -72,7 +150,10 @@ func (s *State) HasTimer(i NodeID, name string) bool {
 // Periodic says whether node i has the named timer set periodic: it stays
 // set when it fires.
 func (s *State) Periodic(i NodeID, name string) bool {
-	_, ok := slices.BinarySearch(s.nodes[i].periodic, name)
+	if s.ext == nil {
+		return false
+	}
+	_, ok := slices.BinarySearchFunc(s.ext.periodic, ptimer{i, name}, cmpPTimer)
 	return ok
 }
 
@@ -87,8 +168,11 @@ func (s *State) CallMade(i int) bool {
 	if i < 64 {
 		return s.calls&(1<<uint(i)) != 0
 	}
+	if s.ext == nil {
+		return false
+	}
 	j := i/64 - 1
-	return j < len(s.more) && s.more[j]&(1<<uint(i%64)) != 0
+	return j < len(s.ext.more) && s.ext.more[j]&(1<<uint(i%64)) != 0
 }
 
 // markCall records that driver call i was made. The words past the first
@@ -99,11 +183,12 @@ func (s *State) markCall(i int) {
 		s.calls |= 1 << uint(i)
 		return
 	}
+	e := s.editExt()
 	j := i/64 - 1
-	more := make([]uint64, max(len(s.more), j+1))
-	copy(more, s.more)
-	more[j] |= 1 << uint(i%64)
-	s.more = more
+	if j >= len(e.more) {
+		e.more = append(e.more, make([]uint64, j+1-len(e.more))...)
+	}
+	e.more[j] |= 1 << uint(i%64)
 }
 
 // Fingerprint is the canonical 64-bit fingerprint of the global state. It
@@ -154,7 +239,7 @@ func DumpNode(s *State, i NodeID) string {
 			b.WriteByte(',')
 		}
 		b.WriteString(t)
-		if _, ok := slices.BinarySearch(sl.periodic, t); ok {
+		if s.Periodic(i, t) {
 			b.WriteString("(periodic)")
 		}
 	}

@@ -337,7 +337,7 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	w.from = s
 	n := newState(len(s.nodes))
 	copy(n.nodes, s.nodes)
-	n.net, n.conns, n.calls, n.more, n.used = s.net, s.conns, s.calls, s.more, s.used
+	n.net, n.conns, n.calls, n.ext, n.used = s.net, s.conns, s.calls, s.ext, s.used
 	if err := w.step(n, ev, tape); err != nil {
 		return nil, err
 	}
@@ -354,11 +354,10 @@ func (w *World) Own(s *State) *State {
 	for i := range n.nodes {
 		n.nodes[i].node = Copy(n.nodes[i].node)
 		n.nodes[i].timers = slices.Clone(n.nodes[i].timers)
-		n.nodes[i].periodic = slices.Clone(n.nodes[i].periodic)
 	}
 	n.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
 	n.conns = slices.Clone(s.conns)
-	n.calls, n.more, n.used, n.fp = s.calls, s.more, s.used, s.fp
+	n.calls, n.ext, n.used, n.fp = s.calls, s.ext, s.used, s.fp
 	return n
 }
 
@@ -415,7 +414,7 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		if !ok {
 			return fmt.Errorf("%w: %v: timer not set", ErrNotEnabled, ev)
 		}
-		if _, periodic := slices.BinarySearch(n.nodes[ev.Node].periodic, ev.Timer); !periodic {
+		if !n.Periodic(ev.Node, ev.Timer) {
 			w.ownTimers(n, ev.Node)
 			n.nodes[ev.Node].timers = slices.Delete(n.nodes[ev.Node].timers, j, j+1)
 		}
@@ -447,6 +446,7 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 			return kerr
 		}
 		n.nodes[id] = slot{node: fresh}
+		n.clearPeriodic(id)
 		w.touched[id] = true
 		w.ownTime[id] = true
 		var peers []NodeID
@@ -526,10 +526,10 @@ func (w *World) finish(s *State) (err error) {
 		}
 		// Only when there are any, so that nodes without periodic timers
 		// hash as they did before there were periodic timers.
-		if len(sl.periodic) > 0 {
-			h.Uint64(uint64(len(sl.periodic)))
-			for _, name := range sl.periodic {
-				h.String(name)
+		if pt := s.periodicOf(NodeID(i)); len(pt) > 0 {
+			h.Uint64(uint64(len(pt)))
+			for _, t := range pt {
+				h.String(t.name)
 			}
 		}
 		sl.fp = h.Sum64()
@@ -553,8 +553,8 @@ func (w *World) finish(s *State) (err error) {
 	// has made none of them hashes alike whether or not it has the words.
 	for j := range w.callWords {
 		var x uint64
-		if j < len(s.more) {
-			x = s.more[j]
+		if s.ext != nil && j < len(s.ext.more) {
+			x = s.ext.more[j]
 		}
 		h.Uint64(x)
 	}
@@ -599,7 +599,6 @@ func (w *World) removeMessage(s *State, i int) {
 func (w *World) ownTimers(s *State, id NodeID) {
 	if !w.ownTime[id] {
 		s.nodes[id].timers = slices.Clone(s.nodes[id].timers)
-		s.nodes[id].periodic = slices.Clone(s.nodes[id].periodic)
 		w.ownTime[id] = true
 	}
 }
@@ -721,29 +720,19 @@ func (c *nodeCtx) SetTimer(name string) {
 }
 
 func (c *nodeCtx) SetPeriodic(name string) {
-	sl := &c.s.nodes[c.self]
-	j, ok := slices.BinarySearch(sl.periodic, name)
-	if ok {
-		return
-	}
-	c.w.ownTimers(c.s, c.self)
-	sl.periodic = slices.Insert(sl.periodic, j, name)
-	if i, ok := slices.BinarySearch(sl.timers, name); !ok {
-		sl.timers = slices.Insert(sl.timers, i, name)
-	}
+	c.SetTimer(name)
+	c.s.setPeriodic(c.self, name, true)
 }
 
 func (c *nodeCtx) CancelTimer(name string) {
-	sl := &c.s.nodes[c.self]
-	i, ok := slices.BinarySearch(sl.timers, name)
+	ts := c.s.nodes[c.self].timers
+	i, ok := slices.BinarySearch(ts, name)
 	if !ok {
 		return
 	}
 	c.w.ownTimers(c.s, c.self)
-	sl.timers = slices.Delete(sl.timers, i, i+1)
-	if j, ok := slices.BinarySearch(sl.periodic, name); ok {
-		sl.periodic = slices.Delete(sl.periodic, j, j+1)
-	}
+	c.s.nodes[c.self].timers = slices.Delete(c.s.nodes[c.self].timers, i, i+1)
+	c.s.setPeriodic(c.self, name, false)
 }
 
 func (c *nodeCtx) Choose(n int) int {

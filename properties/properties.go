@@ -14,11 +14,20 @@
 //			return nil
 //		})
 //	elected := properties.Eventually("elected", "one leader, known to all", isElected)
+//
+// The helpers write the loops: [AlwaysEach] and [EventuallyEach] over every
+// node, [AlwaysPairs] over every pair of nodes, [AtMostOne] for "one
+// leader", each from a predicate over one node state of the system's type:
+//
+//	oneLeader := properties.AtMostOne("one-leader", "at most one node is leader",
+//		func(n *node) bool { return n.Leader })
 package properties
 
 import (
 	"fmt"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/livecheck/livecheck/sim"
 )
@@ -134,8 +143,114 @@ func (p *Property) IsLive(s *sim.State) bool {
 	return p.Live(s)
 }
 
-// Nodes returns every node state as T. It panics with a clear message if a
-// node is not a T.
+// AlwaysEach returns a safety property that holds where check holds for
+// every node's state: the node type T is the system's (a pointer to its
+// struct). A violation names the first node that fails, "node 2: " and
+// check's error.
+func AlwaysEach[T sim.Node](name, doc string, check func(n T) error) Property {
+	return Always(name, doc, func(s *sim.State) error {
+		for i := range s.N() {
+			if err := check(Node[T](s, sim.NodeID(i))); err != nil {
+				return fmt.Errorf("node %d: %w", i, err)
+			}
+		}
+		return nil
+	})
+}
+
+// AlwaysPairs returns a safety property that holds where check holds for
+// every pair of distinct nodes, a the one with the lower id. A violation
+// names the first pair that fails, "nodes 0 and 2: " and check's error.
+// Local model checking checks it on pairs of node states alone (its Pair
+// form), without building whole system states.
+func AlwaysPairs[T sim.Node](name, doc string, check func(a, b T) error) Property {
+	p := Always(name, doc, func(s *sim.State) error {
+		for i := range s.N() {
+			a := Node[T](s, sim.NodeID(i))
+			for j := i + 1; j < s.N(); j++ {
+				if err := check(a, Node[T](s, sim.NodeID(j))); err != nil {
+					return fmt.Errorf("nodes %d and %d: %w", i, j, err)
+				}
+			}
+		}
+		return nil
+	})
+	p.Pair = func(a, b sim.Node) error { return check(as[T](a), as[T](b)) }
+	return p
+}
+
+// AtMostOne returns a safety property that holds where at most one node's
+// state satisfies pred: one leader, one lock holder. A violation names the
+// nodes that do, "nodes 0 and 2 at once". Local model checking checks it on
+// pairs of node states that satisfy pred.
+func AtMostOne[T sim.Node](name, doc string, pred func(n T) bool) Property {
+	p := Always(name, doc, func(s *sim.State) error {
+		var which []int
+		for i := range s.N() {
+			if pred(Node[T](s, sim.NodeID(i))) {
+				which = append(which, i)
+			}
+		}
+		if len(which) < 2 {
+			return nil
+		}
+		return fmt.Errorf("nodes %s at once", joinIDs(which))
+	})
+	p.Filter = func(_ sim.NodeID, n sim.Node) bool { return pred(as[T](n)) }
+	p.Pair = func(a, b sim.Node) error {
+		if pred(as[T](a)) && pred(as[T](b)) {
+			return fmt.Errorf("two nodes at once")
+		}
+		return nil
+	}
+	return p
+}
+
+// EventuallyEach returns a liveness property that holds where live holds
+// for every node's state: every node has joined, learned the value, ...
+func EventuallyEach[T sim.Node](name, doc string, live func(n T) bool) Property {
+	return Eventually(name, doc, func(s *sim.State) bool {
+		for i := range s.N() {
+			if !live(Node[T](s, sim.NodeID(i))) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// joinIDs writes ids as "0 and 2" or "0, 1 and 2".
+func joinIDs(ids []int) string {
+	var b strings.Builder
+	for k, id := range ids {
+		switch {
+		case k == 0:
+		case k == len(ids)-1:
+			b.WriteString(" and ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(id))
+	}
+	return b.String()
+}
+
+// as returns n as T, or panics as Node does. Filter and Pair need it:
+// local model checking hands them node states without a system state.
+func as[T sim.Node](n sim.Node) T {
+	t, ok := n.(T)
+	if !ok {
+		var zero T
+		panic(fmt.Sprintf("a node is a %T, not a %T", n, zero))
+	}
+	return t
+}
+
+// Nodes returns every node state as T, for a property to read them typed.
+// T is the system's node type, the pointer its New returns. It panics with
+// a clear message if a node is not a T (a property that panics is reported
+// as a bug in the property, not in the protocol). The states are shared:
+// a property reads them and never changes them.
 func Nodes[T sim.Node](s *sim.State) []T {
 	out := make([]T, s.N())
 	for i := range out {

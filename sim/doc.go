@@ -6,7 +6,8 @@
 // driver (App) and a broken connection (Error). Handlers act only through
 // the [Context]: sends, timers, Choose and log lines are recorded and
 // applied when the handler returns, so a node is a pure state machine and
-// every state can be copied, fingerprinted and replayed.
+// every state can be copied, fingerprinted and replayed. Fields tagged
+// `livecheck:"durable"` survive a reset (see [Node]).
 //
 // A [World] runs a [Spec] (nodes, transport, driver calls, failure budget):
 // [World.Initial] builds the start state, [World.Enabled] lists the events

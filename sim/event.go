@@ -15,7 +15,7 @@ const (
 	App                     // the driver makes call Call to Node
 	Drop                    // a datagram in flight from Peer to Node is lost
 	SocketError             // the connection between Node and Peer breaks
-	Reset                   // Node crashes and restarts: state, timers and connections lost
+	Reset                   // Node crashes and restarts: state (but durable fields), timers and connections lost
 	numKinds
 )
 

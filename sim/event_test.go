@@ -78,11 +78,11 @@ func TestNewState(t *testing.T) {
 	if s.N() != 2 || logOf(s, 0)[0] != "a" || len(s.Timers(1)) != 0 || len(s.InFlight()) != 0 || s.HasTimer(0, "x") {
 		t.Errorf("NewState: %s", s.Dump())
 	}
-	const want = "node 0: tnode{Log:[\"a\"] PanicOnError:false}\nnode 1: tnode{Log:[] PanicOnError:false}\n"
+	const want = "node 0: tnode{Log:[\"a\"] PanicOnError:false Up:false}\nnode 1: tnode{Log:[] PanicOnError:false Up:false}\n"
 	if got := s.Dump(); got != want {
 		t.Errorf("Dump:\n%s\nwant\n%s", got, want)
 	}
-	if got := sim.DumpNode(s, 0); got != `tnode{Log:["a"] PanicOnError:false}` {
+	if got := sim.DumpNode(s, 0); got != `tnode{Log:["a"] PanicOnError:false Up:false}` {
 		t.Errorf("DumpNode = %s", got)
 	}
 }

@@ -8,5 +8,5 @@ func (w *World) RenamedKey(s *State, perm []NodeID) uint64 {
 	for i, p := range perm {
 		y.perm[i], y.inv[p] = p, NodeID(i)
 	}
-	return y.renamed(s, w.spec.Transport == Stream)
+	return y.renamed(w, s)
 }

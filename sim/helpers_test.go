@@ -23,6 +23,9 @@ type tnode struct {
 	// Quiet nodes keep no Log, so states reached by different histories can
 	// be equal.
 	Quiet bool `livecheck:"-"`
+	// Up says Init has run once: it survives resets, so an Init can tell a
+	// restart from the first start.
+	Up bool `livecheck:"durable"`
 }
 
 func (n *tnode) log(line string) {
@@ -38,8 +41,10 @@ type (
 		Msg sim.Message
 	}
 	setTimer    string
+	setPeriodic string
 	cancelTimer string
 	choose      int    // Choose(n); the value is logged
+	laterChoose int    // choose, but only if the node is Up (an Init after a reset)
 	boom        string // panic with this value
 	armError    struct{}
 	batch       []any
@@ -54,11 +59,17 @@ func (n *tnode) run(ctx sim.Context, c any) {
 		ctx.Send(c.To, c.Msg)
 	case setTimer:
 		ctx.SetTimer(string(c))
+	case setPeriodic:
+		ctx.SetPeriodic(string(c))
 	case cancelTimer:
 		ctx.CancelTimer(string(c))
 	case choose:
 		v := ctx.Choose(int(c))
 		n.log(fmt.Sprintf("chose %d/%d", v, int(c)))
+	case laterChoose:
+		if n.Up {
+			n.run(ctx, choose(c))
+		}
 	case boom:
 		panic(string(c))
 	case armError:
@@ -76,6 +87,7 @@ func (n *tnode) Init(ctx sim.Context) {
 	for _, c := range n.Boot {
 		n.run(ctx, c)
 	}
+	n.Up = true
 }
 
 func (n *tnode) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {

@@ -6,17 +6,18 @@ import "fmt"
 // the network: the node, its timers, and how many of the driver's calls to
 // it were made. It is immutable once built.
 type Local struct {
-	Node   Node
-	Timers []string
-	Calls  int    // the node's first Calls driver calls have been made
-	FP     uint64 // fingerprint of all of the above
+	Node     Node
+	Timers   []string
+	Periodic []string // the periodic ones among Timers
+	Calls    int      // the node's first Calls driver calls have been made
+	FP       uint64   // fingerprint of all of the above
 }
 
 // LocalOf returns node i's local state in the global state s.
 func (w *World) LocalOf(s *State, i NodeID) *Local {
 	calls := 0
 	for c, call := range w.spec.Calls {
-		if call.To == i && s.calls&(1<<uint(c)) != 0 {
+		if call.To == i && s.CallMade(c) {
 			calls++
 		}
 	}
@@ -25,7 +26,11 @@ func (w *World) LocalOf(s *State, i NodeID) *Local {
 
 func (w *World) local(s *State, i NodeID, calls int) *Local {
 	sl := &s.nodes[i]
-	return &Local{Node: sl.node, Timers: sl.timers, Calls: calls, FP: sl.fp ^ uint64(calls)*0x9e3779b97f4a7c15}
+	var periodic []string
+	for _, t := range s.periodicOf(i) {
+		periodic = append(periodic, t.name)
+	}
+	return &Local{Node: sl.node, Timers: sl.timers, Periodic: periodic, Calls: calls, FP: sl.fp ^ uint64(calls)*0x9e3779b97f4a7c15}
 }
 
 // LocalEvents appends the local events of node i in state l to buf: its
@@ -60,6 +65,9 @@ func (w *World) ApplyLocal(i NodeID, l *Local, ev Event, msg Message, tape []int
 	}
 	s := newState(w.spec.Nodes)
 	s.nodes[i] = slot{node: l.Node, timers: l.Timers}
+	for _, name := range l.Periodic {
+		s.setPeriodic(i, name, true)
+	}
 	calls := l.Calls
 	switch ev.Kind {
 	case Deliver:
@@ -73,7 +81,7 @@ func (w *World) ApplyLocal(i NodeID, l *Local, ev Event, msg Message, tape []int
 		n := 0
 		for c, call := range w.spec.Calls {
 			if call.To == i && n < calls {
-				s.calls |= 1 << uint(c)
+				s.markCall(c)
 				n++
 			}
 		}

@@ -21,8 +21,22 @@ type AppCall any
 // nothing else (no goroutines, channels, clocks or real randomness).
 //
 // Handlers act only through the Context: they never block, sleep or do I/O.
+//
+// A reset loses the node's state, but for its durable fields: the fields of
+// its struct (the node is a pointer to it) tagged `livecheck:"durable"`, and
+// of structs it embeds by value, which stand for what it keeps on disk. The reset builds the
+// node again with Spec.New, copies the durable fields into it, and runs
+// Init. They are part of the state like any field: hashed, copied, dumped,
+// and read by properties.
+//
+//	type acceptor struct {
+//		sim.BaseNode
+//		Promised int `livecheck:"durable"` // survives a reset
+//		Votes    map[sim.NodeID]bool      // lost in a reset
+//	}
 type Node interface {
-	// Init starts the node, and restarts it after a reset.
+	// Init starts the node, and restarts it after a reset (with its
+	// durable fields as they were).
 	Init(ctx Context)
 	// Receive handles a message from another node.
 	Receive(ctx Context, from NodeID, msg Message)
@@ -64,13 +78,22 @@ type Context interface {
 	Nodes() int
 	// Send queues msg for node to.
 	Send(to NodeID, msg Message)
-	// SetTimer schedules the named timer: it may fire at any later step until
-	// cancelled. Setting a timer that is already set does nothing.
+	// SetTimer schedules the named timer to fire once, at any later step
+	// (timers are not ordered by time: the check tries every point), unless
+	// cancelled first. Once it has fired it is no longer set: a handler sets
+	// it again to have it fire again. Setting a timer that is already set,
+	// once or periodic, does nothing.
 	SetTimer(name string)
-	// CancelTimer unschedules the named timer.
+	// SetPeriodic schedules the named timer to fire again and again: it
+	// stays set when it fires, until cancelled or the node is reset. A
+	// timer already set to fire once becomes periodic.
+	SetPeriodic(name string)
+	// CancelTimer unschedules the named timer, once or periodic.
 	CancelTimer(name string)
 	// Choose returns a value in [0, n): the search tries every value, a walk
-	// draws one at random, and replay returns the recorded one.
+	// draws one at random, and replay returns the recorded one. Every
+	// handler may choose but a node's first Init (see [World.Initial]): the
+	// check starts from one initial state.
 	Choose(n int) int
 	// Logf records a line for reports; it costs nothing during a search.
 	Logf(format string, args ...any)
@@ -128,9 +151,6 @@ type Spec struct {
 	HandlerTimeout time.Duration
 }
 
-// MaxCalls is the most application calls a driver may list.
-const MaxCalls = 64
-
 // Validate says what is wrong with the spec, if anything.
 func (s *Spec) Validate() error {
 	switch {
@@ -138,8 +158,6 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("a world needs at least 1 node, not %d", s.Nodes)
 	case s.New == nil:
 		return fmt.Errorf("the spec has no New function to build a node")
-	case len(s.Calls) > MaxCalls:
-		return fmt.Errorf("the driver lists %d application calls; at most %d are supported", len(s.Calls), MaxCalls)
 	case s.Budget.Resets < 0 || s.Budget.Drops < 0 || s.Budget.Errors < 0:
 		return fmt.Errorf("failure budgets cannot be negative")
 	}

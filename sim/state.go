@@ -21,6 +21,85 @@ type slot struct {
 	blind  uint64   // with symmetry: the same with group members anonymous
 }
 
+// stateExt holds the parts of a state that few systems use: driver calls
+// past the 64th and periodic timers. A state with neither has none (nil),
+// so that they cost a State one word, and a step nothing. It is shared
+// between states: a step that changes it makes a new one.
+type stateExt struct {
+	more     []uint64 // calls from 64 on, 64 a word
+	periodic []ptimer // sorted by node, then name; each is among its node's timers
+}
+
+type ptimer struct {
+	node NodeID
+	name string
+}
+
+func cmpPTimer(a, b ptimer) int {
+	if a.node != b.node {
+		return int(a.node - b.node)
+	}
+	return strings.Compare(a.name, b.name)
+}
+
+// editExt gives s an extension of its own to change.
+func (s *State) editExt() *stateExt {
+	e := &stateExt{}
+	if s.ext != nil {
+		e.more = slices.Clone(s.ext.more)
+		e.periodic = slices.Clone(s.ext.periodic)
+	}
+	s.ext = e
+	return e
+}
+
+// tidyExt drops an extension that holds nothing.
+func (s *State) tidyExt() {
+	if s.ext != nil && len(s.ext.more) == 0 && len(s.ext.periodic) == 0 {
+		s.ext = nil
+	}
+}
+
+// periodicOf returns node i's periodic timers, sorted by name. Read-only.
+func (s *State) periodicOf(i NodeID) []ptimer {
+	if s.ext == nil {
+		return nil
+	}
+	p := s.ext.periodic
+	lo, _ := slices.BinarySearchFunc(p, ptimer{node: i}, cmpPTimer)
+	hi := lo
+	for hi < len(p) && p[hi].node == i {
+		hi++
+	}
+	return p[lo:hi]
+}
+
+// setPeriodic marks node i's timer name periodic (on) or not.
+func (s *State) setPeriodic(i NodeID, name string, on bool) {
+	if s.Periodic(i, name) == on {
+		return
+	}
+	e := s.editExt()
+	t := ptimer{i, name}
+	j, _ := slices.BinarySearchFunc(e.periodic, t, cmpPTimer)
+	if on {
+		e.periodic = slices.Insert(e.periodic, j, t)
+	} else {
+		e.periodic = slices.Delete(e.periodic, j, j+1)
+	}
+	s.tidyExt()
+}
+
+// clearPeriodic forgets node i's periodic timers (a reset).
+func (s *State) clearPeriodic(i NodeID) {
+	if len(s.periodicOf(i)) == 0 {
+		return
+	}
+	e := s.editExt()
+	e.periodic = slices.DeleteFunc(e.periodic, func(t ptimer) bool { return t.node == i })
+	s.tidyExt()
+}
+
 type conn struct{ a, b NodeID } // a <= b
 
 // A State is a global state: every node's state and timers, the messages in
@@ -33,7 +112,8 @@ type State struct {
 	nodes []slot
 	net   []Envelope // datagram: sorted by (To, From, FP); stream: by (From, To), each queue in order
 	conns []conn     // stream: open connections, sorted
-	calls uint64     // bit i set: driver call i was made
+	calls uint64     // bit i set: driver call i was made (calls 0 to 63)
+	ext   *stateExt  // nil unless calls past 64 were made or timers are periodic
 	used  Budget
 	fp    uint64
 	key   uint64 // fp, or with symmetry the fingerprint of a renaming
@@ -70,6 +150,16 @@ func (s *State) HasTimer(i NodeID, name string) bool {
 	return ok
 }
 
+// Periodic says whether node i has the named timer set periodic: it stays
+// set when it fires.
+func (s *State) Periodic(i NodeID, name string) bool {
+	if s.ext == nil {
+		return false
+	}
+	_, ok := slices.BinarySearchFunc(s.ext.periodic, ptimer{i, name}, cmpPTimer)
+	return ok
+}
+
 // InFlight returns the messages in flight. Read-only.
 func (s *State) InFlight() []Envelope { return s.net }
 
@@ -77,7 +167,32 @@ func (s *State) InFlight() []Envelope { return s.net }
 func (s *State) Used() Budget { return s.used }
 
 // CallMade says whether driver call i has been made.
-func (s *State) CallMade(i int) bool { return s.calls&(1<<uint(i)) != 0 }
+func (s *State) CallMade(i int) bool {
+	if i < 64 {
+		return s.calls&(1<<uint(i)) != 0
+	}
+	if s.ext == nil {
+		return false
+	}
+	j := i/64 - 1
+	return j < len(s.ext.more) && s.ext.more[j]&(1<<uint(i%64)) != 0
+}
+
+// markCall records that driver call i was made. The words past the first
+// are copied, as other states may share them; drivers with more than 64
+// calls are rare enough that a copy per call costs nothing that matters.
+func (s *State) markCall(i int) {
+	if i < 64 {
+		s.calls |= 1 << uint(i)
+		return
+	}
+	e := s.editExt()
+	j := i/64 - 1
+	if j >= len(e.more) {
+		e.more = append(e.more, make([]uint64, j+1-len(e.more))...)
+	}
+	e.more[j] |= 1 << uint(i%64)
+}
 
 // Fingerprint is the canonical 64-bit fingerprint of the global state. It
 // does not depend on map iteration order, nor on the order in which equal
@@ -116,13 +231,27 @@ func (s *State) Dump() string {
 	return b.String()
 }
 
-// DumpNode returns node i's state and its timers on one line.
+// DumpNode returns node i's state and its timers on one line; a periodic
+// timer is marked "(periodic)".
 func DumpNode(s *State, i NodeID) string {
 	d := Dump(s.nodes[i].node)
-	if t := s.nodes[i].timers; len(t) > 0 {
-		d += " timers=" + strings.Join(t, ",")
+	sl := &s.nodes[i]
+	if len(sl.timers) == 0 {
+		return d
 	}
-	return d
+	var b strings.Builder
+	b.WriteString(d)
+	b.WriteString(" timers=")
+	for k, t := range sl.timers {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(t)
+		if s.Periodic(i, t) {
+			b.WriteString("(periodic)")
+		}
+	}
+	return b.String()
 }
 
 // NewState builds a system state from node states alone (no network, no

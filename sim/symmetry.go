@@ -99,25 +99,28 @@ func newSymmetry(spec *Spec) *symmetry {
 	return y
 }
 
-// blindHash is the fingerprint of v with every group member anonymous:
-// of a node and its timers (as World.finish hashes a node) when node is
-// set, of a message otherwise.
-func (y *symmetry) blindHash(v any, node bool, timers []string) uint64 {
+// blindSlot is the fingerprint of node i (as World.finish hashes it) with
+// every group member anonymous.
+func (y *symmetry) blindSlot(s *State, i NodeID) uint64 {
 	h := &y.h
 	h.Reset()
 	h.perm = y.blind
-	h.Value(v)
-	if node {
-		h.Uint64(uint64(len(timers)))
-		for _, name := range timers {
-			h.String(name)
-		}
-	}
+	hashSlot(h, s, i)
+	return h.Sum64()
+}
+
+// blindMessage is the fingerprint of msg with every group member
+// anonymous.
+func (y *symmetry) blindMessage(msg Message) uint64 {
+	h := &y.h
+	h.Reset()
+	h.perm = y.blind
+	h.Value(msg)
 	return h.Sum64()
 }
 
 // key returns the fingerprint of s renamed into its group members' order.
-func (y *symmetry) key(s *State, stream bool) uint64 {
+func (y *symmetry) key(w *World, s *State) uint64 {
 	// The sort keys: what each member is, and what is in flight to and
 	// from it, without the group's ids.
 	for i := range s.nodes {
@@ -165,7 +168,7 @@ func (y *symmetry) key(s *State, stream bool) uint64 {
 		}
 	}
 	best := ^uint64(0)
-	y.tryOrders(0, s, stream, &best)
+	y.tryOrders(0, w, s, &best)
 	return best
 }
 
@@ -175,37 +178,38 @@ type block struct{ g, lo, hi int }
 
 // tryOrders tries every order of the members of blocks b on (the earlier
 // blocks' members fixed), keeping the least renamed fingerprint in best.
-func (y *symmetry) tryOrders(b int, s *State, stream bool, best *uint64) {
+func (y *symmetry) tryOrders(b int, w *World, s *State, best *uint64) {
 	if b == len(y.blocks) {
 		for gi, g := range y.groups {
 			for j, id := range y.orders[gi] {
 				y.perm[id], y.inv[g[j]] = g[j], id
 			}
 		}
-		*best = min(*best, y.renamed(s, stream))
+		*best = min(*best, y.renamed(w, s))
 		return
 	}
 	blk := y.blocks[b]
-	y.permute(y.orders[blk.g][blk.lo:blk.hi], 0, b, s, stream, best)
+	y.permute(y.orders[blk.g][blk.lo:blk.hi], 0, b, w, s, best)
 }
 
 // permute puts every member of seg[k:] at position k in turn, then orders
 // the rest.
-func (y *symmetry) permute(seg []NodeID, k, b int, s *State, stream bool, best *uint64) {
+func (y *symmetry) permute(seg []NodeID, k, b int, w *World, s *State, best *uint64) {
 	if k == len(seg) {
-		y.tryOrders(b+1, s, stream, best)
+		y.tryOrders(b+1, w, s, best)
 		return
 	}
 	for i := k; i < len(seg); i++ {
 		seg[k], seg[i] = seg[i], seg[k]
-		y.permute(seg, k+1, b, s, stream, best)
+		y.permute(seg, k+1, b, w, s, best)
 		seg[k], seg[i] = seg[i], seg[k]
 	}
 }
 
 // renamed returns the fingerprint of s renamed by y.perm (y.inv its
 // inverse).
-func (y *symmetry) renamed(s *State, stream bool) uint64 {
+func (y *symmetry) renamed(w *World, s *State) uint64 {
+	stream := w.spec.Transport == Stream
 	h, q := &y.h, &y.q
 	h.Reset()
 	h.perm = nil
@@ -217,11 +221,7 @@ func (y *symmetry) renamed(s *State, stream bool) uint64 {
 		}
 		q.Reset()
 		q.perm = y.perm
-		q.Value(sl.node)
-		q.Uint64(uint64(len(sl.timers)))
-		for _, name := range sl.timers {
-			q.String(name)
-		}
+		hashSlot(q, s, y.inv[p])
 		h.Uint64(q.Sum64())
 	}
 
@@ -262,8 +262,7 @@ func (y *symmetry) renamed(s *State, stream bool) uint64 {
 	for _, v := range y.parts {
 		h.Uint64(v)
 	}
-	h.Uint64(s.calls)
-	h.Uint64(uint64(s.used.Resets)<<42 | uint64(s.used.Drops)<<21 | uint64(s.used.Errors))
+	w.hashRest(h, s)
 	return h.Sum64()
 }
 

@@ -54,6 +54,9 @@ type World struct {
 	touched []bool
 	ownTime []bool
 	netOwn  bool
+	// callWords is how many words past the first the driver's calls need.
+	callWords int
+	initial   bool // Initial is running the first Init calls
 }
 
 // StepInfo is what the last Apply did. Its slices are reused by the next
@@ -92,7 +95,7 @@ func NewWorld(spec Spec) (*World, error) {
 	if spec.HandlerTimeout <= 0 {
 		spec.HandlerTimeout = 2 * time.Second
 	}
-	w := &World{spec: spec, sym: newSymmetry(&spec)}
+	w := &World{spec: spec, sym: newSymmetry(&spec), callWords: max(0, (len(spec.Calls)+63)/64-1)}
 	w.ctx.w = w
 	w.touched = make([]bool, spec.Nodes)
 	w.ownTime = make([]bool, spec.Nodes)
@@ -106,20 +109,22 @@ func (w *World) Spec() *Spec { return &w.spec }
 func (w *World) Last() *StepInfo { return &w.last }
 
 // Initial builds the start state: every node is built and its Init runs, in
-// id order. Choose inside these first Init calls returns 0.
+// id order. A check starts from this one state, so these first Init calls
+// may not choose: Choose in one is an error that names the node (an Init
+// after a reset may choose, as every other handler).
 func (w *World) Initial() (*State, error) {
 	s := newState(w.spec.Nodes)
 	w.begin(Event{}, nil)
-	saved := w.Chooser
-	w.Chooser = nil
-	strict := w.Strict
-	w.Strict = false
-	defer func() { w.Chooser = saved; w.Strict = strict }()
+	w.initial = true
+	defer func() { w.initial = false }()
 	for i := range s.nodes {
 		s.nodes[i].node = w.spec.New(NodeID(i))
 		w.touched[i] = true
 		if err := w.invoke(s, NodeID(i), initH, 0, nil, "", nil); err != nil {
 			return nil, err
+		}
+		if w.tapeErr != nil {
+			return nil, w.tapeErr
 		}
 	}
 	if err := w.finish(s); err != nil {
@@ -154,7 +159,7 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 	if len(w.spec.Calls) > 0 {
 		var seen uint64 // nodes that already have a pending call listed (ids < 64)
 		for c, call := range w.spec.Calls {
-			if s.calls&(1<<uint(c)) != 0 {
+			if s.CallMade(c) {
 				continue
 			}
 			if call.To < 64 {
@@ -197,7 +202,7 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 func (w *World) firstPending(s *State, c int) bool {
 	to := w.spec.Calls[c].To
 	for i := 0; i < c; i++ {
-		if w.spec.Calls[i].To == to && s.calls&(1<<uint(i)) == 0 {
+		if w.spec.Calls[i].To == to && !s.CallMade(i) {
 			return false
 		}
 	}
@@ -333,7 +338,7 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	w.from = s
 	n := newState(len(s.nodes))
 	copy(n.nodes, s.nodes)
-	n.net, n.conns, n.calls, n.used = s.net, s.conns, s.calls, s.used
+	n.net, n.conns, n.calls, n.ext, n.used = s.net, s.conns, s.calls, s.ext, s.used
 	if err := w.step(n, ev, tape); err != nil {
 		return nil, err
 	}
@@ -353,7 +358,7 @@ func (w *World) Own(s *State) *State {
 	}
 	n.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
 	n.conns = slices.Clone(s.conns)
-	n.calls, n.used, n.fp, n.key = s.calls, s.used, s.fp, s.key
+	n.calls, n.ext, n.used, n.fp, n.key = s.calls, s.ext, s.used, s.fp, s.key
 	return n
 }
 
@@ -410,15 +415,17 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		if !ok {
 			return fmt.Errorf("%w: %v: timer not set", ErrNotEnabled, ev)
 		}
-		w.ownTimers(n, ev.Node)
-		n.nodes[ev.Node].timers = slices.Delete(n.nodes[ev.Node].timers, j, j+1)
+		if !n.Periodic(ev.Node, ev.Timer) {
+			w.ownTimers(n, ev.Node)
+			n.nodes[ev.Node].timers = slices.Delete(n.nodes[ev.Node].timers, j, j+1)
+		}
 		err = w.invoke(n, ev.Node, timerH, 0, nil, ev.Timer, nil)
 	case App:
 		if ev.Call < 0 || ev.Call >= len(w.spec.Calls) || w.spec.Calls[ev.Call].To != ev.Node ||
-			n.calls&(1<<uint(ev.Call)) != 0 || !w.firstPending(n, ev.Call) {
+			n.CallMade(ev.Call) || !w.firstPending(n, ev.Call) {
 			return fmt.Errorf("%w: %v: not the node's next pending call", ErrNotEnabled, ev)
 		}
-		n.calls |= 1 << uint(ev.Call)
+		n.markCall(ev.Call)
 		err = w.invoke(n, ev.Node, appH, 0, nil, "", w.spec.Calls[ev.Call].Call)
 	case SocketError:
 		if w.spec.Transport != Stream || n.used.Errors >= w.spec.Budget.Errors || !n.hasConn(ev.Node, ev.Peer) {
@@ -435,7 +442,12 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		}
 		n.used.Resets++
 		id := ev.Node
-		n.nodes[id] = slot{node: w.spec.New(id)}
+		fresh, kerr := keepDurable(id, n.nodes[id].node, w.spec.New(id))
+		if kerr != nil {
+			return kerr
+		}
+		n.nodes[id] = slot{node: fresh}
+		n.clearPeriodic(id)
 		w.touched[id] = true
 		w.ownTime[id] = true
 		var peers []NodeID
@@ -508,14 +520,10 @@ func (w *World) finish(s *State) (err error) {
 		}
 		sl := &s.nodes[i]
 		h.Reset()
-		h.Value(sl.node)
-		h.Uint64(uint64(len(sl.timers)))
-		for _, name := range sl.timers {
-			h.String(name)
-		}
+		hashSlot(h, s, NodeID(i))
 		sl.fp = h.Sum64()
 		if w.sym != nil {
-			sl.blind = w.sym.blindHash(sl.node, true, sl.timers)
+			sl.blind = w.sym.blindSlot(s, NodeID(i))
 		}
 	}
 	h.Reset()
@@ -532,14 +540,47 @@ func (w *World) finish(s *State) (err error) {
 	for _, c := range s.conns {
 		h.Uint64(uint64(c.a)<<32 | uint64(uint32(c.b)))
 	}
-	h.Uint64(s.calls)
-	h.Uint64(uint64(s.used.Resets)<<42 | uint64(s.used.Drops)<<21 | uint64(s.used.Errors))
+	w.hashRest(h, s)
 	s.fp = h.Sum64()
 	s.key = s.fp
 	if w.sym != nil {
-		s.key = w.sym.key(s, w.spec.Transport == Stream)
+		s.key = w.sym.key(w, s)
 	}
 	return nil
+}
+
+// hashSlot writes node i's state and timers.
+func hashSlot(h *Hasher, s *State, i NodeID) {
+	sl := &s.nodes[i]
+	h.Value(sl.node)
+	h.Uint64(uint64(len(sl.timers)))
+	for _, name := range sl.timers {
+		h.String(name)
+	}
+	// Only when there are any, so that nodes without periodic timers
+	// hash as they did before there were periodic timers.
+	if pt := s.periodicOf(i); len(pt) > 0 {
+		h.Uint64(uint64(len(pt)))
+		for _, t := range pt {
+			h.String(t.name)
+		}
+	}
+}
+
+// hashRest writes what a state holds besides its nodes and network: the
+// driver's progress and the failures used.
+func (w *World) hashRest(h *Hasher, s *State) {
+	h.Uint64(s.calls)
+	// A fixed number of words for calls from 64 on, so that a state that
+	// has made none of them hashes alike whether or not it has the words.
+	for j := range w.callWords {
+		var x uint64
+		if s.ext != nil && j < len(s.ext.more) {
+			x = s.ext.more[j]
+		}
+		h.Uint64(x)
+	}
+	h.Uint64(uint64(s.used.Resets)<<42 | uint64(s.used.Drops)<<21 | uint64(s.used.Errors))
 }
 
 func (w *World) findMessage(s *State, ev Event) int {
@@ -608,7 +649,7 @@ func (w *World) send(s *State, from, to NodeID, msg Message) {
 	w.h.Value(msg)
 	e := Envelope{From: from, To: to, Msg: Copy(msg), FP: w.h.Sum64()}
 	if w.sym != nil {
-		e.bfp = w.sym.blindHash(msg, false, nil)
+		e.bfp = w.sym.blindMessage(msg)
 	}
 	w.ownNet(s)
 	if w.spec.Transport == Stream {
@@ -701,6 +742,11 @@ func (c *nodeCtx) SetTimer(name string) {
 	c.s.nodes[c.self].timers = slices.Insert(c.s.nodes[c.self].timers, i, name)
 }
 
+func (c *nodeCtx) SetPeriodic(name string) {
+	c.SetTimer(name)
+	c.s.setPeriodic(c.self, name, true)
+}
+
 func (c *nodeCtx) CancelTimer(name string) {
 	ts := c.s.nodes[c.self].timers
 	i, ok := slices.BinarySearch(ts, name)
@@ -709,6 +755,7 @@ func (c *nodeCtx) CancelTimer(name string) {
 	}
 	c.w.ownTimers(c.s, c.self)
 	c.s.nodes[c.self].timers = slices.Delete(c.s.nodes[c.self].timers, i, i+1)
+	c.s.setPeriodic(c.self, name, false)
 }
 
 func (c *nodeCtx) Choose(n int) int {
@@ -719,6 +766,13 @@ func (c *nodeCtx) Choose(n int) int {
 	pos := len(w.last.Choices)
 	v := 0
 	switch {
+	case w.initial:
+		// The search, walks and traces all start from one initial state:
+		// a choice here would be a branch none of them can follow.
+		if w.tapeErr == nil {
+			w.tapeErr = fmt.Errorf("node %d calls Choose(%d) in its first Init: a check starts from one initial state, so the first Init may not choose; "+
+				"choose in a later handler (a timer that Init sets, say); an Init after a reset may choose", c.self, n)
+		}
 	case pos < len(w.tape):
 		v = w.tape[pos]
 		if v < 0 || v >= n {

@@ -15,29 +15,21 @@ import (
 func TestInitial(t *testing.T) {
 	sp := spec(3, sim.Datagram, nil, sim.Budget{},
 		[]any{send{1, note("hi")}, setTimer("t")},
-		[]any{choose(3)},
 	)
 	w, err := sim.NewWorld(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Choose in the first Init returns 0 whatever the Chooser, even in
-	// Strict mode; both are back in place afterwards.
-	w.Chooser = func(n int) int { return n - 1 }
-	w.Strict = true
 	s, err := w.Initial()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Chooser == nil || !w.Strict {
-		t.Errorf("Initial did not restore Chooser and Strict")
-	}
 	wantLog(t, s, 0, "init")
-	wantLog(t, s, 1, "init", "chose 0/3")
+	wantLog(t, s, 1, "init")
 	wantLog(t, s, 2, "init")
-	const dump = `node 0: tnode{Log:["init"] PanicOnError:false} timers=t
-node 1: tnode{Log:["init" "chose 0/3"] PanicOnError:false}
-node 2: tnode{Log:["init"] PanicOnError:false}
+	const dump = `node 0: tnode{Log:["init"] PanicOnError:false Up:true} timers=t
+node 1: tnode{Log:["init"] PanicOnError:false Up:true}
+node 2: tnode{Log:["init"] PanicOnError:false Up:true}
 in flight: 0->1 "hi";
 `
 	if got := s.Dump(); got != dump {
@@ -71,6 +63,43 @@ in flight: 0->1 "hi";
 	}
 	if s.NodeFingerprint(0) == s.NodeFingerprint(2) {
 		t.Errorf("node 0 has a timer node 2 lacks, yet they hash alike")
+	}
+}
+
+// Choose in a node's first Init is an error that names the node, whatever
+// the Chooser; Choose in an Init after a reset is explored as in any other
+// handler.
+func TestChooseInFirstInit(t *testing.T) {
+	w, err := sim.NewWorld(spec(3, sim.Datagram, nil, sim.Budget{Resets: 1}, nil, nil, []any{choose(3)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Chooser = func(n int) int { return n - 1 }
+	s, err := w.Initial()
+	const want = "node 2 calls Choose(3) in its first Init: a check starts from one initial state, so the first Init may not choose; " +
+		"choose in a later handler (a timer that Init sets, say); an Init after a reset may choose"
+	if s != nil || err == nil || err.Error() != want {
+		t.Fatalf("Initial = %v, %v; want the error %q", s, err, want)
+	}
+	// Only the first Init is refused: a handler that runs later chooses.
+	w2, s2 := newWorld(t, spec(1, sim.Datagram, []sim.Call{{0, choose(2)}}, sim.Budget{}))
+	w2.Chooser = func(n int) int { return n - 1 }
+	n := apply(t, w2, s2, app(0, 0))
+	wantLog(t, n, 0, "init", "app 2", "chose 1/2")
+
+	// An Init after a reset chooses: each value gives its own state.
+	w3, s3 := newWorld(t, spec(2, sim.Datagram, nil, sim.Budget{Resets: 1}, nil, []any{laterChoose(3)}))
+	fps := map[uint64]bool{}
+	for v := range 3 {
+		r := apply(t, w3, s3, reset(1), v)
+		wantLog(t, r, 1, "init", fmt.Sprintf("chose %d/3", v))
+		if got := w3.Last().Bounds; !slices.Equal(got, []int{3}) {
+			t.Errorf("the reset's Init made choices bounded by %v, want [3]", got)
+		}
+		fps[r.Fingerprint()] = true
+	}
+	if len(fps) != 3 {
+		t.Errorf("the reset's 3 choices give %d states", len(fps))
 	}
 }
 
@@ -110,9 +139,7 @@ func TestNewWorldValidates(t *testing.T) {
 		{"ok", sim.Spec{Nodes: 1, New: mk}, ""},
 		{"no nodes", sim.Spec{Nodes: 0, New: mk}, "a world needs at least 1 node, not 0"},
 		{"no New", sim.Spec{Nodes: 2}, "the spec has no New function to build a node"},
-		{"too many calls", sim.Spec{Nodes: 1, New: mk, Calls: make([]sim.Call, sim.MaxCalls+1)},
-			"the driver lists 65 application calls; at most 64 are supported"},
-		{"max calls", sim.Spec{Nodes: 1, New: mk, Calls: make([]sim.Call, sim.MaxCalls)}, ""},
+		{"many calls", sim.Spec{Nodes: 1, New: mk, Calls: make([]sim.Call, 1000)}, ""},
 		{"negative budget", sim.Spec{Nodes: 1, New: mk, Budget: sim.Budget{Drops: -1}}, "failure budgets cannot be negative"},
 		{"call to missing node", sim.Spec{Nodes: 2, New: mk, Calls: []sim.Call{{To: 0}, {To: 2}}},
 			"driver call 1 goes to node 2, but nodes are 0 to 1"},
@@ -476,6 +503,93 @@ func TestTimers(t *testing.T) {
 	}
 }
 
+// A periodic timer stays set when it fires, until cancelled or reset; a
+// timer set with SetTimer fires once.
+func TestPeriodicTimers(t *testing.T) {
+	calls := []sim.Call{
+		{To: 0, Call: batch{setTimer("p"), setPeriodic("o")}}, // p stays periodic, o becomes periodic
+		{To: 0, Call: cancelTimer("p")},
+	}
+	w, s := newWorld(t, spec(2, sim.Datagram, calls, sim.Budget{Resets: 1}, []any{setPeriodic("p"), setTimer("o")}))
+	if !s.Periodic(0, "p") || s.Periodic(0, "o") || !s.HasTimer(0, "o") {
+		t.Fatalf("after Init: p periodic %v, o periodic %v", s.Periodic(0, "p"), s.Periodic(0, "o"))
+	}
+	if got := sim.DumpNode(s, 0); !strings.HasSuffix(got, " timers=o,p(periodic)") {
+		t.Errorf("DumpNode = %s", got)
+	}
+	// p fires again and again; o once.
+	s1 := apply(t, w, s, timer(0, "p"))
+	s2 := apply(t, w, s1, timer(0, "p"))
+	wantLog(t, s2, 0, "init", "timer p", "timer p")
+	if !s2.Periodic(0, "p") || !slices.Equal(s2.Timers(0), []string{"o", "p"}) {
+		t.Errorf("after firing twice: timers %q, p periodic %v", s2.Timers(0), s2.Periodic(0, "p"))
+	}
+	s3 := apply(t, w, s2, timer(0, "o"))
+	if !slices.Equal(s3.Timers(0), []string{"p"}) {
+		t.Errorf("a timer set once is still set after it fired: %q", s3.Timers(0))
+	}
+	wantEvents(t, enabled(w, s3), []sim.Event{timer(0, "p"), app(0, 0), reset(0), reset(1)})
+	// Walks change states in place: the same states.
+	own := w.Own(s)
+	for _, ev := range []sim.Event{timer(0, "p"), timer(0, "p"), timer(0, "o")} {
+		if err := w.Step(own, ev, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Seal(own); err != nil || own.Fingerprint() != s3.Fingerprint() {
+		t.Errorf("Step and Apply differ: %v\n%s\n%s", err, own.Dump(), s3.Dump())
+	}
+	// SetTimer leaves a periodic timer periodic; SetPeriodic makes a set
+	// timer periodic.
+	s4 := apply(t, w, s, app(0, 0))
+	if !s4.Periodic(0, "p") || !s4.Periodic(0, "o") {
+		t.Errorf("after SetTimer(p), SetPeriodic(o): p periodic %v, o periodic %v", s4.Periodic(0, "p"), s4.Periodic(0, "o"))
+	}
+	// Cancelling stops it.
+	s5 := apply(t, w, s4, app(0, 1))
+	if s5.HasTimer(0, "p") || s5.Periodic(0, "p") || !s5.Periodic(0, "o") {
+		t.Errorf("after CancelTimer(p): timers %q", s5.Timers(0))
+	}
+	wantNotEnabled(t, w, s5, timer(0, "p"))
+	// A reset loses it: Init sets the timers again as at the start, p
+	// periodic and o once.
+	r := apply(t, w, s5, reset(0))
+	if !r.Periodic(0, "p") || r.Periodic(0, "o") || !r.HasTimer(0, "o") {
+		t.Errorf("after a reset and Init: p periodic %v, o periodic %v, want true, false", r.Periodic(0, "p"), r.Periodic(0, "o"))
+	}
+	// The earlier states are unchanged.
+	if !s.Periodic(0, "p") || s.Periodic(0, "o") || !s4.Periodic(0, "p") || !s4.Periodic(0, "o") || !s2.Periodic(0, "p") {
+		t.Errorf("a step changed the periodic timers of an earlier state")
+	}
+	// Local steps keep it too.
+	l := w.LocalOf(s, 0)
+	if !slices.Equal(l.Periodic, []string{"p"}) {
+		t.Errorf("LocalOf: periodic %q", l.Periodic)
+	}
+	l1, err := w.ApplyLocal(0, l, timer(0, "p"), nil, nil)
+	if err != nil || !slices.Equal(l1.Timers, []string{"o", "p"}) || !slices.Equal(l1.Periodic, []string{"p"}) || l1.FP != w.LocalOf(s1, 0).FP {
+		t.Errorf("ApplyLocal(timer p) = %+v, %v", l1, err)
+	}
+}
+
+// Whether a timer is periodic is part of the state.
+func TestPeriodicInFingerprint(t *testing.T) {
+	run := func(c batch) *sim.State {
+		w, s := newWorld(t, quietSpec(1, sim.Datagram, []sim.Call{{To: 0, Call: c}}, sim.Budget{}))
+		return apply(t, w, s, app(0, 0))
+	}
+	once, periodic := run(batch{setTimer("t")}), run(batch{setPeriodic("t")})
+	if once.NodeFingerprint(0) == periodic.NodeFingerprint(0) {
+		t.Errorf("a timer set once and a periodic one hash alike")
+	}
+	if again := run(batch{setPeriodic("t"), setTimer("t"), setPeriodic("t")}); again.Fingerprint() != periodic.Fingerprint() {
+		t.Errorf("setting a periodic timer again changes the state")
+	}
+	if none := run(batch{setPeriodic("t"), cancelTimer("t")}); none.Fingerprint() != run(batch{}).Fingerprint() {
+		t.Errorf("a cancelled periodic timer leaves a trace in the state")
+	}
+}
+
 func TestTimersInFingerprint(t *testing.T) {
 	calls := []sim.Call{{To: 0, Call: setTimer("t")}, {To: 0, Call: cancelTimer("t")}}
 	w, s0 := newWorld(t, quietSpec(1, sim.Datagram, calls, sim.Budget{}))
@@ -504,6 +618,76 @@ func TestTimersInFingerprint(t *testing.T) {
 	}
 	if p.Fingerprint() == r.Fingerprint() {
 		t.Errorf("a missing timer does not change the fingerprint")
+	}
+}
+
+// A driver may list more than 64 calls: each is made once, in order per
+// node, and a made call changes the fingerprint, past the first 64 too.
+func TestManyAppCalls(t *testing.T) {
+	const n = 150 // three words of call bits
+	var calls []sim.Call
+	for i := range n {
+		calls = append(calls, sim.Call{To: sim.NodeID(i % 2), Call: i})
+	}
+	w, s := newWorld(t, quietSpec(2, sim.Datagram, calls, sim.Budget{}))
+	states := []*sim.State{s}
+	seen := map[uint64]bool{s.Fingerprint(): true}
+	own := w.Own(s)
+	for i := range n {
+		// Node 0 makes its calls first, then node 1 (all of them past 64
+		// for node 1), so the pending ones are not in call order.
+		c := 2 * i
+		if i >= n/2 {
+			c = 2*(i-n/2) + 1
+		}
+		evs := enabled(w, s)
+		var want []sim.Event // listed by call index
+		switch {
+		case c == 0:
+			want = append(want, app(0, 0), app(1, 1))
+		case c%2 == 0:
+			want = append(want, app(1, 1), app(0, c))
+		default:
+			want = append(want, app(1, c))
+		}
+		wantEvents(t, evs, want)
+		s = apply(t, w, s, app(sim.NodeID(c%2), c))
+		if err := w.Step(own, app(sim.NodeID(c%2), c), nil); err != nil {
+			t.Fatalf("Step call %d: %v", c, err)
+		}
+		if err := w.Seal(own); err != nil {
+			t.Fatal(err)
+		}
+		if own.Fingerprint() != s.Fingerprint() {
+			t.Fatalf("after call %d, Step and Apply give different fingerprints", c)
+		}
+		if seen[s.Fingerprint()] {
+			t.Fatalf("after call %d the fingerprint repeats an earlier state's", c)
+		}
+		seen[s.Fingerprint()] = true
+		states = append(states, s)
+		if got := w.LocalOf(s, sim.NodeID(c%2)).Calls; got != c/2+1 {
+			t.Fatalf("after call %d node %d has made %d calls, want %d", c, c%2, got, c/2+1)
+		}
+	}
+	if evs := enabled(w, s); len(evs) != 0 {
+		t.Errorf("after every call, enabled %v", evs)
+	}
+	// Each state knows exactly the calls made on the way to it: the
+	// earlier states are not changed by later steps.
+	for k, st := range states {
+		made := 0
+		for i := range n {
+			if st.CallMade(i) {
+				made++
+			}
+		}
+		if made != k {
+			t.Errorf("state %d has %d calls made, want %d", k, made, k)
+		}
+	}
+	if !s.CallMade(149) || states[149].CallMade(149) || s.CallMade(150) {
+		t.Errorf("CallMade(149) wrong, or CallMade(150) is true")
 	}
 }
 
@@ -843,7 +1027,7 @@ func replaySpec(tr sim.Transport) sim.Spec {
 		{To: 2, Call: batch{send{0, note("s")}, send{1, fwd(0, "v")}, cancelTimer("w")}},
 		{To: 0, Call: batch{choose(4), send{2, note("q")}}},
 	}
-	return spec(3, tr, calls, sim.Budget{Resets: 1, Drops: 2, Errors: 1}, []any{setTimer("w")}, nil, []any{setTimer("w"), choose(2)})
+	return spec(3, tr, calls, sim.Budget{Resets: 1, Drops: 2, Errors: 1}, []any{setTimer("w")}, nil, []any{setTimer("w"), laterChoose(2)})
 }
 
 // randomPath walks steps events from the initial state, choosing events and
@@ -1071,7 +1255,7 @@ func TestHandlerPanic(t *testing.T) {
 		})
 	}
 	// The world is still usable after a panic, and a reset re-runs Init.
-	w, s := newWorld(t, spec(2, sim.Datagram, []sim.Call{{To: 0, Call: boom("x")}}, sim.Budget{Resets: 1}, nil, []any{choose(2)}))
+	w, s := newWorld(t, spec(2, sim.Datagram, []sim.Call{{To: 0, Call: boom("x")}}, sim.Budget{Resets: 1}, nil, []any{laterChoose(2)}))
 	if _, err := w.Apply(s, app(0, 0), nil); err == nil {
 		t.Fatal("no panic")
 	}

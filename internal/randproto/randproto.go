@@ -128,7 +128,12 @@ type Msg struct{ T, V int }
 type Node struct {
 	V    [MaxVars]int
 	Sent int
-	P    *Program `livecheck:"-"`
+	// Up says the node has started once: it survives resets, so that
+	// Choose in Init is made only after a reset (the first Init may not
+	// choose) and reads 0 in the first.
+	Up       bool     `livecheck:"durable"`
+	starting bool     `livecheck:"-"` // in the first Init; false between handlers
+	P        *Program `livecheck:"-"`
 }
 
 // Generate returns the program of seed.
@@ -341,7 +346,11 @@ func rel(a int, r Rel, b int) bool {
 	return a < b
 }
 
-func (n *Node) Init(ctx sim.Context) { n.run(ctx, n.P.Init[ctx.Self()], -1, 0) }
+func (n *Node) Init(ctx sim.Context) {
+	n.starting = !n.Up
+	n.run(ctx, n.P.Init[ctx.Self()], -1, 0)
+	n.starting, n.Up = false, true
+}
 
 func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 	m := msg.(Msg)
@@ -408,6 +417,9 @@ func (n *Node) eval(ctx sim.Context, e Expr, val int) int {
 	case Val:
 		return val % n.P.Mod
 	case Choose:
+		if n.starting {
+			return 0
+		}
 		return ctx.Choose(2) % n.P.Mod
 	}
 	return 0

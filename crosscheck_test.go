@@ -304,34 +304,7 @@ func crossCheck(t *testing.T, seed uint64) *oracle.Result {
 	report := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	for _, pr := range p.Props {
 		cfg := livecheck.Config{Nodes: p.Nodes, Budget: p.Budget, Params: map[string]string{"property": pr.Name}}
-		want, wantViolated := orc.Violated[pr.Name]
-		if f, ok := orc.Violated[oracle.PanicProperty]; ok && (!wantViolated || f.Depth < want.Depth) {
-			want, wantViolated = f, true // a handler panic ends every mode's search first
-		}
-		// agree compares one mode's verdict with the oracle's, and
-		// replays a violation's path to the same violation.
-		agree := func(v verdict, cfg livecheck.Config) {
-			switch {
-			case v.violated && !wantViolated:
-				report("%s: %s violated, the oracle found no reachable state that violates it (in %d states)\n%s",
-					v.mode, v.property, orc.States, describe(w, v.path))
-			case !v.violated && wantViolated:
-				report("%s: ok for %s, the oracle reaches a violation in %d steps: %s\n%s",
-					v.mode, pr.Name, want.Depth, want.Message, describe(w, want.Path))
-			case v.violated:
-				if v.property != pr.Name && v.property != search.PanicProperty {
-					report("%s: checking %s alone reported a violation of %s", v.mode, pr.Name, v.property)
-				}
-				if len(v.path) < want.Depth {
-					report("%s: a %d-step path to a violation of %s, shorter than the oracle's shortest (%d)\n%s",
-						v.mode, len(v.path), v.property, want.Depth, describe(w, v.path))
-				}
-				rep, err := livecheck.Replay(sys, cfg, v.path, time.Minute)
-				if err != nil || !rep.Reproduces(livecheck.SafetyViolation, v.property) {
-					report("%s: the path to %s does not replay to it (%v)\n%s", v.mode, v.property, err, describe(w, v.path))
-				}
-			}
-		}
+		agree := func(v verdict, cfg livecheck.Config) { agreeOracle(w, sys, cfg, orc, pr.Name, v, report) }
 
 		// Global mode, through the whole pipeline, with a depth bound that
 		// no path of distinct states can reach.
@@ -427,6 +400,44 @@ func crossCheck(t *testing.T, seed uint64) *oracle.Result {
 			seed, orc.States, orc.MaxDepth, strings.Join(fails, "\n"), p)
 	}
 	return orc
+}
+
+// oracleVerdict is what the oracle says of property name: its shortest
+// violation, or a handler panic's where that comes first (a panic ends
+// every mode's search).
+func oracleVerdict(orc *oracle.Result, name string) (*oracle.Found, bool) {
+	want, violated := orc.Violated[name]
+	if f, ok := orc.Violated[oracle.PanicProperty]; ok && (!violated || f.Depth < want.Depth) {
+		want, violated = f, true
+	}
+	return want, violated
+}
+
+// agreeOracle compares one mode's verdict v on property name, checked
+// alone with cfg, with the oracle's, and replays a violation's path to
+// the same violation; it reports what does not hold.
+func agreeOracle(w *sim.World, sys *livecheck.System, cfg livecheck.Config, orc *oracle.Result, name string, v verdict, report func(string, ...any)) {
+	want, wantViolated := oracleVerdict(orc, name)
+	switch {
+	case v.violated && !wantViolated:
+		report("%s: %s violated, the oracle found no reachable state that violates it (in %d states)\n%s",
+			v.mode, v.property, orc.States, describe(w, v.path))
+	case !v.violated && wantViolated:
+		report("%s: ok for %s, the oracle reaches a violation in %d steps: %s\n%s",
+			v.mode, name, want.Depth, want.Message, describe(w, want.Path))
+	case v.violated:
+		if v.property != name && v.property != search.PanicProperty {
+			report("%s: checking %s alone reported a violation of %s", v.mode, name, v.property)
+		}
+		if len(v.path) < want.Depth {
+			report("%s: a %d-step path to a violation of %s, shorter than the oracle's shortest (%d)\n%s",
+				v.mode, len(v.path), v.property, want.Depth, describe(w, v.path))
+		}
+		rep, err := livecheck.Replay(sys, cfg, v.path, time.Minute)
+		if err != nil || !rep.Reproduces(livecheck.SafetyViolation, v.property) {
+			report("%s: the path to %s does not replay to it (%v)\n%s", v.mode, v.property, err, describe(w, v.path))
+		}
+	}
 }
 
 // describe replays path from w's initial state, one line per step.

@@ -206,6 +206,26 @@ func (y *symmetry) permute(seg []NodeID, k, b int, w *World, s *State, best *uin
 	}
 }
 
+// RenamedKey is the fingerprint of s with node i renamed perm[i], as a
+// state's Key is computed for each renaming its sort picks; perm must be
+// a permutation of the node ids. It is for tests and tools that check
+// keys against every renaming (a state's Key is the least RenamedKey over
+// the renamings that sort its groups, and two states are renamings of
+// each other when some RenamedKey of one is a RenamedKey of the other),
+// and it uses w's working set: not while w is stepping in another
+// goroutine. It works in a world without symmetry too.
+func (w *World) RenamedKey(s *State, perm []NodeID) uint64 {
+	y := w.sym
+	if y == nil {
+		n := len(s.nodes)
+		y = &symmetry{perm: make([]NodeID, n), inv: make([]NodeID, n)}
+	}
+	for i, p := range perm {
+		y.perm[i], y.inv[p] = p, NodeID(i)
+	}
+	return y.renamed(w, s)
+}
+
 // renamed returns the fingerprint of s renamed by y.perm (y.inv its
 // inverse).
 func (y *symmetry) renamed(w *World, s *State) uint64 {

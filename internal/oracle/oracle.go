@@ -45,6 +45,9 @@ type Result struct {
 	// Violated maps each violated safety property (and PanicProperty) to
 	// its shortest violation.
 	Violated map[string]*Found
+	// All is every reachable state, in breadth-first order: the
+	// cross-check of symmetry reduction renames each.
+	All []*sim.State
 }
 
 // Explore visits every state reachable from w's initial state, checking
@@ -70,6 +73,7 @@ func Explore(w *sim.World, props []properties.Property, maxStates int) (*Result,
 	}
 	states, err := bfs(w, s0, maxStates, func(s *sim.State, depth int, path func() sim.Path) bool {
 		res.MaxDepth = max(res.MaxDepth, depth)
+		res.All = append(res.All, s)
 		for pi := range props {
 			p := &props[pi]
 			if p.Kind != properties.Safety {

@@ -1,0 +1,285 @@
+package livecheck_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/internal/oracle"
+	"github.com/livecheck/livecheck/internal/randproto"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// The randomized cross-check of symmetry reduction (issue 11, item 4):
+// small random programs whose members of a symmetry group share one code
+// (randproto.GenerateSymmetric), held to the oracle's plain search of
+// every state, which knows nothing of symmetry.
+//
+// First the renaming itself, on every reachable state: renaming the
+// members maps the reachable states onto themselves (a renamed state's
+// fingerprint is a reachable state's), and the renaming classes, counted
+// the slow way (the least fingerprint over every renaming), are the
+// classes of State.Key. Then the search: global mode with Reduce
+// "symmetry", "sleep,symmetry" and "none", each property checked on its
+// own, agrees with the oracle on which are violated, at the oracle's
+// shortest depth, and its paths replay; a complete search with symmetry
+// counts exactly the classes, on 1 and on 2 workers.
+
+const (
+	// symSeeds is how many seeds go test runs; FuzzSymmetryCrossCheck
+	// runs more.
+	symSeeds = 150
+	// symMaxStates caps the oracle, as xcheckMaxStates does.
+	symMaxStates = 2000
+)
+
+// symStats is what one seed's check saw, for the test's tuning asserts.
+type symStats struct {
+	tooBig            bool
+	states, classes   int
+	props, violated   int
+	panics            bool
+	carried, nodeSets bool // a message in flight carried a node; a NodeSet held two
+}
+
+func TestSymmetryCrossCheck(t *testing.T) {
+	var tooBig, reduced, props, violated, panics, carried, nodeSets, states, classes int
+	for seed := uint64(1); seed <= symSeeds; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			st := symCheck(t, seed)
+			if st.tooBig {
+				tooBig++
+				return
+			}
+			states += st.states
+			classes += st.classes
+			if st.classes < st.states {
+				reduced++
+			}
+			props += st.props
+			violated += st.violated
+			if st.panics {
+				panics++
+			}
+			if st.carried {
+				carried++
+			}
+			if st.nodeSets {
+				nodeSets++
+			}
+		})
+	}
+	t.Logf("%d programs larger than %d states; %d states in %d classes; symmetry merged states in %d programs; "+
+		"%d properties, %d violated; a panic in %d programs; a node carried in a message in %d, a NodeSet of two in %d",
+		tooBig, symMaxStates, states, classes, reduced, props, violated, panics, carried, nodeSets)
+	// The check is only worth something if it checks: most spaces under
+	// the cap, states merged by renaming in most, node ids in messages
+	// and node sets that the renaming must rename, properties that hold
+	// and properties that do not.
+	checked := symSeeds - tooBig
+	if tooBig > symSeeds/10 || reduced < checked*3/4 || carried < checked/3 || nodeSets < checked/3 {
+		t.Errorf("%d of %d programs too large; states merged in %d, a node in a message in %d, a NodeSet of two in %d: tune the generator",
+			tooBig, symSeeds, reduced, carried, nodeSets)
+	}
+	if violated < props/4 || violated > props*3/4 || panics > symSeeds/5 {
+		t.Errorf("%d of %d properties violated, a panic in %d of %d programs: tune the generator", violated, props, panics, symSeeds)
+	}
+}
+
+// FuzzSymmetryCrossCheck runs the symmetry cross-check on any seed:
+//
+//	go test -run '^$' -fuzz FuzzSymmetryCrossCheck -fuzztime 5m
+func FuzzSymmetryCrossCheck(f *testing.F) {
+	for _, s := range []uint64{1, 2, 1000} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		if symCheck(t, seed).tooBig {
+			t.Skipf("seed %d: the space is larger than %d states", seed, symMaxStates)
+		}
+	})
+}
+
+// symCheck runs the whole check on seed's symmetric program.
+func symCheck(t *testing.T, seed uint64) symStats {
+	p := randproto.GenerateSymmetric(seed)
+	w, err := sim.NewWorld(p.Spec())
+	if err != nil {
+		t.Fatalf("seed %d: %v\n%s", seed, err, p)
+	}
+	orc, err := oracle.Explore(w, p.Properties(), symMaxStates)
+	if errors.Is(err, oracle.ErrTooBig) {
+		return symStats{tooBig: true}
+	}
+	if err != nil {
+		t.Fatalf("seed %d: oracle: %v\n%s", seed, err, p)
+	}
+	st := symStats{states: orc.States, props: len(p.Props)}
+	_, st.panics = orc.Violated[oracle.PanicProperty]
+	for _, pr := range p.Props {
+		if _, ok := orc.Violated[pr.Name]; ok {
+			st.violated++
+		}
+	}
+	var fails []string
+	report := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
+	defer func() {
+		if len(fails) > 0 {
+			t.Fatalf("seed %d (%d states, %d classes, deepest %d steps):\n%s\n%s",
+				seed, orc.States, st.classes, orc.MaxDepth, strings.Join(fails, "\n"), p)
+		}
+	}()
+
+	st.classes = renamingClasses(w, p, orc, report)
+	for _, s := range orc.All {
+		for _, m := range s.InFlight() {
+			if m.Msg.(randproto.SMsg).N >= 0 {
+				st.carried = true
+			}
+		}
+		for id := range p.Nodes {
+			if s.Node(sim.NodeID(id)).(*randproto.SymNode).Seen.Len() >= 2 {
+				st.nodeSets = true
+			}
+		}
+	}
+	if len(fails) > 0 {
+		return st // the searches would only repeat it
+	}
+
+	sys := randSystem(p)
+	depth := orc.States + 1 // no path of distinct states reaches it
+	check := func(prop, reduce string, workers int) *livecheck.Result {
+		cfg := livecheck.Config{Nodes: p.Nodes, Budget: p.Budget, Params: map[string]string{"property": prop}}
+		r, err := livecheck.Check(sys, livecheck.Options{Config: cfg, Depth: depth, HandlerTimeout: time.Minute,
+			Reduce: reduce, Workers: workers, NoWalks: true})
+		if err != nil {
+			t.Fatalf("seed %d, property %q, --reduce %s, %d workers: %v\n%s", seed, prop, reduce, workers, err, p)
+		}
+		return r
+	}
+	// wantStates is what a complete search counts.
+	wantStates := func(reduce string) int {
+		if strings.Contains(reduce, "symmetry") {
+			return st.classes
+		}
+		return orc.States
+	}
+
+	// No property: every reachable state is searched (up to a handler
+	// panic), and counted.
+	for _, reduce := range []string{"none", "symmetry", "sleep,symmetry"} {
+		for _, workers := range []int{1, 2} {
+			r := check("", reduce, workers)
+			mode := fmt.Sprintf("--reduce %s, %d workers, no property", reduce, workers)
+			if _, panics := orc.Violated[oracle.PanicProperty]; panics {
+				agreeOracle(w, sys, r.Config, orc, oracle.PanicProperty, symVerdict(mode, r), report)
+				continue
+			}
+			if r.Verdict != livecheck.OK || !r.Complete || !r.Exhausted {
+				report("%s: %s complete=%v exhausted=%v, want a complete search: %s", mode, r.Verdict, r.Complete, r.Exhausted, r.Message)
+			} else if int(r.Stats.States) != wantStates(reduce) {
+				report("%s: %d states, want %d (the oracle: %d states in %d renaming classes)", mode, r.Stats.States, wantStates(reduce), orc.States, st.classes)
+			}
+		}
+	}
+
+	// Each property on its own, in each reduction.
+	for _, pr := range p.Props {
+		want, wantViolated := oracleVerdict(orc, pr.Name)
+		for _, reduce := range []string{"none", "symmetry", "sleep,symmetry"} {
+			r := check(pr.Name, reduce, 1)
+			v := symVerdict("--reduce "+reduce, r)
+			agreeOracle(w, sys, r.Config, orc, pr.Name, v, report)
+			switch {
+			case v.violated && wantViolated && len(v.path) != want.Depth:
+				// Breadth-first, with or without renaming: renamed states
+				// are at the same depth.
+				report("%s: a %d-step path to %s, the oracle's shortest has %d", v.mode, len(v.path), v.property, want.Depth)
+			case r.Verdict == livecheck.OK && int(r.Stats.States) != wantStates(reduce):
+				report("%s: ok for %s with %d states, want %d", v.mode, pr.Name, r.Stats.States, wantStates(reduce))
+			}
+		}
+	}
+	return st
+}
+
+// symVerdict is what a check said, as agreeOracle compares it.
+func symVerdict(mode string, r *livecheck.Result) verdict {
+	return verdict{mode: mode, violated: r.Verdict == livecheck.SafetyViolation, property: r.Property, path: r.Path}
+}
+
+// renamingClasses counts the renaming classes of the oracle's states the
+// slow way, each state's least fingerprint over every renaming of the
+// members, and checks the renaming against the simulator and the keys:
+// distinct states have distinct fingerprints; every renaming of a
+// reachable state is a reachable state (the program gives members no
+// identity, so a renaming that missed a node id somewhere would make a
+// state the program cannot reach); and two states have the same Key
+// exactly when they are in the same class.
+func renamingClasses(w *sim.World, p *randproto.Program, orc *oracle.Result, report func(string, ...any)) int {
+	perms := groupRenamings(p.Nodes, p.Members)
+	fps := make(map[uint64]bool, len(orc.All))
+	for _, s := range orc.All {
+		fps[w.RenamedKey(s, perms[0])] = true
+	}
+	if len(fps) != len(orc.All) {
+		report("%d states have %d distinct fingerprints", len(orc.All), len(fps))
+		return 0
+	}
+	keyClass := map[uint64]uint64{}
+	classKey := map[uint64]uint64{}
+	for _, s := range orc.All {
+		class := ^uint64(0)
+		for _, perm := range perms {
+			fp := w.RenamedKey(s, perm)
+			if !fps[fp] {
+				report("renaming node i to %v makes a state the program cannot reach, from:\n%s", perm, indent(s.Dump()))
+				return 0
+			}
+			class = min(class, fp)
+		}
+		k := s.Key()
+		if c, ok := keyClass[k]; ok && c != class {
+			report("key %x stands for two renaming classes, one of them with:\n%s", k, indent(s.Dump()))
+			return 0
+		}
+		if old, ok := classKey[class]; ok && old != k {
+			report("one renaming class has keys %x and %x, one of them:\n%s", old, k, indent(s.Dump()))
+			return 0
+		}
+		keyClass[k], classKey[class] = class, k
+	}
+	return len(classKey)
+}
+
+// groupRenamings returns every renaming of n nodes that permutes members
+// among themselves and fixes the others, the identity first.
+func groupRenamings(n int, members []sim.NodeID) [][]sim.NodeID {
+	var out [][]sim.NodeID
+	order := append([]sim.NodeID(nil), members...)
+	var rec func(k int)
+	rec = func(k int) {
+		if k == len(order) {
+			perm := make([]sim.NodeID, n)
+			for i := range perm {
+				perm[i] = sim.NodeID(i)
+			}
+			for j, id := range members {
+				perm[id] = order[j]
+			}
+			out = append(out, perm)
+			return
+		}
+		for i := k; i < len(order); i++ {
+			order[k], order[i] = order[i], order[k]
+			rec(k + 1)
+			order[k], order[i] = order[i], order[k]
+		}
+	}
+	rec(0)
+	return out
+}

@@ -71,6 +71,7 @@ const (
 	// Only in symmetric programs:
 	Record // Last = the sender, and the sender joins Seen (nothing without a sender)
 	Forget // Last = none, Seen = {}
+	Relay  // send {Type, the message's value, the sender} to node To, past the cap (members' Receive, streams)
 )
 
 // Dest is where a Send in a symmetric program goes.
@@ -285,14 +286,18 @@ func Generate(seed uint64) *Program {
 // seeds are another sequence than Generate's.
 func GenerateSymmetric(seed uint64) *Program {
 	r := rand.New(rand.NewPCG(seed, 0x2545f4914f6cdd1d))
-	// Four nodes only now and then, and with one send each: spaces grow
-	// fast with nodes.
+	stream := r.IntN(3) == 0
+	// Four nodes only now and then (less often on streams), and with one
+	// send each: spaces grow fast with nodes.
 	k, others := 2, 1
 	switch r.IntN(6) {
 	case 0, 1:
 		k = 3
 	case 2:
 		others = 2
+	}
+	if stream && k+others == 4 && r.IntN(2) == 0 {
+		k, others = 2, 1
 	}
 	p := &Program{
 		Seed:    seed,
@@ -302,6 +307,11 @@ func GenerateSymmetric(seed uint64) *Program {
 		Types:   1 + r.IntN(2),
 		Timers:  r.IntN(2),
 		SendCap: 1 + r.IntN(2),
+	}
+	if stream {
+		// Members' relays (below) send past the cap.
+		p.Transport = sim.Stream
+		p.SendCap = 1
 	}
 	if p.Nodes == 4 {
 		p.SendCap = 1
@@ -319,9 +329,6 @@ func GenerateSymmetric(seed uint64) *Program {
 		}
 	}
 	g := &gen{r: r, p: p, fixed: fixed}
-	if r.IntN(4) == 0 {
-		p.Transport = sim.Stream
-	}
 	switch r.IntN(6) {
 	case 0:
 		p.Budget.Resets = 1
@@ -352,10 +359,35 @@ func GenerateSymmetric(seed uint64) *Program {
 			s := Stmt{Op: Send, Dest: ToMembers, Type: r.IntN(p.Types), X: g.symExpr(handlerInit, false), Carry: Carry(r.IntN(2))}
 			p.Init[id] = append([]Stmt{s}, p.Init[id]...)
 		}
+		// On streams, members often send to themselves at the start too:
+		// with what the others send them, they then have messages from
+		// two queues to receive in either order (and relay, below).
+		if ci == 0 && stream && r.IntN(2) == 0 {
+			s := Stmt{Op: Send, Dest: ToSelf, Type: r.IntN(p.Types), X: g.symExpr(handlerInit, false), Carry: CarrySelf}
+			p.Init[id] = append([]Stmt{s}, p.Init[id]...)
+		}
 		for range p.Types {
 			b := g.block(1+r.IntN(3), 0, handlerReceive)
 			if r.IntN(3) != 0 {
 				b = append([]Stmt{{Op: Record}}, b...)
+			}
+			// On streams, members often relay what they receive to a
+			// non-member: it arrives in the order the member received it,
+			// which differs between runs, so the order of a queue
+			// matters. Relays are past the cap (there are no more of
+			// them than messages to members, since non-members do not
+			// relay), so that the cap's sends are still made too.
+			// A pure relay leaves the member as it was, so two runs that
+			// receive in different orders differ only in the order of the
+			// relayed messages.
+			if p.Transport == sim.Stream && ci == 0 {
+				relay := Stmt{Op: Relay, To: fixed[r.IntN(len(fixed))], Type: r.IntN(p.Types)}
+				switch r.IntN(3) {
+				case 0:
+					b = []Stmt{relay}
+				case 1:
+					b = append(b, relay)
+				}
 			}
 			p.Receive[id] = append(p.Receive[id], b)
 		}
@@ -769,6 +801,8 @@ func (n *Node) run(f *frame, b []Stmt) {
 			}
 		case Forget:
 			f.sym.Last, f.sym.Seen = -1, 0
+		case Relay:
+			f.ctx.Send(sim.NodeID(s.To), SMsg{T: s.Type, V: f.val % n.P.Mod, N: f.from})
 		}
 	}
 }
@@ -944,6 +978,8 @@ func writeStmts(b *strings.Builder, blk []Stmt, indent string, sym bool) {
 			b.WriteString("Last = sender; Seen += sender\n")
 		case Forget:
 			b.WriteString("Last = none; Seen = {}\n")
+		case Relay:
+			fmt.Fprintf(b, "relay {T:%d V:val N:sender} to %d (past the cap)\n", s.Type, s.To)
 		case SetTimer:
 			fmt.Fprintf(b, "set %s\n", timerName(s.Timer))
 		case CancelTimer:

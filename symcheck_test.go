@@ -11,6 +11,7 @@ import (
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/internal/oracle"
 	"github.com/livecheck/livecheck/internal/randproto"
+	"github.com/livecheck/livecheck/search"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -19,15 +20,18 @@ import (
 // (randproto.GenerateSymmetric), held to the oracle's plain search of
 // every state, which knows nothing of symmetry.
 //
-// First the renaming itself, on every reachable state: renaming the
-// members maps the reachable states onto themselves (a renamed state's
-// fingerprint is a reachable state's), and the renaming classes, counted
-// the slow way (the least fingerprint over every renaming), are the
-// classes of State.Key. Then the search: global mode with Reduce
-// "symmetry", "sleep,symmetry" and "none", each property checked on its
-// own, agrees with the oracle on which are violated, at the oracle's
-// shortest depth, and its paths replay; a complete search with symmetry
-// counts exactly the classes, on 1 and on 2 workers.
+// First the renaming itself, on every reachable state: distinct states
+// have distinct renamed fingerprints (in some programs states differ only
+// in the order of a stream's queue), renaming the members maps the
+// reachable states onto themselves (a renamed state's fingerprint is a
+// reachable state's: a node id left unrenamed anywhere breaks that), and
+// the renaming classes, counted the slow way (the least fingerprint over
+// every renaming), are the classes of State.Key. Then the search: global
+// mode with Reduce "symmetry", "sleep,symmetry" and "none", each property
+// checked on its own, agrees with the oracle on which are violated, at
+// the oracle's shortest depth, and its paths replay; a complete search
+// with symmetry counts exactly the classes, with the same statistics on
+// 1 and on 2 workers.
 
 const (
 	// symSeeds is how many seeds go test runs; FuzzSymmetryCrossCheck
@@ -179,14 +183,23 @@ func symCheck(t *testing.T, seed uint64) symStats {
 	}
 
 	// No property: every reachable state is searched (up to a handler
-	// panic), and counted.
+	// panic), and counted; the same on 1 and 2 workers, transitions and
+	// all.
 	for _, reduce := range []string{"none", "symmetry", "sleep,symmetry"} {
+		var one search.Stats
 		for _, workers := range []int{1, 2} {
 			if reduce == "none" && workers == 2 {
 				continue // TestCrossCheckWorkers compares workers without reduction
 			}
 			r := check("", reduce, workers)
 			mode := fmt.Sprintf("--reduce %s, %d workers, no property", reduce, workers)
+			stats := r.Stats
+			stats.Elapsed, stats.Workers = 0, 0
+			if workers == 1 {
+				one = stats
+			} else if stats != one {
+				report("%s: %+v, on 1 worker %+v", mode, stats, one)
+			}
 			if _, panics := orc.Violated[oracle.PanicProperty]; panics {
 				agreeOracle(w, sys, r.Config, orc, oracle.PanicProperty, symVerdict(mode, r), report)
 				continue

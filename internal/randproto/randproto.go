@@ -6,8 +6,10 @@
 // so a failing seed prints as readable code. Every state space is finite by
 // construction: node variables are kept in [0, Mod), each node sends at
 // most SendCap messages between resets (a Send past the cap does nothing),
-// and timers are a fixed set of names. The generator is tuned so that most
-// spaces have hundreds to a few thousand states.
+// and timers are a fixed set of names (a symmetric program's relays are
+// past the cap, but only members relay, and only to non-members). The
+// generator is tuned so that most spaces have hundreds to a few thousand
+// states.
 //
 // [GenerateSymmetric] makes programs with a symmetry group for the
 // cross-check of symmetry reduction: the members share one code, and
@@ -372,14 +374,12 @@ func GenerateSymmetric(seed uint64) *Program {
 				b = append([]Stmt{{Op: Record}}, b...)
 			}
 			// On streams, members often relay what they receive to a
-			// non-member: it arrives in the order the member received it,
-			// which differs between runs, so the order of a queue
-			// matters. Relays are past the cap (there are no more of
-			// them than messages to members, since non-members do not
-			// relay), so that the cap's sends are still made too.
-			// A pure relay leaves the member as it was, so two runs that
-			// receive in different orders differ only in the order of the
-			// relayed messages.
+			// non-member, which gets it in the order the member received
+			// it: a handler that only relays leaves the member as it was,
+			// so runs that receive in other orders differ only in the
+			// order of a queue. Relays are past the cap, so that the
+			// cap's sends are still made; there are no more of them than
+			// messages to members, since non-members do not relay.
 			if p.Transport == sim.Stream && ci == 0 {
 				relay := Stmt{Op: Relay, To: fixed[r.IntN(len(fixed))], Type: r.IntN(p.Types)}
 				switch r.IntN(3) {
@@ -647,7 +647,7 @@ func (p *Program) Properties() []properties.Property {
 	for _, pr := range p.Props {
 		pr := pr
 		out = append(out, properties.Always(pr.Name, pr.String(), func(s *sim.State) error {
-			if pr.holds(s) {
+			if pr.holds(p, s) {
 				return fmt.Errorf("%s holds", pr)
 			}
 			return nil
@@ -664,26 +664,26 @@ func (p *Program) Liveness() []properties.Property {
 	var out []properties.Property
 	for _, pr := range p.Props {
 		pr := pr
-		out = append(out, properties.Eventually("eventually-"+pr.Name, pr.String(), pr.holds))
+		out = append(out, properties.Eventually("eventually-"+pr.Name, pr.String(), func(s *sim.State) bool { return pr.holds(p, s) }))
 	}
 	return out
 }
 
-func (pr *Prop) holds(s *sim.State) bool {
+func (pr *Prop) holds(p *Program, s *sim.State) bool {
 	for _, a := range pr.Atoms {
-		if !a.holdsIn(s) {
+		if !a.holdsIn(p, s) {
 			return false
 		}
 	}
 	return true
 }
 
-func (a Atom) holdsIn(s *sim.State) bool {
+func (a Atom) holdsIn(p *Program, s *sim.State) bool {
 	if a.Members == 0 {
 		return a.holds(s.Node(sim.NodeID(a.Node)))
 	}
 	n := 0
-	for _, id := range s.Node(0).(*SymNode).P.Members {
+	for _, id := range p.Members {
 		if a.holds(s.Node(id)) {
 			n++
 		}

@@ -36,7 +36,7 @@ import (
 const (
 	// symSeeds is how many seeds go test runs; FuzzSymmetryCrossCheck
 	// runs more.
-	symSeeds = 150
+	symSeeds = 120
 	// symMaxStates caps the oracle, as xcheckMaxStates does.
 	symMaxStates = 3000
 )
@@ -262,7 +262,7 @@ func renamingClasses(w *sim.World, p *randproto.Program, orc *oracle.Result, rep
 		for _, perm := range perms {
 			fp := w.RenamedKey(s, perm)
 			if !fps[fp] {
-				report("renaming node i to %v makes a state the program cannot reach, from:\n%s", perm, indent(s.Dump()))
+				report("the renaming %v (node i to perm[i]) makes a state the program cannot reach, from:\n%s", perm, indent(s.Dump()))
 				return 0
 			}
 			class = min(class, fp)

@@ -1035,7 +1035,10 @@ func (pr Prop) String() string {
 	var parts []string
 	for _, a := range pr.Atoms {
 		who, what := fmt.Sprintf("n%d", a.Node), fmt.Sprintf("V%d", a.Var)
-		if a.Members > 0 {
+		switch {
+		case a.Members == 1:
+			who = "some member's"
+		case a.Members > 1:
 			who = fmt.Sprintf("%d members'", a.Members)
 		}
 		if a.Seen {

@@ -145,7 +145,7 @@ func (o *Options) defaultDepth(sys *System) int {
 	if sys.DefaultDepth > 0 {
 		return sys.DefaultDepth
 	}
-	return 20
+	return DefaultDepth
 }
 
 func (o *Options) fill(sys *System) {
@@ -156,19 +156,22 @@ func (o *Options) fill(sys *System) {
 		o.Seed = 1
 	}
 	if o.HandlerTimeout <= 0 {
-		o.HandlerTimeout = 2 * time.Second
+		o.HandlerTimeout = DefaultHandlerTimeout
 	}
 	if o.ConfirmTimeout <= 0 {
 		o.ConfirmTimeout = ConfirmAllowance(o.HandlerTimeout)
 	}
 	if o.WalkDepth <= 0 {
-		o.WalkDepth = defaultWalkDepth
+		o.WalkDepth = DefaultWalkDepth
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if o.Walks <= 0 {
-		o.Walks = 8
+		o.Walks = DefaultWalks
+	}
+	if o.Rounds <= 0 {
+		o.Rounds = DefaultRounds
 	}
 	if o.Mode == "" {
 		o.Mode = "global"
@@ -184,7 +187,7 @@ func (o *Options) fill(sys *System) {
 	if o.Escalations < 0 {
 		o.Escalations = 0
 	} else if o.Escalations == 0 {
-		o.Escalations = 3
+		o.Escalations = DefaultEscalations
 	}
 }
 
@@ -370,8 +373,17 @@ func Check(sys *System, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// defaultWalkDepth is the walks' depth when the options give none.
-const defaultWalkDepth = 5000
+// The defaults of Options, shared by the CLI's flags: a zero field in
+// Options and a flag not given mean the same.
+const (
+	DefaultDepth          = 20 // when the system gives none
+	DefaultHandlerTimeout = 2 * time.Second
+	DefaultWalkDepth      = 5000
+	DefaultWalks          = 8
+	DefaultEscalations    = 3
+	DefaultRounds         = 8
+	DefaultPrefixSteps    = 100000
+)
 
 // recheckEvery is how often the main world runs a step twice (after its
 // first steps, which all are): rarely enough to cost little.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/walk"
 )
@@ -74,16 +75,9 @@ type Needs struct {
 	Budget sim.Budget
 }
 
-// A Setting is one setting of a configuration that a bug's needs supplied.
-type Setting struct {
-	Bug string `json:"bug"`
-	// Name is "nodes", a parameter's name, "resets", "drops" or
-	// "socket-errors": the CLI's flag for it.
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-func (s Setting) String() string { return "--" + s.Name + " " + s.Value }
+// A Setting is one setting of a configuration that a bug's needs
+// supplied: a flag's name and value.
+type Setting = reports.Setting
 
 // needs returns the needs of the bug given as NAME or NAME=VALUE.
 func (b *Bug) needs(given string) Needs {
@@ -97,14 +91,14 @@ func (b *Bug) needs(given string) Needs {
 func (n Needs) Settings(bug string) []Setting {
 	var out []Setting
 	if n.Nodes > 0 {
-		out = append(out, Setting{bug, "nodes", strconv.Itoa(n.Nodes)})
+		out = append(out, Setting{Bug: bug, Name: "nodes", Value: strconv.Itoa(n.Nodes)})
 	}
 	for _, k := range slices.Sorted(maps.Keys(n.Params)) {
-		out = append(out, Setting{bug, k, n.Params[k]})
+		out = append(out, Setting{Bug: bug, Name: k, Value: n.Params[k]})
 	}
 	for _, f := range budgetFields(&n.Budget) {
 		if *f.v > 0 {
-			out = append(out, Setting{bug, f.flag, strconv.Itoa(*f.v)})
+			out = append(out, Setting{Bug: bug, Name: f.flag, Value: strconv.Itoa(*f.v)})
 		}
 	}
 	return out
@@ -427,4 +421,22 @@ func Docs(props ...properties.Property) []PropertyDoc {
 		out[i] = PropertyDoc{Name: p.Name, Kind: p.Kind, Doc: p.Doc}
 	}
 	return out
+}
+
+// defaultNodes is the number of nodes when the configuration gives none.
+func (s *System) defaultNodes() int { return s.DefaultNodes }
+
+// propertyDocs are the properties' names and docs, for `livecheck list`.
+func (s *System) propertyDocs() []PropertyDoc { return s.Properties }
+
+// validSystems checks the systems a command is given.
+func validSystems(systems []*System) error {
+	seen := map[string]bool{}
+	for _, s := range systems {
+		if seen[s.Name] {
+			return fmt.Errorf("two systems are named %q", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	return nil
 }

@@ -83,7 +83,7 @@ func Prefixes(sys *System, opts PrefixOptions) (Config, []LivePrefix, error) {
 // returns its path.
 func WritePrefix(dir string, sys *System, cfg Config, seed int64, settle int, p LivePrefix) (string, error) {
 	names := []string{}
-	for _, d := range sys.Properties {
+	for _, d := range sys.propertyDocs() {
 		if d.Kind == properties.Liveness {
 			names = append(names, d.Name)
 		}

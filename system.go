@@ -426,8 +426,17 @@ func Docs(props ...properties.Property) []PropertyDoc {
 // defaultNodes is the number of nodes when the configuration gives none.
 func (s *System) defaultNodes() int { return s.DefaultNodes }
 
-// propertyDocs are the properties' names and docs, for `livecheck list`.
-func (s *System) propertyDocs() []PropertyDoc { return s.Properties }
+// propertyDocs are the properties' names and docs, for `livecheck list`:
+// Properties, or when the system gives none those of its default model.
+func (s *System) propertyDocs() []PropertyDoc {
+	if len(s.Properties) > 0 {
+		return s.Properties
+	}
+	if _, m, err := s.Model(Config{}); err == nil {
+		return Docs(m.Properties...)
+	}
+	return nil
+}
 
 // validSystems checks the systems a command is given.
 func validSystems(systems []*System) error {

@@ -3,6 +3,10 @@ package livecheck_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/livecheck/livecheck"
@@ -88,5 +92,51 @@ func TestRunOwnSystems(t *testing.T) {
 	code = livecheck.Run([]string{"check", "lcr"}, &out, &errs, echoSystem(false))
 	if want := "livecheck check: unknown system \"lcr\" (valid: echo)\n"; code != livecheck.ExitUsage || errs.String() != want {
 		t.Errorf("another system: exit %d, stderr %q; want 2, %q", code, errs.String(), want)
+	}
+}
+
+// A trace file without a version field (before it was written) replays; a
+// newer version is refused with one line that names it, exit 2.
+func TestReplayTraceVersions(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	if code := livecheck.Run([]string{"check", "echo", "--bug", "double-pong", "--time", "0", "-q", "--out", dir}, &out, &errs, echoSystem(false)); code != livecheck.ExitViolation {
+		t.Fatalf("check: exit %d\n%s", code, errs.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("trace files %q, want one", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		version string
+		code    int
+		stderr  string
+	}{
+		{"", livecheck.ExitViolation, ""},
+		{`"version": 1,`, livecheck.ExitViolation, ""},
+		{`"version": 7,`, livecheck.ExitUsage, "livecheck replay: %s: trace format version 7 is newer than this livecheck reads (versions up to 1): replay it with a newer livecheck\n"},
+	} {
+		file := filepath.Join(dir, "v.json")
+		edited := strings.Replace(string(data), `"version": 1,`, tc.version, 1)
+		if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		errs.Reset()
+		code := livecheck.Run([]string{"replay", file}, &out, &errs, echoSystem(false))
+		want := tc.stderr
+		if want != "" {
+			want = fmt.Sprintf(want, file)
+		}
+		if code != tc.code || errs.String() != want {
+			t.Errorf("version %q: exit %d, stderr %q; want %d, %q", tc.version, code, errs.String(), tc.code, want)
+		}
+		if tc.code == livecheck.ExitViolation && !strings.HasSuffix(out.String(), "reproduced: the trace replays to the violation it records\n") {
+			t.Errorf("version %q: %s", tc.version, out.String())
+		}
 	}
 }

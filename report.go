@@ -76,7 +76,7 @@ func (rep *Replayed) Report(file string, t *reports.Trace, reproduced bool) *rep
 func stepsReport(steps []ReplayStep) []reports.Step {
 	var out []reports.Step
 	for _, st := range steps {
-		out = append(out, reports.Step{Step: st.Index + 1, Kind: st.Event.Kind.String(), Node: int(st.Event.Node),
+		out = append(out, reports.Step{Step: st.Step, Kind: st.Event.Kind.String(), Node: int(st.Event.Node),
 			Event: st.Text, Sent: st.Sent, Logs: st.Logs, Violation: st.Violation})
 	}
 	return out

@@ -274,8 +274,12 @@ type PropertyDoc struct {
 	Doc  string
 }
 
-// Config is one configuration of a system. A budget field below 0 means
-// the system's default.
+// Config is one configuration of a system. Nodes 0 takes the bugs' needs,
+// then the system's default. A budget field below 0 takes the bugs' needs,
+// then the system's DefaultBudget: that is what the command does for a
+// failure flag left out. A budget field of 0 means none of that failure,
+// so the zero Config has no failures; with a System that declares no
+// DefaultBudget (most do not) the two agree.
 type Config struct {
 	Nodes  int               `json:"nodes"`
 	Bugs   []string          `json:"bugs"`

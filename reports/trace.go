@@ -201,7 +201,7 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 	if err := json.Unmarshal(data, &head); err == nil && head.Format == traceFormat {
 		switch {
 		case head.Version > TraceVersion:
-			return nil, fmt.Errorf("trace format version %d is newer than this livecheck reads (versions up to %d): replay it with a newer livecheck", head.Version, TraceVersion)
+			return nil, fmt.Errorf("trace format version %d is not supported (this livecheck reads versions up to %d; replay it with a newer one)", head.Version, TraceVersion)
 		case head.Version < 0:
 			return nil, fmt.Errorf("trace format version %d is not a version", head.Version)
 		}

@@ -96,7 +96,7 @@ func TestTraceVersions(t *testing.T) {
 		{"no version", `{"format":"livecheck-trace",` + body + `}`, ""},
 		{"version 1", `{"format":"livecheck-trace","version":1,` + body + `}`, ""},
 		{"newer", `{"format":"livecheck-trace","version":2,"shrunk":true,` + body + `}`,
-			"trace format version 2 is newer than this livecheck reads (versions up to 1): replay it with a newer livecheck"},
+			"trace format version 2 is not supported (this livecheck reads versions up to 1; replay it with a newer one)"},
 		{"negative", `{"format":"livecheck-trace","version":-1,` + body + `}`, "trace format version -1 is not a version"},
 	} {
 		tr, err := ReadTrace(strings.NewReader(tc.file))

@@ -239,7 +239,7 @@ func (c *cli) check(args []string) int {
 	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule): much faster, but safety is then checked on a walk only until it recovers, not to --walk-depth")
-	reduce := fs.String("reduce", "sleep", "reduction of the exhaustive search: sleep: skip the transitions that sleep sets show lead only to states reached another way at the same depth (the same states, violations and periphery, fewer transitions); none: take every transition")
+	reduce := fs.String("reduce", DefaultReduce, "reductions of the exhaustive search, comma-separated: sleep: skip the transitions that sleep sets show lead only to states reached another way at the same depth (the same states, violations and periphery, fewer transitions); symmetry: keep one state of each set of states that are renamings of each other under the system's symmetric nodes (paxos: the acceptors that do not propose), so that counts are of those sets; none: take every transition and keep every state")
 	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run; compare: both, side by side (no walks)")
 	rounds := fs.Int("rounds", DefaultRounds, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
 	from := fs.String("from", "", "start from the end of this prefix file (made by '"+c.name+" prefix'): it replays first, then the search begins with failures enabled")
@@ -292,8 +292,8 @@ func (c *cli) check(args []string) int {
 	if *rounds < 1 {
 		return c.usageErr("check", "--rounds must be at least 1")
 	}
-	if *reduce != "sleep" && *reduce != "none" {
-		return c.usageErr("check", "unknown --reduce %q (valid: sleep, none)", *reduce)
+	if err := ValidReduce(*reduce); err != nil {
+		return c.usageErr("check", "--reduce: %v", err)
 	}
 	weights, err := walk.ParseWeights(*weightsFlag, walk.DefaultWeights)
 	if err != nil {

@@ -126,11 +126,15 @@ type Options struct {
 	// node on the first path to a state, raised round by round up to this
 	// (default 8). A result that the bound cut short is inconclusive.
 	Rounds int
-	// Reduce is the reduction of the exhaustive search: "sleep" (the
-	// default) skips transitions that sleep sets show lead only to states
-	// found another way at the same depth: the same states, depths,
-	// violations and periphery, fewer transitions; "none" takes every
-	// transition.
+	// Reduce is the reduction of the exhaustive search, "none" or a
+	// comma-separated list of: "sleep", which skips transitions that
+	// sleep sets show lead only to states found another way at the same
+	// depth (the same states, depths, violations and periphery, fewer
+	// transitions); "symmetry", which keeps one state of those that are
+	// renamings of each other under the system's declared symmetry
+	// (sim.Spec.Symmetry; nothing for a system that declares none), so
+	// that state counts are of those classes. Default: DefaultReduce,
+	// both.
 	Reduce string
 	// Prefix is a path from the initial state (a live prefix, typically):
 	// it is replayed once, and the check starts from where it ends.
@@ -186,7 +190,7 @@ func (o *Options) fill(sys *System) {
 		o.Mode = "global"
 	}
 	if o.Reduce == "" {
-		o.Reduce = "sleep"
+		o.Reduce = DefaultReduce
 	}
 	if o.MaxMemory == 0 {
 		o.MaxMemory = DefaultMaxMemory()
@@ -274,12 +278,16 @@ func Check(sys *System, opts Options) (*Result, error) {
 	if opts.Mode != "global" && opts.Mode != "local" {
 		return nil, fmt.Errorf("unknown mode %q (valid: global, local)", opts.Mode)
 	}
-	if opts.Reduce != "sleep" && opts.Reduce != "none" {
-		return nil, fmt.Errorf("unknown reduction %q (valid: sleep, none)", opts.Reduce)
+	red, err := parseReduce(opts.Reduce)
+	if err != nil {
+		return nil, err
 	}
 	cfg, m, err := sys.Model(opts.Config)
 	if err != nil {
 		return nil, err
+	}
+	if !red.symmetry {
+		m.Spec.Symmetry = nil
 	}
 	m.Spec.HandlerTimeout = opts.HandlerTimeout
 	w, err := sim.NewWorld(m.Spec)
@@ -293,7 +301,7 @@ func Check(sys *System, opts Options) (*Result, error) {
 	if opts.Mode == "local" && len(opts.Prefix) > 0 {
 		return nil, fmt.Errorf("local mode starts from the initial state: it does not take a prefix")
 	}
-	c := &checker{w: w, m: m, opts: opts, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory)}
+	c := &checker{w: w, m: m, opts: opts, red: red, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory)}
 	c.mem.start()
 	defer c.mem.stop()
 	if opts.Time > 0 {
@@ -402,6 +410,7 @@ type checker struct {
 	w         *sim.World
 	m         *Model
 	opts      Options
+	red       reductions
 	res       *Result
 	s0        *sim.State // the initial state
 	base      *sim.State // where the check starts: after the prefix
@@ -520,7 +529,7 @@ func (c *checker) run(trail *search.Trail) error {
 		Trail:      trail,
 		Stop:       c.searchStop,
 		Workers:    c.searchWorkers(),
-		Reduce:     c.opts.Reduce == "sleep",
+		Reduce:     c.red.sleep,
 	}
 	if c.opts.Progress != nil {
 		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }

@@ -602,7 +602,7 @@ func TestCutCoverage(t *testing.T) {
 // An unknown reduction is an error that names the valid ones.
 func TestUnknownReduce(t *testing.T) {
 	_, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 3, Reduce: "por"})
-	if err == nil || err.Error() != `unknown reduction "por" (valid: sleep, none)` {
+	if err == nil || err.Error() != `unknown reduction "por" (valid: sleep, symmetry, both as sleep,symmetry, or none)` {
 		t.Fatalf("error %v", err)
 	}
 }

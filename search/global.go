@@ -284,6 +284,7 @@ type global struct {
 	// reached from several.
 	sleep, nextSleep []uint64
 	levelIdx         *fpIndex
+	nextConc         []uint64 // the fingerprints of the states nextSleep is for
 }
 
 // A chunk is what a worker found expanding a run of a level's states.
@@ -300,7 +301,8 @@ type chunk struct {
 // A cand is a state a chunk reached that was not in the visited set when
 // its level began, with the step that reached it.
 type cand struct {
-	fp     uint64
+	fp     uint64 // the state's key: its fingerprint, or with symmetry its renaming's
+	conc   uint64 // with symmetry and sleep sets: its own fingerprint
 	sleep  uint64 // with Options.Reduce: its sleep set, over its enabled events
 	parent uint32
 	ev     uint16
@@ -365,7 +367,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 	// The start state is checked as every new state is.
 	k0 := g.workers[0]
 	flags, f := k0.classify(s0, 0)
-	g.visited.add(s0.Fingerprint())
+	g.visited.add(s0.Key())
 	g.tree.add(newNode(0, 0, 0, flags&candLive != 0))
 	g.states.Store(1)
 	st.States = 1
@@ -373,10 +375,10 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		st.Live = 1
 		g.live.Store(1)
 		if g.good != nil {
-			g.good[s0.Fingerprint()] = true
+			g.good[s0.Key()] = true
 		}
 	}
-	if opts.Target != 0 && s0.Fingerprint() == opts.Target {
+	if opts.Target != 0 && s0.Key() == opts.Target {
 		res.TargetPath = sim.Path{}
 		return res, nil
 	}
@@ -385,7 +387,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		res.Violation.Path = sim.Path{}
 		return res, nil
 	}
-	g.lastFPs = []uint64{s0.Fingerprint()}
+	g.lastFPs = []uint64{s0.Key()}
 	if opts.Reduce {
 		g.sleep, g.levelIdx = []uint64{0}, newFPIndex()
 	}
@@ -537,6 +539,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			g.nextSleep = make([]uint64, 0, 64)
 		}
 		g.nextSleep = g.nextSleep[:0]
+		g.nextConc = g.nextConc[:0]
 		g.levelIdx.reset()
 	} else {
 		g.nextSleep = nil
@@ -564,7 +567,11 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 					// Reached again in this level: only what every way
 					// here may skip can be skipped.
 					if j := g.levelIdx.get(cd.fp); j >= 0 {
-						g.nextSleep[j] &= cd.sleep
+						if g.nextConc[j] == cd.conc {
+							g.nextSleep[j] &= cd.sleep
+						} else {
+							g.nextSleep[j] = 0 // a renaming: see mergeSleep
+						}
 					}
 				}
 				continue
@@ -577,6 +584,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			if g.nextSleep != nil {
 				g.levelIdx.put(cd.fp, int32(len(g.nextSleep)))
 				g.nextSleep = append(g.nextSleep, cd.sleep)
+				g.nextConc = append(g.nextConc, cd.conc)
 			}
 			g.states.Add(1)
 			res.Stats.MaxDepth = g.depth + 1
@@ -722,7 +730,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 		asleep = g.sleep[i-g.lo]
 	}
 	if recordEdges {
-		c.sources = append(c.sources, source{fp: s.Fingerprint(), node: uint32(i), pruned: asleep != 0})
+		c.sources = append(c.sources, source{fp: s.Key(), node: uint32(i), pruned: asleep != 0})
 	}
 	for e, ev := range evs {
 		if e < 64 && asleep&(1<<e) != 0 {
@@ -755,15 +763,15 @@ func (k *worker) expand(c *chunk, i int) bool {
 				c.cands = append(c.cands, cand{parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
 				return true
 			}
-			fp := next.Fingerprint()
+			fp := next.Key()
 			if recordEdges {
-				c.edges = append(c.edges, [2]uint64{s.Fingerprint(), fp})
+				c.edges = append(c.edges, [2]uint64{s.Key(), fp})
 			}
 			if g.visited.has(fp) {
 				// found in an earlier level: nothing to do
 			} else if j := k.local.put(fp, int32(len(c.cands))); int(j) != len(c.cands) {
 				if sleeps {
-					c.cands[j].sleep &= k.sleepSet(next, evs, e, asleep)
+					c.cands[j].sleep = mergeSleep(&c.cands[j], next, k.sleepSet(next, evs, e, asleep))
 				}
 			} else {
 				tid, terr := k.tapes.intern(info.Choices)
@@ -781,7 +789,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 				if sleeps {
 					z = k.sleepSet(next, evs, e, asleep)
 				}
-				c.cands = append(c.cands, cand{fp: fp, sleep: z, parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: flags})
+				c.cands = append(c.cands, cand{fp: fp, conc: next.Fingerprint(), sleep: z, parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: flags})
 				if f != nil && f.safety {
 					return true
 				}
@@ -1010,7 +1018,7 @@ func (k *worker) allEdges(i int) error {
 				return &sim.StepError{Index: d, Event: ev, Err: err}
 			}
 			info := k.w.Last()
-			g.edges = append(g.edges, [2]uint64{s.Fingerprint(), next.Fingerprint()})
+			g.edges = append(g.edges, [2]uint64{s.Key(), next.Key()})
 			nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape)
 			if !more {
 				break

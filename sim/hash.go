@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/cespare/xxhash/v2"
@@ -20,7 +21,16 @@ type Hasher struct {
 	subs  []*Hasher // reusable child hashers for map entries, one per nesting level
 	level int
 	keys  []uint64
+	// perm renames nodes as they are written (Node, NodeSet): node i is
+	// written as perm[i], and as an anonymous member of its symmetry
+	// group when perm[i] is anonymous. Nil writes ids as they are.
+	perm []NodeID
 }
+
+// anonymous stands in a Hasher's perm for a node written without its
+// identity: the sort keys of symmetry reduction see only what a node is,
+// not which one of its group it is.
+const anonymous NodeID = -1 << 40
 
 // maxDepth bounds pointer nesting while hashing, so a state with a pointer
 // cycle fails with a clear panic instead of overflowing the stack.
@@ -45,6 +55,40 @@ func (h *Hasher) Bool(v bool) {
 	} else {
 		h.buf = append(h.buf, 0)
 	}
+}
+
+// Node writes a node id, renamed when the hasher renames nodes (symmetry
+// reduction). A StateHasher must write node ids through Node, never as
+// plain integers, for a system that declares symmetric nodes.
+func (h *Hasher) Node(id NodeID) {
+	if h.perm != nil && id >= 0 && int(id) < len(h.perm) {
+		id = h.perm[id]
+	}
+	h.Uint64(uint64(id))
+}
+
+// NodeSet writes a set of node ids, its members renamed when the hasher
+// renames nodes. Members written anonymously are counted, not listed.
+func (h *Hasher) NodeSet(s NodeSet) {
+	if h.perm == nil {
+		h.Uint64(uint64(s))
+		return
+	}
+	var out NodeSet
+	anon := 0
+	for t := uint64(s); t != 0; t &= t - 1 {
+		id := NodeID(bits.TrailingZeros64(t))
+		if int(id) < len(h.perm) {
+			id = h.perm[id]
+		}
+		if id == anonymous {
+			anon++
+			continue
+		}
+		out = out.Add(id)
+	}
+	h.Uint64(uint64(out))
+	h.Uint64(uint64(anon))
 }
 
 // Float64 writes v (all NaNs encode alike).
@@ -80,6 +124,7 @@ func (h *Hasher) child() *Hasher {
 	c := h.subs[h.level]
 	c.Reset()
 	c.depth = h.depth
+	c.perm = h.perm
 	return c
 }
 

@@ -118,6 +118,11 @@ type Spec struct {
 	Transport Transport
 	Calls     []Call
 	Budget    Budget
+	// Symmetry lists groups of interchangeable nodes, for symmetry
+	// reduction: see the conditions in symmetry.go's doc (nodes named
+	// only through NodeID and NodeSet, no driver call to a member,
+	// properties that do not tell members apart). Nil: none.
+	Symmetry [][]NodeID
 	// HandlerTimeout is how long one handler may run before the world is
 	// reported as diverged (default 2s).
 	HandlerTimeout time.Duration
@@ -143,5 +148,5 @@ func (s *Spec) Validate() error {
 			return fmt.Errorf("driver call %d goes to node %d, but nodes are 0 to %d", i, c.To, s.Nodes-1)
 		}
 	}
-	return nil
+	return validateSymmetry(s)
 }

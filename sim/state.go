@@ -11,12 +11,14 @@ type Envelope struct {
 	From, To NodeID
 	Msg      Message
 	FP       uint64 // fingerprint of Msg
+	bfp      uint64 // with symmetry: fingerprint of Msg with group members anonymous
 }
 
 type slot struct {
 	node   Node
 	timers []string // sorted; shared between states until a step changes it
 	fp     uint64   // fingerprint of node and timers
+	blind  uint64   // with symmetry: the same with group members anonymous
 }
 
 type conn struct{ a, b NodeID } // a <= b
@@ -34,6 +36,7 @@ type State struct {
 	calls uint64     // bit i set: driver call i was made
 	used  Budget
 	fp    uint64
+	key   uint64 // fp, or with symmetry the fingerprint of a renaming
 	// inline holds the node slots of small worlds, so that a step makes
 	// one allocation for the state and its nodes, not two.
 	inline [inlineNodes]slot
@@ -80,6 +83,11 @@ func (s *State) CallMade(i int) bool { return s.calls&(1<<uint(i)) != 0 }
 // does not depend on map iteration order, nor on the order in which equal
 // messages were sent.
 func (s *State) Fingerprint() uint64 { return s.fp }
+
+// Key identifies s up to the renaming of symmetric nodes (see
+// [Spec.Symmetry]): states with the same key are renamings of each other.
+// Without symmetry it is the fingerprint.
+func (s *State) Key() uint64 { return s.key }
 
 // NodeFingerprint is the fingerprint of node i's state and timers.
 func (s *State) NodeFingerprint(i NodeID) uint64 { return s.nodes[i].fp }

@@ -81,6 +81,8 @@ func planOf(t reflect.Type) *plan {
 }
 
 var (
+	nodeIDType   = reflect.TypeFor[NodeID]()
+	nodeSetType  = reflect.TypeFor[NodeSet]()
 	hasherType   = reflect.TypeFor[StateHasher]()
 	dumperType   = reflect.TypeFor[StateDumper]()
 	stringerType = reflect.TypeFor[fmt.Stringer]()
@@ -102,6 +104,20 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	p := &plan{t: t, key: typeKey(t), typeHash: xxhash.Sum64String(name)}
 	p.custom = t.Implements(hasherType)
 	building[t] = p
+	switch {
+	case t == nodeIDType:
+		p.flat = true
+		p.hash = func(h *Hasher, v reflect.Value) { h.Node(NodeID(v.Int())) }
+		p.dump = func(b *strings.Builder, v reflect.Value) { b.WriteString(strconv.FormatInt(v.Int(), 10)) }
+		delete(building, t)
+		return p
+	case t == nodeSetType:
+		p.flat = true
+		p.hash = func(h *Hasher, v reflect.Value) { h.NodeSet(NodeSet(v.Uint())) }
+		p.dump = func(b *strings.Builder, v reflect.Value) { b.WriteString(NodeSet(v.Uint()).String()) }
+		delete(building, t)
+		return p
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		p.flat = true
@@ -390,9 +406,34 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 
 type primField struct {
 	off  uintptr
-	kind reflect.Kind // a plain kind, or Slice of elem
-	elem reflect.Kind // for a slice: its elements' plain kind
-	size uintptr      // for a slice: its elements' size
+	kind reflect.Kind // a plain kind, or Slice or Array of elem
+	elem reflect.Kind // for a slice or an array: its elements' plain kind
+	size uintptr      // for a slice or an array: its elements' size
+	n    int          // for an array: its length
+}
+
+// Node ids and node sets are hashed in place as plain numbers are, but
+// through Hasher.Node and Hasher.NodeSet, which rename them: primKindOf
+// gives them kinds of their own, past reflect's.
+const (
+	kindNode reflect.Kind = reflect.UnsafePointer + 1 + iota
+	kindNodeSet
+)
+
+// primKindOf is the kind hashPrim hashes a value of plan fp as, if it
+// can.
+func primKindOf(t reflect.Type) (reflect.Kind, bool) {
+	switch {
+	case t.Implements(hasherType):
+		return 0, false
+	case t == nodeIDType:
+		return kindNode, true
+	case t == nodeSetType:
+		return kindNodeSet, true
+	case plainNumber(t.Kind()):
+		return t.Kind(), true
+	}
+	return 0, false
 }
 
 func plainNumber(k reflect.Kind) bool {
@@ -407,30 +448,44 @@ func plainNumber(k reflect.Kind) bool {
 // primOf says whether a field of plan fp at offset off can be read in
 // place: a plain number, bool or string, or a slice of plain numbers.
 func primOf(fp *plan, off uintptr) (primField, bool) {
+	if k, ok := primKindOf(fp.t); ok {
+		return primField{off: off, kind: k}, true
+	}
 	if fp.custom {
 		return primField{}, false
 	}
-	switch k := fp.t.Kind(); {
-	case plainNumber(k) || k == reflect.String:
+	switch k := fp.t.Kind(); k {
+	case reflect.String:
 		return primField{off: off, kind: k}, true
-	case k == reflect.Slice && plainNumber(fp.t.Elem().Kind()) && !fp.elemCustom():
-		return primField{off: off, kind: k, elem: fp.t.Elem().Kind(), size: fp.t.Elem().Size()}, true
+	case reflect.Slice, reflect.Array:
+		ek, ok := primKindOf(fp.t.Elem())
+		if !ok {
+			break
+		}
+		f := primField{off: off, kind: k, elem: ek, size: fp.t.Elem().Size()}
+		if k == reflect.Array {
+			f.n = fp.t.Len()
+		}
+		return f, true
 	}
 	return primField{}, false
 }
 
-func (p *plan) elemCustom() bool { return p.t.Elem().Implements(hasherType) }
-
 // hash writes the field at ptr as the reflective plan would.
 func (f *primField) hash(h *Hasher, ptr unsafe.Pointer) {
-	if f.kind != reflect.Slice {
+	switch f.kind {
+	case reflect.Slice:
+		hdr := (*sliceHeader)(ptr)
+		h.Uint64(uint64(hdr.len))
+		for i := 0; i < hdr.len; i++ {
+			hashPrim(h, unsafe.Add(hdr.data, uintptr(i)*f.size), f.elem)
+		}
+	case reflect.Array:
+		for i := 0; i < f.n; i++ {
+			hashPrim(h, unsafe.Add(ptr, uintptr(i)*f.size), f.elem)
+		}
+	default:
 		hashPrim(h, ptr, f.kind)
-		return
-	}
-	hdr := (*sliceHeader)(ptr)
-	h.Uint64(uint64(hdr.len))
-	for i := 0; i < hdr.len; i++ {
-		hashPrim(h, unsafe.Add(hdr.data, uintptr(i)*f.size), f.elem)
 	}
 }
 
@@ -486,6 +541,10 @@ func hashPrim(h *Hasher, ptr unsafe.Pointer, k reflect.Kind) {
 		h.Uint64(*(*uint64)(ptr))
 	case reflect.String:
 		h.String(*(*string)(ptr))
+	case kindNode:
+		h.Node(*(*NodeID)(ptr))
+	case kindNodeSet:
+		h.NodeSet(*(*NodeSet)(ptr))
 	}
 }
 

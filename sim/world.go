@@ -40,7 +40,8 @@ type World struct {
 	Recheck int
 
 	h       Hasher
-	applies uint64 // Apply calls so far, for Recheck
+	sym     *symmetry // nil without Spec.Symmetry
+	applies uint64    // Apply calls so far, for Recheck
 	again   struct {
 		choices, bounds []int
 		sent            []Envelope
@@ -91,7 +92,7 @@ func NewWorld(spec Spec) (*World, error) {
 	if spec.HandlerTimeout <= 0 {
 		spec.HandlerTimeout = 2 * time.Second
 	}
-	w := &World{spec: spec}
+	w := &World{spec: spec, sym: newSymmetry(&spec)}
 	w.ctx.w = w
 	w.touched = make([]bool, spec.Nodes)
 	w.ownTime = make([]bool, spec.Nodes)
@@ -352,7 +353,7 @@ func (w *World) Own(s *State) *State {
 	}
 	n.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
 	n.conns = slices.Clone(s.conns)
-	n.calls, n.used, n.fp = s.calls, s.used, s.fp
+	n.calls, n.used, n.fp, n.key = s.calls, s.used, s.fp, s.key
 	return n
 }
 
@@ -513,6 +514,9 @@ func (w *World) finish(s *State) (err error) {
 			h.String(name)
 		}
 		sl.fp = h.Sum64()
+		if w.sym != nil {
+			sl.blind = w.sym.blindHash(sl.node, true, sl.timers)
+		}
 	}
 	h.Reset()
 	for i := range s.nodes {
@@ -531,6 +535,10 @@ func (w *World) finish(s *State) (err error) {
 	h.Uint64(s.calls)
 	h.Uint64(uint64(s.used.Resets)<<42 | uint64(s.used.Drops)<<21 | uint64(s.used.Errors))
 	s.fp = h.Sum64()
+	s.key = s.fp
+	if w.sym != nil {
+		s.key = w.sym.key(s, w.spec.Transport == Stream)
+	}
 	return nil
 }
 
@@ -599,6 +607,9 @@ func (w *World) send(s *State, from, to NodeID, msg Message) {
 	w.h.Reset()
 	w.h.Value(msg)
 	e := Envelope{From: from, To: to, Msg: Copy(msg), FP: w.h.Sum64()}
+	if w.sym != nil {
+		e.bfp = w.sym.blindHash(msg, false, nil)
+	}
 	w.ownNet(s)
 	if w.spec.Transport == Stream {
 		a, b := min(from, to), max(from, to)

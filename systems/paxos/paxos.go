@@ -74,7 +74,6 @@ package paxos
 
 import (
 	"fmt"
-	"math/bits"
 	"strconv"
 	"strings"
 
@@ -107,31 +106,14 @@ type Accept struct{ Ballot, Value int }
 // Accepted tells learners an acceptor accepted Value under Ballot.
 type Accepted struct{ Ballot, Value int }
 
-// A Set is a set of node ids, bit i for node i.
-type Set uint8
+// A Tally is a learner's Accepted senders per ballot: the set of ballot b
+// is element b-1. Sets of nodes are sim.NodeSets, which symmetry
+// reduction renames with the nodes.
+type Tally [MaxNodes]sim.NodeSet
 
-func (s Set) add(id sim.NodeID) Set { return s | 1<<uint(id) }
-func (s Set) len() int              { return bits.OnesCount8(uint8(s)) }
+func (t *Tally) of(ballot int) sim.NodeSet { return t[ballot-1] }
 
-func (s Set) String() string {
-	var ids []string
-	for i := range MaxNodes {
-		if s&(1<<uint(i)) != 0 {
-			ids = append(ids, strconv.Itoa(i))
-		}
-	}
-	return "{" + strings.Join(ids, ",") + "}"
-}
-
-// A Tally is a learner's Accepted senders per ballot: the Set of ballot b
-// is byte b-1.
-type Tally uint64
-
-func (t Tally) of(ballot int) Set { return Set(t >> (8 * uint(ballot-1))) }
-
-func (t Tally) add(ballot int, id sim.NodeID) Tally {
-	return t | Tally(Set(0).add(id))<<(8*uint(ballot-1))
-}
+func (t *Tally) add(ballot int, id sim.NodeID) { t[ballot-1] = t[ballot-1].Add(id) }
 
 // Node is one Paxos node in its three roles.
 type Node struct {
@@ -141,12 +123,12 @@ type Node struct {
 	AccValue  int // its value
 
 	// Proposer.
-	Ballot      int  // own ballot once proposing (0: not proposing)
-	Value       int  // own value
-	Promises    Set  // acceptors that promised Ballot
-	AdoptBallot int  // highest accepted ballot among the promises (0: none)
-	AdoptValue  int  // its value, proposed in phase 2 instead of Value
-	Phase2      bool // Accept sent
+	Ballot      int         // own ballot once proposing (0: not proposing)
+	Value       int         // own value
+	Promises    sim.NodeSet // acceptors that promised Ballot
+	AdoptBallot int         // highest accepted ballot among the promises (0: none)
+	AdoptValue  int         // its value, proposed in phase 2 instead of Value
+	Phase2      bool        // Accept sent
 
 	// Learner.
 	Votes  Tally // acceptors that sent Accepted, per ballot
@@ -218,13 +200,13 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 		if m.Ballot != n.Ballot || n.Phase2 {
 			return // not for this ballot, or late: Accept is sent once
 		}
-		n.Promises = n.Promises.add(from)
+		n.Promises = n.Promises.Add(from)
 		// The proposal accepted under the highest ballot may be chosen
 		// already: phase 2 must carry its value forward.
 		if m.AcceptedBallot > n.AdoptBallot || n.lastPromise {
 			n.AdoptBallot, n.AdoptValue = m.AcceptedBallot, m.AcceptedValue
 		}
-		if n.Promises.len() < n.quorum {
+		if n.Promises.Len() < n.quorum {
 			return
 		}
 		n.Phase2 = true
@@ -249,8 +231,8 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 		if n.Chosen != 0 {
 			return
 		}
-		n.Votes = n.Votes.add(m.Ballot, from)
-		if n.Votes.of(m.Ballot).len() >= n.quorum {
+		n.Votes.add(m.Ballot, from)
+		if n.Votes.of(m.Ballot).Len() >= n.quorum {
 			n.Chosen = m.Value
 			ctx.Logf("chose %d (ballot %d accepted by %v)", m.Value, m.Ballot, n.Votes.of(m.Ballot))
 		}
@@ -260,11 +242,11 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 // learn counts a vote of a split-roles learner, which goes on past its
 // choice so that a second value chosen shows.
 func (n *Node) learn(ctx sim.Context, from sim.NodeID, m Accepted) {
-	votes := n.Votes.of(m.Ballot).len()
+	votes := n.Votes.of(m.Ballot).Len()
 	if votes >= n.quorum {
 		return // this ballot's value is learned already
 	}
-	n.Votes = n.Votes.add(m.Ballot, from)
+	n.Votes.add(m.Ballot, from)
 	if votes+1 < n.quorum {
 		return
 	}
@@ -399,6 +381,21 @@ var Chosen = properties.Eventually("chosen", "every learner has chosen a value (
 		return true
 	})
 
+// symmetry is the interchangeable nodes: the acceptors that do not
+// propose (with all roles, the nodes from the last proposer on), which run
+// the same code with the same settings and are named only as NodeIDs and
+// NodeSets.
+func symmetry(acceptors [2]sim.NodeID, proposers int) [][]sim.NodeID {
+	var g []sim.NodeID
+	for id := max(acceptors[0], sim.NodeID(proposers)); id < acceptors[1]; id++ {
+		g = append(g, id)
+	}
+	if len(g) < 2 {
+		return nil
+	}
+	return [][]sim.NodeID{g}
+}
+
 // intIn parses s as an integer from 1 to max, the number of what the
 // error calls of; what names s in the error.
 func intIn(s, what string, max int, of string) (int, error) {
@@ -499,6 +496,7 @@ var System = livecheck.System{
 				},
 				Transport: sim.Datagram,
 				Calls:     calls,
+				Symmetry:  symmetry(acceptors, proposers),
 			},
 			Properties: []properties.Property{agreement, Chosen},
 		}, nil

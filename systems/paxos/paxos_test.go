@@ -143,7 +143,7 @@ func TestOneProposalByHand(t *testing.T) {
 				n.Ballot, n.Value, n.Promises, n.Phase2 = 1, 100, 0b011, true
 			}
 			n.Promised, n.AccBallot, n.AccValue = 1, 1, 100
-			n.Votes = 0b100 // ballot 1: acceptor 2
+			n.Votes[0] = 0b100 // ballot 1: acceptor 2
 		})
 		h.deliver(0, i, acc)
 		if c := h.s.Node(i).(*paxos.Node).Chosen; c != 100 {
@@ -157,7 +157,7 @@ func TestOneProposalByHand(t *testing.T) {
 				n.Ballot, n.Value, n.Promises, n.Phase2 = 1, 100, 0b011, true
 			}
 			n.Promised, n.AccBallot, n.AccValue = 1, 1, 100
-			n.Votes, n.Chosen = 0b101, 100
+			n.Votes[0], n.Chosen = 0b101, 100
 		})
 	}
 	same(t, "in flight at the end", h.inFlight())
@@ -209,7 +209,7 @@ func TestCarryForwardByHand(t *testing.T) {
 			h.want(0, func(n *paxos.Node) {
 				n.Promised, n.AccBallot, n.AccValue = 1, 1, 100
 				n.Ballot, n.Value, n.Promises, n.Phase2 = 1, 100, 0b011, true
-				n.Votes, n.Chosen = 0b011, 100
+				n.Votes[0], n.Chosen = 0b011, 100
 			})
 
 			h.propose(1)

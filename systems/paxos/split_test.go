@@ -41,9 +41,9 @@ func TestSplitByHand(t *testing.T) {
 	for _, a := range []sim.NodeID{2, 3} {
 		same(t, "a vote sends", h.deliver(a, 5, paxos.Accepted{Ballot: 1, Value: 100}))
 	}
-	h.want(5, func(n *paxos.Node) { n.Votes, n.Chosen = 0b1100, 100 })
+	h.want(5, func(n *paxos.Node) { n.Votes[0], n.Chosen = 0b1100, 100 })
 	h.deliver(4, 5, paxos.Accepted{Ballot: 1, Value: 100})
-	h.want(5, func(n *paxos.Node) { n.Votes, n.Chosen = 0b1100, 100 })
+	h.want(5, func(n *paxos.Node) { n.Votes[0], n.Chosen = 0b1100, 100 })
 	if got, want := sim.Dump(h.s.Node(5)), "learner{votes:b1={2,3} chosen:100}"; got != want {
 		t.Fatalf("dump:\n\t%s\nwant\n\t%s", got, want)
 	}
@@ -55,41 +55,53 @@ func TestSplitByHand(t *testing.T) {
 	}
 }
 
-// The split-roles spaces, exhausted and pinned. States and live states are
-// sets, so they do not depend on the order of the search; transitions do,
-// and are not pinned. 2 proposers and 3 acceptors is the configuration
-// that bench/spin compares with Spin.
+// The split-roles spaces, exhausted and pinned: every state, and with
+// the acceptors' symmetry, every class of states that are renamings of
+// each other (with and without sleep sets, which keep the states). States
+// and live states are sets, so they do not depend on the order of the
+// search; transitions do, and are not pinned. 2 proposers and 3
+// acceptors is the configuration that bench/spin compares with Spin.
 func TestSplitStateCounts(t *testing.T) {
 	for _, tc := range []struct {
 		proposers, acceptors int
 		bugs                 []string
 		states, live         int64
+		classes, liveClasses int64
 	}{
-		{1, 3, nil, 282, 81},
-		{2, 1, nil, 44, 13},
-		{2, 2, nil, 516, 49},
-		{2, 3, nil, 170572, 69021},
+		{1, 3, nil, 282, 81, 65, 18},
+		{2, 1, nil, 44, 13, 44, 13},
+		{2, 2, nil, 516, 49, 280, 31},
+		{2, 3, nil, 170572, 69021, 29378, 11895},
 		// With one acceptor a quorum of 1 is the majority: still safe.
-		{2, 1, []string{"quorum=1"}, 44, 13},
+		{2, 1, []string{"quorum=1"}, 44, 13, 44, 13},
 	} {
 		t.Run(fmt.Sprintf("%dx%d%v", tc.proposers, tc.acceptors, tc.bugs), func(t *testing.T) {
 			_, m, err := paxos.System.Model(splitCfg(tc.proposers, tc.acceptors, tc.bugs...))
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := sim.NewWorld(m.Spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := search.Global(w, search.Options{Depth: 100, Properties: m.Properties})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Violation != nil || !res.Complete || !res.Exhausted {
-				t.Fatalf("violation %+v, complete %v, exhausted %v; want none, complete and exhausted", res.Violation, res.Complete, res.Exhausted)
-			}
-			if st := res.Stats; st.States != tc.states || st.Live != tc.live {
-				t.Fatalf("%d states, %d live; want %d and %d", st.States, st.Live, tc.states, tc.live)
+			for _, c := range []struct {
+				symmetry, sleep bool
+				states, live    int64
+			}{{false, false, tc.states, tc.live}, {true, false, tc.classes, tc.liveClasses}, {true, true, tc.classes, tc.liveClasses}} {
+				spec := m.Spec
+				if !c.symmetry {
+					spec.Symmetry = nil
+				}
+				w, err := sim.NewWorld(spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := search.Global(w, search.Options{Depth: 100, Properties: m.Properties, Reduce: c.sleep})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Violation != nil || !res.Complete || !res.Exhausted {
+					t.Fatalf("symmetry %v sleep %v: violation %+v, complete %v, exhausted %v; want none, complete and exhausted", c.symmetry, c.sleep, res.Violation, res.Complete, res.Exhausted)
+				}
+				if st := res.Stats; st.States != c.states || st.Live != c.live {
+					t.Fatalf("symmetry %v sleep %v: %d states, %d live; want %d and %d", c.symmetry, c.sleep, st.States, st.Live, c.states, c.live)
+				}
 			}
 		})
 	}

@@ -1,0 +1,276 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Symmetry reduction.
+//
+// A system may declare groups of interchangeable nodes in Spec.Symmetry:
+// nodes that run the same code with the same settings, so that renaming
+// them (swapping two acceptors everywhere: in their own states, in every
+// node id and NodeSet that names them, in the messages in flight to and
+// from them) maps every run to a run and every state to one that
+// satisfies the same properties. The search then needs to explore only
+// one state of each such set of renamed states.
+//
+// A state's Key is the least fingerprint of the renamings of it that put
+// each group's members in order of what they are: their state, timers
+// and the messages in flight to and from them, with the group's ids left
+// out (a sort key that renaming does not change). Members the sort key
+// cannot tell apart are tried in every order. Two states with the same
+// key are renamings of each other, since the key hashes everything,
+// renamed; and every renaming of a state has the same key, since it has
+// the same sort keys and so the same renamings to choose from. Keys are
+// thus exact: the search keeps one state of each class, whichever it
+// meets first. The cost is one renamed fingerprint per order tried: one
+// when the sort keys differ, up to k! for k members alike.
+//
+// Renaming finds node ids by their types: NodeID and NodeSet values, in
+// node states, messages and map keys, and Hasher.Node and Hasher.NodeSet
+// in a StateHasher. A node id kept in a plain int, or a set of nodes in a
+// plain bit set, is not renamed, and the reduction is then unsound: a
+// system that declares symmetry must use the types. Driver calls must not
+// go to a member of a group, and properties must not tell members apart.
+
+// symmetry is a world's working set for keys.
+type symmetry struct {
+	groups [][]NodeID
+	group  []int      // each node's group, -1 for none
+	blind  []NodeID   // every group member anonymous, other nodes as they are
+	perm   []NodeID   // the renaming of the state under way
+	inv    []NodeID   // its inverse: inv[perm[i]] = i
+	sk     []uint64   // sort keys of the group members
+	orders [][]NodeID // each group's members, in the order under way
+	blocks []block    // runs of members with equal sort keys
+	parts  []uint64
+	h, q   Hasher
+}
+
+func validateSymmetry(s *Spec) error {
+	seen := make([]bool, s.Nodes)
+	for gi, g := range s.Symmetry {
+		if len(g) < 2 {
+			return fmt.Errorf("symmetry group %d has %d node; a group needs at least 2", gi, len(g))
+		}
+		for _, id := range g {
+			if id < 0 || int(id) >= s.Nodes {
+				return fmt.Errorf("symmetry group %d names node %d, but nodes are 0 to %d", gi, id, s.Nodes-1)
+			}
+			if seen[id] {
+				return fmt.Errorf("node %d is in two symmetry groups, or twice in one", id)
+			}
+			seen[id] = true
+		}
+	}
+	for i, c := range s.Calls {
+		if seen[c.To] {
+			return fmt.Errorf("driver call %d goes to node %d, which is in a symmetry group: members of a group must be alike, and only some get the call", i, c.To)
+		}
+	}
+	return nil
+}
+
+func newSymmetry(spec *Spec) *symmetry {
+	if len(spec.Symmetry) == 0 {
+		return nil
+	}
+	n := spec.Nodes
+	y := &symmetry{
+		group: make([]int, n),
+		blind: make([]NodeID, n),
+		perm:  make([]NodeID, n),
+		inv:   make([]NodeID, n),
+		sk:    make([]uint64, n),
+	}
+	for i := range n {
+		y.group[i], y.blind[i], y.perm[i], y.inv[i] = -1, NodeID(i), NodeID(i), NodeID(i)
+	}
+	for gi, g := range spec.Symmetry {
+		g = slices.Clone(g)
+		slices.Sort(g)
+		y.groups = append(y.groups, g)
+		y.orders = append(y.orders, slices.Clone(g))
+		for _, id := range g {
+			y.group[id], y.blind[id] = gi, anonymous
+		}
+	}
+	return y
+}
+
+// blindHash is the fingerprint of v with every group member anonymous:
+// of a node and its timers (as World.finish hashes a node) when node is
+// set, of a message otherwise.
+func (y *symmetry) blindHash(v any, node bool, timers []string) uint64 {
+	h := &y.h
+	h.Reset()
+	h.perm = y.blind
+	h.Value(v)
+	if node {
+		h.Uint64(uint64(len(timers)))
+		for _, name := range timers {
+			h.String(name)
+		}
+	}
+	return h.Sum64()
+}
+
+// key returns the fingerprint of s renamed into its group members' order.
+func (y *symmetry) key(s *State, stream bool) uint64 {
+	// The sort keys: what each member is, and what is in flight to and
+	// from it, without the group's ids.
+	for i := range s.nodes {
+		y.sk[i] = s.nodes[i].blind
+	}
+	for i := range s.net {
+		e := &s.net[i]
+		if y.group[e.To] >= 0 {
+			y.sk[e.To] += mix(uint64(y.blind[e.From])*3+1, e.bfp)
+		}
+		if y.group[e.From] >= 0 {
+			y.sk[e.From] += mix(uint64(y.blind[e.To])*3+2, e.bfp)
+		}
+	}
+	for _, c := range s.conns {
+		if y.group[c.a] >= 0 {
+			y.sk[c.a] += mix(uint64(y.blind[c.b]), 3)
+		}
+		if y.group[c.b] >= 0 {
+			y.sk[c.b] += mix(uint64(y.blind[c.a]), 3)
+		}
+	}
+	y.blocks = y.blocks[:0]
+	for gi, g := range y.groups {
+		order := y.orders[gi]
+		copy(order, g)
+		slices.SortStableFunc(order, func(a, b NodeID) int {
+			switch {
+			case y.sk[a] < y.sk[b]:
+				return -1
+			case y.sk[a] > y.sk[b]:
+				return 1
+			}
+			return 0
+		})
+		for lo := 0; lo < len(order); {
+			hi := lo + 1
+			for hi < len(order) && y.sk[order[hi]] == y.sk[order[lo]] {
+				hi++
+			}
+			if hi-lo > 1 {
+				y.blocks = append(y.blocks, block{gi, lo, hi})
+			}
+			lo = hi
+		}
+	}
+	best := ^uint64(0)
+	y.tryOrders(0, s, stream, &best)
+	return best
+}
+
+// A block is a run of members of group g, orders[g][lo:hi], whose sort
+// keys are equal.
+type block struct{ g, lo, hi int }
+
+// tryOrders tries every order of the members of blocks b on (the earlier
+// blocks' members fixed), keeping the least renamed fingerprint in best.
+func (y *symmetry) tryOrders(b int, s *State, stream bool, best *uint64) {
+	if b == len(y.blocks) {
+		for gi, g := range y.groups {
+			for j, id := range y.orders[gi] {
+				y.perm[id], y.inv[g[j]] = g[j], id
+			}
+		}
+		*best = min(*best, y.renamed(s, stream))
+		return
+	}
+	blk := y.blocks[b]
+	y.permute(y.orders[blk.g][blk.lo:blk.hi], 0, b, s, stream, best)
+}
+
+// permute puts every member of seg[k:] at position k in turn, then orders
+// the rest.
+func (y *symmetry) permute(seg []NodeID, k, b int, s *State, stream bool, best *uint64) {
+	if k == len(seg) {
+		y.tryOrders(b+1, s, stream, best)
+		return
+	}
+	for i := k; i < len(seg); i++ {
+		seg[k], seg[i] = seg[i], seg[k]
+		y.permute(seg, k+1, b, s, stream, best)
+		seg[k], seg[i] = seg[i], seg[k]
+	}
+}
+
+// renamed returns the fingerprint of s renamed by y.perm (y.inv its
+// inverse).
+func (y *symmetry) renamed(s *State, stream bool) uint64 {
+	h, q := &y.h, &y.q
+	h.Reset()
+	h.perm = nil
+	for p := range s.nodes {
+		sl := &s.nodes[y.inv[p]]
+		if sl.blind == sl.fp {
+			h.Uint64(sl.fp) // it names no member of a group
+			continue
+		}
+		q.Reset()
+		q.perm = y.perm
+		q.Value(sl.node)
+		q.Uint64(uint64(len(sl.timers)))
+		for _, name := range sl.timers {
+			q.String(name)
+		}
+		h.Uint64(q.Sum64())
+	}
+
+	// The network as a set of queues (each datagram its own), renamed.
+	y.parts = y.parts[:0]
+	for i := 0; i < len(s.net); {
+		e := &s.net[i]
+		q.Reset()
+		q.perm = y.perm
+		q.Node(e.From)
+		q.Node(e.To)
+		for {
+			e := &s.net[i]
+			if e.bfp == e.FP {
+				q.Uint64(e.FP)
+			} else {
+				q.Value(e.Msg)
+			}
+			i++
+			if !stream || i == len(s.net) || s.net[i].From != e.From || s.net[i].To != e.To {
+				break
+			}
+		}
+		y.parts = append(y.parts, q.Sum64())
+	}
+	slices.Sort(y.parts)
+	h.Uint64(uint64(len(y.parts)))
+	for _, v := range y.parts {
+		h.Uint64(v)
+	}
+	y.parts = y.parts[:0]
+	for _, c := range s.conns {
+		a, b := y.perm[c.a], y.perm[c.b]
+		y.parts = append(y.parts, uint64(min(a, b))<<32|uint64(max(a, b)))
+	}
+	slices.Sort(y.parts)
+	h.Uint64(uint64(len(y.parts)))
+	for _, v := range y.parts {
+		h.Uint64(v)
+	}
+	h.Uint64(s.calls)
+	h.Uint64(uint64(s.used.Resets)<<42 | uint64(s.used.Drops)<<21 | uint64(s.used.Errors))
+	return h.Sum64()
+}
+
+// mix is a 64-bit finaliser (splitmix64's) of a and b.
+func mix(a, b uint64) uint64 {
+	z := a*0x9e3779b97f4a7c15 ^ b
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}

@@ -13,7 +13,16 @@
 //	if res.Verdict != livecheck.OK { // a violation, with res.Path
 //	}
 //
-// The CLI in cmd/livecheck is a thin layer over Check and [Replay].
+// [Main] gives a program the livecheck command (list, check, prefix,
+// replay) for its own systems; cmd/livecheck is Main with the bundled
+// ones. [Test] runs a check inside a Go test.
+//
+// # Step numbers
+//
+// Step 0 is the initial state; step i is the i-th event of a path (1-based),
+// and "the state after step i" the state it leads to. [ReplayStep].Step,
+// [Critical].Step and LiveStep, the reports' and trace files' step fields
+// all count so.
 package livecheck
 
 import (
@@ -149,7 +158,7 @@ func (o *Options) defaultDepth(sys *System) int {
 	if sys.DefaultDepth > 0 {
 		return sys.DefaultDepth
 	}
-	return 20
+	return DefaultDepth
 }
 
 func (o *Options) fill(sys *System) {
@@ -160,19 +169,22 @@ func (o *Options) fill(sys *System) {
 		o.Seed = 1
 	}
 	if o.HandlerTimeout <= 0 {
-		o.HandlerTimeout = 2 * time.Second
+		o.HandlerTimeout = DefaultHandlerTimeout
 	}
 	if o.ConfirmTimeout <= 0 {
 		o.ConfirmTimeout = ConfirmAllowance(o.HandlerTimeout)
 	}
 	if o.WalkDepth <= 0 {
-		o.WalkDepth = defaultWalkDepth
+		o.WalkDepth = DefaultWalkDepth
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if o.Walks <= 0 {
-		o.Walks = 8
+		o.Walks = DefaultWalks
+	}
+	if o.Rounds <= 0 {
+		o.Rounds = DefaultRounds
 	}
 	if o.Mode == "" {
 		o.Mode = "global"
@@ -188,7 +200,7 @@ func (o *Options) fill(sys *System) {
 	if o.Escalations < 0 {
 		o.Escalations = 0
 	} else if o.Escalations == 0 {
-		o.Escalations = 3
+		o.Escalations = DefaultEscalations
 	}
 }
 
@@ -378,8 +390,17 @@ func Check(sys *System, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// defaultWalkDepth is the walks' depth when the options give none.
-const defaultWalkDepth = 5000
+// The defaults of Options, shared by the CLI's flags: a zero field in
+// Options and a flag not given mean the same.
+const (
+	DefaultDepth          = 20 // when the system gives none
+	DefaultHandlerTimeout = 2 * time.Second
+	DefaultWalkDepth      = 5000
+	DefaultWalks          = 8
+	DefaultEscalations    = 3
+	DefaultRounds         = 8
+	DefaultPrefixSteps    = 100000
+)
 
 // recheckEvery is how often the main world runs a step twice (after its
 // first steps, which all are): rarely enough to cost little.
@@ -805,7 +826,10 @@ func ConfigOf(t *reports.Trace) Config {
 
 // A ReplayStep is one step of a replayed path, in words.
 type ReplayStep struct {
-	Index int
+	// Step numbers the step from 1: step i applies the i-th event of the
+	// path, and the state after step 0 is the initial state (as
+	// Critical.Step and every report count).
+	Step  int
 	Event sim.Event
 	Text  string   // the event, with the message it carries
 	Sent  []string // messages sent, "msg from->to"
@@ -884,11 +908,11 @@ func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replay
 	// stops replaying.
 	w.Recheck = 1
 	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout}
-	cur := ReplayStep{Index: -1} // the step under way (-1: Init)
+	cur := ReplayStep{} // the step under way (0: Init)
 	where := func() hang {
 		// The replay is held in a handler: what it wrote is stable.
 		h := hang{steps: slices.Clone(rep.Steps)}
-		if cur.Index >= 0 {
+		if cur.Step > 0 {
 			h.steps = append(h.steps, cur)
 		}
 		return h
@@ -973,14 +997,14 @@ func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *ReplayStep) 
 	}
 	for i, st := range p {
 		text := w.Describe(s, st.Event)
-		*cur = ReplayStep{Index: i, Event: st.Event, Text: text}
+		*cur = ReplayStep{Step: i + 1, Event: st.Event, Text: text}
 		// The last step of a diverged trace may be cut short: its choices
 		// are what the search had handed out, so it runs without Strict.
 		w.Strict = i < len(p)-1
 		next, err := w.Apply(s, st.Event, st.Choices)
 		if err != nil {
 			if panicked(err) {
-				rep.Steps = append(rep.Steps, ReplayStep{Index: i, Event: st.Event, Text: text, Violation: rep.Message})
+				rep.Steps = append(rep.Steps, ReplayStep{Step: i + 1, Event: st.Event, Text: text, Violation: rep.Message})
 				return nil
 			}
 			var nd *sim.NondeterminismError
@@ -998,7 +1022,7 @@ func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *ReplayStep) 
 				Err: fmt.Errorf("it made %d choices but the trace records %d", len(w.Last().Choices), len(st.Choices))}
 		}
 		info := w.Last()
-		rs := ReplayStep{Index: i, Event: st.Event, Text: text, Logs: append([]string(nil), info.Logs...)}
+		rs := ReplayStep{Step: i + 1, Event: st.Event, Text: text, Logs: append([]string(nil), info.Logs...)}
 		for _, e := range info.Sent {
 			rs.Sent = append(rs.Sent, fmt.Sprintf("%s %d->%d", sim.Dump(e.Msg), e.From, e.To))
 		}

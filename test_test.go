@@ -155,7 +155,10 @@ func TestLivecheckTestSafety(t *testing.T) {
 		t.Fatalf("fatals = %q, want one", r.fatals)
 	}
 	want := strings.Join([]string{
-		"livecheck: echo (seed 1, depth 20): safety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes",
+		"echo, 3 nodes, bugs double-pong, failures: 0 resets, 0 drops, 0 socket errors; depth 20, seed 1",
+		"",
+		"safety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes",
+		"",
 		"path of 5 steps:",
 		"    1. deliver echoPing{} 0->1  => sends echoPong{} 1->0, echoPong{} 1->0",
 		"    2. deliver echoPong{} 1->0",
@@ -163,6 +166,7 @@ func TestLivecheckTestSafety(t *testing.T) {
 		"    4. deliver echoPing{} 0->2  => sends echoPong{} 2->0, echoPong{} 2->0",
 		"    5. deliver echoPong{} 2->0",
 		"         !! node 0 counted 3 pongs from 2 nodes",
+		"",
 		"trace: " + file,
 		"replay it: go test -run '^TestEcho$/^double-pong$' -livecheck.replay '" + file + "'",
 	}, "\n")
@@ -214,16 +218,34 @@ func TestLivecheckTestLiveness(t *testing.T) {
 	}
 	dead, live := filepath.Join(dir, files[0]), filepath.Join(dir, files[1])
 	want := strings.Join([]string{
-		"livecheck: echo (seed 1, depth 20): liveness-violation of all-answered: all-answered can never hold again after step 3 of 3 (drop echoPing{} 0->2)",
-		"critical step 3 of 3: drop echoPing{} 0->2",
-		"nearest live path: 4 steps, the first 2 shared",
-		"path of 3 steps:",
+		"echo, 3 nodes, no bugs, failures: 0 resets, 1 drops, 0 socket errors; depth 20, seed 1",
+		"",
+		"liveness-violation of all-answered: it can never hold again on this path of 3 steps.",
+		"",
+		"critical transition (case C1): step 3 of 3",
+		"    drop echoPing{} 0->2",
+		"after step 3: all-answered holds in none of the 1 states reachable from it (all searched);",
+		"after step 2: all-answered holds 2 steps from it (the nearest, by breadth-first search).",
+		"",
+		"steps leading to it (the whole path is in the trace):",
 		"    1. deliver echoPing{} 0->1  => sends echoPong{} 1->0",
 		"    2. deliver echoPong{} 1->0",
 		"    3. drop echoPing{} 0->2",
+		"",
+		"node states just before and after step 3 on the dead path:",
+		"  node 0: echo{Double:false Pongs:1}",
+		"  node 1: echo{Double:false Pongs:0}",
+		"  node 2: echo{Double:false Pongs:0}",
+		"",
+		"the nearest live path shares the first 2 steps, then takes instead",
+		"    deliver echoPing{} 0->2",
+		"and reaches a live state after 4 steps. Node states after step 3, dead path vs live path:",
+		"  (the node states are the same; the paths differ in the network or timers)",
+		"",
 		"trace: " + dead,
-		"nearest live path: " + live,
 		"replay it: go test -run '^TestEchoDrops$' -livecheck.replay '" + dead + "'",
+		"nearest live path: " + live,
+		"replay it: go test -run '^TestEchoDrops$' -livecheck.replay '" + live + "'",
 	}, "\n")
 	if len(r.fatals) != 1 || r.fatals[0] != want {
 		t.Fatalf("fatals = %q, want [%q]", r.fatals, want)
@@ -266,7 +288,7 @@ func TestLivecheckTestFlags(t *testing.T) {
 	setFlag(t, "test.short", "true")
 	r := &recordTB{TB: t, name: "TestEchoFlags"}
 	livecheck.Test(r, echoSystem(false), opt...)
-	want := "livecheck: echo (seed 7, depth 10): safety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes\n"
+	want := "echo, 3 nodes, bugs double-pong, failures: 0 resets, 0 drops, 0 socket errors; depth 10, seed 7\n\nsafety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes\n"
 	if len(r.fatals) != 1 || !strings.HasPrefix(r.fatals[0], want) {
 		t.Fatalf("fatals %q, want one that begins %q", r.fatals, want)
 	}

@@ -730,7 +730,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 		asleep = g.sleep[i-g.lo]
 	}
 	if recordEdges {
-		c.sources = append(c.sources, source{fp: s.Key(), node: uint32(i), pruned: asleep != 0})
+		c.sources = append(c.sources, source{fp: k.w.Key(s), node: uint32(i), pruned: asleep != 0})
 	}
 	for e, ev := range evs {
 		if e < 64 && asleep&(1<<e) != 0 {
@@ -765,7 +765,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 			}
 			fp := next.Key()
 			if recordEdges {
-				c.edges = append(c.edges, [2]uint64{s.Key(), fp})
+				c.edges = append(c.edges, [2]uint64{k.w.Key(s), fp})
 			}
 			if g.visited.has(fp) {
 				// found in an earlier level: nothing to do
@@ -895,7 +895,11 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		evs := k.events(m - 1)
 		ev, tape := evs[n.ev], k.tapeOf(int(n.tape))
 		k.trail.Path, k.trail.Event, k.trail.Tape = k.steps[:m-1], ev, tape
+		// States made again need no key: the search asks for the one
+		// it expands (World.Key), if for any.
+		k.w.NoKeys = true
 		next, err := k.w.Apply(k.chain[m-1], ev, tape)
+		k.w.NoKeys = false
 		if err != nil {
 			return nil, &sim.StepError{Index: m - 1, Event: ev, Err: err}
 		}
@@ -1018,7 +1022,7 @@ func (k *worker) allEdges(i int) error {
 				return &sim.StepError{Index: d, Event: ev, Err: err}
 			}
 			info := k.w.Last()
-			g.edges = append(g.edges, [2]uint64{s.Key(), next.Key()})
+			g.edges = append(g.edges, [2]uint64{k.w.Key(s), next.Key()})
 			nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape)
 			if !more {
 				break

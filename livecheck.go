@@ -608,7 +608,7 @@ func (c *checker) run(trail *search.Trail) error {
 		res.Verdict, res.Property, res.Path = LivenessViolation, c.liveName(), c.full(p)
 		res.Message = fmt.Sprintf("%s can never hold again: the search saw every state reachable from the end of this path, and none is live", res.Property)
 		if c.opts.NoWalks {
-			return nil
+			return c.deadEvidence(p, sopts)
 		}
 		return c.liveness(p)
 	}
@@ -623,6 +623,29 @@ func (c *checker) run(trail *search.Trail) error {
 		res.Message = fmt.Sprintf("the time budget (--time %s) ran out during the walks: every state within %d steps explored (%d states), no violation; walks from %d of the %d states at the bound that are not live reached a live state",
 			c.opts.Time, res.Covered, res.Stats.States, res.Live.Walks, c.periphery.Len())
 	}
+	return nil
+}
+
+// deadEvidence backs a closed dead region found without walks (which
+// would run the dead test) with a search from the end of p: every state
+// reachable from there, none of them live. The replay of the trace
+// checks it as it checks a dead test's.
+func (c *checker) deadEvidence(p sim.Path, sopts search.Options) error {
+	end, err := c.runPath(c.base, p, 0, len(p))
+	if err != nil {
+		return err
+	}
+	sopts.Start, sopts.Target, sopts.Progress, sopts.Trail = end, 0, nil, nil
+	sr, err := search.Global(c.w, sopts)
+	if err != nil {
+		return err
+	}
+	if !sr.Exhausted || sr.Stats.Live != 0 || sr.Violation != nil {
+		return fmt.Errorf("internal error: the dead region the search found is not dead when searched again (%d states, %d live, exhausted %v)",
+			sr.Stats.States, sr.Stats.Live, sr.Exhausted)
+	}
+	c.res.startEnd = &Critical{End: &critical.Evidence{SearchAll: true, SearchStates: int(sr.Stats.States), SearchDepth: sr.Stats.MaxDepth},
+		endFP: end.Fingerprint()}
 	return nil
 }
 

@@ -302,3 +302,24 @@ func TestReplayLivenessTrace(t *testing.T) {
 		t.Fatalf("--json: exit %d %+v %v\n%s", code, jr, err, out)
 	}
 }
+
+// A closed dead region found without walks is reported as the liveness
+// violation it is, backed by a search from its end, and its trace
+// replays (it used to fail as a trace that does not replay, since the
+// replay looked for the dead test's evidence that only walks gave).
+func TestNoWalksDeadRegion(t *testing.T) {
+	code, out, errOut := runCLIq("check", "randtree", "--nodes", "2", "--bug", "RT3", "--no-walks", "--json", "--out", t.TempDir())
+	if code != exitViolation {
+		t.Fatalf("exit %d, want %d; stderr %s", code, exitViolation, errOut)
+	}
+	var r struct {
+		Result, Property string
+		PathLength       int `json:"path_length"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Result != "liveness-violation" || r.Property != "single-tree" || r.PathLength != 3 {
+		t.Fatalf("%s of %s with a path of %d steps, want liveness-violation of single-tree in 3", r.Result, r.Property, r.PathLength)
+	}
+}

@@ -39,8 +39,11 @@ const (
 // replay FILE` replays the trace it writes.
 func Main(systems ...*System) {
 	// A checker's heap is mostly its visited set, which only grows:
-	// collecting less often buys about a fifth of the search's time.
-	debug.SetGCPercent(400)
+	// collecting less often buys about a fifth of the search's time,
+	// while the heap is small (see tuneGC).
+	debug.SetGCPercent(gcPercent)
+	gcSet.Store(gcPercent)
+	adaptiveGC.Store(true)
 	name := filepath.Base(os.Args[0])
 	if name == "" || name == "." || strings.HasPrefix(name, "__debug_bin") {
 		name = "livecheck"

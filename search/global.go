@@ -215,7 +215,7 @@ type Result struct {
 // cannot be hashed); violations are in the result.
 func Global(w *sim.World, opts Options) (*Result, error) {
 	opts.fill()
-	g := &global{opts: &opts, res: &Result{}, start: time.Now()}
+	g := &global{opts: &opts, res: &Result{}, start: time.Now(), conc: opts.Reduce && len(w.Spec().Symmetry) > 0}
 	defer func() {
 		st := &g.res.Stats
 		st.Elapsed = time.Since(g.start)
@@ -284,12 +284,17 @@ type global struct {
 	// reached from several.
 	sleep, nextSleep []uint64
 	levelIdx         *fpIndex
-	nextConc         []uint64 // the fingerprints of the states nextSleep is for
+	nextConc         []uint64 // with conc: the fingerprints of the states nextSleep is for
+	// conc says the search keeps the states' own fingerprints beside
+	// their keys: with symmetry and sleep sets, to tell a state met
+	// again from a renaming of it.
+	conc bool
 }
 
 // A chunk is what a worker found expanding a run of a level's states.
 type chunk struct {
 	cands       []cand
+	conc        []uint64 // with symmetry and sleep sets: each cand's own fingerprint
 	edges       [][2]uint64
 	sources     []source
 	finds       []find
@@ -302,7 +307,6 @@ type chunk struct {
 // its level began, with the step that reached it.
 type cand struct {
 	fp     uint64 // the state's key: its fingerprint, or with symmetry its renaming's
-	conc   uint64 // with symmetry and sleep sets: its own fingerprint
 	sleep  uint64 // with Options.Reduce: its sleep set, over its enabled events
 	parent uint32
 	ev     uint16
@@ -500,7 +504,7 @@ func (g *global) expandLevel() {
 	g.chunks = g.chunks[:n]
 	for i := range g.chunks {
 		c := &g.chunks[i]
-		*c = chunk{cands: c.cands[:0], edges: c.edges[:0], sources: c.sources[:0], finds: c.finds[:0]}
+		*c = chunk{cands: c.cands[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0], finds: c.finds[:0]}
 	}
 	g.next.Store(0)
 	g.cut.Store(math.MaxInt64)
@@ -567,7 +571,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 					// Reached again in this level: only what every way
 					// here may skip can be skipped.
 					if j := g.levelIdx.get(cd.fp); j >= 0 {
-						if g.nextConc[j] == cd.conc {
+						if !g.conc || g.nextConc[j] == c.conc[i] {
 							g.nextSleep[j] &= cd.sleep
 						} else {
 							g.nextSleep[j] = 0 // a renaming: see mergeSleep
@@ -584,7 +588,9 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			if g.nextSleep != nil {
 				g.levelIdx.put(cd.fp, int32(len(g.nextSleep)))
 				g.nextSleep = append(g.nextSleep, cd.sleep)
-				g.nextConc = append(g.nextConc, cd.conc)
+				if g.conc {
+					g.nextConc = append(g.nextConc, c.conc[i])
+				}
 			}
 			g.states.Add(1)
 			res.Stats.MaxDepth = g.depth + 1
@@ -761,6 +767,9 @@ func (k *worker) expand(c *chunk, i int) bool {
 					v:    &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp},
 					step: sim.Step{Event: ev, Choices: append([]int(nil), info.Choices...)}})
 				c.cands = append(c.cands, cand{parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
+				if g.conc {
+					c.conc = append(c.conc, 0)
+				}
 				return true
 			}
 			fp := next.Key()
@@ -771,7 +780,11 @@ func (k *worker) expand(c *chunk, i int) bool {
 				// found in an earlier level: nothing to do
 			} else if j := k.local.put(fp, int32(len(c.cands))); int(j) != len(c.cands) {
 				if sleeps {
-					c.cands[j].sleep = mergeSleep(&c.cands[j], next, k.sleepSet(next, evs, e, asleep))
+					z := k.sleepSet(next, evs, e, asleep)
+					if g.conc && c.conc[j] != next.Fingerprint() {
+						z = 0 // a renaming: see mergeSleep
+					}
+					c.cands[j].sleep &= z
 				}
 			} else {
 				tid, terr := k.tapes.intern(info.Choices)
@@ -789,7 +802,10 @@ func (k *worker) expand(c *chunk, i int) bool {
 				if sleeps {
 					z = k.sleepSet(next, evs, e, asleep)
 				}
-				c.cands = append(c.cands, cand{fp: fp, conc: next.Fingerprint(), sleep: z, parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: flags})
+				c.cands = append(c.cands, cand{fp: fp, sleep: z, parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: flags})
+				if g.conc {
+					c.conc = append(c.conc, next.Fingerprint())
+				}
 				if f != nil && f.safety {
 					return true
 				}

@@ -20,7 +20,7 @@ import (
 //
 // It needs no network: the module's requirements are livecheck's own,
 // already in the module cache (GOPROXY=off makes any download an error).
-// It builds two test binaries, 7 to 10 s on two busy cores: -short skips it.
+// It builds two test binaries, 3 to 10 s on two busy cores: -short skips it.
 func TestFreshModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("it builds a module's tests twice: not under -short")

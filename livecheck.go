@@ -753,7 +753,7 @@ func (c *checker) searchWorkers() []search.Worker {
 		trail := &search.Trail{}
 		w.Guard = c.watch.add(func() hang {
 			ev, choices, _ := w.Current()
-			return hang{path: c.full(trail.Path.Clone()), event: ev, choices: choices}
+			return hang{path: c.searchPath(trail), event: ev, choices: choices}
 		})
 		out = append(out, search.Worker{World: w, Trail: trail})
 	}

@@ -66,6 +66,21 @@ type Trail struct {
 	Path  sim.Path
 	Event sim.Event
 	Tape  []int
+	// A state the search kept rather than made again has no Path: the
+	// path to it is node at of the tree, made by PathTo.
+	tree *tree
+	at   int
+}
+
+// PathTo returns the trail's path: Path, or for a state the search kept,
+// the path to it made again on w (a world of the same spec that nothing
+// else uses).
+func (t *Trail) PathTo(w *sim.World) (sim.Path, error) {
+	if t.tree == nil {
+		return t.Path.Clone(), nil
+	}
+	p, _, err := t.tree.replay(w, t.at)
+	return p, err
 }
 
 // maxDeadEdges bounds the transitions the search keeps to find closed
@@ -73,6 +88,10 @@ type Trail struct {
 // it finds none. Such regions show in small spaces (a node that lost its
 // last timer); at 4M edges they were most of a large search's memory.
 const maxDeadEdges = 1 << 20
+
+// maxKeptLevel is the largest level whose next level's states the search
+// keeps (global.keep).
+const maxKeptLevel = 1 << 14
 
 // chunkSize is how many states of a level a worker takes at a time. The
 // level is cut into chunks the same way whatever the number of workers,
@@ -285,6 +304,11 @@ type global struct {
 	sleep, nextSleep []uint64
 	levelIdx         *fpIndex
 	nextConc         []uint64 // with conc: the fingerprints of the states nextSleep is for
+	// While a level is small, the states of the next one are kept as
+	// they are found (keep), so that expanding them needs no replay:
+	// levelStates[i] is node lo+i's state, nextStates the next level's.
+	keep                    bool
+	levelStates, nextStates []*sim.State
 	// conc says the search keeps the states' own fingerprints beside
 	// their keys: with symmetry and sleep sets, to tell a state met
 	// again from a renaming of it.
@@ -294,6 +318,7 @@ type global struct {
 // A chunk is what a worker found expanding a run of a level's states.
 type chunk struct {
 	cands       []cand
+	states      []*sim.State // with keep: each cand's state
 	conc        []uint64 // with symmetry and sleep sets: each cand's own fingerprint
 	edges       [][2]uint64
 	sources     []source
@@ -435,6 +460,8 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		g.tree.levels = append(g.tree.levels, g.hi)
 		g.lastFPs, g.newFPs = g.newFPs, g.lastFPs[:0]
 		g.sleep, g.nextSleep = g.nextSleep, g.sleep[:0]
+		clear(g.levelStates)
+		g.levelStates, g.nextStates = g.nextStates, g.levelStates[:0]
 		st.Depth = d + 1
 		exhausted = d+1 == opts.Depth && g.boundQuiet
 	}
@@ -504,10 +531,17 @@ func (g *global) expandLevel() {
 	g.chunks = g.chunks[:n]
 	for i := range g.chunks {
 		c := &g.chunks[i]
-		*c = chunk{cands: c.cands[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0], finds: c.finds[:0]}
+		clear(c.states)
+		*c = chunk{cands: c.cands[:0], states: c.states[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0], finds: c.finds[:0]}
 	}
 	g.next.Store(0)
 	g.cut.Store(math.MaxInt64)
+	// Keep the next level's states while this one is small: the next
+	// is a few times as large, and its states, each a few hundred bytes
+	// besides the node states it copies, are dropped once it is expanded.
+	g.keep = g.hi-g.lo <= maxKeptLevel && g.depth+1 < g.opts.Depth
+	clear(g.nextStates)
+	g.nextStates = g.nextStates[:0]
 	workers := min(len(g.workers), n)
 	var wg sync.WaitGroup
 	for _, k := range g.workers[1:workers] {
@@ -585,6 +619,9 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			}
 			live := cd.flags&candLive != 0
 			idx := g.tree.add(newNode(int(cd.parent), int(cd.ev), int(cd.tape), live))
+			if g.keep {
+				g.nextStates = append(g.nextStates, c.states[i])
+			}
 			if g.nextSleep != nil {
 				g.levelIdx.put(cd.fp, int32(len(g.nextSleep)))
 				g.nextSleep = append(g.nextSleep, cd.sleep)
@@ -716,10 +753,20 @@ func (k *worker) expandChunks() {
 func (k *worker) expand(c *chunk, i int) bool {
 	g := k.g
 	d := g.depth
-	s, err := k.state(i, d)
-	if err != nil {
-		c.err = err
-		return true
+	var s *sim.State
+	path := k.steps[:0]
+	if j := i - g.lo; j < len(g.levelStates) && g.levelStates[j] != nil {
+		s = g.levelStates[j]
+		k.setChain(d, i, s)
+		k.trail.tree, k.trail.at = g.tree, i
+	} else {
+		var err error
+		if s, err = k.state(i, d); err != nil {
+			c.err = err
+			return true
+		}
+		path = k.steps[:d]
+		k.trail.tree = nil
 	}
 	recordEdges := g.edges != nil && !g.tree.at(i).live()
 	evs := k.events(d)
@@ -745,7 +792,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 		}
 		k.tape = k.tape[:0]
 		for {
-			k.trail.Path, k.trail.Event, k.trail.Tape = k.steps[:d], ev, k.tape
+			k.trail.Path, k.trail.Event, k.trail.Tape = path, ev, k.tape
 			next, err := k.w.Apply(s, ev, k.tape)
 			info := k.w.Last()
 			c.transitions++
@@ -769,6 +816,9 @@ func (k *worker) expand(c *chunk, i int) bool {
 				c.cands = append(c.cands, cand{parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
 				if g.conc {
 					c.conc = append(c.conc, 0)
+				}
+				if g.keep {
+					c.states = append(c.states, nil)
 				}
 				return true
 			}
@@ -805,6 +855,9 @@ func (k *worker) expand(c *chunk, i int) bool {
 				c.cands = append(c.cands, cand{fp: fp, sleep: z, parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: flags})
 				if g.conc {
 					c.conc = append(c.conc, next.Fingerprint())
+				}
+				if g.keep {
+					c.states = append(c.states, next)
 				}
 				if f != nil && f.safety {
 					return true
@@ -910,7 +963,7 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		n := t.at(anc[m])
 		evs := k.events(m - 1)
 		ev, tape := evs[n.ev], k.tapeOf(int(n.tape))
-		k.trail.Path, k.trail.Event, k.trail.Tape = k.steps[:m-1], ev, tape
+		k.trail.Path, k.trail.Event, k.trail.Tape, k.trail.tree = k.steps[:m-1], ev, tape, nil
 		// States made again need no key: the search asks for the one
 		// it expands (World.Key), if for any.
 		k.w.NoKeys = true
@@ -927,6 +980,21 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 
 // events returns the events enabled in the chain's state at depth d,
 // listing them the first time.
+// setChain makes s, node i's state, the worker's state at depth d, as if
+// it had been made again there.
+func (k *worker) setChain(d, i int, s *sim.State) {
+	for len(k.chain) <= d {
+		k.chain, k.chainIdx = append(k.chain, nil), append(k.chainIdx, -1)
+		k.chainEvs, k.chainOK = append(k.chainEvs, nil), append(k.chainOK, false)
+	}
+	for len(k.steps) < d {
+		k.steps = append(k.steps, sim.Step{})
+	}
+	if k.chainIdx[d] != i {
+		k.chain[d], k.chainIdx[d], k.chainOK[d] = s, i, false
+	}
+}
+
 func (k *worker) events(d int) []sim.Event {
 	if !k.chainOK[d] {
 		k.chainEvs[d], k.chainOK[d] = k.w.Enabled(k.chain[d], k.chainEvs[d][:0]), true

@@ -319,7 +319,7 @@ type global struct {
 type chunk struct {
 	cands       []cand
 	states      []*sim.State // with keep: each cand's state
-	conc        []uint64 // with symmetry and sleep sets: each cand's own fingerprint
+	conc        []uint64     // with symmetry and sleep sets: each cand's own fingerprint
 	edges       [][2]uint64
 	sources     []source
 	finds       []find

@@ -347,12 +347,12 @@ const (
 )
 
 // A source is a state whose transitions are kept to find closed dead
-// regions: its node, its fingerprint, and whether sleep sets spared some
-// of its transitions, which the edges then lack.
+// regions: its node, its fingerprint, and the events whose transitions
+// sleep sets spared (over its enabled events), which the edges then lack.
 type source struct {
 	fp     uint64
+	asleep uint64
 	node   uint32
-	pruned bool
 }
 
 // A find is a violation found at a chunk's candidate.
@@ -783,7 +783,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 		asleep = g.sleep[i-g.lo]
 	}
 	if recordEdges {
-		c.sources = append(c.sources, source{fp: k.w.Key(s), node: uint32(i), pruned: asleep != 0})
+		c.sources = append(c.sources, source{fp: k.w.Key(s), node: uint32(i), asleep: asleep})
 	}
 	for e, ev := range evs {
 		if e < 64 && asleep&(1<<e) != 0 {
@@ -1057,10 +1057,10 @@ func (k *worker) poll() {
 // search did not see, and none of it is live.
 //
 // Sleep sets leave out some edges, so a source that reaches no good state
-// over the edges kept might over one left out. Those sources are expanded
-// again in full, and the question asked again, until every source that
-// reaches no good state has all its edges: the answer is then the one the
-// search without reduction gives.
+// over the edges kept might over one left out. The transitions sleep sets
+// spared out of those sources are taken, and the question asked again,
+// until every source that reaches no good state has all its edges: the
+// answer is then the one the search without reduction gives.
 func (g *global) closedDead() (uint64, error) {
 	for {
 		reaches := reachesGood(g.edges, g.good)
@@ -1068,13 +1068,13 @@ func (g *global) closedDead() (uint64, error) {
 		k := g.workers[0]
 		for i := range g.sources {
 			src := &g.sources[i]
-			if !src.pruned || reaches.has(src.fp) {
+			if src.asleep == 0 || reaches.has(src.fp) {
 				continue
 			}
-			if err := k.allEdges(int(src.node)); err != nil {
+			if err := k.sleptEdges(int(src.node), src.asleep); err != nil {
 				return 0, err
 			}
-			src.pruned, again = false, true
+			src.asleep, again = 0, true
 		}
 		if again {
 			continue
@@ -1088,9 +1088,10 @@ func (g *global) closedDead() (uint64, error) {
 	}
 }
 
-// allEdges adds every transition out of node i to the search's edges. The
-// state is made on the worker's chain, as when it was expanded.
-func (k *worker) allEdges(i int) error {
+// sleptEdges adds the transitions out of node i that sleep sets spared
+// (asleep, over its enabled events) to the search's edges. The state is
+// made on the worker's chain, as when it was expanded.
+func (k *worker) sleptEdges(i int, asleep uint64) error {
 	g := k.g
 	d, _ := slices.BinarySearch(g.tree.levels, i+1)
 	d-- // the level whose first node is the last at or before i
@@ -1098,7 +1099,10 @@ func (k *worker) allEdges(i int) error {
 	if err != nil {
 		return err
 	}
-	for _, ev := range k.events(d) {
+	for e, ev := range k.events(d) {
+		if e >= 64 || asleep&(1<<e) == 0 {
+			continue
+		}
 		k.tape = k.tape[:0]
 		for {
 			next, err := k.w.Apply(s, ev, k.tape)

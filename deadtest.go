@@ -67,7 +67,7 @@ func DeadTestOf(t *reports.Trace) (DeadTest, error) {
 		}
 		return dt, nil
 	}
-	return DeadTest{States: critical.DeadStates, Walks: critical.DeadWalks, WalkDepth: defaultWalkDepth,
+	return DeadTest{States: critical.DeadStates, Walks: critical.DeadWalks, WalkDepth: DefaultWalkDepth,
 		Seed: walk.Seed(uint64(t.Seed), deadSeed)}, nil
 }
 

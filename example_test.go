@@ -2,8 +2,12 @@ package livecheck_test
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/examples/lock/lock"
+	"github.com/livecheck/livecheck/internal/tbrec"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 )
@@ -75,4 +79,63 @@ func Example() {
 	// Output:
 	// ok 10 states, exhausted: true
 	// liveness-violation all-answered critical step: drop ping{} 0->2
+}
+
+// In a test file, Test is one line: livecheck.Test(t, &lock.System). A
+// violation fails the test with this report, and the trace is saved for
+// every later run to replay first. Here recordTB stands in for the t of
+// a test with the lock service's early-release slip, to show the report.
+func ExampleTest() {
+	dir, err := os.MkdirTemp("", "livecheck-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	t := &tbrec.Recorder{Test: "TestEarlyRelease"}
+	livecheck.Test(t, &lock.System, livecheck.WithTraceDir(dir),
+		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Bugs: []string{"early-release"}}}))
+	fmt.Println(strings.ReplaceAll(strings.Join(t.Fatals, "\n"), dir, "DIR"))
+	// Output:
+	// lock, 3 nodes, bugs early-release, failures: 0 resets, 0 drops, 0 socket errors; depth 20, seed 1
+	// settings from bug early-release: --nodes 3
+	//
+	// safety-violation of one-holder: nodes 1 and 2 at once
+	//
+	// path of 5 steps:
+	//     1. deliver acquire{} 1->0  => sends grant{Lease:1} 0->1
+	//     2. deliver acquire{} 2->0
+	//     3. deliver grant{Lease:1} 0->1
+	//     4. timer lease at 0  => sends grant{Lease:2} 0->2
+	//     5. deliver grant{Lease:2} 0->2
+	//          !! nodes 1 and 2 at once
+	//
+	// trace: DIR/TestEarlyRelease-958ade6b.json
+	// replay it: go test -run '^TestEarlyRelease$' -livecheck.replay 'DIR/TestEarlyRelease-958ade6b.json'
+}
+
+// A program whose main calls Main is the livecheck command for its own
+// systems, with every subcommand: examples/lock is this program, and
+// `go run ./examples/lock check lock --bug early-release` checks the lock
+// service with its slip.
+func ExampleMain() {
+	livecheck.Main(&lock.System)
+}
+
+// Run is Main without the exit, for tests: it returns the exit status.
+func ExampleRun() {
+	code := livecheck.Run([]string{"list"}, os.Stdout, os.Stderr, &lock.System)
+	fmt.Println("exit", code)
+
+	out, err := os.MkdirTemp("", "livecheck-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(out)
+	var report strings.Builder
+	code = livecheck.Run([]string{"check", "lock", "--bug", "early-release", "--quiet", "--out", out}, &report, os.Stderr, &lock.System)
+	fmt.Println("exit", code, strings.Split(report.String(), "\n")[3])
+	// Output:
+	// lock: a lease-based lock service: one server, clients that each take the lock once; bugs: early-release (--nodes 3), no-retry (--nodes 3); properties: one-holder,all-served
+	// exit 0
+	// exit 1 safety-violation of one-holder: nodes 1 and 2 at once
 }

@@ -13,7 +13,16 @@
 //	if res.Verdict != livecheck.OK { // a violation, with res.Path
 //	}
 //
-// The CLI in cmd/livecheck is a thin layer over Check and [Replay].
+// [Main] gives a program the livecheck command (list, check, prefix,
+// replay) for its own systems; cmd/livecheck is Main with the bundled
+// ones. [Test] runs a check inside a Go test.
+//
+// # Step numbers
+//
+// Step 0 is the initial state; step i is the i-th event of a path (1-based),
+// and "the state after step i" the state it leads to. [ReplayStep].Step,
+// [Critical].Step and LiveStep, the reports' and trace files' step fields
+// all count so.
 package livecheck
 
 import (
@@ -149,7 +158,7 @@ func (o *Options) defaultDepth(sys *System) int {
 	if sys.DefaultDepth > 0 {
 		return sys.DefaultDepth
 	}
-	return 20
+	return DefaultDepth
 }
 
 func (o *Options) fill(sys *System) {
@@ -160,19 +169,22 @@ func (o *Options) fill(sys *System) {
 		o.Seed = 1
 	}
 	if o.HandlerTimeout <= 0 {
-		o.HandlerTimeout = 2 * time.Second
+		o.HandlerTimeout = DefaultHandlerTimeout
 	}
 	if o.ConfirmTimeout <= 0 {
 		o.ConfirmTimeout = ConfirmAllowance(o.HandlerTimeout)
 	}
 	if o.WalkDepth <= 0 {
-		o.WalkDepth = defaultWalkDepth
+		o.WalkDepth = DefaultWalkDepth
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if o.Walks <= 0 {
-		o.Walks = 8
+		o.Walks = DefaultWalks
+	}
+	if o.Rounds <= 0 {
+		o.Rounds = DefaultRounds
 	}
 	if o.Mode == "" {
 		o.Mode = "global"
@@ -188,7 +200,7 @@ func (o *Options) fill(sys *System) {
 	if o.Escalations < 0 {
 		o.Escalations = 0
 	} else if o.Escalations == 0 {
-		o.Escalations = 3
+		o.Escalations = DefaultEscalations
 	}
 }
 
@@ -199,6 +211,11 @@ type Result struct {
 	Config  Config // with defaults filled in
 	Seed    int64
 	Depth   int
+	// Symmetry is the groups of interchangeable nodes the search reduced
+	// by (Options.Reduce with symmetry, on a system that declares some):
+	// its state counts are then of classes of states that are renamings
+	// of each other.
+	Symmetry [][]sim.NodeID
 
 	// Property is the violated property, Message what it said, Path the
 	// steps from the initial state that show it.
@@ -299,6 +316,9 @@ func Check(sys *System, opts Options) (*Result, error) {
 	defer c.memoryVerdict()
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
 		WalkDepth: opts.WalkDepth, Walks: opts.Walks, StopAtLive: opts.StopAtLive, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
+	if opts.Mode == "global" {
+		c.res.Symmetry = m.Spec.Symmetry
+	}
 	c.res.FromBugs, c.res.BugWarnings = sys.BugSettings(opts.Config)
 	c.weights = &opts.Weights
 	if !opts.WeightsSet {
@@ -378,8 +398,17 @@ func Check(sys *System, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// defaultWalkDepth is the walks' depth when the options give none.
-const defaultWalkDepth = 5000
+// The defaults of Options, shared by the CLI's flags: a zero field in
+// Options and a flag not given mean the same.
+const (
+	DefaultDepth          = 20 // when the system gives none
+	DefaultHandlerTimeout = 2 * time.Second
+	DefaultWalkDepth      = 5000
+	DefaultWalks          = 8
+	DefaultEscalations    = 3
+	DefaultRounds         = 8
+	DefaultPrefixSteps    = 100000
+)
 
 // recheckEvery is how often the main world runs a step twice (after its
 // first steps, which all are): rarely enough to cost little.
@@ -587,7 +616,7 @@ func (c *checker) run(trail *search.Trail) error {
 		res.Verdict, res.Property, res.Path = LivenessViolation, c.liveName(), c.full(p)
 		res.Message = fmt.Sprintf("%s can never hold again: the search saw every state reachable from the end of this path, and none is live", res.Property)
 		if c.opts.NoWalks {
-			return nil
+			return c.deadEvidence(p, sopts)
 		}
 		return c.liveness(p)
 	}
@@ -599,9 +628,32 @@ func (c *checker) run(trail *search.Trail) error {
 		return err
 	}
 	if res.Verdict == Inconclusive && res.Message == "" && !res.Interrupted && c.timeUp() {
-		res.Message = fmt.Sprintf("the time budget (--time %s) ran out during the walks: every state within %d steps explored (%d states), no violation; walks from %d of the %d states at the bound that are not live reached a live state",
-			c.opts.Time, res.Covered, res.Stats.States, res.Live.Walks, c.periphery.Len())
+		res.Message = fmt.Sprintf("the time budget (--time %s) ran out during the walks: every state within %d steps explored (%s), no violation; walks from %d of the %d states at the bound that are not live reached a live state",
+			c.opts.Time, res.Covered, reports.StatesWords(res.Stats.States, res.Symmetry), res.Live.Walks, c.periphery.Len())
 	}
+	return nil
+}
+
+// deadEvidence backs a closed dead region found without walks (which
+// would run the dead test) with a search from the end of p: every state
+// reachable from there, none of them live. The replay of the trace
+// checks it as it checks a dead test's.
+func (c *checker) deadEvidence(p sim.Path, sopts search.Options) error {
+	end, err := c.runPath(c.base, p, 0, len(p))
+	if err != nil {
+		return err
+	}
+	sopts.Start, sopts.Target, sopts.Progress, sopts.Trail = end, 0, nil, nil
+	sr, err := search.Global(c.w, sopts)
+	if err != nil {
+		return err
+	}
+	if !sr.Exhausted || sr.Stats.Live != 0 || sr.Violation != nil {
+		return fmt.Errorf("internal error: the dead region the search found is not dead when searched again (%d states, %d live, exhausted %v)",
+			sr.Stats.States, sr.Stats.Live, sr.Exhausted)
+	}
+	c.res.startEnd = &Critical{End: &critical.Evidence{SearchAll: true, SearchStates: int(sr.Stats.States), SearchDepth: sr.Stats.MaxDepth},
+		endFP: end.Fingerprint()}
 	return nil
 }
 
@@ -673,8 +725,8 @@ func (c *checker) coverage() string {
 	default:
 		why = "the check was interrupted"
 	}
-	msg := fmt.Sprintf("%s: every state within %d steps explored (%d states), no violation; depth %d partly explored",
-		why, r.Covered, r.Stats.States, r.Covered+1)
+	msg := fmt.Sprintf("%s: every state within %d steps explored (%s), no violation; depth %d partly explored",
+		why, r.Covered, reports.StatesWords(r.Stats.States, r.Symmetry), r.Covered+1)
 	if n := c.periphery.Len(); n > 0 {
 		if r.Live.Walks == n {
 			msg += fmt.Sprintf("; walks from all %d states at depth %d that are not live reached a live state", n, r.Covered)
@@ -701,7 +753,7 @@ func (c *checker) searchWorkers() []search.Worker {
 		trail := &search.Trail{}
 		w.Guard = c.watch.add(func() hang {
 			ev, choices, _ := w.Current()
-			return hang{path: c.full(trail.Path.Clone()), event: ev, choices: choices}
+			return hang{path: c.searchPath(trail), event: ev, choices: choices}
 		})
 		out = append(out, search.Worker{World: w, Trail: trail})
 	}
@@ -805,7 +857,10 @@ func ConfigOf(t *reports.Trace) Config {
 
 // A ReplayStep is one step of a replayed path, in words.
 type ReplayStep struct {
-	Index int
+	// Step numbers the step from 1: step i applies the i-th event of the
+	// path, and the state after step 0 is the initial state (as
+	// Critical.Step and every report count).
+	Step  int
 	Event sim.Event
 	Text  string   // the event, with the message it carries
 	Sent  []string // messages sent, "msg from->to"
@@ -884,11 +939,11 @@ func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replay
 	// stops replaying.
 	w.Recheck = 1
 	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout}
-	cur := ReplayStep{Index: -1} // the step under way (-1: Init)
+	cur := ReplayStep{} // the step under way (0: Init)
 	where := func() hang {
 		// The replay is held in a handler: what it wrote is stable.
 		h := hang{steps: slices.Clone(rep.Steps)}
-		if cur.Index >= 0 {
+		if cur.Step > 0 {
 			h.steps = append(h.steps, cur)
 		}
 		return h
@@ -973,14 +1028,14 @@ func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *ReplayStep) 
 	}
 	for i, st := range p {
 		text := w.Describe(s, st.Event)
-		*cur = ReplayStep{Index: i, Event: st.Event, Text: text}
+		*cur = ReplayStep{Step: i + 1, Event: st.Event, Text: text}
 		// The last step of a diverged trace may be cut short: its choices
 		// are what the search had handed out, so it runs without Strict.
 		w.Strict = i < len(p)-1
 		next, err := w.Apply(s, st.Event, st.Choices)
 		if err != nil {
 			if panicked(err) {
-				rep.Steps = append(rep.Steps, ReplayStep{Index: i, Event: st.Event, Text: text, Violation: rep.Message})
+				rep.Steps = append(rep.Steps, ReplayStep{Step: i + 1, Event: st.Event, Text: text, Violation: rep.Message})
 				return nil
 			}
 			var nd *sim.NondeterminismError
@@ -998,7 +1053,7 @@ func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *ReplayStep) 
 				Err: fmt.Errorf("it made %d choices but the trace records %d", len(w.Last().Choices), len(st.Choices))}
 		}
 		info := w.Last()
-		rs := ReplayStep{Index: i, Event: st.Event, Text: text, Logs: append([]string(nil), info.Logs...)}
+		rs := ReplayStep{Step: i + 1, Event: st.Event, Text: text, Logs: append([]string(nil), info.Logs...)}
 		for _, e := range info.Sent {
 			rs.Sent = append(rs.Sent, fmt.Sprintf("%s %d->%d", sim.Dump(e.Msg), e.From, e.To))
 		}

@@ -330,7 +330,9 @@ func TestLocalRechecksPanicAfterNewEdges(t *testing.T) {
 	sys := &livecheck.System{
 		Name: "late-panic", Doc: "a panic reached by a later round", DefaultNodes: 2, MinNodes: 2, MaxNodes: 2,
 		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
-			return &livecheck.Model{Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &lateP{} }, Calls: []sim.Call{{To: 0, Call: "go"}}}}, nil
+			// Only the built-in no-panic matters; a system needs one of its own.
+			return &livecheck.Model{Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &lateP{} }, Calls: []sim.Call{{To: 0, Call: "go"}}},
+				Properties: []properties.Property{properties.Always("anything", "holds in every state", func(*sim.State) error { return nil })}}, nil
 		},
 	}
 	g, err := livecheck.Check(sys, livecheck.Options{Depth: 8, NoWalks: true})

@@ -2,7 +2,9 @@ package livecheck
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"strings"
 
 	"github.com/livecheck/livecheck/prefix"
 	"github.com/livecheck/livecheck/properties"
@@ -81,7 +83,7 @@ func Prefixes(sys *System, opts PrefixOptions) (Config, []LivePrefix, error) {
 // returns its path.
 func WritePrefix(dir string, sys *System, cfg Config, seed int64, settle int, p LivePrefix) (string, error) {
 	names := []string{}
-	for _, d := range sys.Properties {
+	for _, d := range sys.propertyDocs() {
 		if d.Kind == properties.Liveness {
 			names = append(names, d.Name)
 		}
@@ -101,3 +103,52 @@ func WritePrefix(dir string, sys *System, cfg Config, seed int64, settle int, p 
 
 // PrefixResult marks a trace file that holds a live prefix.
 const PrefixResult Verdict = "prefix"
+
+// PrefixStart reads the prefix file a check starts from (`check --from`)
+// and merges its configuration into cfg: the nodes and parameters cfg
+// leaves unset are the file's, and those it gives must match the file's.
+// It returns the merged configuration and the prefix's path.
+func PrefixStart(sys *System, file string, cfg Config) (Config, sim.Path, error) {
+	t, err := reports.ReadTraceFile(file)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if Verdict(t.Result) != PrefixResult {
+		return cfg, nil, fmt.Errorf("%s is not a prefix file (it records %q; make prefixes with 'livecheck prefix')", file, t.Result)
+	}
+	var diff []string
+	if t.System != sys.Name {
+		diff = append(diff, fmt.Sprintf("system %s, not %s", t.System, sys.Name))
+	}
+	if cfg.Nodes == 0 {
+		cfg.Nodes = t.Nodes
+	} else if t.Nodes != cfg.Nodes {
+		diff = append(diff, fmt.Sprintf("%d nodes, not %d", t.Nodes, cfg.Nodes))
+	}
+	params := maps.Clone(cfg.Params)
+	if params == nil {
+		params = map[string]string{}
+	}
+	for _, p := range sys.Params {
+		pv := t.Params[p.Name]
+		cv, set := cfg.Params[p.Name]
+		switch {
+		case set && pv != cv:
+			if pv == "" {
+				pv = "(default)"
+			}
+			diff = append(diff, fmt.Sprintf("%s=%s, not %s", p.Name, pv, cv))
+		case !set && pv != "":
+			params[p.Name] = pv
+		}
+	}
+	cfg.Params = params
+	if len(diff) > 0 {
+		return cfg, nil, fmt.Errorf("%s was made for another configuration: %s", file, strings.Join(diff, "; "))
+	}
+	p, err := reports.Path(t.Steps)
+	if err != nil {
+		return cfg, nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return cfg, p, nil
+}

@@ -3,23 +3,33 @@ package livecheck
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/walk"
 )
 
 // A System is a protocol livecheck can check: how to build its world for a
 // configuration, its properties and its injectable bugs.
+//
+// The smallest complete System is a Name and a Build that returns a
+// model with a node constructor (Spec.New) and properties; every other
+// field is optional. The defaults are the same for Check, Test and the
+// command (Main): the options and flags left out take them. A bad
+// definition is an error naming the field (see Validate), never a panic.
 type System struct {
 	Name string // flag-safe identifier: "lcr", "randtree"
 	Doc  string // one line
 
-	// DefaultNodes, MinNodes and MaxNodes bound the number of nodes.
+	// DefaultNodes, MinNodes and MaxNodes bound the number of nodes; all
+	// are optional. MinNodes 0 means 1 and MaxNodes 0 no upper bound;
+	// DefaultNodes 0 means 3, raised to MinNodes and lowered to MaxNodes.
 	DefaultNodes, MinNodes, MaxNodes int
 	// DefaultDepth is the search depth when none is given (0: 20).
 	DefaultDepth int
@@ -35,12 +45,15 @@ type System struct {
 	Bugs []Bug
 	// Params are the system's own settings (the CLI makes each a flag).
 	Params []Param
-	// Properties lists the properties' names and docs, for `livecheck list`;
-	// Build returns the properties themselves.
+	// Properties lists the properties' names and docs, for `livecheck
+	// list` (optional: by default those of the model Build returns for
+	// the default configuration); Build returns the properties themselves.
 	Properties []PropertyDoc
 
 	// Build returns the model for a configuration that has been checked
-	// against Bugs, Params and the node bounds.
+	// against Bugs, Params and the node bounds (required). It leaves
+	// Spec.Nodes and Spec.Budget zero, or sets them to the configuration's
+	// Nodes and Budget: livecheck sets them, and refuses other values.
 	Build func(cfg Config) (*Model, error)
 }
 
@@ -74,16 +87,9 @@ type Needs struct {
 	Budget sim.Budget
 }
 
-// A Setting is one setting of a configuration that a bug's needs supplied.
-type Setting struct {
-	Bug string `json:"bug"`
-	// Name is "nodes", a parameter's name, "resets", "drops" or
-	// "socket-errors": the CLI's flag for it.
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-func (s Setting) String() string { return "--" + s.Name + " " + s.Value }
+// A Setting is one setting of a configuration that a bug's needs
+// supplied: a flag's name and value.
+type Setting = reports.Setting
 
 // needs returns the needs of the bug given as NAME or NAME=VALUE.
 func (b *Bug) needs(given string) Needs {
@@ -97,14 +103,14 @@ func (b *Bug) needs(given string) Needs {
 func (n Needs) Settings(bug string) []Setting {
 	var out []Setting
 	if n.Nodes > 0 {
-		out = append(out, Setting{bug, "nodes", strconv.Itoa(n.Nodes)})
+		out = append(out, Setting{Bug: bug, Name: "nodes", Value: strconv.Itoa(n.Nodes)})
 	}
 	for _, k := range slices.Sorted(maps.Keys(n.Params)) {
-		out = append(out, Setting{bug, k, n.Params[k]})
+		out = append(out, Setting{Bug: bug, Name: k, Value: n.Params[k]})
 	}
 	for _, f := range budgetFields(&n.Budget) {
 		if *f.v > 0 {
-			out = append(out, Setting{bug, f.flag, strconv.Itoa(*f.v)})
+			out = append(out, Setting{Bug: bug, Name: f.flag, Value: strconv.Itoa(*f.v)})
 		}
 	}
 	return out
@@ -268,8 +274,12 @@ type PropertyDoc struct {
 	Doc  string
 }
 
-// Config is one configuration of a system. A budget field below 0 means
-// the system's default.
+// Config is one configuration of a system. Nodes 0 takes the bugs' needs,
+// then the system's default. A budget field below 0 takes the bugs' needs,
+// then the system's DefaultBudget: that is what the command does for a
+// failure flag left out. A budget field of 0 means none of that failure,
+// so the zero Config has no failures; with a System that declares no
+// DefaultBudget (most do not) the two agree.
 type Config struct {
 	Nodes  int               `json:"nodes"`
 	Bugs   []string          `json:"bugs"`
@@ -328,10 +338,13 @@ func (s *System) Normalize(cfg Config) (Config, error) {
 		cfg.Nodes = need.Nodes
 	}
 	if cfg.Nodes == 0 {
-		cfg.Nodes = s.DefaultNodes
+		cfg.Nodes = s.defaultNodes()
 	}
-	if cfg.Nodes < s.MinNodes || (s.MaxNodes > 0 && cfg.Nodes > s.MaxNodes) {
-		return cfg, fmt.Errorf("%s needs %d to %d nodes, not %d", s.Name, s.MinNodes, s.MaxNodes, cfg.Nodes)
+	if cfg.Nodes < max(s.MinNodes, 1) || (s.MaxNodes > 0 && cfg.Nodes > s.MaxNodes) {
+		if s.MaxNodes == 0 {
+			return cfg, fmt.Errorf("%s needs at least %d nodes, not %d", s.Name, max(s.MinNodes, 1), cfg.Nodes)
+		}
+		return cfg, fmt.Errorf("%s needs %d to %d nodes, not %d", s.Name, max(s.MinNodes, 1), s.MaxNodes, cfg.Nodes)
 	}
 	bugs := slices.Clone(cfg.Bugs)
 	for _, b := range bugs {
@@ -402,8 +415,14 @@ func (s *System) Normalize(cfg Config) (Config, error) {
 	return cfg, nil
 }
 
-// Model checks cfg and builds the system's model for it.
+// Model checks cfg and builds the system's model for it. A model that is
+// not whole (nil, no Spec.New, no properties, two of one name, a Spec.Nodes
+// or Spec.Budget other than the configuration's) is an error naming the
+// field.
 func (s *System) Model(cfg Config) (Config, *Model, error) {
+	if err := s.Validate(); err != nil {
+		return cfg, nil, err
+	}
 	cfg, err := s.Normalize(cfg)
 	if err != nil {
 		return cfg, nil, err
@@ -412,13 +431,75 @@ func (s *System) Model(cfg Config) (Config, *Model, error) {
 	if err != nil {
 		return cfg, nil, err
 	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("system %q: Build: %s", s.Name, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case m == nil:
+		return cfg, nil, bad("it returned a nil *Model and no error")
+	case m.Spec.New == nil:
+		return cfg, nil, bad("Model.Spec.New is nil: it makes each node")
+	case len(m.Properties) == 0:
+		return cfg, nil, bad("Model.Properties is empty: a check needs at least one property")
+	case m.Spec.Nodes != 0 && m.Spec.Nodes != cfg.Nodes:
+		return cfg, nil, bad("Model.Spec.Nodes is %d but the configuration has %d nodes (leave it 0: livecheck sets it)", m.Spec.Nodes, cfg.Nodes)
+	case m.Spec.Budget != (sim.Budget{}) && m.Spec.Budget != cfg.Budget:
+		return cfg, nil, bad("Model.Spec.Budget is %+v but the configuration's is %+v (leave it zero and set System.DefaultBudget: livecheck sets it)", m.Spec.Budget, cfg.Budget)
+	}
 	m.Spec.Nodes = cfg.Nodes
 	m.Spec.Budget = cfg.Budget
 	if err := properties.Validate(m.Properties); err != nil {
-		return cfg, nil, fmt.Errorf("system %s: %w", s.Name, err)
+		return cfg, nil, bad("Model.Properties: %v", err)
 	}
-	return cfg, m, m.Spec.Validate()
+	if err := m.Spec.Validate(); err != nil {
+		return cfg, nil, bad("Model.Spec: %v", err)
+	}
+	return cfg, m, nil
 }
+
+// Validate checks the definition of the system, as far as it can without
+// building a model (Model checks the rest): a Name that is a flag-safe
+// identifier, a Build, node bounds that agree, bugs and parameters
+// named once each. The error names the field.
+func (s *System) Validate() error {
+	if s == nil {
+		return fmt.Errorf("the system is nil")
+	}
+	if !systemName.MatchString(s.Name) {
+		return fmt.Errorf("system %q: Name must be lowercase letters, digits and dashes, starting with a letter", s.Name)
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("system %q: %s", s.Name, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case s.Build == nil:
+		return bad("Build is nil: it builds the model (nodes and properties) for a configuration")
+	case s.MinNodes < 0 || s.MaxNodes < 0 || s.DefaultNodes < 0:
+		return bad("MinNodes, MaxNodes and DefaultNodes cannot be negative")
+	case s.MaxNodes > 0 && s.MinNodes > s.MaxNodes:
+		return bad("MinNodes is %d, more than MaxNodes, %d", s.MinNodes, s.MaxNodes)
+	case s.DefaultNodes > 0 && (s.DefaultNodes < s.MinNodes || s.MaxNodes > 0 && s.DefaultNodes > s.MaxNodes):
+		return bad("DefaultNodes is %d, outside MinNodes to MaxNodes (%d to %d)", s.DefaultNodes, s.MinNodes, s.MaxNodes)
+	case s.DefaultBudget.Resets < 0 || s.DefaultBudget.Drops < 0 || s.DefaultBudget.Errors < 0:
+		return bad("DefaultBudget cannot be negative")
+	}
+	seen := map[string]bool{}
+	for _, b := range s.Bugs {
+		if b.Name == "" || seen["bug "+b.Name] {
+			return bad("Bugs: a bug's Name must be given, and once: %q", b.Name)
+		}
+		seen["bug "+b.Name] = true
+	}
+	for _, p := range s.Params {
+		if p.Name == "" || seen["param "+p.Name] {
+			return bad("Params: a parameter's Name must be given, and once: %q", p.Name)
+		}
+		seen["param "+p.Name] = true
+	}
+	return nil
+}
+
+var systemName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // Docs returns the names, kinds and docs of properties, for System.Properties.
 func Docs(props ...properties.Property) []PropertyDoc {
@@ -427,4 +508,44 @@ func Docs(props ...properties.Property) []PropertyDoc {
 		out[i] = PropertyDoc{Name: p.Name, Kind: p.Kind, Doc: p.Doc}
 	}
 	return out
+}
+
+// defaultNodes is the number of nodes when the configuration and the bugs
+// give none.
+func (s *System) defaultNodes() int {
+	if s.DefaultNodes > 0 {
+		return s.DefaultNodes
+	}
+	n := max(3, s.MinNodes)
+	if s.MaxNodes > 0 {
+		n = min(n, s.MaxNodes)
+	}
+	return n
+}
+
+// propertyDocs are the properties' names and docs, for `livecheck list`:
+// Properties, or when the system gives none those of its default model.
+func (s *System) propertyDocs() []PropertyDoc {
+	if len(s.Properties) > 0 {
+		return s.Properties
+	}
+	if _, m, err := s.Model(Config{}); err == nil {
+		return Docs(m.Properties...)
+	}
+	return nil
+}
+
+// validSystems checks the systems a command is given.
+func validSystems(systems []*System) error {
+	seen := map[string]bool{}
+	for _, s := range systems {
+		if err := s.Validate(); err != nil {
+			return err
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("two systems are named %q", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	return nil
 }

@@ -1,11 +1,13 @@
 package livecheck_test
 
 import (
+	"bytes"
 	"reflect"
 	"strconv"
 	"testing"
 
 	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -43,7 +45,7 @@ func TestBugNeeds(t *testing.T) {
 	}{
 		{"all from the bug", livecheck.Config{Bugs: []string{"a"}, Budget: unset},
 			4, map[string]string{"proposers": "2", "peers": "zero"}, sim.Budget{Errors: 1},
-			[]set{{"a", "nodes", "4"}, {"a", "proposers", "2"}}, nil},
+			[]set{{Bug: "a", Name: "nodes", Value: "4"}, {Bug: "a", Name: "proposers", Value: "2"}}, nil},
 		{"the user's settings win, with a warning", livecheck.Config{Nodes: 3, Bugs: []string{"a"}, Params: map[string]string{"proposers": "1"}, Budget: unset},
 			3, map[string]string{"proposers": "1", "peers": "zero"}, sim.Budget{Errors: 1},
 			nil, []string{"a needs at least 4 nodes; you gave 3", "a needs at least 2 proposers; you gave 1"}},
@@ -52,16 +54,16 @@ func TestBugNeeds(t *testing.T) {
 			nil, nil},
 		{"two bugs: the larger number, each bug's own settings", livecheck.Config{Bugs: []string{"b", "a"}, Budget: unset},
 			4, map[string]string{"proposers": "2", "peers": "all"}, sim.Budget{Resets: 1, Errors: 1},
-			[]set{{"a", "nodes", "4"}, {"a", "proposers", "2"}, {"b", "peers", "all"}, {"b", "resets", "1"}}, nil},
+			[]set{{Bug: "a", Name: "nodes", Value: "4"}, {Bug: "a", Name: "proposers", Value: "2"}, {Bug: "b", Name: "peers", Value: "all"}, {Bug: "b", Name: "resets", Value: "1"}}, nil},
 		{"a failure budget given", livecheck.Config{Bugs: []string{"b"}, Params: map[string]string{"peers": "zero"}, Budget: sim.Budget{Resets: 0, Drops: -1, Errors: -1}},
 			2, map[string]string{"proposers": "1", "peers": "zero"}, sim.Budget{Errors: 1},
-			[]set{{"b", "nodes", "2"}}, []string{"b needs peers=all; you gave zero", "b needs at least 1 reset; you gave 0"}},
+			[]set{{Bug: "b", Name: "nodes", Value: "2"}}, []string{"b needs peers=all; you gave zero", "b needs at least 1 reset; you gave 0"}},
 		{"two bugs that need different values", livecheck.Config{Bugs: []string{"c", "b"}, Budget: unset},
 			2, map[string]string{"proposers": "1", "peers": "all"}, sim.Budget{Resets: 1, Errors: 1},
-			[]set{{"b", "nodes", "2"}, {"b", "peers", "all"}, {"b", "resets", "1"}}, []string{"c needs peers=ring; the check uses all"}},
+			[]set{{Bug: "b", Name: "nodes", Value: "2"}, {Bug: "b", Name: "peers", Value: "all"}, {Bug: "b", Name: "resets", Value: "1"}}, []string{"c needs peers=ring; the check uses all"}},
 		{"needs that depend on the bug's value", livecheck.Config{Bugs: []string{"q=3"}, Budget: unset},
 			6, map[string]string{"proposers": "2", "peers": "zero"}, sim.Budget{Errors: 1},
-			[]set{{"q=3", "nodes", "6"}, {"q=3", "proposers", "2"}}, nil},
+			[]set{{Bug: "q=3", Name: "nodes", Value: "6"}, {Bug: "q=3", Name: "proposers", Value: "2"}}, nil},
 		{"no bugs: the system's defaults", livecheck.Config{Budget: unset},
 			3, map[string]string{"proposers": "1", "peers": "zero"}, sim.Budget{Errors: 1},
 			nil, nil},
@@ -79,5 +81,66 @@ func TestBugNeeds(t *testing.T) {
 				t.Errorf("from the bugs %v, warnings %q; want %v, %q", from, warnings, tc.from, tc.warnings)
 			}
 		})
+	}
+}
+
+// A bad definition is an error that names the field, never a panic.
+func TestBadSystemDefinitions(t *testing.T) {
+	node := func(sim.NodeID) sim.Node { return &echo{} }
+	prop := properties.Always("fine", "always", func(*sim.State) error { return nil })
+	build := func(m *livecheck.Model) func(livecheck.Config) (*livecheck.Model, error) {
+		return func(livecheck.Config) (*livecheck.Model, error) { return m, nil }
+	}
+	good := build(&livecheck.Model{Spec: sim.Spec{New: node}, Properties: []properties.Property{prop}})
+	for _, tc := range []struct {
+		name string
+		sys  livecheck.System
+		want string
+	}{
+		{"no build", livecheck.System{Name: "x"},
+			`system "x": Build is nil: it builds the model (nodes and properties) for a configuration`},
+		{"no name", livecheck.System{Build: good},
+			`system "": Name must be lowercase letters, digits and dashes, starting with a letter`},
+		{"node bounds", livecheck.System{Name: "x", MinNodes: 4, MaxNodes: 2, Build: good},
+			`system "x": MinNodes is 4, more than MaxNodes, 2`},
+		{"default outside the bounds", livecheck.System{Name: "x", DefaultNodes: 5, MaxNodes: 4, Build: good},
+			`system "x": DefaultNodes is 5, outside MinNodes to MaxNodes (0 to 4)`},
+		{"two bugs of one name", livecheck.System{Name: "x", Bugs: []livecheck.Bug{{Name: "b"}, {Name: "b"}}, Build: good},
+			`system "x": Bugs: a bug's Name must be given, and once: "b"`},
+		{"nil model", livecheck.System{Name: "x", Build: build(nil)},
+			`system "x": Build: it returned a nil *Model and no error`},
+		{"no nodes", livecheck.System{Name: "x", Build: build(&livecheck.Model{Properties: []properties.Property{prop}})},
+			`system "x": Build: Model.Spec.New is nil: it makes each node`},
+		{"no properties", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node}})},
+			`system "x": Build: Model.Properties is empty: a check needs at least one property`},
+		{"two properties of one name", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node}, Properties: []properties.Property{prop, prop}})},
+			`system "x": Build: Model.Properties: two properties are named "fine"`},
+		{"Spec.Nodes set otherwise", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node, Nodes: 5}, Properties: []properties.Property{prop}})},
+			`system "x": Build: Model.Spec.Nodes is 5 but the configuration has 3 nodes (leave it 0: livecheck sets it)`},
+		{"Spec.Budget set otherwise", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node, Budget: sim.Budget{Drops: 1}}, Properties: []properties.Property{prop}})},
+			`system "x": Build: Model.Spec.Budget is {Resets:0 Drops:1 Errors:0} but the configuration's is {Resets:0 Drops:0 Errors:0} (leave it zero and set System.DefaultBudget: livecheck sets it)`},
+	} {
+		_, err := livecheck.Check(&tc.sys, livecheck.Options{})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// The smallest system is a name and a Build: three nodes, properties
+// listed from the model, and Spec.Nodes and Spec.Budget may repeat the
+// configuration's.
+func TestSmallestSystem(t *testing.T) {
+	sys := &livecheck.System{Name: "tiny", Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+		return &livecheck.Model{Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &echo{} }, Nodes: cfg.Nodes, Budget: cfg.Budget},
+			Properties: []properties.Property{properties.Eventually("quiet", "nothing to do", func(*sim.State) bool { return true })}}, nil
+	}}
+	res, err := livecheck.Check(sys, livecheck.Options{})
+	if err != nil || res.Verdict != livecheck.OK || res.Config.Nodes != 3 || res.Stats.States != 9 {
+		t.Fatalf("%v, %+v", err, res)
+	}
+	var out, errs bytes.Buffer
+	if code := livecheck.Run([]string{"list"}, &out, &errs, sys); code != 0 || out.String() != "tiny: ; bugs: none; properties: quiet\n" {
+		t.Errorf("list: exit %d %q %q", code, out.String(), errs.String())
 	}
 }

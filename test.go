@@ -116,7 +116,7 @@ func Test(t testing.TB, sys *System, opts ...TestOption) {
 			o.Depth = max(1, o.defaultDepth(sys)/2)
 		}
 		if o.WalkDepth <= 0 {
-			o.WalkDepth = defaultWalkDepth / 10
+			o.WalkDepth = DefaultWalkDepth / 10
 		}
 	}
 	res, err := Check(sys, o)
@@ -147,38 +147,22 @@ func Test(t testing.TB, sys *System, opts ...TestOption) {
 		t.Fatalf("livecheck: %s: inconclusive: %s (AllowInconclusive lets this pass)", sys.Name, why)
 		return
 	}
-	var b strings.Builder
-	writeViolation(&b, res)
 	dead, live, err := res.writeTraces(st.dir, func(property string, p sim.Path) string {
 		if property == "live" {
 			return stem + "-live-" + reports.PathHash(p) + ".json"
 		}
 		return stem + "-" + reports.PathHash(p) + ".json"
 	})
+	var b strings.Builder
 	if err != nil {
-		fmt.Fprintf(&b, "the trace could not be written: %v\n", err)
-	} else {
-		fmt.Fprintf(&b, "trace: %s\n", dead)
-		if live != "" {
-			fmt.Fprintf(&b, "nearest live path: %s\n", live)
-		}
-		fmt.Fprintf(&b, "replay it: %s", replayCommand(t.Name(), dead))
+		dead, live = "", ""
+		fmt.Fprintf(&b, "livecheck: the trace could not be written, the report below has none: %v\n", err)
 	}
-	t.Fatalf("%s", b.String())
-}
-
-// writeViolation is the report of a violation Check found.
-func writeViolation(w *strings.Builder, res *Result) {
-	fmt.Fprintf(w, "livecheck: %s (seed %d, depth %d): %s of %s: %s\n", res.System, res.Seed, res.Depth, res.Verdict, res.Property, res.Message)
-	from, to := 0, len(res.Steps)
-	if cx := res.Critical; cx != nil {
-		fmt.Fprintf(w, "critical step %d of %d: %s\n", cx.Step, len(res.Path), cx.EventText)
-		fmt.Fprintf(w, "nearest live path: %d steps, the first %d shared\n", len(cx.LivePath), cx.LiveStep)
-		from, to = max(0, cx.Step-stepsBefore), min(len(res.Steps), cx.Step+stepsAfter)
-	} else if to > stepsBefore+stepsAfter {
-		from = to - stepsBefore
-	}
-	writeStepWindow(w, res.Steps, from, to)
+	// The report is the CLI's, without its statistics: the same renderer.
+	rep := res.Report(dead, live)
+	rep.ReplayCommand, rep.LiveReplayCommand = replayCommand(t.Name(), dead), replayCommand(t.Name(), live)
+	reports.WriteCheck(&b, rep, false)
+	t.Fatalf("%s", strings.TrimSuffix(b.String(), "\n"))
 }
 
 // stepsBefore and stepsAfter bound the steps a report shows around the
@@ -193,7 +177,7 @@ func writeStepWindow(w *strings.Builder, steps []ReplayStep, from, to int) {
 	if from > 0 {
 		fmt.Fprintf(w, "  ... %d earlier steps\n", from)
 	}
-	WriteSteps(w, steps[from:to])
+	reports.WriteSteps(w, stepsReport(steps[from:to]))
 	if to < len(steps) {
 		fmt.Fprintf(w, "  ... %d later steps\n", len(steps)-to)
 	}

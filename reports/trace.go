@@ -19,8 +19,14 @@ import (
 	"github.com/livecheck/livecheck/sim"
 )
 
-// TraceVersion is the version of the trace format this package writes and
-// reads.
+// TraceVersion is the version of the trace format this package writes.
+// It reads this version and the ones before it: a file without a version
+// (version 0) is read as version 1, which it is. A file of a newer version
+// is refused with an error that names its version.
+//
+// In every version, steps count from 1: the i-th element of Steps is step
+// i, the state after step i is the state it leads to, and the state after
+// step 0 is the initial state; Critical.Step and LiveStep count so.
 const TraceVersion = 1
 
 // A Trace is the content of a trace file.
@@ -185,6 +191,21 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The version first, leniently: a newer file may have fields this
+	// version does not know, and must be refused for its version, not
+	// for them.
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err == nil && head.Format == traceFormat {
+		switch {
+		case head.Version > TraceVersion:
+			return nil, fmt.Errorf("trace format version %d is not supported (this livecheck reads versions up to %d; replay it with a newer one)", head.Version, TraceVersion)
+		case head.Version < 0:
+			return nil, fmt.Errorf("trace format version %d is not a version", head.Version)
+		}
+	}
 	var t Trace
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -198,11 +219,12 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("not a valid trace file: data after the JSON object")
 	}
+	if t.Version == 0 {
+		t.Version = 1 // written before the field was required
+	}
 	switch {
 	case t.Format != traceFormat:
 		return nil, fmt.Errorf("not a livecheck trace file (format %q, want %q)", t.Format, traceFormat)
-	case t.Version != TraceVersion:
-		return nil, fmt.Errorf("trace format version %d is not supported (this livecheck reads version %d)", t.Version, TraceVersion)
 	case t.System == "":
 		return nil, fmt.Errorf("the trace names no system")
 	case t.Nodes < 1:

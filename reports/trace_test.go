@@ -84,3 +84,27 @@ func FuzzReadTrace(f *testing.F) {
 		}
 	})
 }
+
+// A file written before the version field (none: version 0) reads as
+// version 1; a newer version is refused for its version, even with fields
+// this version does not know; a negative one is refused.
+func TestTraceVersions(t *testing.T) {
+	const body = `"system":"x","nodes":2,"bugs":[],"budget":{"resets":0,"drops":0,"errors":0},"seed":1,"result":"safety-violation","steps":[{"kind":"timer","node":1,"timer":"t"}]`
+	for _, tc := range []struct {
+		name, file, err string
+	}{
+		{"no version", `{"format":"livecheck-trace",` + body + `}`, ""},
+		{"version 1", `{"format":"livecheck-trace","version":1,` + body + `}`, ""},
+		{"newer", `{"format":"livecheck-trace","version":2,"shrunk":true,` + body + `}`,
+			"trace format version 2 is not supported (this livecheck reads versions up to 1; replay it with a newer one)"},
+		{"negative", `{"format":"livecheck-trace","version":-1,` + body + `}`, "trace format version -1 is not a version"},
+	} {
+		tr, err := ReadTrace(strings.NewReader(tc.file))
+		switch {
+		case tc.err == "" && (err != nil || tr.Version != 1 || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
+			t.Errorf("%s: %v, %+v; want version 1 with its step", tc.name, err, tr)
+		case tc.err != "" && (err == nil || err.Error() != tc.err):
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+		}
+	}
+}

@@ -25,10 +25,14 @@ var benchSpaces = []struct {
 	cfg    livecheck.Config
 	depth  int
 	states int64
+	// classes is the states with symmetry reduction: classes of states
+	// that are renamings of each other (0: the system declares none).
+	classes int64
 }{
-	{"lcr5", &lcr.System, livecheck.Config{Nodes: 5}, 20, 1188},
-	{"paxos3x1", &paxos.System, livecheck.Config{Nodes: 3, Params: map[string]string{"proposers": "1"}}, 20, 10974},
-	{"paxos-split2x3", &paxos.System, livecheck.Config{Nodes: 6, Params: map[string]string{"proposers": "2", "roles": "split"}}, 100, 170572},
+	{"lcr5", &lcr.System, livecheck.Config{Nodes: 5}, 20, 1188, 0},
+	{"lcr8", &lcr.System, livecheck.Config{Nodes: 8}, 100, 49572, 0},
+	{"paxos3x1", &paxos.System, livecheck.Config{Nodes: 3, Params: map[string]string{"proposers": "1"}}, 20, 10974, 0},
+	{"paxos-split2x3", &paxos.System, livecheck.Config{Nodes: 6, Params: map[string]string{"proposers": "2", "roles": "split"}}, 100, 170572, 29378},
 }
 
 // heapObjects is the runtime metric of the heap's objects, live or not yet
@@ -58,19 +62,30 @@ func BenchmarkGlobal(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		world := func() *sim.World {
-			w, err := sim.NewWorld(m.Spec)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return w
-		}
 		for _, c := range []struct {
-			workers int
-			reduce  bool
-		}{{1, false}, {2, false}, {1, true}, {2, true}} {
+			workers          int
+			reduce, symmetry bool
+		}{{1, false, false}, {2, false, false}, {1, true, false}, {2, true, false}, {1, true, true}, {2, true, true}} {
+			if c.symmetry && sp.classes == 0 {
+				continue
+			}
+			world := func() *sim.World {
+				spec := m.Spec
+				if !c.symmetry {
+					spec.Symmetry = nil
+				}
+				w, err := sim.NewWorld(spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return w
+			}
+			want := sp.states
+			if c.symmetry {
+				want = sp.classes
+			}
 			workers := c.workers
-			b.Run(fmt.Sprintf("%s/workers=%d/reduce=%v", sp.name, workers, c.reduce), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/workers=%d/reduce=%v/symmetry=%v", sp.name, workers, c.reduce, c.symmetry), func(b *testing.B) {
 				b.ReportAllocs()
 				sample := []metrics.Sample{{Name: heapObjects}}
 				heap := func() uint64 {
@@ -102,9 +117,9 @@ func BenchmarkGlobal(b *testing.B) {
 					b.StartTimer()
 					res, err := search.Global(w, opts)
 					peak = max(peak, heap())
-					if err != nil || res.Violation != nil || !res.Complete || !res.Exhausted || res.Stats.States != sp.states {
+					if err != nil || res.Violation != nil || !res.Complete || !res.Exhausted || res.Stats.States != want {
 						b.Fatalf("err %v, violation %v, complete %v, exhausted %v, %d states; want a complete, exhausted search of %d states",
-							err, res.Violation, res.Complete, res.Exhausted, res.Stats.States, sp.states)
+							err, res.Violation, res.Complete, res.Exhausted, res.Stats.States, want)
 					}
 					states += res.Stats.States
 					trans += res.Stats.Transitions

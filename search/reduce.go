@@ -45,18 +45,9 @@ import "github.com/livecheck/livecheck/sim"
 // and drops the others. A renaming of the kept state that is not the same
 // state has its enabled events in another order and under other names, so
 // its sleep set cannot be intersected with the kept one's: the kept state
-// then gets an empty sleep set and takes every event, which takes at least
+// then gets an empty sleep set (global.conc) and takes every event, which takes at least
 // what the renaming would have (renamed), so the argument above holds for
 // the renaming classes.
-
-// mergeSleep returns the sleep set of a state the search keeps, c, when it
-// reaches the state next again with sleep set z.
-func mergeSleep(c *cand, next *sim.State, z uint64) uint64 {
-	if c.conc != next.Fingerprint() {
-		return 0
-	}
-	return c.sleep & z
-}
 
 // nextSleepNeeded says whether the states found in the level under way
 // need sleep sets: with reduction, unless they are at the depth bound.

@@ -22,15 +22,19 @@ type Hasher struct {
 	level int
 	keys  []uint64
 	// perm renames nodes as they are written (Node, NodeSet): node i is
-	// written as perm[i], and as an anonymous member of its symmetry
-	// group when perm[i] is anonymous. Nil writes ids as they are.
+	// written as perm[i], which may be anonymous or marked. Nil writes
+	// ids as they are.
 	perm []NodeID
 }
 
-// anonymous stands in a Hasher's perm for a node written without its
-// identity: the sort keys of symmetry reduction see only what a node is,
-// not which one of its group it is.
-const anonymous NodeID = -1 << 40
+// anonymous and marked stand in a Hasher's perm for nodes written
+// without their identity: the sort keys of symmetry reduction see only
+// what a group member is, not which one it is (anonymous), except for the
+// one member whose sort key is under way (marked).
+const (
+	anonymous NodeID = -1 << 40
+	marked    NodeID = -1 << 41
+)
 
 // maxDepth bounds pointer nesting while hashing, so a state with a pointer
 // cycle fails with a clear panic instead of overflowing the stack.
@@ -68,27 +72,40 @@ func (h *Hasher) Node(id NodeID) {
 }
 
 // NodeSet writes a set of node ids, its members renamed when the hasher
-// renames nodes. Members written anonymously are counted, not listed.
+// renames nodes. Members written anonymously are counted, not listed. A
+// set without such members is written as it is without renaming, one
+// word, so that a node that names no group member hashes alike either
+// way (symmetry reduction relies on that to skip renaming it).
 func (h *Hasher) NodeSet(s NodeSet) {
 	if h.perm == nil {
 		h.Uint64(uint64(s))
 		return
 	}
-	var out NodeSet
-	anon := 0
+	var out uint64
+	anon, mark := 0, 0
 	for t := uint64(s); t != 0; t &= t - 1 {
 		id := NodeID(bits.TrailingZeros64(t))
 		if int(id) < len(h.perm) {
 			id = h.perm[id]
 		}
-		if id == anonymous {
+		switch id {
+		case anonymous:
 			anon++
-			continue
+		case marked:
+			mark++
+		default:
+			out |= 1 << uint(id)
 		}
-		out = out.Add(id)
 	}
-	h.Uint64(uint64(out))
-	h.Uint64(uint64(anon))
+	// The counts go into the word as pseudo-random patterns, which no
+	// set of ids matches but by a fingerprint collision's chance.
+	if anon > 0 {
+		out ^= mix(uint64(anon), 0xa5)
+	}
+	if mark > 0 {
+		out ^= mix(uint64(mark), 0x5a)
+	}
+	h.Uint64(out)
 }
 
 // Float64 writes v (all NaNs encode alike).

@@ -117,6 +117,8 @@ type State struct {
 	used  Budget
 	fp    uint64
 	key   uint64 // fp, or with symmetry the fingerprint of a renaming
+	// keyless says key is not worked out yet (World.NoKeys).
+	keyless bool
 	// inline holds the node slots of small worlds, so that a step makes
 	// one allocation for the state and its nodes, not two.
 	inline [inlineNodes]slot
@@ -201,8 +203,14 @@ func (s *State) Fingerprint() uint64 { return s.fp }
 
 // Key identifies s up to the renaming of symmetric nodes (see
 // [Spec.Symmetry]): states with the same key are renamings of each other.
-// Without symmetry it is the fingerprint.
-func (s *State) Key() uint64 { return s.key }
+// Without symmetry it is the fingerprint. A state made while
+// World.NoKeys was set has its key from World.Key only.
+func (s *State) Key() uint64 {
+	if s.keyless {
+		panic("sim: Key of a state made with World.NoKeys: use World.Key")
+	}
+	return s.key
+}
 
 // NodeFingerprint is the fingerprint of node i's state and timers.
 func (s *State) NodeFingerprint(i NodeID) uint64 { return s.nodes[i].fp }

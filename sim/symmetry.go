@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 )
@@ -36,16 +37,18 @@ import (
 
 // symmetry is a world's working set for keys.
 type symmetry struct {
-	groups [][]NodeID
-	group  []int      // each node's group, -1 for none
-	blind  []NodeID   // every group member anonymous, other nodes as they are
-	perm   []NodeID   // the renaming of the state under way
-	inv    []NodeID   // its inverse: inv[perm[i]] = i
-	sk     []uint64   // sort keys of the group members
-	orders [][]NodeID // each group's members, in the order under way
-	blocks []block    // runs of members with equal sort keys
-	parts  []uint64
-	h, q   Hasher
+	groups  [][]NodeID
+	group   []int      // each node's group, -1 for none
+	blind   []NodeID   // every group member anonymous, other nodes as they are
+	mark    []NodeID   // blind, but for one member marked
+	ref     []uint64   // how the others name each member (refine)
+	perm    []NodeID   // the renaming of the state under way
+	inv     []NodeID   // its inverse: inv[perm[i]] = i
+	sk      []uint64   // sort keys of the group members
+	orders  [][]NodeID // each group's members, in the order under way
+	blocks  []block    // runs of members with equal sort keys
+	parts   []uint64
+	h, q, r Hasher
 }
 
 func validateSymmetry(s *Spec) error {
@@ -80,6 +83,8 @@ func newSymmetry(spec *Spec) *symmetry {
 	y := &symmetry{
 		group: make([]int, n),
 		blind: make([]NodeID, n),
+		mark:  make([]NodeID, n),
+		ref:   make([]uint64, n),
 		perm:  make([]NodeID, n),
 		inv:   make([]NodeID, n),
 		sk:    make([]uint64, n),
@@ -121,44 +126,94 @@ func (y *symmetry) blindMessage(msg Message) uint64 {
 
 // key returns the fingerprint of s renamed into its group members' order.
 func (y *symmetry) key(w *World, s *State) uint64 {
-	// The sort keys: what each member is, and what is in flight to and
-	// from it, without the group's ids.
+	// The sort keys: what each member is, what is in flight to and from
+	// it, without the group's ids, and how the other nodes and the
+	// messages name it.
+	//
+	// Members that name no member (their state has no id of one), with
+	// no message or connection between two members in flight, are told
+	// apart by nothing else: two of them with equal sort keys are alike
+	// in themselves, in what is in flight to and from them and in how
+	// everything else names them, so swapping them leaves the state as
+	// it is. Their order among themselves then does not matter, and one
+	// renamed fingerprint is the key. Otherwise (members that name each
+	// other) every order of the members alike is tried.
+	alike := true
 	for i := range s.nodes {
-		y.sk[i] = s.nodes[i].blind
+		sl := &s.nodes[i]
+		y.sk[i] = sl.blind
+		if y.group[i] >= 0 && sl.blind != sl.fp {
+			alike = false
+		}
 	}
+	named := false // a node outside the groups or a message names a member
 	for i := range s.net {
 		e := &s.net[i]
-		if y.group[e.To] >= 0 {
+		gt, gf := y.group[e.To], y.group[e.From]
+		if gt >= 0 {
 			y.sk[e.To] += mix(uint64(y.blind[e.From])*3+1, e.bfp)
 		}
-		if y.group[e.From] >= 0 {
+		if gf >= 0 {
 			y.sk[e.From] += mix(uint64(y.blind[e.To])*3+2, e.bfp)
 		}
+		if gt >= 0 && gf >= 0 {
+			alike = false
+		}
+		named = named || e.bfp != e.FP
 	}
 	for _, c := range s.conns {
-		if y.group[c.a] >= 0 {
+		ga, gb := y.group[c.a], y.group[c.b]
+		if ga >= 0 {
 			y.sk[c.a] += mix(uint64(y.blind[c.b]), 3)
 		}
-		if y.group[c.b] >= 0 {
+		if gb >= 0 {
 			y.sk[c.b] += mix(uint64(y.blind[c.a]), 3)
 		}
+		if ga >= 0 && gb >= 0 {
+			alike = false
+		}
 	}
+	for i := range s.nodes {
+		named = named || y.group[i] < 0 && s.nodes[i].blind != s.nodes[i].fp
+	}
+	clear(y.ref)
+	y.sortGroups()
+	if named && len(y.blocks) > 0 {
+		// How the others name a member only orders members alike in
+		// the rest: refine just those (the cost is a fingerprint of
+		// each naming node per member).
+		y.refine(s)
+		y.sortGroups()
+	}
+	if alike {
+		y.blocks = y.blocks[:0]
+	}
+	best := ^uint64(0)
+	y.tryOrders(0, w, s, &best)
+	return best
+}
+
+// sortGroups orders each group's members by sort key, then by how the
+// others name them (ref, when refined), and lists the runs of members
+// alike in both.
+func (y *symmetry) sortGroups() {
 	y.blocks = y.blocks[:0]
+	less := func(a, b NodeID) int {
+		switch {
+		case y.sk[a] != y.sk[b]:
+			return cmp.Compare(y.sk[a], y.sk[b])
+		case y.ref[a] != y.ref[b]:
+			return cmp.Compare(y.ref[a], y.ref[b])
+		}
+		return 0
+	}
 	for gi, g := range y.groups {
 		order := y.orders[gi]
 		copy(order, g)
-		slices.SortStableFunc(order, func(a, b NodeID) int {
-			switch {
-			case y.sk[a] < y.sk[b]:
-				return -1
-			case y.sk[a] > y.sk[b]:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(order, less)
 		for lo := 0; lo < len(order); {
 			hi := lo + 1
-			for hi < len(order) && y.sk[order[hi]] == y.sk[order[lo]] {
+			for hi < len(order) && less(order[hi], order[lo]) == 0 {
 				hi++
 			}
 			if hi-lo > 1 {
@@ -167,9 +222,42 @@ func (y *symmetry) key(w *World, s *State) uint64 {
 			lo = hi
 		}
 	}
-	best := ^uint64(0)
-	y.tryOrders(0, w, s, &best)
-	return best
+}
+
+// refine sets ref of each member in a run of members alike to how the
+// nodes outside the groups and the messages in flight name it: their
+// fingerprints with that member marked and the others anonymous.
+func (y *symmetry) refine(s *State) {
+	h := &y.q
+	copy(y.mark, y.blind)
+	for _, blk := range y.blocks {
+		for _, m := range y.orders[blk.g][blk.lo:blk.hi] {
+			y.mark[m] = marked
+			for i := range s.nodes {
+				sl := &s.nodes[i]
+				if y.group[i] >= 0 || sl.blind == sl.fp {
+					continue
+				}
+				h.Reset()
+				h.perm = y.mark
+				hashSlot(h, s, NodeID(i))
+				y.ref[m] += mix(uint64(i)+4, h.Sum64())
+			}
+			for i := range s.net {
+				e := &s.net[i]
+				if e.bfp == e.FP {
+					continue
+				}
+				h.Reset()
+				h.perm = y.mark
+				h.Node(e.From)
+				h.Node(e.To)
+				h.Value(e.Msg)
+				y.ref[m] += mix(5, h.Sum64())
+			}
+			y.mark[m] = anonymous
+		}
+	}
 }
 
 // A block is a run of members of group g, orders[g][lo:hi], whose sort
@@ -230,12 +318,20 @@ func (w *World) RenamedKey(s *State, perm []NodeID) uint64 {
 // inverse).
 func (y *symmetry) renamed(w *World, s *State) uint64 {
 	stream := w.spec.Transport == Stream
-	h, q := &y.h, &y.q
+	h, q, r := &y.h, &y.q, &y.r
 	h.Reset()
 	h.perm = nil
+	// Under the identity a node or message renamed hashes as it is.
+	ident := true
+	for i, p := range y.perm {
+		if int(p) != i {
+			ident = false
+			break
+		}
+	}
 	for p := range s.nodes {
 		sl := &s.nodes[y.inv[p]]
-		if sl.blind == sl.fp {
+		if ident || sl.blind == sl.fp {
 			h.Uint64(sl.fp) // it names no member of a group
 			continue
 		}
@@ -255,10 +351,13 @@ func (y *symmetry) renamed(w *World, s *State) uint64 {
 		q.Node(e.To)
 		for {
 			e := &s.net[i]
-			if e.bfp == e.FP {
+			if ident || e.bfp == e.FP {
 				q.Uint64(e.FP)
 			} else {
-				q.Value(e.Msg)
+				r.Reset()
+				r.perm = y.perm
+				r.Value(e.Msg)
+				q.Uint64(r.Sum64())
 			}
 			i++
 			if !stream || i == len(s.net) || s.net[i].From != e.From || s.net[i].To != e.To {

@@ -26,6 +26,11 @@ type World struct {
 	Strict bool
 	// Record keeps Logf lines and sent messages' dumps for reports.
 	Record bool
+	// NoKeys leaves the keys of the states Apply makes to be worked out
+	// when asked for (World.Key): with symmetry a key costs one or more
+	// renamed fingerprints, which states that are only made again on the
+	// way to another one do not need.
+	NoKeys bool
 	// Guard, when set, is told when a handler starts and ends, so a watchdog
 	// can tell a handler that never returns.
 	Guard *Guard
@@ -358,7 +363,7 @@ func (w *World) Own(s *State) *State {
 	}
 	n.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
 	n.conns = slices.Clone(s.conns)
-	n.calls, n.ext, n.used, n.fp, n.key = s.calls, s.ext, s.used, s.fp, s.key
+	n.calls, n.ext, n.used, n.fp, n.key, n.keyless = s.calls, s.ext, s.used, s.fp, s.key, s.keyless
 	return n
 }
 
@@ -542,11 +547,24 @@ func (w *World) finish(s *State) (err error) {
 	}
 	w.hashRest(h, s)
 	s.fp = h.Sum64()
-	s.key = s.fp
+	s.key, s.keyless = s.fp, false
 	if w.sym != nil {
-		s.key = w.sym.key(w, s)
+		if w.NoKeys {
+			s.key, s.keyless = 0, true
+		} else {
+			s.key = w.sym.key(w, s)
+		}
 	}
 	return nil
+}
+
+// Key returns s's key (see [State.Key]), working it out first for a state
+// made while NoKeys was set.
+func (w *World) Key(s *State) uint64 {
+	if s.keyless {
+		s.key, s.keyless = w.sym.key(w, s), false
+	}
+	return s.key
 }
 
 // hashSlot writes node i's state and timers.

@@ -60,12 +60,7 @@ func fickleSystem(mode string) *livecheck.System {
 func TestNondeterministicHandlerIsNamed(t *testing.T) {
 	saved := lookup
 	defer func() { lookup = saved }()
-	lookup = func(name string) (*livecheck.System, error) {
-		if name == "fickle" {
-			return fickleSystem("shared"), nil
-		}
-		return saved(name)
-	}
+	lookup = func() []*livecheck.System { return append(saved(), fickleSystem("shared")) }
 	sharedGot.Store(0)
 	code, out, errs := runCLI(t, "check", "fickle", "--out", t.TempDir())
 	want := "livecheck check: the handler is not deterministic (map iteration, time, rand, goroutines, shared memory?): node 1's Receive, at step 1 (deliver ping{} 0->1), left its node in another state when run again"

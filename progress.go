@@ -1,4 +1,4 @@
-package main
+package livecheck
 
 import (
 	"fmt"
@@ -6,14 +6,12 @@ import (
 	"os"
 	"runtime/metrics"
 	"time"
-
-	"github.com/livecheck/livecheck"
 )
 
-// progress prints a line on stderr every few seconds of a long check, with
+// progressLine prints a line on stderr every few seconds of a long check, with
 // the figures TLC and Stateright show: depth, distinct states and their
 // rate, the queue, the memory in use, the time left in the budget.
-type progress struct {
+type progressLine struct {
 	w      io.Writer
 	start  time.Time
 	budget time.Duration
@@ -24,7 +22,7 @@ type progress struct {
 // progressEvery is how often a line is printed, after the first.
 const progressEvery = 3 * time.Second
 
-func (p *progress) report(pr livecheck.Progress) {
+func (p *progressLine) report(pr Progress) {
 	if p == nil {
 		return
 	}
@@ -48,13 +46,13 @@ func (p *progress) report(pr livecheck.Progress) {
 			human(int64(pr.Walks)), human(int64(pr.Periphery)), now.Sub(p.start).Round(time.Second), left)
 	case "local":
 		fmt.Fprintf(p.w, "livecheck: local: %s node states, %s transitions, %s in use, %s in%s\n",
-			human(st.States), human(st.Transitions), livecheck.FormatBytes(heapInUse()), now.Sub(p.start).Round(time.Second), left)
+			human(st.States), human(st.Transitions), FormatBytes(heapInUse()), now.Sub(p.start).Round(time.Second), left)
 	default:
 		rate := float64(st.States-p.states) / max(since.Seconds(), 1e-3)
 		p.states = st.States
 		fmt.Fprintf(p.w, "livecheck: search: depth %d done, %s states (%s/s), %s transitions, queue %s, %s in use, %s in%s\n",
 			st.Depth, human(st.States), human(int64(rate)), human(st.Transitions), human(int64(st.Queue)),
-			livecheck.FormatBytes(heapInUse()), now.Sub(p.start).Round(time.Second), left)
+			FormatBytes(heapInUse()), now.Sub(p.start).Round(time.Second), left)
 	}
 }
 

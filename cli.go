@@ -1,0 +1,637 @@
+package livecheck
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/walk"
+)
+
+// The exit status of Main and Run.
+const (
+	ExitOK           = 0 // nothing found
+	ExitViolation    = 1 // a violation found, or a trace replays to it
+	ExitUsage        = 2 // a usage or input error, or a broken property
+	ExitInconclusive = 3 // the check was cut short before it could tell
+)
+
+// Main is the livecheck command for the systems given: a program whose
+// main calls it gets every subcommand of cmd/livecheck (list, check,
+// prefix, replay) with the same flags, output and exit status, for its
+// own systems. It does not return.
+//
+//	func main() { livecheck.Main(&lock.System) }
+//
+// Then `go run . check lock --bug early-release` checks it, and `go run .
+// replay FILE` replays the trace it writes.
+func Main(systems ...*System) {
+	// A checker's heap is mostly its visited set, which only grows:
+	// collecting less often buys about a fifth of the search's time,
+	// while the heap is small (see tuneGC).
+	debug.SetGCPercent(gcPercent)
+	gcSet.Store(gcPercent)
+	adaptiveGC.Store(true)
+	name := filepath.Base(os.Args[0])
+	if name == "" || name == "." || strings.HasPrefix(name, "__debug_bin") {
+		name = "livecheck"
+	}
+	os.Exit(runAs(name, os.Args[1:], os.Stdout, os.Stderr, systems))
+}
+
+// Run is Main without the exit: it runs the command line args (without
+// the program's name) for the systems given, writes to stdout and stderr,
+// and returns the exit status (ExitOK and the rest).
+func Run(args []string, stdout, stderr io.Writer, systems ...*System) int {
+	return runAs("livecheck", args, stdout, stderr, systems)
+}
+
+// cli is one run of the command: its name in messages and the systems it
+// knows.
+type cli struct {
+	name           string
+	systems        []*System
+	stdout, stderr io.Writer
+}
+
+func runAs(name string, args []string, stdout, stderr io.Writer, systems []*System) int {
+	c := &cli{name: name, systems: systems, stdout: stdout, stderr: stderr}
+	if err := validSystems(systems); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return ExitUsage
+	}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, c.usage())
+		return ExitUsage
+	}
+	switch args[0] {
+	case "list":
+		return c.list(args[1:])
+	case "check":
+		return c.check(args[1:])
+	case "replay":
+		return c.replay(args[1:])
+	case "prefix":
+		return c.prefix(args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, c.usage())
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, prefix, replay)\n", name, args[0])
+	return ExitUsage
+}
+
+func (c *cli) usage() string {
+	n := c.name
+	return fmt.Sprintf(`%s finds safety and liveness bugs in distributed protocols.
+
+Usage:
+  %s list [--json]            the systems, their bugs and properties
+  %s check SYSTEM [flags]     search SYSTEM's behaviours for a violation
+  %s prefix SYSTEM [flags]    make live prefixes to start checks from (check --from)
+  %s replay TRACE [--json]    re-execute a trace file step by step
+
+Run '%s COMMAND --help' for a command's flags.
+
+Exit status: 0 nothing found, 1 violation found, 2 usage or input error,
+3 inconclusive (the check was cut short before it could tell).
+`, n, n, n, n, n, n)
+}
+
+// names returns the systems' names.
+func (c *cli) names() string {
+	var out []string
+	for _, s := range c.systems {
+		out = append(out, s.Name)
+	}
+	return strings.Join(out, ", ")
+}
+
+// lookup finds a system by name; the error lists the valid names.
+func (c *cli) lookup(name string) (*System, error) {
+	for _, s := range c.systems {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown system %q (valid: %s)", name, c.names())
+}
+
+// parse parses a command's flags; it returns the exit status to use when
+// the command should stop (help shown, or a usage error).
+func (c *cli) parse(fs *pflag.FlagSet, args []string, synopsis string) (int, bool) {
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) {
+		fmt.Fprintf(c.stdout, "%s\n\nFlags:\n%s", synopsis, fs.FlagUsages())
+		return ExitOK, true
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "%s %s: %v (see '%s %s --help')\n", c.name, fs.Name(), err, c.name, fs.Name())
+		return ExitUsage, true
+	}
+	return 0, false
+}
+
+func (c *cli) usageErr(cmd string, format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "%s %s: %s\n", c.name, cmd, fmt.Sprintf(format, args...))
+	return ExitUsage
+}
+
+// ---- list ----
+
+// bugNeeds says in flags what a bug needs to show ("--nodes 3 --peers all").
+func bugNeeds(b Bug) string {
+	if b.NeedsDoc != "" {
+		return b.NeedsDoc
+	}
+	var flags []string
+	for _, st := range b.Needs.Settings(b.Name) {
+		flags = append(flags, st.String())
+	}
+	return strings.Join(flags, " ")
+}
+
+func (c *cli) list(args []string) int {
+	fs := pflag.NewFlagSet("list", pflag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print a JSON array of {name, doc, nodes, bugs, properties, bug_needs}")
+	if code, stop := c.parse(fs, args, c.name+" list [--json]: the systems, one per line, with their bugs and properties"); stop {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return c.usageErr("list", "takes no arguments, got %q", fs.Arg(0))
+	}
+	var entries []reports.ListEntry
+	for _, s := range c.systems {
+		e := reports.ListEntry{Name: s.Name, Doc: s.Doc, Nodes: s.defaultNodes(), Bugs: s.BugNames(), Properties: []string{}, BugNeeds: map[string]string{}}
+		for _, b := range s.Bugs {
+			e.BugNeeds[b.Name] = bugNeeds(b)
+			e.Needs = append(e.Needs, bugNeeds(b))
+		}
+		for _, p := range s.propertyDocs() {
+			e.Properties = append(e.Properties, p.Name)
+		}
+		entries = append(entries, e)
+	}
+	if *asJSON {
+		reports.WriteJSON(c.stdout, entries)
+		return ExitOK
+	}
+	reports.WriteList(c.stdout, entries)
+	return ExitOK
+}
+
+// ---- check ----
+
+// systemFirst takes the system's name off the front of args, so that its
+// own parameters can become flags before the rest is parsed.
+func (c *cli) systemFirst(args []string) (*System, []string, error) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return nil, args, nil
+	}
+	sys, err := c.lookup(args[0])
+	return sys, args[1:], err
+}
+
+// paramFlags makes a flag of each of the system's parameters.
+func paramFlags(fs *pflag.FlagSet, sys *System) map[string]*string {
+	params := map[string]*string{}
+	if sys != nil {
+		for _, p := range sys.Params {
+			params[p.Name] = fs.String(p.Name, p.Default, p.Doc)
+		}
+	}
+	return params
+}
+
+func (c *cli) check(args []string) int {
+	sys, args, err := c.systemFirst(args)
+	if err != nil {
+		return c.usageErr("check", "%v", err)
+	}
+	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
+	nodes := fs.Int("nodes", 0, "number of nodes (default: the system's)")
+	bugs := fs.StringArray("bug", nil, "inject the named bug (repeat for several; see '"+c.name+" list')")
+	depth := fs.Int("depth", 0, "depth bound of the exhaustive search, in steps (default: the system's, or "+fmt.Sprint(DefaultDepth)+")")
+	maxMemory := fs.String("max-memory", "", "end the check, inconclusive with a partial report, when its heap outgrows this size, e.g. 4GB, 512MiB (default: 3/4 of the machine's memory, "+FormatBytes(DefaultMaxMemory())+" here; 0: no limit)")
+	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); the result is then inconclusive unless a violation was found")
+	seed := fs.Int64("seed", 1, "seed for every random choice")
+	resets := fs.Int("resets", -1, "node resets (crash and restart) allowed per run (default: the system's, 0 for most)")
+	drops := fs.Int("drops", -1, "lost datagrams allowed per run, datagram transport (default: the system's)")
+	sockErrs := fs.Int("socket-errors", -1, "injected socket errors allowed per run, stream transport (default: the system's)")
+	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
+	walkDepth := fs.Int("walk-depth", DefaultWalkDepth, "steps of each random walk from the states at the depth bound (dmax); doubled up to --escalations times when too short to tell")
+	walks := fs.Int("walks", DefaultWalks, "random walks per probe of the critical-transition search (k)")
+	escalations := fs.Int("escalations", DefaultEscalations, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
+	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1,reset=0 (default: the system's)")
+	workers := fs.Int("workers", 0, "goroutines of the exhaustive search and of the walks (default: the number of cores); the result does not depend on it")
+	budget := fs.Duration("time", 60*time.Second, "time budget of the check (0: none): the search may use three quarters, then ends at the last depth it finished (the report says which) and the walks start there; a check cut short is inconclusive (exit 3) unless it found a violation")
+	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
+	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
+	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule): much faster, but safety is then checked on a walk only until it recovers, not to --walk-depth")
+	reduce := fs.String("reduce", DefaultReduce, "reductions of the exhaustive search, comma-separated: sleep: skip the transitions that sleep sets show lead only to states reached another way at the same depth (the same states, violations and periphery, fewer transitions); symmetry: keep one state of each set of states that are renamings of each other under the system's symmetric nodes (paxos: the acceptors that do not propose), so that counts are of those sets; none: take every transition and keep every state")
+	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run; compare: both, side by side (no walks)")
+	rounds := fs.Int("rounds", DefaultRounds, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
+	from := fs.String("from", "", "start from the end of this prefix file (made by '"+c.name+" prefix'): it replays first, then the search begins with failures enabled")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	out := fs.String("out", "livecheck-out", "directory for trace files")
+	params := paramFlags(fs, sys)
+	synopsis := c.name + " check SYSTEM [flags]: search every ordering of SYSTEM's events up to --depth steps\n" +
+		"and report the first safety or liveness violation, with a trace file that replays it.\n" +
+		"Systems: " + c.names() + " (their own flags show with '" + c.name + " check SYSTEM --help')"
+	if code, stop := c.parse(fs, args, synopsis); stop {
+		return code
+	}
+	if sys == nil {
+		if fs.NArg() == 0 {
+			return c.usageErr("check", "name the system to check (valid: %s)", c.names())
+		}
+		return c.usageErr("check", "the system must come first: %s check SYSTEM [flags]", c.name)
+	}
+	if fs.NArg() > 0 {
+		return c.usageErr("check", "unexpected argument %q", fs.Arg(0))
+	}
+	if fs.Changed("depth") && *depth < 1 {
+		return c.usageErr("check", "--depth must be at least 1, not %d", *depth)
+	}
+	var maxMem int64
+	if *maxMemory != "" {
+		n, err := ParseBytes(*maxMemory)
+		if err != nil {
+			return c.usageErr("check", "--max-memory: %v", err)
+		}
+		if maxMem = n; n == 0 {
+			maxMem = -1 // no limit
+		}
+	}
+	if *maxStates < 0 {
+		return c.usageErr("check", "--max-states cannot be negative")
+	}
+	if *timeout <= 0 {
+		return c.usageErr("check", "--handler-timeout must be positive")
+	}
+	if *workers < 0 {
+		return c.usageErr("check", "--workers cannot be negative")
+	}
+	if *walkDepth < 1 || *walks < 1 || *escalations < 0 {
+		return c.usageErr("check", "--walk-depth and --walks must be at least 1, --escalations at least 0")
+	}
+	if *mode != "global" && *mode != "local" && *mode != "compare" {
+		return c.usageErr("check", "unknown --mode %q (valid: global, local, compare)", *mode)
+	}
+	if *rounds < 1 {
+		return c.usageErr("check", "--rounds must be at least 1")
+	}
+	if err := ValidReduce(*reduce); err != nil {
+		return c.usageErr("check", "--reduce: %v", err)
+	}
+	weights, err := walk.ParseWeights(*weightsFlag, walk.DefaultWeights)
+	if err != nil {
+		return c.usageErr("check", "--weights: %v", err)
+	}
+	cfg := Config{
+		Nodes:  *nodes,
+		Bugs:   *bugs,
+		Budget: sim.Budget{Resets: *resets, Drops: *drops, Errors: *sockErrs},
+		Params: map[string]string{},
+	}
+	for name, v := range map[string]int{"resets": *resets, "drops": *drops, "socket-errors": *sockErrs} {
+		if fs.Changed(name) && v < 0 {
+			return c.usageErr("check", "--%s cannot be negative", name)
+		}
+	}
+	if fs.Changed("nodes") && *nodes < 1 {
+		return c.usageErr("check", "--nodes must be at least 1, not %d", *nodes)
+	}
+	for name, v := range params {
+		if fs.Changed(name) {
+			cfg.Params[name] = *v
+		}
+	}
+	var prefixPath sim.Path
+	if *from != "" {
+		if cfg, prefixPath, err = PrefixStart(sys, *from, cfg); err != nil {
+			return c.usageErr("check", "--from: %v", err)
+		}
+	}
+	interrupted, stopSignals := onInterrupt()
+	defer stopSignals()
+	prog := &progressLine{w: c.stderr, start: time.Now(), budget: *budget}
+	if *quiet || (*asJSON && !isTerminal(c.stdout)) {
+		prog = nil
+	}
+	esc := *escalations
+	if esc == 0 {
+		esc = -1 // Options: none
+	}
+	opts := Options{
+		Config:         cfg,
+		Depth:          *depth,
+		MaxStates:      *maxStates,
+		Time:           *budget,
+		MaxMemory:      maxMem,
+		Seed:           *seed,
+		HandlerTimeout: *timeout,
+		Interrupted:    interrupted,
+		WalkDepth:      *walkDepth,
+		Walks:          *walks,
+		Escalations:    esc,
+		Weights:        weights,
+		WeightsSet:     fs.Changed("weights"),
+		NoWalks:        *noWalks,
+		StopAtLive:     *stopAtLive,
+		Workers:        *workers,
+		Mode:           *mode,
+		Reduce:         *reduce,
+		Rounds:         *rounds,
+		Prefix:         prefixPath,
+		Progress:       prog.report,
+	}
+	c.warnBugs(sys, opts.Config)
+	if *mode == "compare" {
+		return c.compare(sys, opts, *out, *asJSON)
+	}
+	res, err := Check(sys, opts)
+	if err != nil {
+		if errors.Is(err, ErrPrefix) {
+			return c.usageErr("check", "--from: %s: %v (a prefix must replay exactly under the check's configuration and bugs)", *from, err)
+		}
+		return c.usageErr("check", "%v", err)
+	}
+	trace, liveTrace := "", ""
+	if res.Verdict == SafetyViolation || res.Verdict == LivenessViolation || res.Verdict == PropertyError {
+		trace, liveTrace, err = res.WriteTraces(*out)
+		if err != nil {
+			// The finding matters more than its file: report it anyway.
+			trace, liveTrace = "", ""
+			fmt.Fprintf(c.stderr, "%s check: the trace could not be written, the report below has none: %v\n", c.name, err)
+		}
+	}
+	rep := c.report(res, trace, liveTrace)
+	if *from != "" {
+		rep.Prefix = &reports.Prefix{File: *from, Length: res.PrefixLen}
+	}
+	if *asJSON {
+		reports.WriteJSON(c.stdout, rep)
+	} else {
+		reports.WriteCheck(c.stdout, rep, true)
+	}
+	return exitCode(res.Verdict)
+}
+
+// report is a result's report with the commands that replay its traces.
+func (c *cli) report(res *Result, trace, liveTrace string) *reports.Check {
+	rep := res.Report(trace, liveTrace)
+	rep.ReplayCommand = c.name + " replay " + trace
+	rep.LiveReplayCommand = c.name + " replay " + liveTrace
+	return rep
+}
+
+// onInterrupt watches for Ctrl-C (SIGINT) and SIGTERM, the signal a
+// shell's kill, a CI runner or a container stop sends: either ends a check
+// early with its partial report. interrupted says whether one came; stop
+// gives the signals back.
+func onInterrupt() (interrupted func() bool, stop func()) {
+	var got atomic.Bool
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-sigs; ok {
+			got.Store(true)
+		}
+	}()
+	return got.Load, func() {
+		signal.Stop(sigs)
+		close(sigs)
+	}
+}
+
+// exitCode is the exit status for a verdict.
+func exitCode(v Verdict) int {
+	switch v {
+	case OK:
+		return ExitOK
+	case Inconclusive:
+		return ExitInconclusive
+	case PropertyError:
+		return ExitUsage // the user's property is broken, not the protocol
+	}
+	return ExitViolation
+}
+
+// compare runs the same check in global mode (search only) and in local
+// mode, and shows the two side by side.
+func (c *cli) compare(sys *System, opts Options, out string, asJSON bool) int {
+	cmp, err := Compare(sys, opts)
+	if err != nil {
+		return c.usageErr("check", "%v", err)
+	}
+	rep := &reports.Compare{Agree: cmp.Agree, TransitionsRatio: cmp.TransitionsRatio, TimeRatio: cmp.TimeRatio, Rounds: opts.Rounds}
+	for i, res := range []*Result{cmp.Global, cmp.Local} {
+		trace := ""
+		if res.Verdict == SafetyViolation || res.Verdict == LivenessViolation {
+			if trace, _, err = res.WriteTraces(out); err != nil {
+				trace = ""
+				fmt.Fprintf(c.stderr, "%s check: %s mode: the trace could not be written, the report below has none: %v\n", c.name, res.Mode, err)
+			}
+		}
+		*[]*reports.Check{&rep.Global, &rep.Local}[i] = *c.report(res, trace, "")
+	}
+	if asJSON {
+		reports.WriteJSON(c.stdout, rep)
+	} else {
+		reports.WriteCompare(c.stdout, rep)
+	}
+	if !cmp.Agree {
+		fmt.Fprintf(c.stderr, "%s check: the modes disagree: global %s, local %s\n", c.name, cmp.Global.Verdict, cmp.Local.Verdict)
+		return ExitInconclusive
+	}
+	return max(exitCode(cmp.Global.Verdict), exitCode(cmp.Local.Verdict))
+}
+
+// warnBugs says on stderr, before a check starts, where the settings
+// given cannot show one of the bugs (the report's JSON has the same lines).
+func (c *cli) warnBugs(sys *System, cfg Config) {
+	_, warnings := sys.BugSettings(cfg)
+	for _, m := range warnings {
+		fmt.Fprintf(c.stderr, "%s: warning: %s: the check may miss it\n", c.name, m)
+	}
+}
+
+// ---- replay ----
+
+func (c *cli) replay(args []string) int {
+	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
+	synopsis := c.name + " replay TRACE [--json]: re-execute a trace file, print each step (event, node,\n" +
+		"messages sent) and the violation it reaches. Exit 1 if the recorded violation reproduces,\n" +
+		"2 if the file is malformed or does not replay to it."
+	if code, stop := c.parse(fs, args, synopsis); stop {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return c.usageErr("replay", "give exactly one trace file")
+	}
+	file := fs.Arg(0)
+	t, err := reports.ReadTraceFile(file)
+	if err != nil {
+		return c.usageErr("replay", "%v", err)
+	}
+	sys, err := c.lookup(t.System)
+	if err != nil {
+		return c.usageErr("replay", "%s: %v", file, err)
+	}
+	path, err := reports.Path(t.Steps)
+	if err != nil {
+		return c.usageErr("replay", "%s: %v", file, err)
+	}
+	rep, err := Replay(sys, ConfigOf(t), path, *timeout)
+	if err != nil {
+		return c.usageErr("replay", "%s: %v", file, err)
+	}
+	reproduced, err := rep.Confirm(t)
+	if err != nil {
+		return c.usageErr("replay", "%s: %v", file, err)
+	}
+	if *asJSON {
+		reports.WriteJSON(c.stdout, rep.Report(file, t, reproduced))
+	} else {
+		reports.WriteReplay(c.stdout, rep.Report(file, t, reproduced))
+	}
+	if !reproduced {
+		return c.usageErr("replay", "%s does not replay: it records %s, but replaying it gives %s", file, recorded(t), rep.reached(t))
+	}
+	if v := Verdict(t.Result); v == Live || v == PrefixResult {
+		if !*asJSON {
+			fmt.Fprintln(c.stdout, "reproduced: the trace reaches a live state")
+		}
+		return ExitOK
+	}
+	if !*asJSON {
+		fmt.Fprintln(c.stdout, "reproduced: the trace replays to the violation it records")
+	}
+	return ExitViolation
+}
+
+// recorded says what a trace records: "safety-violation of one-leader".
+func recorded(t *reports.Trace) string {
+	what := t.Result
+	if t.Property != "" {
+		what += " of " + t.Property
+	}
+	return what
+}
+
+// reached says what a replay that does not reproduce trace t reached.
+func (rep *Replayed) reached(t *reports.Trace) string {
+	switch {
+	case rep.Verdict != OK:
+		return fmt.Sprintf("%s of %s", rep.Verdict, rep.Property)
+	case rep.Live:
+		return "a live state"
+	case rep.End != nil && rep.End.Live:
+		// The system is not stuck where the trace ends: a trace of the
+		// correct system, of another configuration, or cut short.
+		return "a final state that recovers: " + evidenceWords(rep.End, t.Property)
+	}
+	return "no violation"
+}
+
+// ---- prefix ----
+
+func (c *cli) prefix(args []string) int {
+	sys, args, err := c.systemFirst(args)
+	if err != nil {
+		return c.usageErr("prefix", "%v", err)
+	}
+	fs := pflag.NewFlagSet("prefix", pflag.ContinueOnError)
+	nodes := fs.Int("nodes", 0, "number of nodes (default: the system's)")
+	bugs := fs.StringArray("bug", nil, "inject the named bug while walking (repeatable)")
+	count := fs.IntP("count", "n", 1, "how many distinct prefixes to write")
+	settle := fs.Int("settle", 0, "steps the liveness property must keep holding after it first holds")
+	seed := fs.Int64("seed", 1, "seed of the walks")
+	maxSteps := fs.Int("max-steps", DefaultPrefixSteps, "the longest walk tried for one prefix")
+	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1 (default: the system's)")
+	out := fs.String("out", "", "directory for the prefix files (required)")
+	asJSON := fs.Bool("json", false, "print a JSON array of {file, length, first_live}")
+	params := paramFlags(fs, sys)
+	synopsis := c.name + " prefix SYSTEM --out DIR [flags]: walk SYSTEM with resets, drops and socket errors\n" +
+		"disabled until its liveness property holds (and keeps holding for --settle steps), and write\n" +
+		"each path as a prefix file. '" + c.name + " check SYSTEM --from FILE' then starts from its end.\n" +
+		"Systems: " + c.names()
+	if code, stop := c.parse(fs, args, synopsis); stop {
+		return code
+	}
+	switch {
+	case sys == nil && fs.NArg() == 0:
+		return c.usageErr("prefix", "name the system (valid: %s)", c.names())
+	case sys == nil:
+		return c.usageErr("prefix", "the system must come first: %s prefix SYSTEM [flags]", c.name)
+	case fs.NArg() > 0:
+		return c.usageErr("prefix", "unexpected argument %q", fs.Arg(0))
+	case *out == "":
+		return c.usageErr("prefix", "--out DIR is required: where to write the prefix files")
+	case *count < 1 || *count > 10000:
+		return c.usageErr("prefix", "-n must be from 1 to 10000, not %d", *count)
+	case *settle < 0 || *maxSteps < 1:
+		return c.usageErr("prefix", "--settle cannot be negative and --max-steps must be at least 1")
+	}
+	weights, err := walk.ParseWeights(*weightsFlag, walk.DefaultWeights)
+	if err != nil {
+		return c.usageErr("prefix", "--weights: %v", err)
+	}
+	cfg := Config{Nodes: *nodes, Bugs: *bugs, Params: map[string]string{}}
+	for name, v := range params {
+		if fs.Changed(name) {
+			cfg.Params[name] = *v
+		}
+	}
+	start := time.Now()
+	cfg, ps, err := Prefixes(sys, PrefixOptions{
+		Config: cfg, Count: *count, Settle: *settle, MaxSteps: *maxSteps, Seed: *seed,
+		Weights: weights, WeightsSet: fs.Changed("weights"),
+	})
+	if err != nil && len(ps) == 0 {
+		return c.usageErr("prefix", "%v", err)
+	}
+	files := []reports.PrefixFile{}
+	for _, p := range ps {
+		f, werr := WritePrefix(*out, sys, cfg, *seed, *settle, p)
+		if werr != nil {
+			fmt.Fprintf(c.stderr, "%s prefix: writing a prefix: %v\n", c.name, werr)
+			return ExitUsage
+		}
+		files = append(files, reports.PrefixFile{File: f, Length: len(p.Path), FirstLive: p.FirstLive})
+	}
+	if *asJSON {
+		if len(files) == 0 {
+			files = nil // as before: null
+		}
+		reports.WriteJSON(c.stdout, files)
+	} else {
+		checkFrom := ""
+		if len(files) > 0 {
+			checkFrom = fmt.Sprintf("%s check %s --from %s --resets 1", c.name, sys.Name, files[0].File)
+		}
+		reports.WritePrefixes(c.stdout, describeConfig(sys.Name, cfg), files, time.Since(start), checkFrom)
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "%s prefix: %v\n", c.name, err)
+		return ExitInconclusive
+	}
+	return ExitOK
+}

@@ -1,0 +1,478 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// A Check is the report of one check: what `livecheck check --json`
+// prints, and what its text and livecheck.Test's failures are written
+// from. Fields tagged json:"-" are for the text only.
+type Check struct {
+	Result string `json:"result"`
+	System string `json:"system"`
+	// Symmetry is the groups of interchangeable nodes the search reduced
+	// by: its counts are of classes of states renamings of each other.
+	Symmetry  [][]sim.NodeID    `json:"symmetry,omitempty"`
+	Bugs      []string          `json:"bugs"`
+	Nodes     int               `json:"nodes"`
+	Params    map[string]string `json:"params,omitempty"`
+	Budget    sim.Budget        `json:"budget"`
+	Seed      int64             `json:"seed"`
+	Depth     int               `json:"depth"`
+	Property  string            `json:"property,omitempty"`
+	Message   string            `json:"message,omitempty"`
+	Trace     string            `json:"trace,omitempty"`
+	PathLen   int               `json:"path_length,omitempty"`
+	Complete  bool              `json:"complete"`
+	Exhausted bool              `json:"exhausted"`
+	// Covered is the depth the search finished: every state within it
+	// was explored; Cut says what ended the search before its bound.
+	Covered int    `json:"covered_depth"`
+	Cut     string `json:"cut,omitempty"`
+	// Interrupted: stopped by a signal; MemoryLimit: by --max-memory.
+	Interrupted bool      `json:"interrupted,omitempty"`
+	MemoryLimit bool      `json:"memory_limit,omitempty"`
+	MaxMemory   int64     `json:"max_memory_bytes,omitempty"`
+	PeakMemory  int64     `json:"peak_memory_bytes,omitempty"`
+	Stats       Stats     `json:"stats"`
+	Mode        string    `json:"mode"`
+	Prefix      *Prefix   `json:"prefix,omitempty"`
+	Local       *Local    `json:"local,omitempty"`
+	Liveness    *Liveness `json:"liveness,omitempty"`
+	Critical    *Critical `json:"critical,omitempty"`
+	// FromBugs are the settings taken from the bugs' needs; BugWarnings
+	// say where the settings given cannot show a bug.
+	FromBugs    []Setting `json:"from_bugs,omitempty"`
+	BugWarnings []string  `json:"bug_warnings,omitempty"`
+
+	// PrefixLen is the length of the live prefix the check started
+	// after (Prefix is set only when it came from a file).
+	PrefixLen int `json:"-"`
+	// Steps are the violation's path in words.
+	Steps []Step `json:"-"`
+	// ReplayCommand and LiveReplayCommand replay Trace and the nearest
+	// live path: `livecheck replay FILE`, or a go test command.
+	ReplayCommand, LiveReplayCommand string `json:"-"`
+}
+
+// A Setting is one setting of a configuration that a bug's needs supplied.
+type Setting struct {
+	Bug string `json:"bug"`
+	// Name is "nodes", a parameter's name, "resets", "drops" or
+	// "socket-errors": the CLI's flag for it.
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+func (s Setting) String() string { return "--" + s.Name + " " + s.Value }
+
+// Stats are the exhaustive search's figures.
+type Stats struct {
+	States      int64 `json:"states"`
+	Transitions int64 `json:"transitions"`
+	// Slept: transitions that sleep sets spared (--reduce sleep).
+	Slept      int64 `json:"slept"`
+	MaxDepth   int   `json:"max_depth"`
+	Periphery  int   `json:"periphery"`
+	LiveStates int64 `json:"live_states"`
+	ElapsedMS  int64 `json:"elapsed_ms"`
+	// CollisionChance is TLC's estimate of the chance that a fingerprint
+	// collision hid a state (0 in local mode).
+	CollisionChance float64       `json:"collision_chance"`
+	Elapsed         time.Duration `json:"-"`
+}
+
+// StatesWords says a count of states, and what a state is under symmetry
+// reduction: "1204 states", or "29378 classes of states, up to renaming
+// nodes 2, 3 and 4".
+func StatesWords(n int64, symmetry [][]sim.NodeID) string {
+	if len(symmetry) == 0 {
+		return strconv.FormatInt(n, 10) + " states"
+	}
+	var groups []string
+	for _, g := range symmetry {
+		ids := make([]string, len(g))
+		for i, id := range g {
+			ids[i] = strconv.Itoa(int(id))
+		}
+		groups = append(groups, strings.Join(ids[:len(ids)-1], ", ")+" and "+ids[len(ids)-1])
+	}
+	return strconv.FormatInt(n, 10) + " classes of states, up to renaming nodes " + strings.Join(groups, "; nodes ")
+}
+
+// Critical is the critical transition of a liveness violation.
+type Critical struct {
+	Step      int      `json:"step"`       // counted after the prefix, if any
+	TraceStep int      `json:"trace_step"` // counted from the initial state
+	Case      string   `json:"case"`
+	Event     string   `json:"event"`
+	Kind      string   `json:"kind"`
+	Node      int      `json:"node"`
+	Timer     string   `json:"timer,omitempty"`
+	LiveStep  int      `json:"live_step"` // counted after the prefix, if any
+	LiveTrace string   `json:"live_trace,omitempty"`
+	Dinit     int      `json:"dinit"`
+	WalkDepth int      `json:"walk_depth"`
+	Tried     []string `json:"tried,omitempty"`
+	Probes    int      `json:"probes"`
+	// Dead is the evidence that the state after the critical step is
+	// dead, Alive how the state before it recovers, End the evidence that
+	// the path's last state is dead (what replay tests again).
+	// Overturned counts steps the cheaper probes called dead and the dead
+	// test did not.
+	Dead       *Evidence `json:"dead,omitempty"`
+	Alive      *Evidence `json:"alive,omitempty"`
+	End        *Evidence `json:"end,omitempty"`
+	Overturned int       `json:"overturned"`
+	// Diff names the nodes whose states differ after the parting step on
+	// the dead and the live path.
+	Diff []Diff `json:"diff,omitempty"`
+
+	// Before and After are the node states just before and after the
+	// critical step on the dead path, LiveAfter after the live path's own
+	// step there; LiveEvent is that step, LivePathLen the live path's
+	// length.
+	Before, After, LiveAfter []string `json:"-"`
+	LiveEvent                string   `json:"-"`
+	LivePathLen              int      `json:"-"`
+}
+
+// Evidence is what a test from one state saw: a breadth-first search,
+// then walks.
+type Evidence struct {
+	Step int  `json:"step"` // the state after this step of the trace
+	Live bool `json:"live"` // a live state was reached
+	// By says how: "live" (the state itself), "search" or "walk"; in
+	// StepsToLive steps.
+	By           string `json:"by,omitempty"`
+	StepsToLive  int    `json:"steps_to_live,omitempty"`
+	SearchDepth  int    `json:"search_depth"`  // every state within this many steps searched
+	SearchStates int    `json:"search_states"` // distinct states searched
+	SearchAll    bool   `json:"search_all"`    // every reachable state searched
+	Walks        int    `json:"walks"`         // walks run
+	Recovered    int    `json:"recovered"`     // of which reached a live state
+	WalkDepth    int    `json:"walk_depth"`
+}
+
+// A Diff is a node whose state differs on the dead and the live path.
+type Diff struct {
+	Node int    `json:"node"`
+	Dead string `json:"dead"`
+	Live string `json:"live"`
+}
+
+// Liveness are the figures of the walks and the critical-transition search.
+type Liveness struct {
+	WalkDepth int `json:"walk_depth"`
+	// SafetyToLive says safety was checked on walks only until they
+	// recovered (--stop-at-live).
+	SafetyToLive bool    `json:"safety_until_live,omitempty"`
+	Walks        int     `json:"walks"`
+	WalkSteps    int64   `json:"walk_steps"`
+	Suspects     int     `json:"suspects"`
+	Cleared      int     `json:"cleared"`
+	ElapsedMS    int64   `json:"elapsed_ms"`
+	Weights      string  `json:"weights"`
+	K            int     `json:"k"`
+	CriticalMS   float64 `json:"critical_ms"`
+
+	Elapsed, CriticalTime time.Duration `json:"-"`
+}
+
+// Local are local mode's figures.
+type Local struct {
+	NodeStates    []int   `json:"node_states"`
+	Messages      int     `json:"messages"`
+	Transitions   int64   `json:"transitions"`
+	SystemStates  int64   `json:"system_states"`
+	Pairs         int64   `json:"pairs"`
+	Preliminary   int64   `json:"preliminary_violations"`
+	Verifications int64   `json:"verifications"`
+	Sequences     int64   `json:"sequences"`
+	Unsound       int64   `json:"unsound"`
+	Rounds        int     `json:"rounds"`
+	ExploreMS     float64 `json:"explore_ms"`
+	CombineMS     float64 `json:"combine_ms"`
+	VerifyMS      float64 `json:"verify_ms"`
+
+	TotalNodeStates int           `json:"-"`
+	Elapsed         time.Duration `json:"-"`
+}
+
+// Prefix names the prefix file a check started from.
+type Prefix struct {
+	File   string `json:"file"`
+	Length int    `json:"length"`
+}
+
+// A Step is one step of a path in words. Steps are numbered from 1: step
+// i is the i-th event, and "the state after step i" the state it leads
+// to; the state after step 0 is the initial state.
+type Step struct {
+	Step      int      `json:"step"`
+	Kind      string   `json:"kind"`
+	Node      int      `json:"node"`
+	Event     string   `json:"event"` // the event, with the message it carries
+	Sent      []string `json:"sent,omitempty"`
+	Logs      []string `json:"-"`
+	Violation string   `json:"violation,omitempty"`
+}
+
+// WriteJSON writes v as indented JSON, as every --json output is.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// DescribeConfig says a configuration in one line: "lcr, 3 nodes, no bugs,
+// failures: 0 resets, 0 drops, 0 socket errors".
+func DescribeConfig(system string, nodes int, bugs []string, params map[string]string, b sim.Budget) string {
+	bs := "no bugs"
+	if len(bugs) > 0 {
+		bs = "bugs " + strings.Join(bugs, ",")
+	}
+	s := fmt.Sprintf("%s, %d nodes, %s", system, nodes, bs)
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		s += fmt.Sprintf(", %s=%s", k, params[k])
+	}
+	return s + fmt.Sprintf(", failures: %d resets, %d drops, %d socket errors", b.Resets, b.Drops, b.Errors)
+}
+
+// Thousands writes n with commas: 514,698.
+func Thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// EvidenceWords says in words what a test from one state saw: how it
+// recovers, or the strength of the evidence that it does not.
+func EvidenceWords(ev *Evidence, prop string) string {
+	if ev.Live {
+		switch ev.By {
+		case "live":
+			return prop + " holds there"
+		case "walk":
+			return fmt.Sprintf("a walk of %s steps from it reaches %s", Thousands(ev.StepsToLive), prop)
+		}
+		return fmt.Sprintf("%s holds %d steps from it (the nearest, by breadth-first search)", prop, ev.StepsToLive)
+	}
+	if ev.SearchAll {
+		return fmt.Sprintf("%s holds in none of the %s states reachable from it (all searched)", prop, Thousands(ev.SearchStates))
+	}
+	var parts []string
+	if ev.Walks > 0 {
+		parts = append(parts, fmt.Sprintf("0 of %d walks of %s steps reach %s", ev.Walks, Thousands(ev.WalkDepth), prop))
+	}
+	if ev.SearchStates > 0 {
+		parts = append(parts, fmt.Sprintf("no state within %d steps has it (%s states searched)", ev.SearchDepth, Thousands(ev.SearchStates)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteSteps writes steps for people, one a line, with the messages each
+// sent, its log lines and the violation it showed.
+func WriteSteps(w io.Writer, steps []Step) {
+	for _, st := range steps {
+		fmt.Fprintf(w, "  %3d. %s", st.Step, st.Event)
+		if len(st.Sent) > 0 {
+			fmt.Fprintf(w, "  => sends %s", strings.Join(st.Sent, ", "))
+		}
+		fmt.Fprintln(w)
+		for _, l := range st.Logs {
+			fmt.Fprintf(w, "         log %s\n", l)
+		}
+		if st.Violation != "" {
+			fmt.Fprintf(w, "         !! %s\n", st.Violation)
+		}
+	}
+}
+
+// WriteBugSettings says which settings came from the bugs' needs.
+func WriteBugSettings(w io.Writer, from []Setting) {
+	for i := 0; i < len(from); {
+		bug, flags := from[i].Bug, []string{}
+		for ; i < len(from) && from[i].Bug == bug; i++ {
+			flags = append(flags, from[i].String())
+		}
+		fmt.Fprintf(w, "settings from bug %s: %s\n", bug, strings.Join(flags, " "))
+	}
+}
+
+// WriteCheck writes a check's report for people: the configuration, the
+// verdict and, for a violation, its path (around the critical step of a
+// liveness violation); with stats, the search's and the walks' figures;
+// then the trace files and the commands that replay them.
+func WriteCheck(w io.Writer, c *Check, stats bool) {
+	fmt.Fprintf(w, "%s; depth %d, seed %d\n", DescribeConfig(c.System, c.Nodes, c.Bugs, c.Params, c.Budget), c.Depth, c.Seed)
+	WriteBugSettings(w, c.FromBugs)
+	if c.PrefixLen > 0 {
+		fmt.Fprintf(w, "started after a live prefix of %d steps: depths and counts are after it, step numbers in traces from the initial state\n", c.PrefixLen)
+	}
+	fmt.Fprintln(w)
+	writeVerdict(w, c)
+	if stats {
+		fmt.Fprintln(w)
+		writeStats(w, c)
+	}
+	if c.Trace != "" {
+		if stats {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "trace: %s\nreplay it: %s\n", c.Trace, c.ReplayCommand)
+	}
+	if cx := c.Critical; cx != nil && cx.LiveTrace != "" {
+		fmt.Fprintf(w, "nearest live path: %s\nreplay it: %s\n", cx.LiveTrace, c.LiveReplayCommand)
+	}
+}
+
+func writeVerdict(w io.Writer, c *Check) {
+	switch c.Result {
+	case "ok":
+		if l := c.Local; l != nil {
+			fmt.Fprintf(w, "ok: no violation; local mode explored every node state reachable without failures (%d node states, %d messages; nothing held back in round %d) and no real run reaches a combination of them that violates a safety property (%d candidates, none reached)\n",
+				l.TotalNodeStates, l.Messages, l.Rounds, l.Preliminary)
+			return
+		}
+		scope := fmt.Sprintf("every state within %d steps", c.Depth)
+		if c.Exhausted {
+			scope = "every reachable state"
+		}
+		fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, StatesWords(c.Stats.States, c.Symmetry))
+		if l := c.Liveness; l != nil && l.Walks > 0 {
+			along := fmt.Sprintf("safety checked on every step, %d in all", l.WalkSteps)
+			if l.SafetyToLive {
+				along = "safety checked on each until it recovered (--stop-at-live)"
+			}
+			fmt.Fprintf(w, "    %d walks of up to %d steps from the depth bound all reached a live state; %s\n",
+				l.Walks, l.WalkDepth, along)
+		}
+	case "inconclusive":
+		why := "the search was stopped by --max-states"
+		if c.Interrupted {
+			why = "the search was interrupted"
+		}
+		if c.Message != "" {
+			why = c.Message
+		}
+		if c.Cut != "" {
+			fmt.Fprintf(w, "inconclusive: %s\n", why) // the message says what was covered
+			return
+		}
+		fmt.Fprintf(w, "inconclusive: %s; no violation found among %d states\n", why, c.Stats.States)
+	case "liveness-violation":
+		if c.Critical != nil {
+			writeCritical(w, c)
+			return
+		}
+		fallthrough
+	default:
+		fmt.Fprintf(w, "%s of %s: %s\n\n", c.Result, c.Property, c.Message)
+		fmt.Fprintf(w, "path of %d steps:\n", c.PathLen)
+		WriteSteps(w, c.Steps)
+		fmt.Fprintln(w)
+	}
+}
+
+func writeStats(w io.Writer, c *Check) {
+	if l := c.Local; l != nil {
+		Table(w, []string{"node states", "messages (I+)", "transitions", "system states", "pairs", "preliminary", "unsound", "verifications", "sequences", "time"}, [][]string{{
+			fmt.Sprint(l.NodeStates), fmt.Sprint(l.Messages), fmt.Sprint(l.Transitions), fmt.Sprint(l.SystemStates),
+			fmt.Sprint(l.Pairs), fmt.Sprint(l.Preliminary), fmt.Sprint(l.Unsound), fmt.Sprint(l.Verifications),
+			fmt.Sprint(l.Sequences), l.Elapsed.Round(time.Microsecond).String(),
+		}})
+		return
+	}
+	s := c.Stats
+	Table(w, []string{"states", "transitions", "max depth", "periphery", "live states", "time", "transitions/s"}, [][]string{{
+		fmt.Sprint(s.States), fmt.Sprint(s.Transitions), fmt.Sprint(s.MaxDepth),
+		fmt.Sprint(s.Periphery), fmt.Sprint(s.LiveStates), s.Elapsed.Round(time.Microsecond).String(),
+		fmt.Sprintf("%.0f", float64(s.Transitions)/max(s.Elapsed.Seconds(), 1e-9)),
+	}})
+	fmt.Fprintf(w, "fingerprint collision chance: %.2g\n", s.CollisionChance)
+	if l := c.Liveness; l != nil && (l.Walks > 0 || l.Suspects > 0) {
+		fmt.Fprintln(w)
+		Table(w, []string{"walks", "walk steps", "walk depth", "suspects", "cleared", "liveness time", "of which critical"}, [][]string{{
+			fmt.Sprint(l.Walks), fmt.Sprint(l.WalkSteps), fmt.Sprint(l.WalkDepth), fmt.Sprint(l.Suspects), fmt.Sprint(l.Cleared),
+			l.Elapsed.Round(time.Microsecond).String(), l.CriticalTime.Round(time.Microsecond).String(),
+		}})
+	}
+}
+
+// critWindow bounds the steps a report shows before and after the critical
+// step: the trace has all of them.
+const (
+	stepsBefore = 12
+	stepsAfter  = 3
+)
+
+func writeCritical(w io.Writer, c *Check) {
+	cx := c.Critical
+	step, liveStep := cx.TraceStep, cx.LiveStep+c.PrefixLen
+	fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %d steps.\n\n", c.Property, c.PathLen)
+	fmt.Fprintf(w, "critical transition (case %s): step %d of %d\n    %s\n", cx.Case, step, c.PathLen, cx.Event)
+	if c.PrefixLen > 0 {
+		fmt.Fprintf(w, "that is step %d after the prefix of %d steps\n", cx.Step, c.PrefixLen)
+	}
+	if cx.Dead != nil && cx.Alive != nil {
+		fmt.Fprintf(w, "after step %d: %s;\nafter step %d: %s.\n", step, EvidenceWords(cx.Dead, c.Property), liveStep, EvidenceWords(cx.Alive, c.Property))
+		if step != c.PathLen && cx.End != nil {
+			fmt.Fprintf(w, "after the last step, %d: %s.\n", c.PathLen, EvidenceWords(cx.End, c.Property))
+		}
+		if cx.Overturned > 0 {
+			steps := "steps"
+			if cx.Overturned == 1 {
+				steps = "step"
+			}
+			fmt.Fprintf(w, "(%d %s that the cheaper probes called dead recovered under the dead test)\n", cx.Overturned, steps)
+		}
+	}
+	if cx.Dinit > 0 {
+		fmt.Fprintf(w, "the path was last live after step %d.\n", cx.Dinit-1)
+	}
+	fmt.Fprintf(w, "\nsteps leading to it (the whole path is in the trace):\n")
+	from := max(0, step-stepsBefore)
+	if from > 0 {
+		fmt.Fprintf(w, "  ... %d earlier steps\n", from)
+	}
+	to := min(len(c.Steps), step+stepsAfter)
+	if from < to {
+		WriteSteps(w, c.Steps[from:to])
+	}
+	fmt.Fprintf(w, "\nnode states just before and after step %d on the dead path:\n", step)
+	for i := range cx.Before {
+		if cx.Before[i] == cx.After[i] {
+			fmt.Fprintf(w, "  node %d: %s\n", i, cx.Before[i])
+			continue
+		}
+		fmt.Fprintf(w, "  node %d: %s\n      ->  %s\n", i, cx.Before[i], cx.After[i])
+	}
+	if cx.LivePathLen == liveStep {
+		fmt.Fprintf(w, "\nthe state after step %d is live itself: the critical step is the one that leaves it for good.\n\n", liveStep)
+		return
+	}
+	fmt.Fprintf(w, "\nthe nearest live path shares the first %d steps, then takes instead\n    %s\n", liveStep, cx.LiveEvent)
+	fmt.Fprintf(w, "and reaches a live state after %d steps. Node states after step %d, dead path vs live path:\n", cx.LivePathLen, step)
+	if len(cx.Diff) == 0 {
+		fmt.Fprintln(w, "  (the node states are the same; the paths differ in the network or timers)")
+	}
+	for _, d := range cx.Diff {
+		fmt.Fprintf(w, "  node %d dead: %s\n         live: %s\n", d.Node, d.Dead, d.Live)
+	}
+	if len(cx.Tried) > 0 {
+		fmt.Fprintf(w, "\nwalk depths that were too short: %s\n", strings.Join(cx.Tried, "; "))
+	}
+	fmt.Fprintln(w)
+}

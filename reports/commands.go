@@ -1,0 +1,145 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// A Replay is the report of a trace file replayed: what `livecheck
+// replay --json` prints, and what its text is written from.
+type Replay struct {
+	Trace      string `json:"trace"`
+	System     string `json:"system"`
+	Result     string `json:"result"`
+	Property   string `json:"property,omitempty"`
+	Message    string `json:"message,omitempty"`
+	Reproduced bool   `json:"reproduced"`
+	// End is what the dead test saw from the final state of a liveness
+	// violation.
+	End   *Evidence `json:"end,omitempty"`
+	Steps []Step    `json:"steps"`
+
+	// Config is the trace's configuration in words (DescribeConfig);
+	// Live says the final state is live; Recorded is the trace file.
+	Config   string `json:"-"`
+	Live     bool   `json:"-"`
+	Recorded *Trace `json:"-"`
+}
+
+// WriteReplay writes a replay's report for people: the steps, then what
+// the path reaches.
+func WriteReplay(w io.Writer, r *Replay) {
+	fmt.Fprintf(w, "%s: %s\n\n", r.Trace, r.Config)
+	WriteSteps(w, r.Steps)
+	fmt.Fprintln(w)
+	switch {
+	case r.Result != "ok":
+		fmt.Fprintf(w, "%s of %s: %s\n", r.Result, r.Property, r.Message)
+	case r.Live:
+		fmt.Fprintln(w, "the final state is live")
+	default:
+		fmt.Fprintln(w, "the final state is not live")
+	}
+	t := r.Recorded
+	if ev := r.End; ev != nil && !ev.Live {
+		fmt.Fprintf(w, "the check's dead test from the final state: %s\n", EvidenceWords(ev, t.Property))
+	}
+	if c := t.Critical; c != nil {
+		fmt.Fprintf(w, "critical transition (case %s): step %d, %s; nearest live path: %s\n", c.Case, c.Step, c.Event, c.LiveTrace)
+	}
+}
+
+// A Compare is the report of the same check in global and in local mode.
+type Compare struct {
+	Global           Check   `json:"global"`
+	Local            Check   `json:"local"`
+	Agree            bool    `json:"agree"`
+	TransitionsRatio float64 `json:"transitions_ratio"`
+	TimeRatio        float64 `json:"time_ratio"`
+
+	Rounds int `json:"-"` // local mode's round bound
+}
+
+// WriteCompare writes the two modes side by side.
+func WriteCompare(w io.Writer, c *Compare) {
+	g := &c.Global
+	fmt.Fprintf(w, "%s; global depth %d, local rounds %d\n", DescribeConfig(g.System, g.Nodes, g.Bugs, g.Params, g.Budget), g.Depth, c.Rounds)
+	WriteBugSettings(w, g.FromBugs)
+	fmt.Fprintln(w)
+	rows := [][]string{}
+	for i, r := range []*Check{&c.Global, &c.Local} {
+		found := r.Result
+		if r.Property != "" {
+			found += " of " + r.Property
+		}
+		states := fmt.Sprint(r.Stats.States)
+		if r.Local != nil {
+			states = fmt.Sprintf("%d node states %v", r.Local.TotalNodeStates, r.Local.NodeStates)
+		}
+		rows = append(rows, []string{[]string{"global", "local"}[i], found, fmt.Sprint(r.Complete), states,
+			fmt.Sprint(r.Stats.Transitions), r.Stats.Elapsed.Round(time.Microsecond).String()})
+	}
+	Table(w, []string{"mode", "result", "complete", "states", "transitions", "time"}, rows)
+	fmt.Fprintf(w, "\nglobal/local: %.1fx the transitions, %.1fx the time\n", c.TransitionsRatio, c.TimeRatio)
+	for i, r := range []*Check{&c.Global, &c.Local} {
+		if r.Trace != "" {
+			fmt.Fprintf(w, "%s trace: %s\n", []string{"global", "local"}[i], r.Trace)
+		}
+	}
+}
+
+// A ListEntry describes one system for `livecheck list`.
+type ListEntry struct {
+	Name       string   `json:"name"`
+	Doc        string   `json:"doc"`
+	Nodes      int      `json:"nodes"`
+	Bugs       []string `json:"bugs"`
+	Properties []string `json:"properties"`
+	// BugNeeds gives each bug's declared settings as flags, by bug name.
+	BugNeeds map[string]string `json:"bug_needs"`
+
+	// Needs are the bugs' needs in the order of Bugs.
+	Needs []string `json:"-"`
+}
+
+// WriteList writes one line per system.
+func WriteList(w io.Writer, entries []ListEntry) {
+	for _, e := range entries {
+		bugs := "none"
+		if len(e.Bugs) > 0 {
+			named := make([]string, len(e.Bugs))
+			for j, b := range e.Bugs {
+				named[j] = b
+				if j < len(e.Needs) && e.Needs[j] != "" {
+					named[j] += " (" + e.Needs[j] + ")"
+				}
+			}
+			bugs = strings.Join(named, ", ")
+		}
+		fmt.Fprintf(w, "%s: %s; bugs: %s; properties: %s\n", e.Name, e.Doc, bugs, strings.Join(e.Properties, ","))
+	}
+}
+
+// A PrefixFile is one live prefix written by `livecheck prefix`.
+type PrefixFile struct {
+	File      string `json:"file"`
+	Length    int    `json:"length"`
+	FirstLive int    `json:"first_live"`
+}
+
+// WritePrefixes writes the prefixes made, under a line that says for what
+// configuration and how long it took; checkFrom is the command that checks
+// from the first one.
+func WritePrefixes(w io.Writer, config string, files []PrefixFile, elapsed time.Duration, checkFrom string) {
+	fmt.Fprintf(w, "%s: %d prefixes in %s\n\n", config, len(files), elapsed.Round(time.Millisecond))
+	var rows [][]string
+	for _, f := range files {
+		rows = append(rows, []string{f.File, fmt.Sprint(f.FirstLive), fmt.Sprint(f.Length)})
+	}
+	Table(w, []string{"prefix file", "steps to live", "length"}, rows)
+	if len(files) > 0 {
+		fmt.Fprintf(w, "\ncheck from one: %s\n", checkFrom)
+	}
+}

@@ -182,17 +182,17 @@ func symCheck(t *testing.T, seed uint64) symStats {
 		return orc.States
 	}
 
-	// No property: every reachable state is searched (up to a handler
-	// panic), and counted; the same on 1 and 2 workers, transitions and
-	// all.
+	// A property that always holds: every reachable state is searched
+	// (up to a handler panic), and counted; the same on 1 and 2 workers,
+	// transitions and all.
 	for _, reduce := range []string{"none", "symmetry", "sleep,symmetry"} {
 		var one search.Stats
 		for _, workers := range []int{1, 2} {
 			if reduce == "none" && workers == 2 {
 				continue // TestCrossCheckWorkers compares workers without reduction
 			}
-			r := check("", reduce, workers)
-			mode := fmt.Sprintf("--reduce %s, %d workers, no property", reduce, workers)
+			r := check(nothing.Name, reduce, workers)
+			mode := fmt.Sprintf("--reduce %s, %d workers, property %s", reduce, workers, nothing.Name)
 			stats := r.Stats
 			stats.Elapsed, stats.Workers = 0, 0
 			if workers == 1 {

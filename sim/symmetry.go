@@ -146,20 +146,29 @@ func (y *symmetry) key(w *World, s *State) uint64 {
 			alike = false
 		}
 	}
+	// On streams a queue counts as a whole, in order: two members with
+	// the same messages queued to node 0 in other orders are not alike
+	// (swapping them swaps the queues).
+	stream := w.spec.Transport == Stream
 	named := false // a node outside the groups or a message names a member
-	for i := range s.net {
+	for i := 0; i < len(s.net); {
 		e := &s.net[i]
+		qh := e.bfp
+		named = named || e.bfp != e.FP
+		for i++; stream && i < len(s.net) && s.net[i].From == e.From && s.net[i].To == e.To; i++ {
+			qh = mix(qh, s.net[i].bfp)
+			named = named || s.net[i].bfp != s.net[i].FP
+		}
 		gt, gf := y.group[e.To], y.group[e.From]
 		if gt >= 0 {
-			y.sk[e.To] += mix(uint64(y.blind[e.From])*3+1, e.bfp)
+			y.sk[e.To] += mix(uint64(y.blind[e.From])*3+1, qh)
 		}
 		if gf >= 0 {
-			y.sk[e.From] += mix(uint64(y.blind[e.To])*3+2, e.bfp)
+			y.sk[e.From] += mix(uint64(y.blind[e.To])*3+2, qh)
 		}
 		if gt >= 0 && gf >= 0 {
 			alike = false
 		}
-		named = named || e.bfp != e.FP
 	}
 	for _, c := range s.conns {
 		ga, gb := y.group[c.a], y.group[c.b]
@@ -182,7 +191,7 @@ func (y *symmetry) key(w *World, s *State) uint64 {
 		// How the others name a member only orders members alike in
 		// the rest: refine just those (the cost is a fingerprint of
 		// each naming node per member).
-		y.refine(s)
+		y.refine(s, stream)
 		y.sortGroups()
 	}
 	if alike {
@@ -226,8 +235,10 @@ func (y *symmetry) sortGroups() {
 
 // refine sets ref of each member in a run of members alike to how the
 // nodes outside the groups and the messages in flight name it: their
-// fingerprints with that member marked and the others anonymous.
-func (y *symmetry) refine(s *State) {
+// fingerprints with that member marked and the others anonymous. On
+// streams a queue is hashed whole, in order: a queue to node 0 that
+// names member 1 then member 2 is another state when they are swapped.
+func (y *symmetry) refine(s *State, stream bool) {
 	h := &y.q
 	copy(y.mark, y.blind)
 	for _, blk := range y.blocks {
@@ -243,16 +254,25 @@ func (y *symmetry) refine(s *State) {
 				hashSlot(h, s, NodeID(i))
 				y.ref[m] += mix(uint64(i)+4, h.Sum64())
 			}
-			for i := range s.net {
+			for i := 0; i < len(s.net); {
 				e := &s.net[i]
-				if e.bfp == e.FP {
+				lo, names := i, false
+				for i++; ; i++ {
+					names = names || s.net[i-1].bfp != s.net[i-1].FP
+					if !stream || i == len(s.net) || s.net[i].From != e.From || s.net[i].To != e.To {
+						break
+					}
+				}
+				if !names {
 					continue
 				}
 				h.Reset()
 				h.perm = y.mark
 				h.Node(e.From)
 				h.Node(e.To)
-				h.Value(e.Msg)
+				for _, q := range s.net[lo:i] {
+					h.Value(q.Msg)
+				}
 				y.ref[m] += mix(5, h.Sum64())
 			}
 			y.mark[m] = anonymous

@@ -7,7 +7,8 @@
 // construction: node variables are kept in [0, Mod), each node sends at
 // most SendCap messages between resets (a Send past the cap does nothing),
 // and timers are a fixed set of names (a symmetric program's relays are
-// past the cap, but only members relay, and only to non-members). The
+// past the cap, but members relay only to non-members, and non-members
+// only what members send them). The
 // generator is tuned so that most spaces have hundreds to a few thousand
 // states.
 //
@@ -73,7 +74,7 @@ const (
 	// Only in symmetric programs:
 	Record // Last = the sender, and the sender joins Seen (nothing without a sender)
 	Forget // Last = none, Seen = {}
-	Relay  // send {Type, the message's value, the sender} to node To, past the cap (members' Receive, streams)
+	Relay  // send {Type, the message's value, the sender} to node To, past the cap (Receive on streams: members', and others' for a member's message)
 )
 
 // Dest is where a Send in a symmetric program goes.
@@ -388,6 +389,14 @@ func GenerateSymmetric(seed uint64) *Program {
 				case 1:
 					b = append(b, relay)
 				}
+			}
+			// Non-members pass on, past the cap too, what they receive
+			// from members (the sender's id in it): a queue from them
+			// names members in the order they heard from them. Only
+			// members' messages, so that relays do not feed each other.
+			if p.Transport == sim.Stream && ci > 0 && r.IntN(4) == 0 {
+				relay := Stmt{Op: Relay, To: fixed[r.IntN(len(fixed))], Type: r.IntN(p.Types)}
+				b = append(b, Stmt{Op: If, Cond: Cond{Kind: SenderMember}, Then: []Stmt{relay}})
 			}
 			p.Receive[id] = append(p.Receive[id], b)
 		}

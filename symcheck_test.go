@@ -34,12 +34,20 @@ import (
 // 1 and on 2 workers.
 
 const (
-	// symSeeds is how many seeds go test runs; FuzzSymmetryCrossCheck
-	// runs more.
+	// go test runs seeds 1 to symSeeds, and symRareSeeds;
+	// FuzzSymmetryCrossCheck runs any.
 	symSeeds = 120
 	// symMaxStates caps the oracle, as xcheckMaxStates does.
 	symMaxStates = 3000
 )
+
+// symRareSeeds are seeds past symSeeds whose programs reach what few do:
+// two members whose states name a member alike (both recorded member 0
+// as Last), where a key that tried one order of members its sort keys
+// cannot tell apart is not canonical. (A change to the generator makes
+// other programs of them: find new ones by running the check on more
+// seeds against such a key.)
+var symRareSeeds = []uint64{229, 338, 354, 437, 638}
 
 // symStats is what one seed's check saw, for the test's tuning asserts.
 type symStats struct {
@@ -53,7 +61,11 @@ type symStats struct {
 
 func TestSymmetryCrossCheck(t *testing.T) {
 	var tooBig, reduced, props, violated, panics, carried, nodeSets, fifo, states, classes int
+	seeds := symRareSeeds
 	for seed := uint64(1); seed <= symSeeds; seed++ {
+		seeds = append(seeds, seed)
+	}
+	for _, seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			st := symCheck(t, seed)
 			if st.tooBig {
@@ -89,13 +101,13 @@ func TestSymmetryCrossCheck(t *testing.T) {
 	// the cap, states merged by renaming in most, node ids in messages
 	// and node sets that the renaming must rename, queues whose order
 	// the key must keep, properties that hold and properties that do not.
-	checked := symSeeds - tooBig
-	if tooBig > symSeeds/8 || reduced < checked*3/4 || carried < checked/3 || nodeSets < checked/3 || fifo < checked/20 {
+	checked := len(seeds) - tooBig
+	if tooBig > len(seeds)/8 || reduced < checked*3/4 || carried < checked/3 || nodeSets < checked/3 || fifo < checked/20 {
 		t.Errorf("%d of %d programs too large; states merged in %d, a node in a message in %d, a NodeSet of two in %d, queue order in %d: tune the generator",
-			tooBig, symSeeds, reduced, carried, nodeSets, fifo)
+			tooBig, len(seeds), reduced, carried, nodeSets, fifo)
 	}
-	if violated < props/4 || violated > props*3/4 || panics > symSeeds/5 {
-		t.Errorf("%d of %d properties violated, a panic in %d of %d programs: tune the generator", violated, props, panics, symSeeds)
+	if violated < props/4 || violated > props*3/4 || panics > len(seeds)/5 {
+		t.Errorf("%d of %d properties violated, a panic in %d of %d programs: tune the generator", violated, props, panics, len(seeds))
 	}
 }
 

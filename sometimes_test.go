@@ -53,7 +53,7 @@ func TestSometimesAndCoverage(t *testing.T) {
 		if res.Verdict != livecheck.OK || !reflect.DeepEqual(res.Sometimes, want) {
 			t.Fatalf("workers %d: %s, sometimes %+v", workers, res.Verdict, res.Sometimes)
 		}
-		cov := coverage.Summary{Transitions: 24, Init: 2, Receive: []coverage.Count{{Name: "livecheck_test.count", N: 17}},
+		cov := coverage.Summary{Transitions: 24, Init: 2, Receive: []coverage.Count{{Name: "count", N: 17}},
 			Timer: []coverage.Count{{Name: "tick", N: 7}}}
 		if res.Coverage == nil || !reflect.DeepEqual(*res.Coverage, cov) || res.Stats.Transitions != 24 || res.WalkCoverage != nil {
 			t.Fatalf("workers %d: coverage %+v, walks %+v, %d transitions", workers, res.Coverage, res.WalkCoverage, res.Stats.Transitions)
@@ -68,7 +68,7 @@ func TestSometimesAndCoverage(t *testing.T) {
 			"sometimes heard-two: reached at step 3\n",
 			"sometimes heard-five: NEVER reached: the check may be vacuous\n",
 			"(a reachability property never reached does not change the verdict; livecheck.Test fails on it)\n",
-			"coverage (search, 24 transitions): Init 2, Receive livecheck_test.count 17, Timer tick 7; never ran: App, Error\n",
+			"coverage (search, 24 transitions): Init 2, Receive 17 (count 17), Timer 7 (tick 7); never ran: App, Error\n",
 		} {
 			if !strings.Contains(text.String(), line) {
 				t.Errorf("the report lacks %q:\n%s", line, text.String())
@@ -134,7 +134,7 @@ func TestTestFailsUnreached(t *testing.T) {
 	if len(rec.fatals) != 1 || !strings.HasPrefix(rec.fatals[0], want) || !strings.HasSuffix(rec.fatals[0], "(AllowUnreached lets this pass)") {
 		t.Fatalf("fatals %q", rec.fatals)
 	}
-	if len(rec.logs) != 1 || !strings.Contains(rec.logs[0], "coverage (search, 19 transitions): Init 2, Receive livecheck_test.count 12, Timer tick 7") {
+	if len(rec.logs) != 1 || !strings.Contains(rec.logs[0], "coverage (search, 19 transitions): Init 2, Receive 12 (count 12), Timer 7 (tick 7)") {
 		t.Fatalf("logs %q", rec.logs)
 	}
 

@@ -117,8 +117,7 @@ type Count struct {
 }
 
 // A Summary is a Counter in words: message types by their Go type name
-// (package-qualified, as "lock.grant" or "*lcr.msg"), each list sorted by
-// name.
+// without the package ("grant", "*msg"), each list sorted by name.
 type Summary struct {
 	Transitions int64   `json:"transitions"`
 	Init        int64   `json:"init"`
@@ -150,8 +149,8 @@ func (c *Counter) Summary() Summary {
 	return s
 }
 
-// addCount adds n under name: two types of the same name (in packages of
-// the same name) are counted as one, as a reader could not tell them apart.
+// addCount adds n under name: two types of the same name in different
+// packages are counted as one, as a reader could not tell them apart.
 func addCount(cs []Count, name string, n int64) []Count {
 	for i := range cs {
 		if cs[i].Name == name {
@@ -162,9 +161,16 @@ func addCount(cs []Count, name string, n int64) []Count {
 	return append(cs, Count{Name: name, N: n})
 }
 
+// typeName is t's name without its package, which a protocol's messages
+// share: "grant", "*msg".
 func typeName(t reflect.Type) string {
-	if t == nil {
+	switch {
+	case t == nil:
 		return "nil"
+	case t.Name() != "":
+		return t.Name()
+	case t.Kind() == reflect.Pointer && t.Elem().Name() != "":
+		return "*" + t.Elem().Name()
 	}
 	return t.String()
 }

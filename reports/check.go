@@ -327,6 +327,9 @@ func WriteCheck(w io.Writer, c *Check, stats bool) {
 	fmt.Fprintln(w)
 	writeVerdict(w, c)
 	WriteCoverage(w, c)
+	if c.Trace != "" && !stats {
+		fmt.Fprintln(w)
+	}
 	if stats {
 		fmt.Fprintln(w)
 		writeStats(w, c)
@@ -426,24 +429,31 @@ func writeSometimes(w io.Writer, some []Sometimes) {
 // writeCoverage writes what handlers ran, how often, on one line, and
 // those that never did.
 func writeCoverage(w io.Writer, what string, s *coverage.Summary, unit string) {
-	parts := []string{fmt.Sprintf("Init %d", s.Init)}
-	for _, r := range s.Receive {
-		parts = append(parts, fmt.Sprintf("Receive %s %d", r.Name, r.N))
+	var parts []string
+	if s.Init > 0 {
+		parts = append(parts, fmt.Sprintf("Init %d", s.Init))
 	}
-	for _, t := range s.Timer {
-		parts = append(parts, fmt.Sprintf("Timer %s %d", t.Name, t.N))
+	list := func(handler string, cs []coverage.Count) {
+		if len(cs) == 0 {
+			return
+		}
+		var total int64
+		var each []string
+		for _, c := range cs {
+			total += c.N
+			each = append(each, fmt.Sprintf("%s %d", c.Name, c.N))
+		}
+		parts = append(parts, fmt.Sprintf("%s %d (%s)", handler, total, strings.Join(each, ", ")))
 	}
-	if s.App > 0 {
-		parts = append(parts, fmt.Sprintf("App %d", s.App))
-	}
-	if s.Error > 0 {
-		parts = append(parts, fmt.Sprintf("Error %d", s.Error))
-	}
-	if s.Resets > 0 {
-		parts = append(parts, fmt.Sprintf("resets %d", s.Resets))
-	}
-	if s.Drops > 0 {
-		parts = append(parts, fmt.Sprintf("drops %d", s.Drops))
+	list("Receive", s.Receive)
+	list("Timer", s.Timer)
+	for _, n := range []struct {
+		name string
+		n    int64
+	}{{"App", s.App}, {"Error", s.Error}, {"resets", s.Resets}, {"drops", s.Drops}} {
+		if n.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", n.name, n.n))
+		}
 	}
 	line := fmt.Sprintf("coverage (%s, %s %s): %s", what, Thousands(int(s.Transitions)), unit, strings.Join(parts, ", "))
 	if never := s.Never(); len(never) > 0 {

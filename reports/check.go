@@ -431,7 +431,7 @@ func writeSometimes(w io.Writer, some []Sometimes) {
 func writeCoverage(w io.Writer, what string, s *coverage.Summary, unit string) {
 	var parts []string
 	if s.Init > 0 {
-		parts = append(parts, fmt.Sprintf("Init %d", s.Init))
+		parts = append(parts, fmt.Sprintf("Init %s", Thousands(int(s.Init))))
 	}
 	list := func(handler string, cs []coverage.Count) {
 		if len(cs) == 0 {
@@ -441,9 +441,9 @@ func writeCoverage(w io.Writer, what string, s *coverage.Summary, unit string) {
 		var each []string
 		for _, c := range cs {
 			total += c.N
-			each = append(each, fmt.Sprintf("%s %d", c.Name, c.N))
+			each = append(each, fmt.Sprintf("%s %s", c.Name, Thousands(int(c.N))))
 		}
-		parts = append(parts, fmt.Sprintf("%s %d (%s)", handler, total, strings.Join(each, ", ")))
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", handler, Thousands(int(total)), strings.Join(each, ", ")))
 	}
 	list("Receive", s.Receive)
 	list("Timer", s.Timer)
@@ -452,7 +452,7 @@ func writeCoverage(w io.Writer, what string, s *coverage.Summary, unit string) {
 		n    int64
 	}{{"App", s.App}, {"Error", s.Error}, {"resets", s.Resets}, {"drops", s.Drops}} {
 		if n.n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", n.name, n.n))
+			parts = append(parts, fmt.Sprintf("%s %s", n.name, Thousands(int(n.n))))
 		}
 	}
 	line := fmt.Sprintf("coverage (%s, %s %s): %s", what, Thousands(int(s.Transitions)), unit, strings.Join(parts, ", "))

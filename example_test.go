@@ -7,6 +7,7 @@ import (
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/examples/lock/lock"
+	"github.com/livecheck/livecheck/internal/tbrec"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 )
@@ -90,10 +91,10 @@ func ExampleTest() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	t := &recordTB{name: "TestEarlyRelease"}
+	t := &tbrec.Recorder{Test: "TestEarlyRelease"}
 	livecheck.Test(t, &lock.System, livecheck.WithTraceDir(dir),
 		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Bugs: []string{"early-release"}}}))
-	fmt.Println(strings.ReplaceAll(strings.Join(t.fatals, "\n"), dir, "DIR"))
+	fmt.Println(strings.ReplaceAll(strings.Join(t.Fatals, "\n"), dir, "DIR"))
 	// Output:
 	// lock, 3 nodes, bugs early-release, failures: 0 resets, 0 drops, 0 socket errors; depth 20, seed 1
 	// settings from bug early-release: --nodes 3

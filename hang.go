@@ -173,7 +173,20 @@ func (c *checker) where(trail *search.Trail) hang {
 	case phaseLocal:
 		return hang{local: from, event: ev, choices: choices}
 	}
-	return hang{path: c.full(trail.Path.Clone()), event: ev, choices: choices}
+	return hang{path: c.searchPath(trail), event: ev, choices: choices}
+}
+
+// searchPath is the path, from the initial state, to the state a search
+// worker is expanding. For a state the search kept rather than made
+// again it is made again here, on a world of its own, while the worker is
+// held in its handler.
+func (c *checker) searchPath(t *search.Trail) sim.Path {
+	if w, err := sim.NewWorld(c.m.Spec); err == nil {
+		if p, err := t.PathTo(w); err == nil {
+			return c.full(p)
+		}
+	}
+	return c.full(t.Path.Clone())
 }
 
 // walkHang says where a walk is, from its trail.

@@ -212,6 +212,11 @@ type Result struct {
 	Config  Config // with defaults filled in
 	Seed    int64
 	Depth   int
+	// Symmetry is the groups of interchangeable nodes the search reduced
+	// by (Options.Reduce with symmetry, on a system that declares some):
+	// its state counts are then of classes of states that are renamings
+	// of each other.
+	Symmetry [][]sim.NodeID
 
 	// Property is the violated property, Message what it said, Path the
 	// steps from the initial state that show it.
@@ -349,6 +354,9 @@ func Check(sys *System, opts Options) (*Result, error) {
 	defer c.memoryVerdict()
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
 		WalkDepth: opts.WalkDepth, Walks: opts.Walks, StopAtLive: opts.StopAtLive, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
+	if opts.Mode == "global" {
+		c.res.Symmetry = m.Spec.Symmetry
+	}
 	c.res.FromBugs, c.res.BugWarnings = sys.BugSettings(opts.Config)
 	c.weights = &opts.Weights
 	if !opts.WeightsSet {
@@ -665,8 +673,8 @@ func (c *checker) run(trail *search.Trail) error {
 		return err
 	}
 	if res.Verdict == Inconclusive && res.Message == "" && !res.Interrupted && c.timeUp() {
-		res.Message = fmt.Sprintf("the time budget (--time %s) ran out during the walks: every state within %d steps explored (%d states), no violation; walks from %d of the %d states at the bound that are not live reached a live state",
-			c.opts.Time, res.Covered, res.Stats.States, res.Live.Walks, c.periphery.Len())
+		res.Message = fmt.Sprintf("the time budget (--time %s) ran out during the walks: every state within %d steps explored (%s), no violation; walks from %d of the %d states at the bound that are not live reached a live state",
+			c.opts.Time, res.Covered, reports.StatesWords(res.Stats.States, res.Symmetry), res.Live.Walks, c.periphery.Len())
 	}
 	return nil
 }
@@ -762,8 +770,8 @@ func (c *checker) coverage() string {
 	default:
 		why = "the check was interrupted"
 	}
-	msg := fmt.Sprintf("%s: every state within %d steps explored (%d states), no violation; depth %d partly explored",
-		why, r.Covered, r.Stats.States, r.Covered+1)
+	msg := fmt.Sprintf("%s: every state within %d steps explored (%s), no violation; depth %d partly explored",
+		why, r.Covered, reports.StatesWords(r.Stats.States, r.Symmetry), r.Covered+1)
 	if n := c.periphery.Len(); n > 0 {
 		if r.Live.Walks == n {
 			msg += fmt.Sprintf("; walks from all %d states at depth %d that are not live reached a live state", n, r.Covered)
@@ -790,7 +798,7 @@ func (c *checker) searchWorkers() []search.Worker {
 		trail := &search.Trail{}
 		w.Guard = c.watch.add(func() hang {
 			ev, choices, _ := w.Current()
-			return hang{path: c.full(trail.Path.Clone()), event: ev, choices: choices}
+			return hang{path: c.searchPath(trail), event: ev, choices: choices}
 		})
 		out = append(out, search.Worker{World: w, Trail: trail})
 	}

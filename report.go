@@ -22,7 +22,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 			Periphery: r.Stats.Periphery, LiveStates: r.Stats.Live, ElapsedMS: r.Stats.Elapsed.Milliseconds(),
 			CollisionChance: r.Stats.CollisionChance, Elapsed: r.Stats.Elapsed,
 		},
-		Mode: r.Mode, FromBugs: r.FromBugs, BugWarnings: r.BugWarnings,
+		Mode: r.Mode, FromBugs: r.FromBugs, BugWarnings: r.BugWarnings, Symmetry: r.Symmetry,
 		PrefixLen: r.PrefixLen, Steps: stepsReport(r.Steps),
 	}
 	c.Sometimes = []reports.Sometimes{}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/coverage"
+	"github.com/livecheck/livecheck/internal/tbrec"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
@@ -128,26 +129,26 @@ func TestSometimesByWalk(t *testing.T) {
 // property, unless AllowUnreached; one reached passes.
 func TestTestFailsUnreached(t *testing.T) {
 	dir := t.TempDir()
-	rec := &recordTB{name: "TestVacuous"}
+	rec := &tbrec.Recorder{TB: t, Test: "TestVacuous"}
 	livecheck.Test(rec, withSometimes(heard("heard-five", 5)), livecheck.WithTraceDir(dir), livecheck.WithOptions(livecheck.Options{Depth: 10}))
 	want := "livecheck: counter: reachability property heard-five was never reached in 15 states and 0 walks: the check may be vacuous"
-	if len(rec.fatals) != 1 || !strings.HasPrefix(rec.fatals[0], want) || !strings.HasSuffix(rec.fatals[0], "(AllowUnreached lets this pass)") {
-		t.Fatalf("fatals %q", rec.fatals)
+	if len(rec.Fatals) != 1 || !strings.HasPrefix(rec.Fatals[0], want) || !strings.HasSuffix(rec.Fatals[0], "(AllowUnreached lets this pass)") {
+		t.Fatalf("fatals %q", rec.Fatals)
 	}
-	if len(rec.logs) != 1 || !strings.Contains(rec.logs[0], "coverage (search, 19 transitions): Init 2, Receive 12 (count 12), Timer 7 (tick 7)") {
-		t.Fatalf("logs %q", rec.logs)
+	if len(rec.Logs) != 1 || !strings.Contains(rec.Logs[0], "coverage (search, 19 transitions): Init 2, Receive 12 (count 12), Timer 7 (tick 7)") {
+		t.Fatalf("logs %q", rec.Logs)
 	}
 
-	rec = &recordTB{name: "TestVacuous"}
+	rec = &tbrec.Recorder{TB: t, Test: "TestVacuous"}
 	livecheck.Test(rec, withSometimes(heard("heard-five", 5)), livecheck.WithTraceDir(dir), livecheck.WithOptions(livecheck.Options{Depth: 10}), livecheck.AllowUnreached())
-	if len(rec.fatals) != 0 || len(rec.logs) != 2 || !strings.HasPrefix(rec.logs[1], want) {
-		t.Fatalf("with AllowUnreached: fatals %q, logs %q", rec.fatals, rec.logs)
+	if len(rec.Fatals) != 0 || len(rec.Logs) != 2 || !strings.HasPrefix(rec.Logs[1], want) {
+		t.Fatalf("with AllowUnreached: fatals %q, logs %q", rec.Fatals, rec.Logs)
 	}
 
-	rec = &recordTB{name: "TestReached"}
+	rec = &tbrec.Recorder{TB: t, Test: "TestReached"}
 	livecheck.Test(rec, withSometimes(heard("heard-two", 2)), livecheck.WithTraceDir(dir), livecheck.WithOptions(livecheck.Options{Depth: 10}))
-	if len(rec.fatals) != 0 || len(rec.logs) != 1 || !strings.Contains(rec.logs[0], "sometimes heard-two: reached at step 3") {
-		t.Fatalf("reached: fatals %q, logs %q", rec.fatals, rec.logs)
+	if len(rec.Fatals) != 0 || len(rec.Logs) != 1 || !strings.Contains(rec.Logs[0], "sometimes heard-two: reached at step 3") {
+		t.Fatalf("reached: fatals %q, logs %q", rec.Fatals, rec.Logs)
 	}
 }
 

@@ -197,8 +197,8 @@ func unreached(t testing.TB, sys *System, res *Result, ok bool) {
 	if len(names) > 1 {
 		what = fmt.Sprintf("reachability properties %s were", strings.Join(names, ", "))
 	}
-	msg := fmt.Sprintf("livecheck: %s: %s never reached in %d states and %d walks: the check may be vacuous, its other properties held only on states that never get there (a deeper search, more failures, or a fixed predicate may reach it)",
-		sys.Name, what, res.Stats.States, res.Live.Walks)
+	msg := fmt.Sprintf("livecheck: %s: %s never reached in %s and %d walks: the check may be vacuous, its other properties held only on states that never get there (a deeper search, more failures, or a fixed predicate may reach it)",
+		sys.Name, what, reports.StatesWords(res.Stats.States, res.Symmetry), res.Live.Walks)
 	if ok {
 		t.Logf("%s; AllowUnreached lets this pass", msg)
 		return

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/internal/tbrec"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
@@ -17,27 +18,6 @@ import (
 
 // recordTB is a testing.TB that records what livecheck.Test says instead
 // of failing: Fatalf returns, and Test returns after it.
-type recordTB struct {
-	testing.TB
-	name                      string
-	fatals, errs, logs, skips []string
-}
-
-func (r *recordTB) Helper()      {}
-func (r *recordTB) Name() string { return r.name }
-func (r *recordTB) Logf(format string, args ...any) {
-	r.logs = append(r.logs, fmt.Sprintf(format, args...))
-}
-func (r *recordTB) Errorf(format string, args ...any) {
-	r.errs = append(r.errs, fmt.Sprintf(format, args...))
-}
-func (r *recordTB) Fatalf(format string, args ...any) {
-	r.fatals = append(r.fatals, fmt.Sprintf(format, args...))
-}
-func (r *recordTB) Skipf(format string, args ...any) {
-	r.skips = append(r.skips, fmt.Sprintf(format, args...))
-}
-
 // echo is a tiny protocol: node 0 pings the others once, each answers
 // with a pong, node 0 counts them. With the bug double-pong a node
 // answers twice, unless Fixed (the code after the fix).
@@ -110,15 +90,15 @@ func traceFiles(t *testing.T, dir string) []string {
 func TestLivecheckTestPasses(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "traces")
-	r := &recordTB{TB: t, name: "TestEcho"}
+	r := &tbrec.Recorder{TB: t, Test: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir))
-	if len(r.fatals) != 0 || len(r.errs) != 0 {
-		t.Fatalf("a correct system failed: %q %q", r.fatals, r.errs)
+	if len(r.Fatals) != 0 || len(r.Errs) != 0 {
+		t.Fatalf("a correct system failed: %q %q", r.Fatals, r.Errs)
 	}
 	want := "livecheck: echo: ok: no violation in every reachable state (9 states); 0 walks from the depth bound\n" +
 		"coverage (search, 9 transitions): Init 3, Receive 9 (echoPing 4, echoPong 5); never ran: Timer, App, Error"
-	if len(r.logs) != 1 || r.logs[0] != want {
-		t.Errorf("logs = %q, want [%q]", r.logs, want)
+	if len(r.Logs) != 1 || r.Logs[0] != want {
+		t.Errorf("logs = %q, want [%q]", r.Logs, want)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("a passing check made the trace directory (%v)", err)
@@ -126,19 +106,19 @@ func TestLivecheckTestPasses(t *testing.T) {
 
 	// A check that could not finish fails, unless allowed.
 	stopped := livecheck.WithOptions(livecheck.Options{MaxStates: 3})
-	r = &recordTB{TB: t, name: "TestEcho"}
+	r = &tbrec.Recorder{TB: t, Test: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped)
 	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 steps explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state (AllowInconclusive lets this pass)"
-	if len(r.fatals) != 1 || r.fatals[0] != want {
-		t.Errorf("fatals = %q, want [%q]", r.fatals, want)
+	if len(r.Fatals) != 1 || r.Fatals[0] != want {
+		t.Errorf("fatals = %q, want [%q]", r.Fatals, want)
 	}
-	r = &recordTB{TB: t, name: "TestEcho"}
+	r = &tbrec.Recorder{TB: t, Test: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped, livecheck.AllowInconclusive())
 	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 steps explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state\n" +
 		"coverage (search, 5 transitions): Init 3, Receive 5 (echoPing 3, echoPong 2); never ran: Timer, App, Error\n" +
 		"coverage (walks, 6 steps): Receive 6 (echoPing 2, echoPong 4); never ran: Timer, App, Error"
-	if len(r.fatals) != 0 || len(r.logs) != 1 || r.logs[0] != want {
-		t.Errorf("allowed: fatals %q, logs %q, want [%q]", r.fatals, r.logs, want)
+	if len(r.Fatals) != 0 || len(r.Logs) != 1 || r.Logs[0] != want {
+		t.Errorf("allowed: fatals %q, logs %q, want [%q]", r.Fatals, r.Logs, want)
 	}
 }
 
@@ -147,15 +127,15 @@ func TestLivecheckTestSafety(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "traces")
 	opt := []livecheck.TestOption{livecheck.WithTraceDir(dir),
 		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Bugs: []string{"double-pong"}}})}
-	r := &recordTB{TB: t, name: "TestEcho/double-pong"}
+	r := &tbrec.Recorder{TB: t, Test: "TestEcho/double-pong"}
 	livecheck.Test(r, echoSystem(false), opt...)
 	files := traceFiles(t, dir)
 	if len(files) != 1 || !strings.HasPrefix(files[0], "TestEcho_double_pong-") {
 		t.Fatalf("trace files %q, want one TestEcho_double_pong-<hash>.json", files)
 	}
 	file := filepath.Join(dir, files[0])
-	if len(r.fatals) != 1 {
-		t.Fatalf("fatals = %q, want one", r.fatals)
+	if len(r.Fatals) != 1 {
+		t.Fatalf("fatals = %q, want one", r.Fatals)
 	}
 	want := strings.Join([]string{
 		"echo, 3 nodes, bugs double-pong, failures: 0 resets, 0 drops, 0 socket errors; depth 20, seed 1",
@@ -175,8 +155,8 @@ func TestLivecheckTestSafety(t *testing.T) {
 		"trace: " + file,
 		"replay it: go test -run '^TestEcho$/^double-pong$' -livecheck.replay '" + file + "'",
 	}, "\n")
-	if r.fatals[0] != want {
-		t.Errorf("report:\n%s\nwant:\n%s", r.fatals[0], want)
+	if r.Fatals[0] != want {
+		t.Errorf("report:\n%s\nwant:\n%s", r.Fatals[0], want)
 	}
 	tr, err := reports.ReadTraceFile(file)
 	if err != nil {
@@ -187,26 +167,26 @@ func TestLivecheckTestSafety(t *testing.T) {
 	}
 
 	// The next run replays the saved trace first, and fails with it.
-	r = &recordTB{TB: t, name: "TestEcho/double-pong"}
+	r = &tbrec.Recorder{TB: t, Test: "TestEcho/double-pong"}
 	livecheck.Test(r, echoSystem(false), opt...)
-	if len(r.fatals) != 1 || !strings.HasPrefix(r.fatals[0], "livecheck: saved trace "+file+" still fails:\nsafety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes\npath of 5 steps:\n") {
-		t.Errorf("second run: fatals = %q", r.fatals)
+	if len(r.Fatals) != 1 || !strings.HasPrefix(r.Fatals[0], "livecheck: saved trace "+file+" still fails:\nsafety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes\npath of 5 steps:\n") {
+		t.Errorf("second run: fatals = %q", r.Fatals)
 	}
 	// Another test's saved traces are not its own.
-	r = &recordTB{TB: t, name: "TestEcho/double"}
+	r = &tbrec.Recorder{TB: t, Test: "TestEcho/double"}
 	livecheck.Test(r, echoSystem(true), opt...)
-	if len(r.fatals) != 0 || len(r.errs) != 0 || len(r.logs) != 1 || !strings.HasPrefix(r.logs[0], "livecheck: echo: ok:") {
-		t.Errorf("a test with another name: fatals %q, errors %q, logs %q", r.fatals, r.errs, r.logs)
+	if len(r.Fatals) != 0 || len(r.Errs) != 0 || len(r.Logs) != 1 || !strings.HasPrefix(r.Logs[0], "livecheck: echo: ok:") {
+		t.Errorf("a test with another name: fatals %q, errors %q, logs %q", r.Fatals, r.Errs, r.Logs)
 	}
 	// After the fix, the saved trace no longer fails: node 1 sends one
 	// pong, so the trace's second delivery of it cannot happen.
-	r = &recordTB{TB: t, name: "TestEcho/double-pong"}
+	r = &tbrec.Recorder{TB: t, Test: "TestEcho/double-pong"}
 	livecheck.Test(r, echoSystem(true), opt...)
-	if len(r.fatals) != 0 || len(r.errs) != 0 || len(r.logs) != 2 {
-		t.Fatalf("after the fix: fatals %q, errors %q, logs %q", r.fatals, r.errs, r.logs)
+	if len(r.Fatals) != 0 || len(r.Errs) != 0 || len(r.Logs) != 2 {
+		t.Fatalf("after the fix: fatals %q, errors %q, logs %q", r.Fatals, r.Errs, r.Logs)
 	}
-	if want := "livecheck: saved trace " + file + " passes now: it no longer replays: the trace does not replay: step 3 (deliver 1->0 #ee14ee08dd33fa59): event not enabled: deliver 1->0 #ee14ee08dd33fa59: no such message in flight"; r.logs[0] != want {
-		t.Errorf("log %q, want %q", r.logs[0], want)
+	if want := "livecheck: saved trace " + file + " passes now: it no longer replays: the trace does not replay: step 3 (deliver 1->0 #ee14ee08dd33fa59): event not enabled: deliver 1->0 #ee14ee08dd33fa59: no such message in flight"; r.Logs[0] != want {
+		t.Errorf("log %q, want %q", r.Logs[0], want)
 	}
 }
 
@@ -215,7 +195,7 @@ func TestLivecheckTestLiveness(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "traces")
 	opt := []livecheck.TestOption{livecheck.WithTraceDir(dir),
 		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Budget: sim.Budget{Drops: 1}}, WalkDepth: 50, Workers: 1})}
-	r := &recordTB{TB: t, name: "TestEchoDrops"}
+	r := &tbrec.Recorder{TB: t, Test: "TestEchoDrops"}
 	livecheck.Test(r, echoSystem(false), opt...)
 	files := traceFiles(t, dir)
 	if len(files) != 2 || !strings.HasPrefix(files[0], "TestEchoDrops-") || !strings.HasPrefix(files[1], "TestEchoDrops-live-") {
@@ -254,8 +234,8 @@ func TestLivecheckTestLiveness(t *testing.T) {
 		"nearest live path: " + live,
 		"replay it: go test -run '^TestEchoDrops$' -livecheck.replay '" + live + "'",
 	}, "\n")
-	if len(r.fatals) != 1 || r.fatals[0] != want {
-		t.Fatalf("fatals = %q, want [%q]", r.fatals, want)
+	if len(r.Fatals) != 1 || r.Fatals[0] != want {
+		t.Fatalf("fatals = %q, want [%q]", r.Fatals, want)
 	}
 	tr, err := reports.ReadTraceFile(live)
 	if err != nil || tr.Result != "live" {
@@ -264,13 +244,13 @@ func TestLivecheckTestLiveness(t *testing.T) {
 
 	// The next run replays the dead trace, dead test included, and not
 	// the live one.
-	r = &recordTB{TB: t, name: "TestEchoDrops"}
+	r = &tbrec.Recorder{TB: t, Test: "TestEchoDrops"}
 	livecheck.Test(r, echoSystem(false), opt...)
 	want = "livecheck: saved trace " + dead + " still fails:\n" +
 		"liveness-violation of all-answered: all-answered can never hold again after step 3 of 3 (drop echoPing{} 0->2)\n" +
 		"critical step 3 of 3: drop echoPing{} 0->2\npath of 3 steps:\n"
-	if len(r.fatals) != 1 || !strings.HasPrefix(r.fatals[0], want) || len(r.logs) != 0 {
-		t.Errorf("second run: fatals %q, logs %q; want one that begins %q", r.fatals, r.logs, want)
+	if len(r.Fatals) != 1 || !strings.HasPrefix(r.Fatals[0], want) || len(r.Logs) != 0 {
+		t.Errorf("second run: fatals %q, logs %q; want one that begins %q", r.Fatals, r.Logs, want)
 	}
 }
 
@@ -293,11 +273,11 @@ func TestLivecheckTestFlags(t *testing.T) {
 	// -livecheck.seed is the seed of the check; -short halves the depth.
 	setFlag(t, "livecheck.seed", "7")
 	setFlag(t, "test.short", "true")
-	r := &recordTB{TB: t, name: "TestEchoFlags"}
+	r := &tbrec.Recorder{TB: t, Test: "TestEchoFlags"}
 	livecheck.Test(r, echoSystem(false), opt...)
 	want := "echo, 3 nodes, bugs double-pong, failures: 0 resets, 0 drops, 0 socket errors; depth 10, seed 7\n\nsafety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes\n"
-	if len(r.fatals) != 1 || !strings.HasPrefix(r.fatals[0], want) {
-		t.Fatalf("fatals %q, want one that begins %q", r.fatals, want)
+	if len(r.Fatals) != 1 || !strings.HasPrefix(r.Fatals[0], want) {
+		t.Fatalf("fatals %q, want one that begins %q", r.Fatals, want)
 	}
 	files := traceFiles(t, dir)
 	if len(files) != 1 {
@@ -308,23 +288,23 @@ func TestLivecheckTestFlags(t *testing.T) {
 	// -livecheck.replay replays that file alone, in any test, saved
 	// traces aside.
 	setFlag(t, "livecheck.replay", file)
-	r = &recordTB{TB: t, name: "TestOther"}
+	r = &tbrec.Recorder{TB: t, Test: "TestOther"}
 	livecheck.Test(r, echoSystem(false))
 	want = "livecheck: " + file + " still fails:\nsafety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes\npath of 5 steps:\n"
-	if len(r.fatals) != 1 || !strings.HasPrefix(r.fatals[0], want) {
-		t.Errorf("replay: fatals %q, want one that begins %q", r.fatals, want)
+	if len(r.Fatals) != 1 || !strings.HasPrefix(r.Fatals[0], want) {
+		t.Errorf("replay: fatals %q, want one that begins %q", r.Fatals, want)
 	}
-	r = &recordTB{TB: t, name: "TestOther"}
+	r = &tbrec.Recorder{TB: t, Test: "TestOther"}
 	livecheck.Test(r, echoSystem(true))
 	want = "livecheck: " + file + " passes now: it no longer replays: the trace does not replay: step 3"
-	if len(r.fatals) != 0 || len(r.logs) != 1 || !strings.HasPrefix(r.logs[0], want) {
-		t.Errorf("replay after the fix: fatals %q, logs %q, want a log that begins %q", r.fatals, r.logs, want)
+	if len(r.Fatals) != 0 || len(r.Logs) != 1 || !strings.HasPrefix(r.Logs[0], want) {
+		t.Errorf("replay after the fix: fatals %q, logs %q, want a log that begins %q", r.Fatals, r.Logs, want)
 	}
 	other := echoSystem(false)
 	other.Name = "other"
-	r = &recordTB{TB: t, name: "TestOther"}
+	r = &tbrec.Recorder{TB: t, Test: "TestOther"}
 	livecheck.Test(r, other)
-	if want := "livecheck: " + file + `: it is a trace of system "echo", not "other"`; len(r.fatals) != 0 || len(r.skips) != 1 || r.skips[0] != want {
-		t.Errorf("replay of another system's trace: fatals %q, skips %q, want a skip %q", r.fatals, r.skips, want)
+	if want := "livecheck: " + file + `: it is a trace of system "echo", not "other"`; len(r.Fatals) != 0 || len(r.Skips) != 1 || r.Skips[0] != want {
+		t.Errorf("replay of another system's trace: fatals %q, skips %q, want a skip %q", r.Fatals, r.Skips, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,8 +18,11 @@ import (
 // prints, and what its text and livecheck.Test's failures are written
 // from. Fields tagged json:"-" are for the text only.
 type Check struct {
-	Result    string            `json:"result"`
-	System    string            `json:"system"`
+	Result string `json:"result"`
+	System string `json:"system"`
+	// Symmetry is the groups of interchangeable nodes the search reduced
+	// by: its counts are of classes of states renamings of each other.
+	Symmetry  [][]sim.NodeID    `json:"symmetry,omitempty"`
 	Bugs      []string          `json:"bugs"`
 	Nodes     int               `json:"nodes"`
 	Params    map[string]string `json:"params,omitempty"`
@@ -110,6 +114,24 @@ type Stats struct {
 	// collision hid a state (0 in local mode).
 	CollisionChance float64       `json:"collision_chance"`
 	Elapsed         time.Duration `json:"-"`
+}
+
+// StatesWords says a count of states, and what a state is under symmetry
+// reduction: "1204 states", or "29378 classes of states, up to renaming
+// nodes 2, 3 and 4".
+func StatesWords(n int64, symmetry [][]sim.NodeID) string {
+	if len(symmetry) == 0 {
+		return strconv.FormatInt(n, 10) + " states"
+	}
+	var groups []string
+	for _, g := range symmetry {
+		ids := make([]string, len(g))
+		for i, id := range g {
+			ids[i] = strconv.Itoa(int(id))
+		}
+		groups = append(groups, strings.Join(ids[:len(ids)-1], ", ")+" and "+ids[len(ids)-1])
+	}
+	return strconv.FormatInt(n, 10) + " classes of states, up to renaming nodes " + strings.Join(groups, "; nodes ")
 }
 
 // Critical is the critical transition of a liveness violation.
@@ -357,7 +379,7 @@ func writeVerdict(w io.Writer, c *Check) {
 		if c.Exhausted {
 			scope = "every reachable state"
 		}
-		fmt.Fprintf(w, "ok: no violation in %s (%d states)\n", scope, c.Stats.States)
+		fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, StatesWords(c.Stats.States, c.Symmetry))
 		if l := c.Liveness; l != nil && l.Walks > 0 {
 			along := fmt.Sprintf("safety checked on every step, %d in all", l.WalkSteps)
 			if l.SafetyToLive {

@@ -30,6 +30,7 @@ var benchSpaces = []struct {
 	classes int64
 }{
 	{"lcr5", &lcr.System, livecheck.Config{Nodes: 5}, 20, 1188, 0},
+	{"lcr8", &lcr.System, livecheck.Config{Nodes: 8}, 100, 49572, 0},
 	{"paxos3x1", &paxos.System, livecheck.Config{Nodes: 3, Params: map[string]string{"proposers": "1"}}, 20, 10974, 0},
 	{"paxos-split2x3", &paxos.System, livecheck.Config{Nodes: 6, Params: map[string]string{"proposers": "2", "roles": "split"}}, 100, 170572, 29378},
 }

@@ -68,6 +68,21 @@ type Trail struct {
 	Path  sim.Path
 	Event sim.Event
 	Tape  []int
+	// A state the search kept rather than made again has no Path: the
+	// path to it is node at of the tree, made by PathTo.
+	tree *tree
+	at   int
+}
+
+// PathTo returns the trail's path: Path, or for a state the search kept,
+// the path to it made again on w (a world of the same spec that nothing
+// else uses).
+func (t *Trail) PathTo(w *sim.World) (sim.Path, error) {
+	if t.tree == nil {
+		return t.Path.Clone(), nil
+	}
+	p, _, err := t.tree.replay(w, t.at)
+	return p, err
 }
 
 // maxDeadEdges bounds the transitions the search keeps to find closed
@@ -75,6 +90,10 @@ type Trail struct {
 // it finds none. Such regions show in small spaces (a node that lost its
 // last timer); at 4M edges they were most of a large search's memory.
 const maxDeadEdges = 1 << 20
+
+// maxKeptLevel is the largest level whose next level's states the search
+// keeps (global.keep).
+const maxKeptLevel = 1 << 14
 
 // chunkSize is how many states of a level a worker takes at a time. The
 // level is cut into chunks the same way whatever the number of workers,
@@ -308,6 +327,11 @@ type global struct {
 	sleep, nextSleep []uint64
 	levelIdx         *fpIndex
 	nextConc         []uint64 // with conc: the fingerprints of the states nextSleep is for
+	// While a level is small, the states of the next one are kept as
+	// they are found (keep), so that expanding them needs no replay:
+	// levelStates[i] is node lo+i's state, nextStates the next level's.
+	keep                    bool
+	levelStates, nextStates []*sim.State
 	// conc says the search keeps the states' own fingerprints beside
 	// their keys: with symmetry and sleep sets, to tell a state met
 	// again from a renaming of it.
@@ -317,7 +341,8 @@ type global struct {
 // A chunk is what a worker found expanding a run of a level's states.
 type chunk struct {
 	cands       []cand
-	conc        []uint64 // with symmetry and sleep sets: each cand's own fingerprint
+	states      []*sim.State // with keep: each cand's state
+	conc        []uint64     // with symmetry and sleep sets: each cand's own fingerprint
 	edges       [][2]uint64
 	sources     []source
 	finds       []find
@@ -355,12 +380,12 @@ type reach struct {
 }
 
 // A source is a state whose transitions are kept to find closed dead
-// regions: its node, its fingerprint, and whether sleep sets spared some
-// of its transitions, which the edges then lack.
+// regions: its node, its fingerprint, and the events whose transitions
+// sleep sets spared (over its enabled events), which the edges then lack.
 type source struct {
 	fp     uint64
+	asleep uint64
 	node   uint32
-	pruned bool
 }
 
 // A find is a violation found at a chunk's candidate.
@@ -477,6 +502,8 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		g.tree.levels = append(g.tree.levels, g.hi)
 		g.lastFPs, g.newFPs = g.newFPs, g.lastFPs[:0]
 		g.sleep, g.nextSleep = g.nextSleep, g.sleep[:0]
+		clear(g.levelStates)
+		g.levelStates, g.nextStates = g.nextStates, g.levelStates[:0]
 		st.Depth = d + 1
 		exhausted = d+1 == opts.Depth && g.boundQuiet
 	}
@@ -546,13 +573,20 @@ func (g *global) expandLevel() {
 	g.chunks = g.chunks[:n]
 	for i := range g.chunks {
 		c := &g.chunks[i]
+		clear(c.states)
 		cov := c.cov
 		cov.Reset()
-		*c = chunk{cands: c.cands[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0], finds: c.finds[:0],
+		*c = chunk{cands: c.cands[:0], states: c.states[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0], finds: c.finds[:0],
 			reaches: c.reaches[:0], cov: cov}
 	}
 	g.next.Store(0)
 	g.cut.Store(math.MaxInt64)
+	// Keep the next level's states while this one is small: the next
+	// is a few times as large, and its states, each a few hundred bytes
+	// besides the node states it copies, are dropped once it is expanded.
+	g.keep = g.hi-g.lo <= maxKeptLevel && g.depth+1 < g.opts.Depth
+	clear(g.nextStates)
+	g.nextStates = g.nextStates[:0]
 	workers := min(len(g.workers), n)
 	var wg sync.WaitGroup
 	for _, k := range g.workers[1:workers] {
@@ -637,6 +671,9 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			}
 			live := cd.flags&candLive != 0
 			idx := g.tree.add(newNode(int(cd.parent), int(cd.ev), int(cd.tape), live))
+			if g.keep {
+				g.nextStates = append(g.nextStates, c.states[i])
+			}
 			if g.nextSleep != nil {
 				g.levelIdx.put(cd.fp, int32(len(g.nextSleep)))
 				g.nextSleep = append(g.nextSleep, cd.sleep)
@@ -774,10 +811,20 @@ func (k *worker) expandChunks() {
 func (k *worker) expand(c *chunk, i int) bool {
 	g := k.g
 	d := g.depth
-	s, err := k.state(i, d)
-	if err != nil {
-		c.err = err
-		return true
+	var s *sim.State
+	path := k.steps[:0]
+	if j := i - g.lo; j < len(g.levelStates) && g.levelStates[j] != nil {
+		s = g.levelStates[j]
+		k.setChain(d, i, s)
+		k.trail.tree, k.trail.at = g.tree, i
+	} else {
+		var err error
+		if s, err = k.state(i, d); err != nil {
+			c.err = err
+			return true
+		}
+		path = k.steps[:d]
+		k.trail.tree = nil
 	}
 	recordEdges := g.edges != nil && !g.tree.at(i).live()
 	evs := k.events(d)
@@ -794,7 +841,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 		asleep = g.sleep[i-g.lo]
 	}
 	if recordEdges {
-		c.sources = append(c.sources, source{fp: k.w.Key(s), node: uint32(i), pruned: asleep != 0})
+		c.sources = append(c.sources, source{fp: k.w.Key(s), node: uint32(i), asleep: asleep})
 	}
 	for e, ev := range evs {
 		if e < 64 && asleep&(1<<e) != 0 {
@@ -803,7 +850,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 		}
 		k.tape = k.tape[:0]
 		for {
-			k.trail.Path, k.trail.Event, k.trail.Tape = k.steps[:d], ev, k.tape
+			k.trail.Path, k.trail.Event, k.trail.Tape = path, ev, k.tape
 			next, err := k.w.Apply(s, ev, k.tape)
 			info := k.w.Last()
 			c.transitions++
@@ -828,6 +875,9 @@ func (k *worker) expand(c *chunk, i int) bool {
 				c.cands = append(c.cands, cand{parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
 				if g.conc {
 					c.conc = append(c.conc, 0)
+				}
+				if g.keep {
+					c.states = append(c.states, nil)
 				}
 				return true
 			}
@@ -869,6 +919,9 @@ func (k *worker) expand(c *chunk, i int) bool {
 				c.cands = append(c.cands, cand{fp: fp, sleep: z, parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: flags})
 				if g.conc {
 					c.conc = append(c.conc, next.Fingerprint())
+				}
+				if g.keep {
+					c.states = append(c.states, next)
 				}
 				if f != nil && f.safety {
 					return true
@@ -1008,7 +1061,7 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		n := t.at(anc[m])
 		evs := k.events(m - 1)
 		ev, tape := evs[n.ev], k.tapeOf(int(n.tape))
-		k.trail.Path, k.trail.Event, k.trail.Tape = k.steps[:m-1], ev, tape
+		k.trail.Path, k.trail.Event, k.trail.Tape, k.trail.tree = k.steps[:m-1], ev, tape, nil
 		// States made again need no key: the search asks for the one
 		// it expands (World.Key), if for any.
 		k.w.NoKeys = true
@@ -1025,6 +1078,21 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 
 // events returns the events enabled in the chain's state at depth d,
 // listing them the first time.
+// setChain makes s, node i's state, the worker's state at depth d, as if
+// it had been made again there.
+func (k *worker) setChain(d, i int, s *sim.State) {
+	for len(k.chain) <= d {
+		k.chain, k.chainIdx = append(k.chain, nil), append(k.chainIdx, -1)
+		k.chainEvs, k.chainOK = append(k.chainEvs, nil), append(k.chainOK, false)
+	}
+	for len(k.steps) < d {
+		k.steps = append(k.steps, sim.Step{})
+	}
+	if k.chainIdx[d] != i {
+		k.chain[d], k.chainIdx[d], k.chainOK[d] = s, i, false
+	}
+}
+
 func (k *worker) events(d int) []sim.Event {
 	if !k.chainOK[d] {
 		k.chainEvs[d], k.chainOK[d] = k.w.Enabled(k.chain[d], k.chainEvs[d][:0]), true
@@ -1087,10 +1155,10 @@ func (k *worker) poll() {
 // search did not see, and none of it is live.
 //
 // Sleep sets leave out some edges, so a source that reaches no good state
-// over the edges kept might over one left out. Those sources are expanded
-// again in full, and the question asked again, until every source that
-// reaches no good state has all its edges: the answer is then the one the
-// search without reduction gives.
+// over the edges kept might over one left out. The transitions sleep sets
+// spared out of those sources are taken, and the question asked again,
+// until every source that reaches no good state has all its edges: the
+// answer is then the one the search without reduction gives.
 func (g *global) closedDead() (uint64, error) {
 	for {
 		reaches := reachesGood(g.edges, g.good)
@@ -1098,13 +1166,13 @@ func (g *global) closedDead() (uint64, error) {
 		k := g.workers[0]
 		for i := range g.sources {
 			src := &g.sources[i]
-			if !src.pruned || reaches.has(src.fp) {
+			if src.asleep == 0 || reaches.has(src.fp) {
 				continue
 			}
-			if err := k.allEdges(int(src.node)); err != nil {
+			if err := k.sleptEdges(int(src.node), src.asleep); err != nil {
 				return 0, err
 			}
-			src.pruned, again = false, true
+			src.asleep, again = 0, true
 		}
 		if again {
 			continue
@@ -1118,9 +1186,10 @@ func (g *global) closedDead() (uint64, error) {
 	}
 }
 
-// allEdges adds every transition out of node i to the search's edges. The
-// state is made on the worker's chain, as when it was expanded.
-func (k *worker) allEdges(i int) error {
+// sleptEdges adds the transitions out of node i that sleep sets spared
+// (asleep, over its enabled events) to the search's edges. The state is
+// made on the worker's chain, as when it was expanded.
+func (k *worker) sleptEdges(i int, asleep uint64) error {
 	g := k.g
 	d, _ := slices.BinarySearch(g.tree.levels, i+1)
 	d-- // the level whose first node is the last at or before i
@@ -1128,7 +1197,10 @@ func (k *worker) allEdges(i int) error {
 	if err != nil {
 		return err
 	}
-	for _, ev := range k.events(d) {
+	for e, ev := range k.events(d) {
+		if e >= 64 || asleep&(1<<e) == 0 {
+			continue
+		}
 		k.tape = k.tape[:0]
 		for {
 			next, err := k.w.Apply(s, ev, k.tape)

@@ -37,18 +37,18 @@ import (
 
 // symmetry is a world's working set for keys.
 type symmetry struct {
-	groups [][]NodeID
-	group  []int      // each node's group, -1 for none
-	blind  []NodeID   // every group member anonymous, other nodes as they are
-	mark   []NodeID   // blind, but for one member marked
-	ref    []uint64   // how the others name each member (refine)
-	perm   []NodeID   // the renaming of the state under way
-	inv    []NodeID   // its inverse: inv[perm[i]] = i
-	sk     []uint64   // sort keys of the group members
-	orders [][]NodeID // each group's members, in the order under way
-	blocks []block    // runs of members with equal sort keys
-	parts  []uint64
-	h, q   Hasher
+	groups  [][]NodeID
+	group   []int      // each node's group, -1 for none
+	blind   []NodeID   // every group member anonymous, other nodes as they are
+	mark    []NodeID   // blind, but for one member marked
+	ref     []uint64   // how the others name each member (refine)
+	perm    []NodeID   // the renaming of the state under way
+	inv     []NodeID   // its inverse: inv[perm[i]] = i
+	sk      []uint64   // sort keys of the group members
+	orders  [][]NodeID // each group's members, in the order under way
+	blocks  []block    // runs of members with equal sort keys
+	parts   []uint64
+	h, q, r Hasher
 }
 
 func validateSymmetry(s *Spec) error {
@@ -298,12 +298,20 @@ func (y *symmetry) permute(seg []NodeID, k, b int, w *World, s *State, best *uin
 // inverse).
 func (y *symmetry) renamed(w *World, s *State) uint64 {
 	stream := w.spec.Transport == Stream
-	h, q := &y.h, &y.q
+	h, q, r := &y.h, &y.q, &y.r
 	h.Reset()
 	h.perm = nil
+	// Under the identity a node or message renamed hashes as it is.
+	ident := true
+	for i, p := range y.perm {
+		if int(p) != i {
+			ident = false
+			break
+		}
+	}
 	for p := range s.nodes {
 		sl := &s.nodes[y.inv[p]]
-		if sl.blind == sl.fp {
+		if ident || sl.blind == sl.fp {
 			h.Uint64(sl.fp) // it names no member of a group
 			continue
 		}
@@ -323,10 +331,13 @@ func (y *symmetry) renamed(w *World, s *State) uint64 {
 		q.Node(e.To)
 		for {
 			e := &s.net[i]
-			if e.bfp == e.FP {
+			if ident || e.bfp == e.FP {
 				q.Uint64(e.FP)
 			} else {
-				q.Value(e.Msg)
+				r.Reset()
+				r.perm = y.perm
+				r.Value(e.Msg)
+				q.Uint64(r.Sum64())
 			}
 			i++
 			if !stream || i == len(s.net) || s.net[i].From != e.From || s.net[i].To != e.To {

@@ -418,3 +418,17 @@ func TestCheckTextCollisionChance(t *testing.T) {
 		t.Errorf("stats %+v, want 324 states, 555 transitions (sleep sets), collision_chance %g", s, want)
 	}
 }
+
+// Under symmetry reduction the counts are of classes of states, and the
+// report says so; --reduce sleep counts every state.
+func TestSymmetryCountsSaySo(t *testing.T) {
+	for _, c := range []struct{ reduce, want string }{
+		{"sleep,symmetry", "ok: no violation in every reachable state (65 classes of states, up to renaming nodes 1, 2 and 3)\n"},
+		{"sleep", "ok: no violation in every reachable state (282 states)\n"},
+	} {
+		code, out, errOut := runCLI(t, "check", "paxos", "--roles", "split", "--proposers", "1", "--nodes", "5", "--depth", "100", "--no-walks", "--reduce", c.reduce, "--out", t.TempDir())
+		if code != exitOK || !strings.Contains(out, c.want) {
+			t.Fatalf("--reduce %s: exit %d, want %d and the line %q in\n%s%s", c.reduce, code, exitOK, c.want, out, errOut)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package lock_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/examples/lock/lock"
+	"github.com/livecheck/livecheck/internal/tbrec"
 	"github.com/livecheck/livecheck/reports"
 )
 
@@ -22,36 +22,16 @@ func TestLock(t *testing.T) {
 	livecheck.Test(t, &lock.System)
 }
 
-// recorder is a testing.TB that records what livecheck.Test says instead
-// of failing the test: Fatalf returns, and Test returns after it.
-type recorder struct {
-	testing.TB
-	name               string
-	fatals, errs, logs []string
-}
-
-func (r *recorder) Helper()      {}
-func (r *recorder) Name() string { return r.name }
-func (r *recorder) Logf(format string, args ...any) {
-	r.logs = append(r.logs, fmt.Sprintf(format, args...))
-}
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errs = append(r.errs, fmt.Sprintf(format, args...))
-}
-func (r *recorder) Fatalf(format string, args ...any) {
-	r.fatals = append(r.fatals, fmt.Sprintf(format, args...))
-}
-
 // checkBug runs livecheck.Test with bug on a recorder, as a test of
 // name, and returns its one failure report and the trace it saved.
 func checkBug(t *testing.T, name, bug string) (report string, trace *reports.Trace, file string) {
 	t.Helper()
 	dir := t.TempDir()
-	r := &recorder{TB: t, name: name}
+	r := &tbrec.Recorder{TB: t, Test: name}
 	livecheck.Test(r, &lock.System, livecheck.WithTraceDir(dir),
 		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Bugs: []string{bug}}}))
-	if len(r.fatals) != 1 || len(r.errs) != 0 {
-		t.Fatalf("bug %s: fatals %q, errors %q; want one fatal", bug, r.fatals, r.errs)
+	if len(r.Fatals) != 1 || len(r.Errs) != 0 {
+		t.Fatalf("bug %s: fatals %q, errors %q; want one fatal", bug, r.Fatals, r.Errs)
 	}
 	matches, err := filepath.Glob(filepath.Join(dir, name+"-????????.json"))
 	if err != nil || len(matches) != 1 {
@@ -61,7 +41,7 @@ func checkBug(t *testing.T, name, bug string) (report string, trace *reports.Tra
 	if trace, err = reports.ReadTraceFile(file); err != nil {
 		t.Fatalf("bug %s: the trace: %v", bug, err)
 	}
-	report = r.fatals[0]
+	report = r.Fatals[0]
 	for _, want := range []string{
 		"\ntrace: " + file + "\n",
 		"\nreplay it: go test -run '^" + name + "$' -livecheck.replay '" + file + "'",

@@ -32,6 +32,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/livecheck/livecheck/coverage"
 	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/reports"
@@ -266,6 +267,43 @@ type Result struct {
 	// BugWarnings say where Config cannot show one of its bugs: the
 	// options gave a setting the bug does not show under.
 	BugWarnings []string
+	// Sometimes says, for each reachability property (properties.Sometimes)
+	// in the system's order, whether the check reached it. One never
+	// reached does not change the verdict; Test fails on it.
+	Sometimes []Sometimes
+	// Coverage counts the handlers the exhaustive search's transitions
+	// ran (Stats.Transitions of them), WalkCoverage those the walks from
+	// the periphery ran (nil when there were none; nil both in local
+	// mode).
+	Coverage, WalkCoverage *coverage.Summary
+}
+
+// Sometimes is what the check found of one reachability property.
+type Sometimes struct {
+	Property string
+	// Reached says a state the check reached satisfies it; Step is then
+	// the fewest steps from the initial state to one that the search saw
+	// (a shortest path: the search is breadth first), or with ByWalk
+	// the length of the first walk's path to one, the search having
+	// reached none within its bound.
+	Reached bool
+	Step    int
+	ByWalk  bool
+	// Evaluated is false in local mode, which builds no global states
+	// to evaluate it on.
+	Evaluated bool
+}
+
+// Unreached lists the reachability properties the check evaluated and
+// never reached.
+func (r *Result) Unreached() []string {
+	var out []string
+	for _, s := range r.Sometimes {
+		if s.Evaluated && !s.Reached {
+			out = append(out, s.Property)
+		}
+	}
+	return out
 }
 
 // ErrPrefix wraps a prefix that does not replay under the configuration
@@ -330,8 +368,12 @@ func Check(sys *System, opts Options) (*Result, error) {
 	}
 	c.res.Weights = *c.weights
 	for i := range m.Properties {
-		if p := &m.Properties[i]; p.Kind == properties.Liveness {
+		switch p := &m.Properties[i]; p.Kind {
+		case properties.Liveness:
 			c.live = append(c.live, p)
+		case properties.Reachability:
+			c.res.Sometimes = append(c.res.Sometimes, Sometimes{Property: p.Name, Step: -1, Evaluated: opts.Mode != "local"})
+			c.some = append(c.some, p)
 		}
 	}
 
@@ -424,7 +466,9 @@ type checker struct {
 	base      *sim.State // where the check starts: after the prefix
 	prefix    sim.Path
 	live      []*properties.Property
+	some      []*properties.Property // the reachability properties, as res.Sometimes
 	weights   *walk.Weights
+	walkCov   *coverage.Counter // the walks from the periphery's, as they are taken
 	periphery *search.Periphery
 	// phase says what the main world is doing, and the fields after it
 	// where, for the watchdog: a walk's trail, or a path from the initial
@@ -548,6 +592,7 @@ func (c *checker) run(trail *search.Trail) error {
 		return err
 	}
 	res.Stats = sr.Stats
+	c.searchReached(sr)
 	res.Complete = sr.Complete
 	res.Exhausted = sr.Exhausted
 	res.Covered = sr.Depth
@@ -1066,6 +1111,14 @@ func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *ReplayStep) 
 			return nil
 		}
 		rep.Steps = append(rep.Steps, rs)
+	}
+	// The search evaluates a reachability property on a state only until
+	// it is reached anywhere, so only the path's last state, where one
+	// that panicked would end its path, is sure to have had it.
+	for i := range m.Properties {
+		if pr := &m.Properties[i]; pr.Kind == properties.Reachability {
+			pr.IsReached(s)
+		}
 	}
 	// A path that ends where nothing can happen and the system is not live
 	// shows a liveness violation.

@@ -73,6 +73,7 @@ type LiveStats struct {
 func (c *checker) liveness(quiescent sim.Path) error {
 	start := time.Now()
 	defer func() { c.res.Live.Elapsed = time.Since(start) }()
+	defer c.walksReached()
 	opts := c.opts
 	wk := walk.New(c.w, c.isLive, c.weights, 0)
 	wk.Safety = c.safety
@@ -179,6 +180,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 		}
 		c.res.Live.Walks++
 		c.res.Live.WalkSteps += int64(r.Steps)
+		c.takeWalk(out.tally, base)
 		if err != nil {
 			return c.walkError(err, append(base.Clone(), r.Path...))
 		}
@@ -355,9 +357,10 @@ func (r *Result) writeTraces(dir string, name func(property string, p sim.Path) 
 }
 
 type walkOut struct {
-	base sim.Path // the periphery state's path
-	r    *walk.Result
-	err  error
+	base  sim.Path // the periphery state's path
+	r     *walk.Result
+	err   error
+	tally *walkTally
 }
 
 // walkPeriphery walks from every periphery state on opts.Workers
@@ -389,6 +392,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 		})
 		wk := walk.New(w, c.isLive, c.weights, 0)
 		wk.Safety, wk.Trail = c.safety, trail
+		tally, visit := c.newWalkTally()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -422,14 +426,18 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 				// only a walk that never recovers, or runs into a
 				// violation, needs its path, and the same seed walks the
 				// same way again.
+				tally.reset()
+				wk.Visit = visit
 				r, err := wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, false)
+				wk.Visit = nil // the same walk again is tallied already
+				t := tally.clone()
 				if err != nil || r.LiveAt < 0 || r.Violated != "" {
 					wk.Reseed(seed)
 					r, err = wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, true)
 				} else {
 					r.End = nil // recovered: nothing more is needed of it
 				}
-				outs[i] <- walkOut{f.Path, r, err}
+				outs[i] <- walkOut{f.Path, r, err, t}
 			}
 		}()
 	}

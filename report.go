@@ -25,6 +25,20 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		Mode: r.Mode, FromBugs: r.FromBugs, BugWarnings: r.BugWarnings, Symmetry: r.Symmetry,
 		PrefixLen: r.PrefixLen, Steps: stepsReport(r.Steps),
 	}
+	c.Sometimes = []reports.Sometimes{}
+	for _, sm := range r.Sometimes {
+		rs := reports.Sometimes{Name: sm.Property, Reached: sm.Reached, Step: sm.Step, NotEvaluated: !sm.Evaluated}
+		if sm.Reached {
+			rs.By = "search"
+			if sm.ByWalk {
+				rs.By = "walk"
+			}
+		}
+		c.Sometimes = append(c.Sometimes, rs)
+	}
+	if r.Coverage != nil {
+		c.Coverage = &reports.Coverage{Search: *r.Coverage, Walks: r.WalkCoverage}
+	}
 	if len(r.Steps) == 0 && len(r.Path) > 0 {
 		// Not replayed (a result cut short): the events alone.
 		for i, st := range r.Path {

@@ -41,6 +41,7 @@ type testSettings struct {
 	opts           Options
 	dir            string
 	inconclusiveOK bool
+	unreachedOK    bool
 }
 
 // WithOptions gives the check's options, as for [Check]: Config (nodes,
@@ -57,6 +58,12 @@ func WithTraceDir(dir string) TestOption { return func(s *testSettings) { s.dir 
 // the reason logged. By default it fails the test: a check that did not
 // finish has not shown the protocol correct.
 func AllowInconclusive() TestOption { return func(s *testSettings) { s.inconclusiveOK = true } }
+
+// AllowUnreached lets a check pass where a reachability property
+// (properties.Sometimes) was never reached, with the fact logged. By
+// default it fails the test: the check never got to the states the
+// property asks for, so it may have shown nothing about them.
+func AllowUnreached() TestOption { return func(s *testSettings) { s.unreachedOK = true } }
 
 // Test checks sys inside a Go test, as [Check] does, and fails t on a
 // violation with a report: the property and what it said, for a liveness
@@ -79,7 +86,10 @@ func AllowInconclusive() TestOption { return func(s *testSettings) { s.inconclus
 // system is skipped) work as rapid's.
 //
 // An inconclusive check fails the test, with the reason, unless the
-// options include AllowInconclusive.
+// options include AllowInconclusive; so does a check that never reached
+// one of the system's reachability properties (a vacuous check), unless
+// they include AllowUnreached. Every report ends with the handlers the
+// check ran, and how often.
 //
 // Test keeps no state between calls: tests that call it may run in
 // parallel.
@@ -130,7 +140,8 @@ func Test(t testing.TB, sys *System, opts ...TestOption) {
 		if res.Exhausted {
 			scope = "every reachable state"
 		}
-		t.Logf("livecheck: %s: ok: no violation in %s (%d states); %d walks from the depth bound", sys.Name, scope, res.Stats.States, res.Live.Walks)
+		t.Logf("livecheck: %s: ok: no violation in %s (%d states); %d walks from the depth bound\n%s", sys.Name, scope, res.Stats.States, res.Live.Walks, coverageText(res))
+		unreached(t, sys, res, st.unreachedOK)
 		return
 	case Inconclusive:
 		why := fmt.Sprintf("%s; no violation among %d states", res.Message, res.Stats.States)
@@ -141,7 +152,8 @@ func Test(t testing.TB, sys *System, opts ...TestOption) {
 			why = fmt.Sprintf("the search was interrupted; no violation among %d states", res.Stats.States)
 		}
 		if st.inconclusiveOK {
-			t.Logf("livecheck: %s: inconclusive: %s", sys.Name, why)
+			t.Logf("livecheck: %s: inconclusive: %s\n%s", sys.Name, why, coverageText(res))
+			unreached(t, sys, res, st.unreachedOK)
 			return
 		}
 		t.Fatalf("livecheck: %s: inconclusive: %s (AllowInconclusive lets this pass)", sys.Name, why)
@@ -163,6 +175,35 @@ func Test(t testing.TB, sys *System, opts ...TestOption) {
 	rep.ReplayCommand, rep.LiveReplayCommand = replayCommand(t.Name(), dead), replayCommand(t.Name(), live)
 	reports.WriteCheck(&b, rep, false)
 	t.Fatalf("%s", strings.TrimSuffix(b.String(), "\n"))
+}
+
+// coverageText is the reachability properties and the handlers the check
+// ran, as the reports write them.
+func coverageText(res *Result) string {
+	var b strings.Builder
+	reports.WriteCoverage(&b, res.Report("", ""))
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// unreached fails t if the check passed without reaching a reachability
+// property, unless ok.
+func unreached(t testing.TB, sys *System, res *Result, ok bool) {
+	t.Helper()
+	names := res.Unreached()
+	if len(names) == 0 {
+		return
+	}
+	what := fmt.Sprintf("reachability property %s was", names[0])
+	if len(names) > 1 {
+		what = fmt.Sprintf("reachability properties %s were", strings.Join(names, ", "))
+	}
+	msg := fmt.Sprintf("livecheck: %s: %s never reached in %s and %d walks: the check may be vacuous, its other properties held only on states that never get there (a deeper search, more failures, or a fixed predicate may reach it)",
+		sys.Name, what, reports.StatesWords(res.Stats.States, res.Symmetry), res.Live.Walks)
+	if ok {
+		t.Logf("%s; AllowUnreached lets this pass", msg)
+		return
+	}
+	t.Fatalf("%s (AllowUnreached lets this pass)", msg)
 }
 
 // stepsBefore and stepsAfter bound the steps a report shows around the

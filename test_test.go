@@ -95,7 +95,8 @@ func TestLivecheckTestPasses(t *testing.T) {
 	if len(r.Fatals) != 0 || len(r.Errs) != 0 {
 		t.Fatalf("a correct system failed: %q %q", r.Fatals, r.Errs)
 	}
-	want := "livecheck: echo: ok: no violation in every reachable state (9 states); 0 walks from the depth bound"
+	want := "livecheck: echo: ok: no violation in every reachable state (9 states); 0 walks from the depth bound\n" +
+		"coverage (search, 9 transitions): Init 3, Receive 9 (echoPing 4, echoPong 5); never ran: Timer, App, Error"
 	if len(r.Logs) != 1 || r.Logs[0] != want {
 		t.Errorf("logs = %q, want [%q]", r.Logs, want)
 	}
@@ -113,7 +114,9 @@ func TestLivecheckTestPasses(t *testing.T) {
 	}
 	r = &tbrec.Recorder{TB: t, Test: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped, livecheck.AllowInconclusive())
-	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 steps explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state"
+	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 steps explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state\n" +
+		"coverage (search, 5 transitions): Init 3, Receive 5 (echoPing 3, echoPong 2); never ran: Timer, App, Error\n" +
+		"coverage (walks, 6 steps): Receive 6 (echoPing 2, echoPong 4); never ran: Timer, App, Error"
 	if len(r.Fatals) != 0 || len(r.Logs) != 1 || r.Logs[0] != want {
 		t.Errorf("allowed: fatals %q, logs %q, want [%q]", r.Fatals, r.Logs, want)
 	}
@@ -146,6 +149,8 @@ func TestLivecheckTestSafety(t *testing.T) {
 		"    4. deliver echoPing{} 0->2  => sends echoPong{} 2->0, echoPong{} 2->0",
 		"    5. deliver echoPong{} 2->0",
 		"         !! node 0 counted 3 pongs from 2 nodes",
+		"",
+		"coverage (search, 14 transitions): Init 3, Receive 14 (echoPing 5, echoPong 9); never ran: Timer, App, Error",
 		"",
 		"trace: " + file,
 		"replay it: go test -run '^TestEcho$/^double-pong$' -livecheck.replay '" + file + "'",
@@ -221,6 +226,8 @@ func TestLivecheckTestLiveness(t *testing.T) {
 		"    deliver echoPing{} 0->2",
 		"and reaches a live state after 4 steps. Node states after step 3, dead path vs live path:",
 		"  (the node states are the same; the paths differ in the network or timers)",
+		"",
+		"coverage (search, 21 transitions): Init 3, Receive 11 (echoPing 6, echoPong 5), drops 10; never ran: Timer, App, Error",
 		"",
 		"trace: " + dead,
 		"replay it: go test -run '^TestEchoDrops$' -livecheck.replay '" + dead + "'",

@@ -1,6 +1,9 @@
 // Package properties defines what livecheck checks: safety properties, which
-// must hold in every reachable state, and liveness properties, which must
-// eventually hold. Both read a typed, read-only view of the node states.
+// must hold in every reachable state; liveness properties, which must
+// eventually hold; and reachability properties, which some reachable state
+// must satisfy (canaries: a check that never reaches the state a safety
+// property is about passes without showing anything). All read a typed,
+// read-only view of the node states.
 //
 // # Usage
 //
@@ -21,6 +24,13 @@
 //
 //	oneLeader := properties.AtMostOne("one-leader", "at most one node is leader",
 //		func(n *node) bool { return n.Leader })
+//
+// [Sometimes] and [SometimesNode] say a state must be reachable: the check
+// reports each as reached (with the fewest steps that reach it) or never
+// reached, and livecheck.Test fails on one never reached:
+//
+//	canary := properties.SometimesNode("someone-leads", "a leader is elected at all",
+//		func(n *node) bool { return n.Leader })
 package properties
 
 import (
@@ -36,13 +46,17 @@ import (
 type Kind uint8
 
 const (
-	Safety   Kind = iota // must hold in every reachable state
-	Liveness             // must eventually hold, from every reachable state
+	Safety       Kind = iota // must hold in every reachable state
+	Liveness                 // must eventually hold, from every reachable state
+	Reachability             // must hold in some reachable state (Sometimes)
 )
 
 func (k Kind) String() string {
-	if k == Liveness {
+	switch k {
+	case Liveness:
 		return "liveness"
+	case Reachability:
+		return "reachability"
 	}
 	return "safety"
 }
@@ -58,6 +72,9 @@ type Property struct {
 	Check func(s *sim.State) error
 	// Live says whether the property holds (liveness).
 	Live func(s *sim.State) bool
+	// Reach says whether s is a state the property asks for
+	// (reachability).
+	Reach func(s *sim.State) bool
 
 	// Filter, when set, says which node states can take part in a violation
 	// of a safety property; local model checking never combines the others.
@@ -79,6 +96,15 @@ func Always(name, doc string, check func(s *sim.State) error) Property {
 func Eventually(name, doc string, live func(s *sim.State) bool) Property {
 	mustName(name)
 	return Property{Name: name, Kind: Liveness, Doc: doc, Live: live}
+}
+
+// Sometimes returns a reachability property: some state the check reaches
+// must satisfy reach. It is never a violation; the check reports whether it
+// was reached, and how soon, so that a check that passes only because it
+// never got near the interesting states shows it.
+func Sometimes(name, doc string, reach func(s *sim.State) bool) Property {
+	mustName(name)
+	return Property{Name: name, Kind: Reachability, Doc: doc, Reach: reach}
 }
 
 func mustName(name string) {
@@ -103,6 +129,12 @@ func Validate(props []Property) error {
 		}
 		if p.Kind == Liveness && p.Live == nil {
 			return fmt.Errorf("liveness property %q has no Live function", p.Name)
+		}
+		if p.Kind == Reachability && p.Reach == nil {
+			return fmt.Errorf("reachability property %q has no Reach function", p.Name)
+		}
+		if p.Kind > Reachability {
+			return fmt.Errorf("property %q has unknown kind %d", p.Name, p.Kind)
 		}
 	}
 	return nil
@@ -141,6 +173,17 @@ func (p *Property) IsLive(s *sim.State) bool {
 		}
 	}()
 	return p.Live(s)
+}
+
+// IsReached evaluates a reachability property; a property that panics
+// panics again with an *Error, as IsLive does.
+func (p *Property) IsReached(s *sim.State) bool {
+	defer func() {
+		if r := recover(); r != nil {
+			panic(&Error{Property: p.Name, Value: r})
+		}
+	}()
+	return p.Reach(s)
 }
 
 // AlwaysEach returns a safety property that holds where check holds for
@@ -216,6 +259,19 @@ func EventuallyEach[T sim.Node](name, doc string, live func(n T) bool) Property 
 			}
 		}
 		return true
+	})
+}
+
+// SometimesNode returns a reachability property reached where some node's
+// state satisfies reach: some node became leader, held the lock, ...
+func SometimesNode[T sim.Node](name, doc string, reach func(n T) bool) Property {
+	return Sometimes(name, doc, func(s *sim.State) bool {
+		for i := range s.N() {
+			if reach(Node[T](s, sim.NodeID(i))) {
+				return true
+			}
+		}
+		return false
 	})
 }
 

@@ -72,8 +72,31 @@ func TestHelperForms(t *testing.T) {
 	if ev.Kind != properties.Liveness || ev.Live(state(leader, follower)) || !ev.Live(state(leader, leader)) {
 		t.Errorf("EventuallyEach is wrong")
 	}
-	if err := properties.Validate([]properties.Property{one, pairs, each, ev}); err != nil {
+	some := properties.SometimesNode("some", "", func(n *replica) bool { return n.Leader })
+	if some.Kind != properties.Reachability || some.Kind.String() != "reachability" ||
+		some.Reach(state(follower, follower)) || !some.Reach(state(follower, leader)) {
+		t.Errorf("SometimesNode is wrong")
+	}
+	if err := properties.Validate([]properties.Property{one, pairs, each, ev, some}); err != nil {
 		t.Errorf("Validate: %v", err)
+	}
+}
+
+// A property of a kind without its function is named, never run.
+func TestValidateMissingFunction(t *testing.T) {
+	for _, c := range []struct {
+		p    properties.Property
+		want string
+	}{
+		{properties.Property{Name: "s", Kind: properties.Safety}, `safety property "s" has no Check function`},
+		{properties.Property{Name: "l", Kind: properties.Liveness}, `liveness property "l" has no Live function`},
+		{properties.Property{Name: "r", Kind: properties.Reachability}, `reachability property "r" has no Reach function`},
+		{properties.Sometimes("r", "", nil), `reachability property "r" has no Reach function`},
+		{properties.Property{Name: "k", Kind: 7, Check: func(*sim.State) error { return nil }}, `property "k" has unknown kind 7`},
+	} {
+		if err := properties.Validate([]properties.Property{c.p}); err == nil || err.Error() != c.want {
+			t.Errorf("Validate(%s) = %v, want %s", c.p.Name, err, c.want)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/livecheck/livecheck/coverage"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -53,6 +54,10 @@ type Check struct {
 	// say where the settings given cannot show a bug.
 	FromBugs    []Setting `json:"from_bugs,omitempty"`
 	BugWarnings []string  `json:"bug_warnings,omitempty"`
+	// Sometimes are the reachability properties, reached or not.
+	Sometimes []Sometimes `json:"sometimes"`
+	// Coverage counts the handlers the check ran (nil in local mode).
+	Coverage *Coverage `json:"coverage,omitempty"`
 
 	// PrefixLen is the length of the live prefix the check started
 	// after (Prefix is set only when it came from a file).
@@ -62,6 +67,26 @@ type Check struct {
 	// ReplayCommand and LiveReplayCommand replay Trace and the nearest
 	// live path: `livecheck replay FILE`, or a go test command.
 	ReplayCommand, LiveReplayCommand string `json:"-"`
+}
+
+// Sometimes is one reachability property: whether the check reached it,
+// and at which step (from the initial state; -1 when never reached).
+type Sometimes struct {
+	Name    string `json:"name"`
+	Reached bool   `json:"reached"`
+	Step    int    `json:"step"`
+	// By says what reached it: "search" (Step is then the fewest steps
+	// to it) or "walk" (the first walk's path to it).
+	By string `json:"by,omitempty"`
+	// NotEvaluated: local mode builds no global state to evaluate it on.
+	NotEvaluated bool `json:"not_evaluated,omitempty"`
+}
+
+// Coverage counts the handlers run by the exhaustive search's
+// transitions, and by the walks from the periphery (nil: no walks).
+type Coverage struct {
+	Search coverage.Summary  `json:"search"`
+	Walks  *coverage.Summary `json:"walks,omitempty"`
 }
 
 // A Setting is one setting of a configuration that a bug's needs supplied.
@@ -323,6 +348,10 @@ func WriteCheck(w io.Writer, c *Check, stats bool) {
 	}
 	fmt.Fprintln(w)
 	writeVerdict(w, c)
+	WriteCoverage(w, c)
+	if c.Trace != "" && !stats {
+		fmt.Fprintln(w)
+	}
 	if stats {
 		fmt.Fprintln(w)
 		writeStats(w, c)
@@ -384,6 +413,75 @@ func writeVerdict(w io.Writer, c *Check) {
 		WriteSteps(w, c.Steps)
 		fmt.Fprintln(w)
 	}
+}
+
+// WriteCoverage writes a line per reachability property, reached or not,
+// and a line of the handlers the search ran (and one of the walks').
+func WriteCoverage(w io.Writer, c *Check) {
+	writeSometimes(w, c.Sometimes)
+	if c.Coverage != nil {
+		writeCoverage(w, "search", &c.Coverage.Search, "transitions")
+		if cw := c.Coverage.Walks; cw != nil {
+			writeCoverage(w, "walks", cw, "steps")
+		}
+	}
+}
+
+// writeSometimes writes a line per reachability property.
+func writeSometimes(w io.Writer, some []Sometimes) {
+	unreached := 0
+	for _, s := range some {
+		switch {
+		case s.NotEvaluated:
+			fmt.Fprintf(w, "sometimes %s: not evaluated in local mode\n", s.Name)
+		case s.Reached && s.By == "walk":
+			fmt.Fprintf(w, "sometimes %s: reached at step %d, by a walk from the depth bound\n", s.Name, s.Step)
+		case s.Reached:
+			fmt.Fprintf(w, "sometimes %s: reached at step %d\n", s.Name, s.Step)
+		default:
+			unreached++
+			fmt.Fprintf(w, "sometimes %s: NEVER reached: the check may be vacuous\n", s.Name)
+		}
+	}
+	if unreached > 0 {
+		fmt.Fprintf(w, "(a reachability property never reached does not change the verdict; livecheck.Test fails on it)\n")
+	}
+}
+
+// writeCoverage writes what handlers ran, how often, on one line, and
+// those that never did.
+func writeCoverage(w io.Writer, what string, s *coverage.Summary, unit string) {
+	var parts []string
+	if s.Init > 0 {
+		parts = append(parts, fmt.Sprintf("Init %s", Thousands(int(s.Init))))
+	}
+	list := func(handler string, cs []coverage.Count) {
+		if len(cs) == 0 {
+			return
+		}
+		var total int64
+		var each []string
+		for _, c := range cs {
+			total += c.N
+			each = append(each, fmt.Sprintf("%s %s", c.Name, Thousands(int(c.N))))
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", handler, Thousands(int(total)), strings.Join(each, ", ")))
+	}
+	list("Receive", s.Receive)
+	list("Timer", s.Timer)
+	for _, n := range []struct {
+		name string
+		n    int64
+	}{{"App", s.App}, {"Error", s.Error}, {"resets", s.Resets}, {"drops", s.Drops}} {
+		if n.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", n.name, Thousands(int(n.n))))
+		}
+	}
+	line := fmt.Sprintf("coverage (%s, %s %s): %s", what, Thousands(int(s.Transitions)), unit, strings.Join(parts, ", "))
+	if never := s.Never(); len(never) > 0 {
+		line += "; never ran: " + strings.Join(never, ", ")
+	}
+	fmt.Fprintln(w, line)
 }
 
 func writeStats(w io.Writer, c *Check) {

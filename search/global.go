@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/livecheck/livecheck/coverage"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 )
@@ -25,7 +26,8 @@ type Options struct {
 	// this way is not complete.
 	MaxStates int
 	// Properties are checked: safety on every new state, liveness to sort
-	// out the periphery.
+	// out the periphery; reachability properties are evaluated on every
+	// new state until one satisfies them.
 	Properties []properties.Property
 	// Start is the state the search starts from (nil: the world's initial
 	// state). Paths in the result start there.
@@ -215,6 +217,22 @@ type Result struct {
 	Dead       uint64
 	TargetPath sim.Path
 	Stats      Stats
+	// Sometimes says, for each reachability property in the order of
+	// Options.Properties, where the search first reached it.
+	Sometimes []Reach
+	// Coverage counts the handlers run by the transitions Stats counts
+	// (and the start state's Init calls, when the search built it).
+	Coverage coverage.Counter
+}
+
+// A Reach is where a reachability property was first reached: Depth is
+// the fewest steps from the start state to a state that satisfies it (-1:
+// none within what the search explored), Key that state's key, which
+// Options.Target finds a path to.
+type Reach struct {
+	Property string
+	Depth    int
+	Key      uint64
 }
 
 // Global runs a level-by-level breadth-first search over global states
@@ -245,9 +263,13 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 	}()
 	for i := range opts.Properties {
 		p := &opts.Properties[i]
-		if p.Kind == properties.Safety {
+		switch p.Kind {
+		case properties.Safety:
 			g.safety = append(g.safety, p)
-		} else {
+		case properties.Reachability:
+			g.sometimes = append(g.sometimes, p)
+			g.res.Sometimes = append(g.res.Sometimes, Reach{Property: p.Name, Depth: -1})
+		default:
 			g.liveness = append(g.liveness, p)
 			g.liveNames = append(g.liveNames, p.Name)
 		}
@@ -267,6 +289,7 @@ type global struct {
 	start     time.Time
 	safety    []*properties.Property
 	liveness  []*properties.Property
+	sometimes []*properties.Property
 	liveNames []string
 	workers   []*worker
 	visited   *visitedSet
@@ -323,6 +346,8 @@ type chunk struct {
 	edges       [][2]uint64
 	sources     []source
 	finds       []find
+	reaches     []reach
+	cov         coverage.Counter
 	transitions int64
 	slept       int64
 	err         error
@@ -344,7 +369,15 @@ const (
 	candQuiescent // no event is enabled
 	candPanic     // the step panicked: no state (fp is 0)
 	candFind      // a finding: see the chunk's finds
+	candReach     // reaches a reachability property: see the chunk's reaches
 )
+
+// A reach is a chunk's candidate that satisfies reachability property
+// prop (an index into global.sometimes).
+type reach struct {
+	cand int
+	prop int
+}
 
 // A source is a state whose transitions are kept to find closed dead
 // regions: its node, its fingerprint, and the events whose transitions
@@ -395,7 +428,15 @@ func (g *global) run(w *sim.World) (*Result, error) {
 
 	// The start state is checked as every new state is.
 	k0 := g.workers[0]
+	if opts.Start == nil {
+		res.Coverage.Start(s0.N())
+	}
 	flags, f := k0.classify(s0, 0)
+	if flags&candReach != 0 {
+		for _, j := range k0.hits {
+			res.Sometimes[j].Depth, res.Sometimes[j].Key = 0, s0.Key()
+		}
+	}
 	g.visited.add(s0.Key())
 	g.tree.add(newNode(0, 0, 0, flags&candLive != 0))
 	g.states.Store(1)
@@ -439,6 +480,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 			}
 			g.counted += g.chunks[ci].transitions
 			g.res.Stats.Slept += g.chunks[ci].slept
+			g.res.Coverage.Add(&g.chunks[ci].cov)
 		}
 		if err := g.firstError(); err != nil {
 			return nil, err
@@ -532,7 +574,10 @@ func (g *global) expandLevel() {
 	for i := range g.chunks {
 		c := &g.chunks[i]
 		clear(c.states)
-		*c = chunk{cands: c.cands[:0], states: c.states[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0], finds: c.finds[:0]}
+		cov := c.cov
+		cov.Reset()
+		*c = chunk{cands: c.cands[:0], states: c.states[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0], finds: c.finds[:0],
+			reaches: c.reaches[:0], cov: cov}
 	}
 	g.next.Store(0)
 	g.cut.Store(math.MaxInt64)
@@ -587,9 +632,16 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 	cut := int(min(g.cut.Load(), int64(len(g.chunks)-1)))
 	for ci := 0; ci <= cut; ci++ {
 		c := &g.chunks[ci]
-		fi := 0
+		fi, ri := 0, 0
 		for i := range c.cands {
 			cd := &c.cands[i]
+			if cd.flags&candReach != 0 {
+				for ; ri < len(c.reaches) && c.reaches[ri].cand == i; ri++ {
+					if r := &res.Sometimes[c.reaches[ri].prop]; r.Depth < 0 {
+						r.Depth, r.Key = g.depth+1, cd.fp
+					}
+				}
+			}
 			var f *find
 			if cd.flags&candFind != 0 {
 				for c.finds[fi].cand != i {
@@ -708,13 +760,19 @@ type worker struct {
 	tape     []int
 	tapeList [][]int // the tapes by id, as far as this worker has needed them
 	n        int64   // transitions not yet added to the search's count
+	// reached[j] says the worker found reachability property j: the
+	// chunks it takes later come later in the search's order, so they
+	// cannot reach it first. hits are those the last state classified
+	// reached.
+	reached []bool
+	hits    []int
 }
 
 func (g *global) newWorker(w *sim.World, trail *Trail) *worker {
 	if trail == nil {
 		trail = &Trail{}
 	}
-	return &worker{g: g, w: w, trail: trail, local: newFPIndex()}
+	return &worker{g: g, w: w, trail: trail, local: newFPIndex(), reached: make([]bool, len(g.sometimes))}
 }
 
 // expandChunks takes chunks until there are none left, or one with a
@@ -796,6 +854,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 			next, err := k.w.Apply(s, ev, k.tape)
 			info := k.w.Last()
 			c.transitions++
+			c.cov.Event(&ev, info.Msg)
 			if k.n++; k.n >= 256 {
 				k.flush()
 			}
@@ -848,6 +907,11 @@ func (k *worker) expand(c *chunk, i int) bool {
 					c.finds = append(c.finds, *f)
 					flags |= candFind
 				}
+				if flags&candReach != 0 {
+					for _, j := range k.hits {
+						c.reaches = append(c.reaches, reach{cand: len(c.cands), prop: j})
+					}
+				}
 				var z uint64
 				if sleeps {
 					z = k.sleepSet(next, evs, e, asleep)
@@ -873,9 +937,11 @@ func (k *worker) expand(c *chunk, i int) bool {
 	return false
 }
 
-// classify checks a new state: the safety properties first, then whether
-// it is live, and whether anything can happen in it at all (where that
-// matters: a state that is not live, or one at the bound).
+// classify checks a new state: the safety properties first, then the
+// reachability properties the worker has not reached yet (those s
+// reaches in k.hits), then whether it is live, and whether anything can
+// happen in it at all (where that matters: a state that is not live, or
+// one at the bound).
 func (k *worker) classify(s *sim.State, d int) (flags uint8, f *find) {
 	g := k.g
 	for _, p := range g.safety {
@@ -883,6 +949,23 @@ func (k *worker) classify(s *sim.State, d int) (flags uint8, f *find) {
 			v := &Violation{Property: p.Name, Kind: p.Kind, Message: err.Error()}
 			errors.As(err, &v.PropertyError)
 			return 0, &find{safety: true, v: v}
+		}
+	}
+	if len(g.sometimes) > 0 {
+		k.hits = k.hits[:0]
+		for j, p := range g.sometimes {
+			if k.reached[j] {
+				continue
+			}
+			ok, pe := propReach(p, s)
+			if pe != nil {
+				return 0, &find{safety: true, v: &Violation{Property: pe.Property, Kind: properties.Reachability, Message: pe.Error(), PropertyError: pe}}
+			}
+			if ok {
+				k.reached[j] = true
+				k.hits = append(k.hits, j)
+				flags |= candReach
+			}
 		}
 	}
 	live, pe := k.isLive(s)
@@ -923,6 +1006,21 @@ func (k *worker) isLive(s *sim.State) (bool, *properties.Error) {
 		}
 	}
 	return true, nil
+}
+
+// propReach evaluates a reachability property; one that panics is
+// returned as its error.
+func propReach(p *properties.Property, s *sim.State) (ok bool, pe *properties.Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*properties.Error)
+			if !ok {
+				panic(r)
+			}
+			pe = e
+		}
+	}()
+	return p.IsReached(s), nil
 }
 
 func (k *worker) propLive(p *properties.Property, s *sim.State) (live bool, pe *properties.Error) {

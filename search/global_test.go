@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/search"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/lcr"
@@ -116,6 +117,29 @@ func TestReduceSameStates(t *testing.T) {
 	}
 }
 
+// Reachability properties and coverage counts are merged in chunk order,
+// as violations are: the same for any number of workers, complete or
+// ended by a violation.
+func TestWorkersSameReach(t *testing.T) {
+	busy := properties.Sometimes("busy", "five messages in flight", func(s *sim.State) bool { return len(s.InFlight()) >= 5 })
+	never := properties.Sometimes("never", "", func(s *sim.State) bool { return len(s.InFlight()) > 1000 })
+	for _, bugs := range [][]string{nil, {"quorum=1"}} {
+		cfg := livecheck.Config{Nodes: 3, Bugs: bugs, Params: map[string]string{"proposers": "2"}}
+		opts := search.Options{Depth: 8, Properties: []properties.Property{busy, never}}
+		one := search1(t, &paxos.System, cfg, opts, 1)
+		three := search1(t, &paxos.System, cfg, opts, 3)
+		r1, r3 := one.res.Sometimes, three.res.Sometimes
+		if len(r1) != 2 || r1[0].Depth <= 0 || r1[1].Depth != -1 || !reflect.DeepEqual(r1, r3) {
+			t.Fatalf("bugs %v: 1 worker %+v, 3 workers %+v", bugs, r1, r3)
+		}
+		c1, c3 := one.res.Coverage.Summary(), three.res.Coverage.Summary()
+		if c1.Transitions != one.stats.Transitions || len(c1.Receive) == 0 || !reflect.DeepEqual(c1, c3) {
+			t.Fatalf("bugs %v: coverage %+v with 1 worker, %+v with 3; %d transitions", bugs, c1, c3, one.stats.Transitions)
+		}
+		t.Logf("bugs %v: busy at depth %d; %+v", bugs, r1[0].Depth, c1)
+	}
+}
+
 type searched struct {
 	res       *search.Result
 	stats     search.Stats // but time, workers and the collision chance
@@ -138,7 +162,7 @@ func search1(t *testing.T, sys *livecheck.System, cfg livecheck.Config, opts sea
 		}
 		return w
 	}
-	opts.Properties = m.Properties
+	opts.Properties = append(slices.Clone(m.Properties), opts.Properties...)
 	for range workers - 1 {
 		opts.Workers = append(opts.Workers, search.Worker{World: world()})
 	}

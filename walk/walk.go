@@ -118,6 +118,11 @@ type Walker struct {
 	// Safety, when set, is checked on every state a walk reaches; it
 	// returns the violated property's name and what it said, or "".
 	Safety func(*sim.State) (property, message string)
+	// Visit, when set, is called after each step a walk takes, with the
+	// state it reached and what the step did: for coverage counts and
+	// reachability properties. The state is the walk's own, changed by
+	// the next step: Visit reads it and keeps nothing of it.
+	Visit func(s *sim.State, info *sim.StepInfo)
 	// Settle is how many steps in a row the state must stay live before a
 	// walk told to stop at a live state stops (default 0: at the first).
 	Settle int
@@ -256,6 +261,9 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Re
 		}
 		res.Steps++
 		res.End = cur
+		if wk.Visit != nil {
+			wk.Visit(cur, w.Last())
+		}
 		if wk.Safety != nil {
 			if prop, msg := wk.Safety(cur); prop != "" {
 				res.Violated, res.Message = prop, msg

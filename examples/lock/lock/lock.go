@@ -168,12 +168,15 @@ func (c *Client) holds() bool  { return c.Holds }
 func (c *Client) served() bool { return c.Served }
 
 // Properties are the lock's: one holder at a time, and every client gets
-// its turn.
+// its turn; and a canary: a check that never saw a client hold the lock
+// would pass one-holder without having shown anything.
 var Properties = []properties.Property{
 	properties.AtMostOne("one-holder", "at most one client believes it holds the lock",
 		func(n member) bool { return n.holds() }),
 	properties.EventuallyEach("all-served", "every client eventually holds the lock",
 		func(n member) bool { return n.served() }),
+	properties.SometimesNode("lock-held", "some client holds the lock",
+		func(n member) bool { return n.holds() }),
 }
 
 // System is the lock service, one server and 1 to 4 clients.

@@ -1,0 +1,57 @@
+package coverage_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/livecheck/livecheck/coverage"
+	"github.com/livecheck/livecheck/sim"
+)
+
+type ping struct{}
+type pong struct{ N int }
+
+// Counts go by handler: Receive by the message's type, Timer by name; a
+// socket error runs Error at both ends, a reset Init; Add merges counters
+// that met types and names in different orders.
+func TestCounter(t *testing.T) {
+	var a, b coverage.Counter
+	a.Start(3)
+	a.Event(&sim.Event{Kind: sim.Deliver}, ping{})
+	a.Event(&sim.Event{Kind: sim.Deliver}, &pong{})
+	a.Event(&sim.Event{Kind: sim.Deliver}, ping{})
+	a.Event(&sim.Event{Kind: sim.Timer, Timer: "retry"}, nil)
+	a.Event(&sim.Event{Kind: sim.SocketError, Node: 0, Peer: 1}, nil)
+	b.Event(&sim.Event{Kind: sim.Timer, Timer: "lease"}, nil)
+	b.Event(&sim.Event{Kind: sim.Timer, Timer: "retry"}, nil)
+	b.Event(&sim.Event{Kind: sim.Deliver}, &pong{N: 2})
+	b.Event(&sim.Event{Kind: sim.Drop}, ping{})
+	b.Event(&sim.Event{Kind: sim.Reset}, nil)
+	b.Event(&sim.Event{Kind: sim.App}, nil)
+	a.Add(&b)
+	want := coverage.Summary{Transitions: 11, Init: 4, Resets: 1, App: 1, Error: 2, Drops: 1,
+		Receive: []coverage.Count{{"*pong", 2}, {"ping", 2}},
+		Timer:   []coverage.Count{{"lease", 1}, {"retry", 2}}}
+	if got := a.Summary(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Summary = %+v\nwant %+v", got, want)
+	}
+	b.Reset()
+	if got := b.Summary(); !reflect.DeepEqual(got, coverage.Summary{Receive: []coverage.Count{}, Timer: []coverage.Count{}}) {
+		t.Fatalf("after Reset: %+v", got)
+	}
+	if got := b.Summary(); !reflect.DeepEqual(got.Never(), []string{"Receive", "Timer", "App", "Error"}) {
+		t.Fatalf("Never = %v", got.Never())
+	}
+}
+
+// Counting a step allocates nothing once the type and name are met.
+func TestCounterAllocs(t *testing.T) {
+	var c coverage.Counter
+	ev, tm := sim.Event{Kind: sim.Deliver}, sim.Event{Kind: sim.Timer, Timer: "retry"}
+	var msg sim.Message = pong{N: 1}
+	c.Event(&ev, msg)
+	c.Event(&tm, nil)
+	if n := testing.AllocsPerRun(100, func() { c.Event(&ev, msg); c.Event(&tm, nil) }); n != 0 {
+		t.Fatalf("%v allocations per step", n)
+	}
+}

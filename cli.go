@@ -38,9 +38,7 @@ const (
 // Then `go run . check lock --bug early-release` checks it, and `go run .
 // replay FILE` replays the trace it writes.
 func Main(systems ...*System) {
-	// A checker's heap is mostly its visited set, which only grows:
-	// collecting less often buys about a fifth of the search's time,
-	// while the heap is small (see tuneGC).
+	// The collector's pace: see tuneGC.
 	debug.SetGCPercent(gcPercent)
 	gcSet.Store(gcPercent)
 	adaptiveGC.Store(true)

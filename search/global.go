@@ -91,9 +91,10 @@ func (t *Trail) PathTo(w *sim.World) (sim.Path, error) {
 // last timer); at 4M edges they were most of a large search's memory.
 const maxDeadEdges = 1 << 20
 
-// maxKeptLevel is the largest level whose next level's states the search
-// keeps (global.keep).
-const maxKeptLevel = 1 << 14
+// maxKept is the most states of the next level the search keeps as they
+// are found (global.keepPer): a few thousand states, a few megabytes,
+// spare most levels of small searches their replays.
+const maxKept = 1 << 11
 
 // chunkSize is how many states of a level a worker takes at a time. The
 // level is cut into chunks the same way whatever the number of workers,
@@ -327,10 +328,11 @@ type global struct {
 	sleep, nextSleep []uint64
 	levelIdx         *fpIndex
 	nextConc         []uint64 // with conc: the fingerprints of the states nextSleep is for
-	// While a level is small, the states of the next one are kept as
-	// they are found (keep), so that expanding them needs no replay:
-	// levelStates[i] is node lo+i's state, nextStates the next level's.
-	keep                    bool
+	// Up to maxKept states of the next level are kept as they are found
+	// (the first keepPer new states of each chunk), so that expanding
+	// them needs no replay: levelStates[i] is node lo+i's state or nil,
+	// nextStates the next level's.
+	keepPer                 int // states each chunk keeps
 	levelStates, nextStates []*sim.State
 	// conc says the search keeps the states' own fingerprints beside
 	// their keys: with symmetry and sleep sets, to tell a state met
@@ -341,7 +343,7 @@ type global struct {
 // A chunk is what a worker found expanding a run of a level's states.
 type chunk struct {
 	cands       []cand
-	states      []*sim.State // with keep: each cand's state
+	states      []*sim.State // the states of the first cands, up to keepPer
 	conc        []uint64     // with symmetry and sleep sets: each cand's own fingerprint
 	edges       [][2]uint64
 	sources     []source
@@ -581,10 +583,13 @@ func (g *global) expandLevel() {
 	}
 	g.next.Store(0)
 	g.cut.Store(math.MaxInt64)
-	// Keep the next level's states while this one is small: the next
-	// is a few times as large, and its states, each a few hundred bytes
-	// besides the node states it copies, are dropped once it is expanded.
-	g.keep = g.hi-g.lo <= maxKeptLevel && g.depth+1 < g.opts.Depth
+	// Keep some of the next level's states (not past the bound, where
+	// nothing is expanded): each is a few hundred bytes besides the node
+	// states it copies, dropped once it is expanded.
+	g.keepPer = 0
+	if g.depth+1 < g.opts.Depth {
+		g.keepPer = maxKept / n
+	}
 	clear(g.nextStates)
 	g.nextStates = g.nextStates[:0]
 	workers := min(len(g.workers), n)
@@ -671,8 +676,12 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			}
 			live := cd.flags&candLive != 0
 			idx := g.tree.add(newNode(int(cd.parent), int(cd.ev), int(cd.tape), live))
-			if g.keep {
-				g.nextStates = append(g.nextStates, c.states[i])
+			if g.keepPer > 0 {
+				var s *sim.State
+				if i < len(c.states) {
+					s = c.states[i]
+				}
+				g.nextStates = append(g.nextStates, s)
 			}
 			if g.nextSleep != nil {
 				g.levelIdx.put(cd.fp, int32(len(g.nextSleep)))
@@ -876,7 +885,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 				if g.conc {
 					c.conc = append(c.conc, 0)
 				}
-				if g.keep {
+				if len(c.states) == len(c.cands)-1 && len(c.states) < g.keepPer {
 					c.states = append(c.states, nil)
 				}
 				return true
@@ -920,7 +929,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 				if g.conc {
 					c.conc = append(c.conc, next.Fingerprint())
 				}
-				if g.keep {
+				if len(c.states) == len(c.cands)-1 && len(c.states) < g.keepPer {
 					c.states = append(c.states, next)
 				}
 				if f != nil && f.safety {

@@ -1171,19 +1171,16 @@ func (k *worker) poll() {
 func (g *global) closedDead() (uint64, error) {
 	for {
 		reaches := reachesGood(g.edges, g.good)
-		again := false
-		k := g.workers[0]
+		var todo []int
 		for i := range g.sources {
-			src := &g.sources[i]
-			if src.asleep == 0 || reaches.has(src.fp) {
-				continue
+			if src := &g.sources[i]; src.asleep != 0 && !reaches.has(src.fp) {
+				todo = append(todo, i)
 			}
-			if err := k.sleptEdges(int(src.node), src.asleep); err != nil {
+		}
+		if len(todo) > 0 {
+			if err := g.expandSlept(todo); err != nil {
 				return 0, err
 			}
-			src.asleep, again = 0, true
-		}
-		if again {
 			continue
 		}
 		for _, src := range g.sources {
@@ -1195,16 +1192,64 @@ func (g *global) closedDead() (uint64, error) {
 	}
 }
 
-// sleptEdges adds the transitions out of node i that sleep sets spared
-// (asleep, over its enabled events) to the search's edges. The state is
-// made on the worker's chain, as when it was expanded.
-func (k *worker) sleptEdges(i int, asleep uint64) error {
-	g := k.g
-	d, _ := slices.BinarySearch(g.tree.levels, i+1)
+// expandSlept takes the transitions sleep sets spared out of the sources
+// todo (indices into g.sources), on every worker, and adds them to the
+// edges in the sources' order, whatever the number of workers.
+func (g *global) expandSlept(todo []int) error {
+	const batch = 64
+	n := (len(todo) + batch - 1) / batch
+	out := make([][][2]uint64, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	work := func(k *worker) {
+		for {
+			b := int(next.Add(1) - 1)
+			if b >= n {
+				return
+			}
+			var edges [][2]uint64
+			for _, si := range todo[b*batch : min(len(todo), (b+1)*batch)] {
+				src := &g.sources[si]
+				var err error
+				if edges, err = k.sleptEdges(int(src.node), src.asleep, edges); err != nil {
+					errs[b] = err
+					break
+				}
+			}
+			out[b] = edges
+		}
+	}
+	var wg sync.WaitGroup
+	for _, k := range g.workers[1:min(len(g.workers), n)] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(k)
+		}()
+	}
+	work(g.workers[0])
+	wg.Wait()
+	for b := range out {
+		if errs[b] != nil {
+			return errs[b]
+		}
+		g.edges = append(g.edges, out[b]...)
+	}
+	for _, si := range todo {
+		g.sources[si].asleep = 0
+	}
+	return nil
+}
+
+// sleptEdges appends the transitions out of node i that sleep sets spared
+// (asleep, over its enabled events) to edges. The state is made on the
+// worker's chain, as when it was expanded.
+func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64) ([][2]uint64, error) {
+	d, _ := slices.BinarySearch(k.g.tree.levels, i+1)
 	d-- // the level whose first node is the last at or before i
 	s, err := k.state(i, d)
 	if err != nil {
-		return err
+		return edges, err
 	}
 	for e, ev := range k.events(d) {
 		if e >= 64 || asleep&(1<<e) == 0 {
@@ -1214,10 +1259,10 @@ func (k *worker) sleptEdges(i int, asleep uint64) error {
 		for {
 			next, err := k.w.Apply(s, ev, k.tape)
 			if err != nil {
-				return &sim.StepError{Index: d, Event: ev, Err: err}
+				return edges, &sim.StepError{Index: d, Event: ev, Err: err}
 			}
 			info := k.w.Last()
-			g.edges = append(g.edges, [2]uint64{k.w.Key(s), next.Key()})
+			edges = append(edges, [2]uint64{k.w.Key(s), next.Key()})
 			nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape)
 			if !more {
 				break
@@ -1225,7 +1270,7 @@ func (k *worker) sleptEdges(i int, asleep uint64) error {
 			k.tape = nt
 		}
 	}
-	return nil
+	return edges, nil
 }
 
 // reachesGood returns the states that reach a good one over edges.

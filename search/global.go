@@ -896,6 +896,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 			}
 			if g.visited.has(fp) {
 				// found in an earlier level: nothing to do
+				k.w.Discard(next)
 			} else if j := k.local.put(fp, int32(len(c.cands))); int(j) != len(c.cands) {
 				if sleeps {
 					z := k.sleepSet(next, evs, e, asleep)
@@ -904,6 +905,8 @@ func (k *worker) expand(c *chunk, i int) bool {
 					}
 					c.cands[j].sleep &= z
 				}
+				k.evBufOf = nil
+				k.w.Discard(next)
 			} else {
 				tid, terr := k.tapes.intern(info.Choices)
 				if terr != nil {

@@ -46,6 +46,7 @@ type World struct {
 
 	h       Hasher
 	sym     *symmetry // nil without Spec.Symmetry
+	free    []*State  // discarded states, for Apply to reuse
 	applies uint64    // Apply calls so far, for Recheck
 	again   struct {
 		choices, bounds []int
@@ -100,7 +101,7 @@ func NewWorld(spec Spec) (*World, error) {
 	if spec.HandlerTimeout <= 0 {
 		spec.HandlerTimeout = 2 * time.Second
 	}
-	w := &World{spec: spec, sym: newSymmetry(&spec), callWords: max(0, (len(spec.Calls)+63)/64-1)}
+	w := &World{spec: spec, sym: newSymmetry(&spec), callWords: max(0, (len(spec.Calls)+63)/64-1), free: make([]*State, 0, 4)}
 	w.ctx.w = w
 	w.touched = make([]bool, spec.Nodes)
 	w.ownTime = make([]bool, spec.Nodes)
@@ -341,7 +342,7 @@ func (w *World) Current() (ev Event, choices []int, from *State) {
 func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	w.begin(ev, tape)
 	w.from = s
-	n := newState(len(s.nodes))
+	n := w.reuse(len(s.nodes))
 	copy(n.nodes, s.nodes)
 	n.net, n.conns, n.calls, n.ext, n.used = s.net, s.conns, s.calls, s.ext, s.used
 	if err := w.step(n, ev, tape); err != nil {
@@ -351,6 +352,37 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 		return nil, err
 	}
 	return n, nil
+}
+
+// Discard gives back a state this world's Apply returned and that
+// nothing holds any more (the search drops most of the states it makes:
+// they were found before), so that a later Apply reuses it instead of
+// allocating one. Its node states are not reused: they may be shared.
+func (w *World) Discard(s *State) {
+	if s != nil && len(w.free) < cap(w.free) {
+		w.free = append(w.free, s)
+	}
+}
+
+// reuse returns a state with room for n node slots, a discarded one if
+// there is one; Apply sets every field.
+func (w *World) reuse(n int) *State {
+	k := len(w.free)
+	if k == 0 {
+		return newState(n)
+	}
+	s := w.free[k-1]
+	w.free = w.free[:k-1]
+	switch {
+	case n <= inlineNodes:
+		s.nodes = s.inline[:n:n]
+	case cap(s.nodes) >= n:
+		s.nodes = s.nodes[:n]
+	default:
+		s.nodes = make([]slot, n)
+	}
+	s.fp, s.key, s.keyless = 0, 0, false
+	return s
 }
 
 // Own returns a deep copy of s that Step may change in place.

@@ -38,10 +38,13 @@ const (
 // Then `go run . check lock --bug early-release` checks it, and `go run .
 // replay FILE` replays the trace it writes.
 func Main(systems ...*System) {
-	// The collector's pace: see tuneGC.
-	debug.SetGCPercent(gcPercent)
-	gcSet.Store(gcPercent)
-	adaptiveGC.Store(true)
+	// The collector's pace: see tuneGC; a GOGC in the environment is
+	// the user's choice, and stays.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+		gcSet.Store(gcPercent)
+		adaptiveGC.Store(true)
+	}
 	name := filepath.Base(os.Args[0])
 	if name == "" || name == "." || strings.HasPrefix(name, "__debug_bin") {
 		name = "livecheck"

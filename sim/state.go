@@ -119,6 +119,10 @@ type State struct {
 	key   uint64 // fp, or with symmetry the fingerprint of a renaming
 	// keyless says key is not worked out yet (World.NoKeys).
 	keyless bool
+	// ownsNet says net was made for this state by a step (not shared
+	// with the state it was made from), so that a discarded state's
+	// network can be reused.
+	ownsNet bool
 	// inline holds the node slots of small worlds, so that a step makes
 	// one allocation for the state and its nodes, not two.
 	inline [inlineNodes]slot

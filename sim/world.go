@@ -44,11 +44,13 @@ type World struct {
 	// every step; 0 (the default) none.
 	Recheck int
 
-	h       Hasher
-	sym     *symmetry // nil without Spec.Symmetry
-	free    []*State  // discarded states, for Apply to reuse
-	applies uint64    // Apply calls so far, for Recheck
-	again   struct {
+	h    Hasher
+	sym  *symmetry // nil without Spec.Symmetry
+	free []*State  // discarded states, for Apply to reuse
+	// spareNet is the network of a reused state, for ownNet.
+	spareNet []Envelope
+	applies  uint64 // Apply calls so far, for Recheck
+	again    struct {
 		choices, bounds []int
 		sent            []Envelope
 	}
@@ -373,6 +375,11 @@ func (w *World) reuse(n int) *State {
 	}
 	s := w.free[k-1]
 	w.free = w.free[:k-1]
+	if s.ownsNet {
+		// Its network was its own: the next step that changes the
+		// network copies into it.
+		w.spareNet, s.ownsNet = s.net[:0], false
+	}
 	switch {
 	case n <= inlineNodes:
 		s.nodes = s.inline[:n:n]
@@ -655,8 +662,15 @@ func (w *World) findMessage(s *State, ev Event) int {
 
 func (w *World) ownNet(s *State) {
 	if !w.netOwn {
-		// Room for a few sends, so that they do not grow it again.
-		s.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
+		// Room for a few sends, so that they do not grow it again; in
+		// the network of a discarded state, if it has the room.
+		buf := w.spareNet
+		if cap(buf) < len(s.net)+2 {
+			buf = make([]Envelope, 0, len(s.net)+2)
+		}
+		w.spareNet = nil
+		s.net = append(buf[:0], s.net...)
+		s.ownsNet = true
 		w.netOwn = true
 	}
 }

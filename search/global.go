@@ -1022,20 +1022,17 @@ func (k *worker) isLive(s *sim.State) (bool, *properties.Error) {
 
 // propReach evaluates a reachability property; one that panics is
 // returned as its error.
-func propReach(p *properties.Property, s *sim.State) (ok bool, pe *properties.Error) {
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(*properties.Error)
-			if !ok {
-				panic(r)
-			}
-			pe = e
-		}
-	}()
-	return p.IsReached(s), nil
+func propReach(p *properties.Property, s *sim.State) (bool, *properties.Error) {
+	return propCall(func() bool { return p.IsReached(s) })
 }
 
-func (k *worker) propLive(p *properties.Property, s *sim.State) (live bool, pe *properties.Error) {
+func (k *worker) propLive(p *properties.Property, s *sim.State) (bool, *properties.Error) {
+	return propCall(func() bool { return p.IsLive(s) })
+}
+
+// propCall calls f, a property's predicate, returning the
+// *properties.Error it panics with, if it does.
+func propCall(f func() bool) (ok bool, pe *properties.Error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e, ok := r.(*properties.Error)
@@ -1045,7 +1042,7 @@ func (k *worker) propLive(p *properties.Property, s *sim.State) (live bool, pe *
 			pe = e
 		}
 	}()
-	return p.IsLive(s), nil
+	return f(), nil
 }
 
 // state makes node i, at depth d, on the worker's chain: from the deepest

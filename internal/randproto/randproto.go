@@ -213,6 +213,21 @@ type SymNode struct {
 	Seen sim.NodeSet // the senders recorded
 }
 
+// pickBudget gives the program one failure, with a chance of 2 in n: a
+// reset, or a lost datagram or socket error as the transport has them.
+func (p *Program) pickBudget(r *rand.Rand, n int) {
+	switch r.IntN(n) {
+	case 0:
+		p.Budget.Resets = 1
+	case 1:
+		if p.Transport == sim.Datagram {
+			p.Budget.Drops = 1
+		} else {
+			p.Budget.Errors = 1
+		}
+	}
+}
+
 // Generate returns the program of seed.
 func Generate(seed uint64) *Program {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
@@ -233,16 +248,7 @@ func Generate(seed uint64) *Program {
 	if r.IntN(4) == 0 {
 		p.Transport = sim.Stream
 	}
-	switch r.IntN(8) {
-	case 0:
-		p.Budget.Resets = 1
-	case 1:
-		if p.Transport == sim.Datagram {
-			p.Budget.Drops = 1
-		} else {
-			p.Budget.Errors = 1
-		}
-	}
+	p.pickBudget(r, 8)
 	for range r.IntN(3) {
 		p.Calls = append(p.Calls, sim.Call{To: sim.NodeID(r.IntN(p.Nodes)), Call: r.IntN(p.Mod)})
 	}
@@ -332,16 +338,7 @@ func GenerateSymmetric(seed uint64) *Program {
 		}
 	}
 	g := &gen{r: r, p: p, fixed: fixed}
-	switch r.IntN(6) {
-	case 0:
-		p.Budget.Resets = 1
-	case 1:
-		if p.Transport == sim.Datagram {
-			p.Budget.Drops = 1
-		} else {
-			p.Budget.Errors = 1
-		}
-	}
+	p.pickBudget(r, 6)
 	for range r.IntN(3) {
 		p.Calls = append(p.Calls, sim.Call{To: sim.NodeID(fixed[r.IntN(len(fixed))]), Call: r.IntN(p.Mod)})
 	}

@@ -1167,29 +1167,43 @@ func (k *worker) poll() {
 // over the edges kept might over one left out. The transitions sleep sets
 // spared out of those sources are taken, and the question asked again,
 // until every source that reaches no good state has all its edges: the
-// answer is then the one the search without reduction gives.
+// answer is then the one the search without reduction gives. The deepest
+// such sources go first, and what reaches a good state is brought up to
+// date from the new edges alone: once the deepest have their edges, many
+// above reach a good state through them and need not be expanded again.
 func (g *global) closedDead() (uint64, error) {
+	reaches := reachesGood(g.edges, g.good)
 	for {
-		reaches := reachesGood(g.edges, g.good)
 		var todo []int
-		for i := range g.sources {
-			if src := &g.sources[i]; src.asleep != 0 && !reaches.has(src.fp) {
-				todo = append(todo, i)
+		deepest := -1
+		for i := len(g.sources) - 1; i >= 0; i-- {
+			src := &g.sources[i]
+			if src.asleep == 0 || reaches.has(src.fp) {
+				continue
 			}
-		}
-		if len(todo) > 0 {
-			if err := g.expandSlept(todo); err != nil {
-				return 0, err
+			d, _ := slices.BinarySearch(g.tree.levels, int(src.node)+1)
+			if deepest >= 0 && d < deepest {
+				break // the sources are in the order the levels were expanded
 			}
-			continue
+			deepest = d
+			todo = append(todo, i)
 		}
-		for _, src := range g.sources {
-			if !reaches.has(src.fp) {
-				return src.fp, nil
-			}
+		if len(todo) == 0 {
+			break
 		}
-		return 0, nil
+		slices.Reverse(todo)
+		before := len(g.edges)
+		if err := g.expandSlept(todo); err != nil {
+			return 0, err
+		}
+		reaches.add(g.edges[before:])
 	}
+	for _, src := range g.sources {
+		if !reaches.has(src.fp) {
+			return src.fp, nil
+		}
+	}
+	return 0, nil
 }
 
 // expandSlept takes the transitions sleep sets spared out of the sources
@@ -1311,24 +1325,65 @@ func reachesGood(edges [][2]uint64, good map[uint64]bool) *reachSet {
 			queue = append(queue, v)
 		}
 	}
+	r.start, r.in = start, in
+	r.propagate(queue)
+	return r
+}
+
+// propagate marks what reaches the states in queue, marked already.
+func (r *reachSet) propagate(queue []int32) {
 	for len(queue) > 0 {
 		v := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		for _, u := range in[start[v]:start[v+1]] {
-			if !r.mark[u] {
-				r.mark[u] = true
-				queue = append(queue, u)
+		var ins []int32
+		if int(v) < len(r.start)-1 {
+			ins = r.in[r.start[v]:r.start[v+1]]
+		}
+		for _, list := range [2][]int32{ins, r.more[v]} {
+			for _, u := range list {
+				if !r.mark[u] {
+					r.mark[u] = true
+					queue = append(queue, u)
+				}
 			}
 		}
 	}
-	return r
+}
+
+// add brings the set up to date with more edges.
+func (r *reachSet) add(edges [][2]uint64) {
+	if r.more == nil {
+		r.more = map[int32][]int32{}
+	}
+	var queue []int32
+	id := func(fp uint64) int32 {
+		v := r.ids.put(fp, int32(len(r.mark)))
+		if int(v) == len(r.mark) {
+			r.mark = append(r.mark, r.good[fp])
+			if r.good[fp] {
+				queue = append(queue, v)
+			}
+		}
+		return v
+	}
+	for _, e := range edges {
+		u, v := id(e[0]), id(e[1])
+		r.more[v] = append(r.more[v], u)
+		if r.mark[v] && !r.mark[u] {
+			r.mark[u] = true
+			queue = append(queue, u)
+		}
+	}
+	r.propagate(queue)
 }
 
 // A reachSet is the states that reach a good one.
 type reachSet struct {
-	ids  *fpIndex
-	mark []bool
-	good map[uint64]bool
+	ids       *fpIndex
+	mark      []bool
+	good      map[uint64]bool
+	start, in []int32           // the predecessors of the first edges (reachesGood)
+	more      map[int32][]int32 // those of the edges added since
 }
 
 func (r *reachSet) has(fp uint64) bool {

@@ -59,26 +59,22 @@ func (c *Counter) Event(ev *sim.Event, msg sim.Message) {
 	}
 }
 
-func (c *Counter) msgType(t reflect.Type) int {
-	for i, u := range c.msgTypes {
-		if u == t {
-			return i
-		}
-	}
-	c.msgTypes = append(c.msgTypes, t)
-	c.received = append(c.received, 0)
-	return len(c.msgTypes) - 1
-}
+func (c *Counter) msgType(t reflect.Type) int { return slot(&c.msgTypes, &c.received, t) }
 
-func (c *Counter) timer(name string) int {
-	for i, u := range c.timers {
-		if u == name {
+func (c *Counter) timer(name string) int { return slot(&c.timers, &c.fired, name) }
+
+// slot returns x's place in *keys, with a count beside it in *counts,
+// adding both if x is new. Few keys (message types, timer names) are
+// met, so a scan is quicker than a map.
+func slot[K comparable](keys *[]K, counts *[]int64, x K) int {
+	for i, k := range *keys {
+		if k == x {
 			return i
 		}
 	}
-	c.timers = append(c.timers, name)
-	c.fired = append(c.fired, 0)
-	return len(c.timers) - 1
+	*keys = append(*keys, x)
+	*counts = append(*counts, 0)
+	return len(*keys) - 1
 }
 
 // Reset sets every count to 0, keeping the types and names met.

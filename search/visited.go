@@ -188,15 +188,10 @@ func (t *fpIndex) get(fp uint64) int32 {
 	if fp == 0 {
 		return t.zero
 	}
-	mask := uint64(len(t.keys) - 1)
-	for i := (fp * 0x9e3779b97f4a7c15) >> t.shift; ; i = (i + 1) & mask {
-		switch t.keys[i] {
-		case fp:
-			return t.vals[i]
-		case 0:
-			return -1
-		}
+	if i := t.slot(fp); t.keys[i] == fp {
+		return t.vals[i]
 	}
+	return -1
 }
 
 // put sets fp's value to v unless fp has one: it returns the value fp
@@ -218,25 +213,27 @@ func (t *fpIndex) put(fp uint64, v int32) int32 {
 			}
 		}
 	}
-	mask := uint64(len(t.keys) - 1)
-	for i := (fp * 0x9e3779b97f4a7c15) >> t.shift; ; i = (i + 1) & mask {
-		switch t.keys[i] {
-		case fp:
-			return t.vals[i]
-		case 0:
-			t.keys[i], t.vals[i] = fp, v
-			t.n++
-			return v
-		}
+	i := t.slot(fp)
+	if t.keys[i] == fp {
+		return t.vals[i]
 	}
+	t.keys[i], t.vals[i] = fp, v
+	t.n++
+	return v
+}
+
+// slot returns where fp is, or the empty slot where it would go.
+func (t *fpIndex) slot(fp uint64) uint64 {
+	mask := uint64(len(t.keys) - 1)
+	i := (fp * 0x9e3779b97f4a7c15) >> t.shift
+	for t.keys[i] != fp && t.keys[i] != 0 {
+		i = (i + 1) & mask
+	}
+	return i
 }
 
 func (t *fpIndex) insert(fp uint64, v int32) {
-	mask := uint64(len(t.keys) - 1)
-	i := (fp * 0x9e3779b97f4a7c15) >> t.shift
-	for t.keys[i] != 0 {
-		i = (i + 1) & mask
-	}
+	i := t.slot(fp)
 	t.keys[i], t.vals[i] = fp, v
 	t.n++
 }

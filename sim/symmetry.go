@@ -139,18 +139,22 @@ func (y *symmetry) key(w *World, s *State) uint64 {
 	// renamed fingerprint is the key. Otherwise (members that name each
 	// other) every order of the members alike is tried.
 	alike := true
+	named := false // a node outside the groups or a message names a member
 	for i := range s.nodes {
 		sl := &s.nodes[i]
 		y.sk[i] = sl.blind
-		if y.group[i] >= 0 && sl.blind != sl.fp {
-			alike = false
+		if sl.blind != sl.fp {
+			if y.group[i] >= 0 {
+				alike = false
+			} else {
+				named = true
+			}
 		}
 	}
 	// On streams a queue counts as a whole, in order: two members with
 	// the same messages queued to node 0 in other orders are not alike
 	// (swapping them swaps the queues).
 	stream := w.spec.Transport == Stream
-	named := false // a node outside the groups or a message names a member
 	for i := 0; i < len(s.net); {
 		e := &s.net[i]
 		qh := e.bfp
@@ -181,9 +185,6 @@ func (y *symmetry) key(w *World, s *State) uint64 {
 		if ga >= 0 && gb >= 0 {
 			alike = false
 		}
-	}
-	for i := range s.nodes {
-		named = named || y.group[i] < 0 && s.nodes[i].blind != s.nodes[i].fp
 	}
 	clear(y.ref)
 	y.sortGroups()

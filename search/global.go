@@ -934,6 +934,10 @@ func (k *worker) expand(c *chunk, i int) bool {
 				}
 				if len(c.states) == len(c.cands)-1 && len(c.states) < g.keepPer {
 					c.states = append(c.states, next)
+				} else {
+					// Not kept: the next level re-creates it from its path.
+					k.evBufOf = nil
+					k.w.Discard(next)
 				}
 				if f != nil && f.safety {
 					return true

@@ -27,9 +27,11 @@ const (
 	liveBit  = 1 << 31
 	maxNodes = liveBit - 1
 	// nodeBlock nodes are allocated at a time, so that the tree grows
-	// without copying.
+	// without copying; the first block starts at firstBlock nodes and
+	// doubles, so that a small search does not pay for a large block.
 	nodeBlockBits = 16
 	nodeBlock     = 1 << nodeBlockBits
+	firstBlock    = 1 << 10
 	maxEvents     = 1<<16 - 1
 	maxTapes      = 1<<16 - 1
 )
@@ -57,8 +59,15 @@ type tree struct {
 func (t *tree) at(i int) *node { return &t.blocks[i>>nodeBlockBits][i&(nodeBlock-1)] }
 
 func (t *tree) add(n node) int {
-	if t.n&(nodeBlock-1) == 0 && t.n>>nodeBlockBits == len(t.blocks) {
-		t.blocks = append(t.blocks, make([]node, nodeBlock))
+	switch b := t.n >> nodeBlockBits; {
+	case b == len(t.blocks):
+		size := nodeBlock
+		if b == 0 {
+			size = firstBlock
+		}
+		t.blocks = append(t.blocks, make([]node, size))
+	case b == 0 && t.n == len(t.blocks[0]):
+		t.blocks[0] = append(make([]node, 0, 2*t.n), t.blocks[0]...)[:2*t.n]
 	}
 	i := t.n
 	*t.at(i) = n
@@ -83,7 +92,13 @@ func (t *tree) depth(i int) int {
 }
 
 // bytes is the memory the tree holds.
-func (t *tree) bytes() int64 { return int64(len(t.blocks)) * nodeBlock * 8 }
+func (t *tree) bytes() int64 {
+	var n int64
+	for _, b := range t.blocks {
+		n += int64(len(b))
+	}
+	return n * 8
+}
 
 // replay makes node i's state again on w and returns it with its path
 // from the start state.

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -47,6 +48,9 @@ type World struct {
 	h    Hasher
 	sym  *symmetry // nil without Spec.Symmetry
 	free []*State  // discarded states, for Apply to reuse
+	// spareNodes are node objects of discarded states, made for them by
+	// Apply and held by nothing else, for copyNode to copy into.
+	spareNodes []Node
 	// spareNet is the network of a reused state, for ownNet.
 	spareNet []Envelope
 	applies  uint64 // Apply calls so far, for Recheck
@@ -103,7 +107,8 @@ func NewWorld(spec Spec) (*World, error) {
 	if spec.HandlerTimeout <= 0 {
 		spec.HandlerTimeout = 2 * time.Second
 	}
-	w := &World{spec: spec, sym: newSymmetry(&spec), callWords: max(0, (len(spec.Calls)+63)/64-1), free: make([]*State, 0, 4)}
+	w := &World{spec: spec, sym: newSymmetry(&spec), callWords: max(0, (len(spec.Calls)+63)/64-1), free: make([]*State, 0, 4),
+		spareNodes: make([]Node, 0, 16)}
 	w.ctx.w = w
 	w.touched = make([]bool, spec.Nodes)
 	w.ownTime = make([]bool, spec.Nodes)
@@ -353,17 +358,32 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	if err := w.finish(n); err != nil {
 		return nil, err
 	}
+	for i, t := range w.touched {
+		if t && i < 64 {
+			n.fresh |= 1 << uint(i)
+		}
+	}
 	return n, nil
 }
 
 // Discard gives back a state this world's Apply returned and that
 // nothing holds any more (the search drops most of the states it makes:
 // they were found before), so that a later Apply reuses it instead of
-// allocating one. Its node states are not reused: they may be shared.
+// allocating one. Of its node states, those the step made for it are
+// reused too; the others are shared with the state it was made from.
 func (w *World) Discard(s *State) {
-	if s != nil && len(w.free) < cap(w.free) {
-		w.free = append(w.free, s)
+	if s == nil || len(w.free) == cap(w.free) {
+		return
 	}
+	for f := s.fresh; f != 0; f &= f - 1 {
+		i := bits.TrailingZeros64(f)
+		if len(w.spareNodes) < cap(w.spareNodes) {
+			w.spareNodes = append(w.spareNodes, s.nodes[i].node)
+		}
+		s.nodes[i].node = nil
+	}
+	s.fresh = 0
+	w.free = append(w.free, s)
 }
 
 // reuse returns a state with room for n node slots, a discarded one if
@@ -388,7 +408,7 @@ func (w *World) reuse(n int) *State {
 	default:
 		s.nodes = make([]slot, n)
 	}
-	s.fp, s.key, s.keyless = 0, 0, false
+	s.fp, s.key, s.keyless, s.fresh = 0, 0, false, 0
 	return s
 }
 
@@ -710,27 +730,51 @@ func (w *World) send(s *State, from, to NodeID, msg Message) {
 	// Hash before copying: hashing stops a pointer cycle with a *TypeError,
 	// while copying one would overflow the stack and kill the process.
 	w.h.Reset()
+	var p *plan
+	if msg != nil {
+		p = planOf(typeOf(msg))
+	}
 	w.h.Value(msg)
-	e := Envelope{From: from, To: to, Msg: Copy(msg), FP: w.h.Sum64()}
+	e := Envelope{From: from, To: to, Msg: msg, FP: w.h.Sum64()}
+	if p != nil && (p.copier || !p.flat) {
+		e.Msg = Copy(msg)
+	}
 	if w.sym != nil {
 		e.bfp = w.sym.blindMessage(msg)
 	}
 	w.ownNet(s)
+	var i int
 	if w.spec.Transport == Stream {
 		a, b := min(from, to), max(from, to)
-		if i, ok := slices.BinarySearchFunc(s.conns, conn{a, b}, cmpConn); !ok {
-			s.conns = slices.Insert(slices.Clone(s.conns), i, conn{a, b})
+		if j, ok := slices.BinarySearchFunc(s.conns, conn{a, b}, cmpConn); !ok {
+			// The connections are shared with the state this one came
+			// from: a new slice, made once.
+			conns := make([]conn, len(s.conns)+1)
+			copy(conns, s.conns[:j])
+			conns[j] = conn{a, b}
+			copy(conns[j+1:], s.conns[j:])
+			s.conns = conns
 		}
 		// after the last message of the same queue
-		i := len(s.net)
+		i = len(s.net)
 		for i > 0 && (s.net[i-1].From > from || (s.net[i-1].From == from && s.net[i-1].To > to)) {
 			i--
 		}
-		s.net = slices.Insert(s.net, i, e)
 	} else {
-		i, _ := slices.BinarySearchFunc(s.net, &e, func(x Envelope, y *Envelope) int { return cmpDatagram(&x, y) })
-		s.net = slices.Insert(s.net, i, e)
+		// A binary search by hand: one through a closure would move e to
+		// the heap, an allocation a message.
+		lo, hi := 0, len(s.net)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if cmpDatagram(&s.net[m], &e) < 0 {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		i = lo
 	}
+	s.net = slices.Insert(s.net, i, e)
 	w.last.Sent = append(w.last.Sent, e)
 }
 
@@ -750,7 +794,7 @@ var handlerNames = [...]string{"Init", "Receive", "Timer", "App", "Error"}
 func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message, timer string, call AppCall) (err error) {
 	sl := &s.nodes[id]
 	if !w.touched[id] {
-		sl.node = Copy(sl.node)
+		sl.node = w.copyNode(sl.node)
 		w.touched[id] = true
 	}
 	c := &w.ctx

@@ -359,16 +359,19 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			prim = append(prim, pf)
 		}
 		if len(prim) == len(hashed) && len(prim) > 0 {
-			runs, raw := rawRuns(prim)
+			plain, renamed := hashOps(prim, false), hashOps(prim, true)
 			at := func(h *Hasher, base unsafe.Pointer) {
-				if raw && h.perm == nil {
-					for _, r := range runs {
-						h.buf = append(h.buf, unsafe.Slice((*byte)(unsafe.Add(base, r.off)), r.n)...)
-					}
-					return
+				ops := plain
+				if h.perm != nil {
+					ops = renamed
 				}
-				for i := range prim {
-					prim[i].hash(h, unsafe.Add(base, prim[i].off))
+				for _, op := range ops {
+					if op.field < 0 {
+						h.buf = append(h.buf, unsafe.Slice((*byte)(unsafe.Add(base, op.off)), op.n)...)
+					} else {
+						f := &prim[op.field]
+						f.hash(h, unsafe.Add(base, f.off))
+					}
 				}
 			}
 			p.hashAt, p.direct = at, at
@@ -641,10 +644,14 @@ func (p *plan) hashAny(h *Hasher, v any) {
 	p.hash(h, reflect.ValueOf(v))
 }
 
-// A rawRun is a stretch of a struct's memory whose bytes are its fields'
-// encoding as the Hasher writes them (little-endian 64-bit integers,
-// one-byte bools), so that it is written with one copy.
-type rawRun struct{ off, n uintptr }
+// A hashOp writes part of a struct of plain fields: either a stretch of
+// its memory whose bytes are the fields' encoding as the Hasher writes
+// them (little-endian 64-bit integers, one-byte bools), with one copy, or
+// one field through primField.hash (field >= 0).
+type hashOp struct {
+	off, n uintptr
+	field  int
+}
 
 // rawMachine says the machine stores integers as the Hasher encodes them:
 // little-endian, int and uint 64 bits wide.
@@ -653,30 +660,51 @@ var rawMachine = func() bool {
 	return *(*byte)(unsafe.Pointer(&x)) == 1 && unsafe.Sizeof(int(0)) == 8
 }()
 
-// rawRuns returns the runs of prim fields (in offset order) when every one
-// is encoded as it is stored, without renaming nodes; ok is false
-// otherwise.
-func rawRuns(prim []primField) (runs []rawRun, ok bool) {
-	if !rawMachine {
-		return nil, false
+// rawSize is how many bytes a plain value of kind k takes when it is
+// stored as it is encoded, 0 when it is not; node ids and node sets are
+// stored as encoded unless the hasher renames nodes.
+func rawSize(k reflect.Kind, rename bool) uintptr {
+	switch k {
+	case reflect.Bool:
+		return 1
+	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		return 8
+	case kindNode, kindNodeSet:
+		if !rename {
+			return 8
+		}
 	}
-	for _, f := range prim {
+	return 0
+}
+
+// hashOps returns the ops that hash the prim fields (in offset order):
+// stored-as-encoded fields and arrays of them in runs, the others one by
+// one. rename says the ops are for a hasher that renames nodes.
+func hashOps(prim []primField, rename bool) []hashOp {
+	var ops []hashOp
+	for i, f := range prim {
 		var n uintptr
-		switch f.kind {
-		case reflect.Bool:
-			n = 1
-		case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Uintptr, kindNode, kindNodeSet:
-			n = 8
-		default:
-			return nil, false
+		if rawMachine {
+			switch f.kind {
+			case reflect.Array:
+				if es := rawSize(f.elem, rename); es == f.size {
+					n = es * uintptr(f.n)
+				}
+			case reflect.Slice:
+			default:
+				n = rawSize(f.kind, rename)
+			}
 		}
-		if k := len(runs) - 1; k >= 0 && runs[k].off+runs[k].n == f.off {
-			runs[k].n += n
-		} else {
-			runs = append(runs, rawRun{f.off, n})
+		switch k := len(ops) - 1; {
+		case n == 0:
+			ops = append(ops, hashOp{field: i})
+		case k >= 0 && ops[k].field < 0 && ops[k].off+ops[k].n == f.off:
+			ops[k].n += n
+		default:
+			ops = append(ops, hashOp{off: f.off, n: n, field: -1})
 		}
 	}
-	return runs, true
+	return ops
 }
 
 // Copy returns a deep copy of v: through its CopyState method when it has

@@ -719,6 +719,9 @@ type rawAll struct {
 	E sim.NodeSet
 	F bool
 	G bool
+	H [2]sim.NodeSet
+	I [3]bool
+	J [2]int32
 }
 
 type rawSome struct {
@@ -736,14 +739,17 @@ func TestFingerprintInPlace(t *testing.T) {
 		}
 		return xxhash.Sum64(fields(b))
 	}
-	all := rawAll{A: -7, B: true, C: 1 << 40, D: 3, E: 0b1010, F: false, G: true}
+	all := rawAll{A: -7, B: true, C: 1 << 40, D: 3, E: 0b1010, F: false, G: true, H: [2]sim.NodeSet{5, 9}, I: [3]bool{true, false, true}, J: [2]int32{-1, 4}}
 	allEnc := func(b []byte) []byte {
 		b = le(b, uint64(all.A))
 		b = append(b, 1)
 		b = le(b, all.C)
 		b = le(b, 3)
 		b = le(b, 0b1010)
-		return append(b, 0, 1)
+		b = append(b, 0, 1)
+		b = le(le(b, 5), 9)
+		b = append(b, 1, 0, 1)
+		return le(le(b, uint64(0xffffffffffffffff)), 4)
 	}
 	some := rawSome{A: 5, B: -2, C: true}
 	someEnc := func(b []byte) []byte {

@@ -53,6 +53,28 @@ type symmetry struct {
 	// own fingerprint and the renaming's: the same node state or message
 	// is met under the same renaming in many states.
 	memo [memoSize]memoEntry
+	// keys remembers the keys of recent states by their fingerprint: a
+	// search meets the same state again and again (each way of reaching
+	// it), and its key costs far more than its fingerprint.
+	keys []keyEntry
+}
+
+const keyCacheSize = 1 << 16
+
+type keyEntry struct{ fp, key uint64 }
+
+// cachedKey returns s's key, from the cache when s was met recently.
+func (y *symmetry) cachedKey(w *World, s *State) uint64 {
+	if y.keys == nil {
+		y.keys = make([]keyEntry, keyCacheSize)
+	}
+	e := &y.keys[(s.fp*0x9e3779b97f4a7c15)>>(64-16)]
+	if e.fp == s.fp && s.fp != 0 {
+		return e.key
+	}
+	k := y.key(w, s)
+	*e = keyEntry{s.fp, k}
+	return k
 }
 
 const memoSize = 1 << 11

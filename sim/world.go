@@ -611,7 +611,7 @@ func (w *World) finish(s *State) (err error) {
 		if w.NoKeys {
 			s.key, s.keyless = 0, true
 		} else {
-			s.key = w.sym.key(w, s)
+			s.key = w.sym.cachedKey(w, s)
 		}
 	}
 	return nil
@@ -621,7 +621,7 @@ func (w *World) finish(s *State) (err error) {
 // made while NoKeys was set.
 func (w *World) Key(s *State) uint64 {
 	if s.keyless {
-		s.key, s.keyless = w.sym.key(w, s), false
+		s.key, s.keyless = w.sym.cachedKey(w, s), false
 	}
 	return s.key
 }

@@ -182,7 +182,7 @@ func (c *checker) where(trail *search.Trail) hang {
 // held in its handler.
 func (c *checker) searchPath(t *search.Trail) sim.Path {
 	if w, err := sim.NewWorld(c.m.Spec); err == nil {
-		if p, err := t.PathTo(w); err == nil {
+		if _, p, err := t.PathTo(w); err == nil {
 			return c.full(p)
 		}
 	}

@@ -464,17 +464,17 @@ const (
 const recheckEvery = 64
 
 type checker struct {
-	w         *sim.World
-	m         *Model
-	opts      Options
-	red       reductions
-	res       *Result
-	s0        *sim.State // the initial state (the first, without a prefix)
-	base      *sim.State // where the check starts: after the prefix
-	prefix    sim.Path
+	w      *sim.World
+	m      *Model
+	opts   Options
+	red    reductions
+	res    *Result
+	s0     *sim.State // the initial state (the first, without a prefix)
+	base   *sim.State // where the check starts: after the prefix
+	prefix sim.Path
 	// starts are the initial states the search starts from, without a
 	// prefix; the paths from them name theirs by its choices.
-	starts []sim.Start
+	starts    []sim.Start
 	live      []*properties.Property
 	some      []*properties.Property // the reachability properties, as res.Sometimes
 	weights   *walk.Weights

@@ -167,3 +167,31 @@ func TestInitChoicesLiveness(t *testing.T) {
 		t.Fatalf("ReplayFrom: %v, %+v", err, rep)
 	}
 }
+
+// Local mode searches every initial state and finds the same violation,
+// from the same one.
+func TestInitChoicesLocal(t *testing.T) {
+	sys := chooserSystem()
+	res, err := livecheck.Check(sys, livecheck.Options{Mode: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.SafetyViolation || res.Property != "not-two-twos" || !slices.Equal(res.Init, []int{2, 2}) || len(res.Path) != 1 {
+		t.Fatalf("%s %s from %v in %d steps; want not-two-twos from [2 2] in 1", res.Verdict, res.Property, res.Init, len(res.Path))
+	}
+	rep, err := livecheck.ReplayFrom(sys, res.Config, res.Init, res.Path, 0)
+	if err != nil || !rep.Reproduces(livecheck.SafetyViolation, "not-two-twos") {
+		t.Fatalf("ReplayFrom: %v, %+v", err, rep)
+	}
+	// Without the bug's initial state, every one is searched, and the
+	// check is complete.
+	res, err = livecheck.Check(sys, livecheck.Options{Mode: "local", Config: livecheck.Config{Bugs: []string{"mute"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per initial state, a node has its first state, and one more when
+	// its peer sends (did not pick 1): 9*2 + 6 + 6, over the searches.
+	if res.Verdict != livecheck.OK || !res.Complete || res.Local.TotalNodeStates != 30 {
+		t.Fatalf("mute: %s, complete %v, %d node states; want OK, complete, 30", res.Verdict, res.Complete, res.Local.TotalNodeStates)
+	}
+}

@@ -195,3 +195,14 @@ func TestInitChoicesLocal(t *testing.T) {
 		t.Fatalf("mute: %s, complete %v, %d node states; want OK, complete, 30", res.Verdict, res.Complete, res.Local.TotalNodeStates)
 	}
 }
+
+// The text report says which initial state the path starts from.
+func TestInitChoicesReport(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := livecheck.Run([]string{"check", "chooser", "--depth", "6", "-q", "--out", t.TempDir()}, &out, &errs, chooserSystem()); code != livecheck.ExitViolation {
+		t.Fatalf("check: exit %d\n%s", code, errs.String())
+	}
+	if !strings.Contains(out.String(), "path of 1 steps, from the initial state of Init choices [2 2]:\n") {
+		t.Errorf("the report does not name the initial state:\n%s", out.String())
+	}
+}

@@ -53,7 +53,18 @@ type tree struct {
 	n      int
 	levels []int
 	tapes  *tapeTable
-	start  *sim.State
+	// starts are the roots: node i < len(starts) is initial state
+	// starts[i], its own parent.
+	starts []sim.Start
+}
+
+// root says whether node i is an initial state.
+func (t *tree) root(i int) bool { return i < len(t.starts) }
+
+// addRoot adds an initial state; every root comes before any other node.
+func (t *tree) addRoot(st sim.Start, live bool) int {
+	t.starts = append(t.starts, st)
+	return t.add(newNode(t.n, 0, 0, live))
 }
 
 func (t *tree) at(i int) *node { return &t.blocks[i>>nodeBlockBits][i&(nodeBlock-1)] }
@@ -84,7 +95,7 @@ func (t *tree) truncate(n int) {
 // depth returns the depth of node i.
 func (t *tree) depth(i int) int {
 	d := 0
-	for i != 0 {
+	for !t.root(i) {
 		i = t.at(i).parentIdx()
 		d++
 	}
@@ -101,31 +112,33 @@ func (t *tree) bytes() int64 {
 }
 
 // replay makes node i's state again on w and returns it with its path
-// from the start state.
-func (t *tree) replay(w *sim.World, i int) (sim.Path, *sim.State, error) {
+// from its initial state, and the choices of the first Init calls that
+// build that one.
+func (t *tree) replay(w *sim.World, i int) (sim.Path, *sim.State, []int, error) {
 	chain := make([]int, t.depth(i)+1)
 	for k := len(chain) - 1; k >= 0; k-- {
 		chain[k] = i
 		i = t.at(i).parentIdx()
 	}
 	path := make(sim.Path, 0, len(chain)-1)
-	s := t.start
+	st := t.starts[chain[0]]
+	s, init := st.State, st.Init
 	var evs []sim.Event
 	for _, j := range chain[1:] {
 		n := t.at(j)
 		evs = w.Enabled(s, evs[:0])
 		if int(n.ev) >= len(evs) {
-			return path, s, fmt.Errorf("internal error: the search's step %d does not replay (event %d of %d)", len(path)+1, n.ev, len(evs))
+			return path, s, init, fmt.Errorf("internal error: the search's step %d does not replay (event %d of %d)", len(path)+1, n.ev, len(evs))
 		}
 		ev, tape := evs[n.ev], t.tapes.get(int(n.tape))
 		next, err := w.Apply(s, ev, tape)
 		if err != nil {
-			return path, s, &sim.StepError{Index: len(path), Event: ev, Err: err}
+			return path, s, init, &sim.StepError{Index: len(path), Event: ev, Err: err}
 		}
 		path = append(path, sim.Step{Event: ev, Choices: append([]int(nil), w.Last().Choices...)})
 		s = next
 	}
-	return path, s, nil
+	return path, s, init, nil
 }
 
 // A tapeTable interns the choices steps made, for the workers together.

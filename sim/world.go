@@ -68,7 +68,9 @@ type World struct {
 	netOwn  bool
 	// callWords is how many words past the first the driver's calls need.
 	callWords int
-	initial   bool // Initial is running the first Init calls
+	// initNodes[i] is where node i's choices begin in the last
+	// InitialFrom's Choices.
+	initNodes []int
 }
 
 // StepInfo is what the last Apply did. Its slices are reused by the next
@@ -121,16 +123,31 @@ func (w *World) Spec() *Spec { return &w.spec }
 // Last returns what the last Apply did.
 func (w *World) Last() *StepInfo { return &w.last }
 
-// Initial builds the start state: every node is built and its Init runs, in
-// id order. A check starts from this one state, so these first Init calls
-// may not choose: Choose in one is an error that names the node (an Init
-// after a reset may choose, as every other handler).
+// Initial builds the first initial state: every node is built and its
+// Init runs, in id order, with every Choose in these first Init calls
+// answered 0. A system whose first Init calls choose has several initial
+// states (see [World.Starts]); InitialFrom builds any one of them.
 func (w *World) Initial() (*State, error) {
+	saved := w.Chooser
+	w.Chooser = nil
+	defer func() { w.Chooser = saved }()
+	return w.InitialFrom(nil)
+}
+
+// InitialFrom builds the initial state that the choices of the first Init
+// calls pick: node 0's Init runs first, then node 1's, and so on, and
+// their Choose calls take their values from tape first, then from the
+// Chooser (or 0), as a step's do; with Strict the tape must account for
+// every choice. Last then holds the choices made and their bounds (its
+// Event is the zero Event). A system whose first Init calls do not choose
+// has one initial state, which every tape but the empty one misses under
+// Strict.
+func (w *World) InitialFrom(tape []int) (*State, error) {
 	s := newState(w.spec.Nodes)
-	w.begin(Event{}, nil)
-	w.initial = true
-	defer func() { w.initial = false }()
+	w.begin(Event{}, tape)
+	w.initNodes = w.initNodes[:0]
 	for i := range s.nodes {
+		w.initNodes = append(w.initNodes, len(w.last.Choices))
 		s.nodes[i].node = w.spec.New(NodeID(i))
 		w.touched[i] = true
 		if err := w.invoke(s, NodeID(i), initH, 0, nil, "", nil); err != nil {
@@ -140,10 +157,93 @@ func (w *World) Initial() (*State, error) {
 			return nil, w.tapeErr
 		}
 	}
+	if w.Strict && len(w.last.Choices) < len(tape) {
+		return nil, fmt.Errorf("%w: the first Init calls made %d choices but the trace records %d", ErrNotEnabled, len(w.last.Choices), len(tape))
+	}
 	if err := w.finish(s); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// MaxStarts bounds the initial states a system may have: the leaves of
+// the tree of choices its first Init calls make.
+const MaxStarts = 4096
+
+// A Start is an initial state with the choices of the first Init calls
+// that build it.
+type Start struct {
+	Init  []int
+	State *State
+}
+
+// A StartError is an initial state that could not be built: a handler
+// panic (a finding) or a state that cannot be hashed, under the choices
+// Init.
+type StartError struct {
+	Init []int
+	Err  error
+}
+
+func (e *StartError) Error() string {
+	if len(e.Init) == 0 {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("initial state %v: %v", e.Init, e.Err)
+}
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Starts builds every initial state, one for each combination of the
+// values the first Init calls' Choose calls can return, in the order the
+// search enumerates a step's choices (NextTape): all 0 first. A system
+// whose first Init calls do not choose has one. Equal states are not
+// merged: each comes with its own choices. An initial state that cannot
+// be built ends the list with a *StartError; more than MaxStarts is an
+// error that names the node whose choices are the most numerous.
+func (w *World) Starts() ([]Start, error) {
+	saved := w.Chooser
+	w.Chooser = nil
+	defer func() { w.Chooser = saved }()
+	var out []Start
+	var tape []int
+	for {
+		s, err := w.InitialFrom(tape)
+		choices := slices.Clone(w.last.Choices)
+		if err != nil {
+			return out, &StartError{Init: choices, Err: err}
+		}
+		if len(out) == MaxStarts {
+			node, n := w.widestInit()
+			return nil, fmt.Errorf("the first Init calls choose among more than %d initial states (node %d's Init alone among %d): choose in a later handler (a timer that Init sets), or fewer values",
+				MaxStarts, node, n)
+		}
+		out = append(out, Start{Init: choices, State: s})
+		next, more := NextTape(w.last.Choices, w.last.Bounds, nil)
+		if !more {
+			return out, nil
+		}
+		tape = next
+	}
+}
+
+// widestInit returns the node whose first Init made the most combinations
+// of choices in the last InitialFrom, and how many.
+func (w *World) widestInit() (NodeID, int) {
+	best, most := NodeID(0), 0
+	for i, lo := range w.initNodes {
+		hi := len(w.last.Bounds)
+		if i+1 < len(w.initNodes) {
+			hi = w.initNodes[i+1]
+		}
+		n := 1
+		for _, b := range w.last.Bounds[lo:hi] {
+			n = min(n*b, 1<<30)
+		}
+		if n > most {
+			best, most = NodeID(i), n
+		}
+	}
+	return best, most
 }
 
 // Enabled appends the events enabled in s to buf, in a stable order:
@@ -874,13 +974,6 @@ func (c *nodeCtx) Choose(n int) int {
 	pos := len(w.last.Choices)
 	v := 0
 	switch {
-	case w.initial:
-		// The search, walks and traces all start from one initial state:
-		// a choice here would be a branch none of them can follow.
-		if w.tapeErr == nil {
-			w.tapeErr = fmt.Errorf("node %d calls Choose(%d) in its first Init: a check starts from one initial state, so the first Init may not choose; "+
-				"choose in a later handler (a timer that Init sets, say); an Init after a reset may choose", c.self, n)
-		}
 	case pos < len(w.tape):
 		v = w.tape[pos]
 		if v < 0 || v >= n {

@@ -326,9 +326,15 @@ type global struct {
 	// of (the live ones, the periphery), while there are not too many.
 	edges   [][2]uint64
 	sources []source // the states the edges leave, in the order they were expanded
-	good    map[uint64]bool
-	lastFPs []uint64 // the fingerprints of the last level's nodes, in order
-	newFPs  []uint64 // those of the level under way
+	// edgeBlocks and sourceBlocks hold the levels' edges and sources, each
+	// chunk's as it was made, until closedDead joins them into edges and
+	// sources: appending them as they come copied them again and again.
+	edgeBlocks       [][][2]uint64
+	sourceBlocks     [][]source
+	nEdges, nSources int
+	good             map[uint64]bool
+	lastFPs          []uint64 // the fingerprints of the last level's nodes, in order
+	newFPs           []uint64 // those of the level under way
 
 	liveBefore int64 // live states before the level under way
 	boundQuiet bool  // no event is enabled in any state at the bound
@@ -765,11 +771,16 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			}
 		}
 		if g.edges != nil {
-			if len(g.edges)+len(c.edges)+len(g.sources) > maxDeadEdges || len(g.good) > maxDeadEdges {
-				g.edges, g.sources, g.good, g.newFPs, g.lastFPs = nil, nil, nil, nil, nil // too many to keep: find no closed dead region
+			if g.nEdges+len(c.edges)+g.nSources > maxDeadEdges || len(g.good) > maxDeadEdges {
+				// too many to keep: find no closed dead region
+				g.edges, g.sources, g.good, g.newFPs, g.lastFPs = nil, nil, nil, nil, nil
+				g.edgeBlocks, g.sourceBlocks = nil, nil
 			} else {
-				g.edges = append(g.edges, c.edges...)
-				g.sources = append(g.sources, c.sources...)
+				// The chunk's slices are handed over whole; it makes new
+				// ones for the next level.
+				g.edgeBlocks, g.nEdges = append(g.edgeBlocks, c.edges), g.nEdges+len(c.edges)
+				g.sourceBlocks, g.nSources = append(g.sourceBlocks, c.sources), g.nSources+len(c.sources)
+				c.edges, c.sources = nil, nil
 			}
 		}
 	}
@@ -1223,6 +1234,15 @@ func (k *worker) poll() {
 // date from the new edges alone: once the deepest have their edges, many
 // above reach a good state through them and need not be expanded again.
 func (g *global) closedDead() (uint64, error) {
+	g.edges = slices.Grow(g.edges[:0], g.nEdges)
+	for _, b := range g.edgeBlocks {
+		g.edges = append(g.edges, b...)
+	}
+	g.sources = slices.Grow(g.sources[:0], g.nSources)
+	for _, b := range g.sourceBlocks {
+		g.sources = append(g.sources, b...)
+	}
+	g.edgeBlocks, g.sourceBlocks = nil, nil
 	reaches := reachesGood(g.edges, g.good)
 	for {
 		var todo []int

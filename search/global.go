@@ -508,6 +508,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		k.chain = append(k.chain[:0], root)
 		k.chainIdx = append(k.chainIdx[:0], 0)
 		k.chainEvs, k.chainOK = append(k.chainEvs[:0], nil), append(k.chainOK[:0], false)
+		k.chainMade = append(k.chainMade[:0], false)
 	}
 	if opts.Reduce {
 		g.levelIdx = newFPIndex()
@@ -814,14 +815,17 @@ type worker struct {
 	chainIdx []int         //
 	chainEvs [][]sim.Event // the events enabled in chain[d], when chainOK[d]
 	chainOK  []bool
-	steps    sim.Path // steps[d]: the step from chain[d] to chain[d+1]
-	anc      []int
-	local    *fpIndex // the candidates of the chunk under way, by fingerprint
-	evBuf    []sim.Event
-	evBufOf  *sim.State // the state whose enabled events evBuf holds
-	tape     []int
-	tapeList [][]int // the tapes by id, as far as this worker has needed them
-	n        int64   // transitions not yet added to the search's count
+	// chainMade says chain[d] was made again by state, not kept by the
+	// level or given: once it is replaced, nothing holds it.
+	chainMade []bool
+	steps     sim.Path // steps[d]: the step from chain[d] to chain[d+1]
+	anc       []int
+	local     *fpIndex // the candidates of the chunk under way, by fingerprint
+	evBuf     []sim.Event
+	evBufOf   *sim.State // the state whose enabled events evBuf holds
+	tape      []int
+	tapeList  [][]int // the tapes by id, as far as this worker has needed them
+	n         int64   // transitions not yet added to the search's count
 	// reached[j] says the worker found reachability property j: the
 	// chunks it takes later come later in the search's order, so they
 	// cannot reach it first. hits are those the last state classified
@@ -1110,6 +1114,9 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		k.chain, k.chainIdx = append(k.chain, nil), append(k.chainIdx, -1)
 		k.chainEvs, k.chainOK = append(k.chainEvs, nil), append(k.chainOK, false)
 	}
+	for len(k.chainMade) < len(k.chain) {
+		k.chainMade = append(k.chainMade, false)
+	}
 	for len(k.steps) < d {
 		k.steps = append(k.steps, sim.Step{})
 	}
@@ -1121,6 +1128,7 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 	for k.chainIdx[l] != j {
 		if l == 0 {
 			// Another initial state.
+			k.dropChain(0)
 			k.chain[0], k.chainIdx[0], k.chainOK[0] = t.starts[j].State, j, false
 			break
 		}
@@ -1142,9 +1150,24 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 			return nil, &sim.StepError{Index: m - 1, Event: ev, Err: err}
 		}
 		k.steps[m-1] = sim.Step{Event: ev, Choices: tape}
-		k.chain[m], k.chainIdx[m], k.chainOK[m] = next, anc[m], false
+		k.dropChain(m)
+		k.chain[m], k.chainIdx[m], k.chainOK[m], k.chainMade[m] = next, anc[m], false, true
 	}
 	return k.chain[d], nil
+}
+
+// dropChain lets chain[d] go before it is replaced: a state made again
+// there goes back to the world for a later step to reuse. Only its own
+// record is reused, not its node states or network: the states made from
+// it (kept ones included) may share them.
+func (k *worker) dropChain(d int) {
+	if d < len(k.chainMade) && k.chainMade[d] {
+		if k.evBufOf == k.chain[d] {
+			k.evBufOf = nil
+		}
+		k.w.DiscardShell(k.chain[d])
+		k.chain[d], k.chainMade[d] = nil, false
+	}
 }
 
 // events returns the events enabled in the chain's state at depth d,
@@ -1159,7 +1182,11 @@ func (k *worker) setChain(d, i int, s *sim.State) {
 	for len(k.steps) < d {
 		k.steps = append(k.steps, sim.Step{})
 	}
+	for len(k.chainMade) < len(k.chain) {
+		k.chainMade = append(k.chainMade, false)
+	}
 	if k.chainIdx[d] != i {
+		k.dropChain(d)
 		k.chain[d], k.chainIdx[d], k.chainOK[d] = s, i, false
 	}
 }

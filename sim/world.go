@@ -486,6 +486,19 @@ func (w *World) Discard(s *State) {
 	w.free = append(w.free, s)
 }
 
+// DiscardShell gives back a state Apply returned that nothing holds any
+// more, but whose node states and network other states may share (states
+// made from it): only its own record is reused.
+func (w *World) DiscardShell(s *State) {
+	if s == nil || len(w.free) == cap(w.free) {
+		return
+	}
+	s.fresh, s.ownsNet = 0, false
+	clear(s.nodes)
+	s.net, s.conns, s.ext = nil, nil, nil
+	w.free = append(w.free, s)
+}
+
 // reuse returns a state with room for n node slots, a discarded one if
 // there is one; Apply sets every field.
 func (w *World) reuse(n int) *State {

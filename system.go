@@ -446,11 +446,18 @@ func (s *System) Model(cfg Config) (Config, *Model, error) {
 	case m.Spec.Budget != (sim.Budget{}) && m.Spec.Budget != cfg.Budget:
 		return cfg, nil, bad("Model.Spec.Budget is %+v but the configuration's is %+v (leave it zero and set System.DefaultBudget: livecheck sets it)", m.Spec.Budget, cfg.Budget)
 	}
+	// A copy: a Build that hands out one *Model each time must not see
+	// it changed, nor get a second set of monitors on the next call.
+	mc := *m
+	m = &mc
 	m.Spec.Nodes = cfg.Nodes
 	m.Spec.Budget = cfg.Budget
 	if err := properties.Validate(m.Properties); err != nil {
 		return cfg, nil, bad("Model.Properties: %v", err)
 	}
+	// Each leads-to property gets its monitor, in this model only.
+	m.Spec.Monitors = slices.Clip(m.Spec.Monitors)
+	m.Properties = properties.Bind(&m.Spec, m.Properties)
 	if err := m.Spec.Validate(); err != nil {
 		return cfg, nil, bad("Model.Spec: %v", err)
 	}

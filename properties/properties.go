@@ -36,6 +36,7 @@ package properties
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -82,6 +83,11 @@ type Property struct {
 	// Pair, when set, is the pairwise form of a safety property: a violation
 	// between two node states. Local model checking then checks pairs only.
 	Pair func(a, b sim.Node) error
+
+	// P and Q, set by LeadsTo, are the two sides of a leads-to property:
+	// whenever P holds, Q holds then or later. Bind gives the property a
+	// monitor of the world, whose bit its Live reads.
+	P, Q func(s *sim.State) bool
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -107,6 +113,60 @@ func Sometimes(name, doc string, reach func(s *sim.State) bool) Property {
 	return Property{Name: name, Kind: Reachability, Doc: doc, Reach: reach}
 }
 
+// LeadsTo returns a liveness property: whenever P holds, Q holds then or
+// later. A world remembers along each path whether a P-state still waits
+// for its Q-state, in a bit of the state (a sim.Monitor, see Bind); the
+// property is live where no P-state waits, so that a path stuck with P
+// unanswered is a liveness violation, found by the walks and the
+// critical-transition search like any other.
+//
+// livecheck's pipeline binds it; a world built by hand needs Bind, and
+// the property's Live panics until bound (a property error that says so).
+// The value holds no binding of its own: one LeadsTo value may serve any
+// number of systems.
+func LeadsTo(name, doc string, p, q func(s *sim.State) bool) Property {
+	mustName(name)
+	return Property{Name: name, Kind: Liveness, Doc: doc, P: p, Q: q,
+		Live: func(*sim.State) bool {
+			panic(fmt.Sprintf("leads-to property %s is not bound to a monitor of the world: see properties.Bind", name))
+		}}
+}
+
+// IsLeadsTo says whether p is a leads-to property (LeadsTo).
+func (p *Property) IsLeadsTo() bool { return p.P != nil || p.Q != nil }
+
+// Bind gives each leads-to property of props a monitor of spec, appended
+// to spec.Monitors, and returns props with each such property's Live
+// reading its monitor's bit. props itself is not changed (the caller's
+// slice may be shared), and the properties without P and Q are as they
+// were. A property's P or Q that panics makes the step fail with a
+// *sim.MonitorPanic that wraps an *Error, as a property that panics.
+func Bind(spec *sim.Spec, props []Property) []Property {
+	out := slices.Clone(props)
+	for i := range out {
+		p := &out[i]
+		if !p.IsLeadsTo() {
+			continue
+		}
+		bit := len(spec.Monitors)
+		spec.Monitors = append(spec.Monitors, sim.Monitor{Name: p.Name, P: guard(p.Name, p.P), Q: guard(p.Name, p.Q)})
+		p.Live = func(s *sim.State) bool { return !s.Pending(bit) }
+	}
+	return out
+}
+
+// guard makes f's panic an *Error of the property named name.
+func guard(name string, f func(*sim.State) bool) func(*sim.State) bool {
+	return func(s *sim.State) bool {
+		defer func() {
+			if r := recover(); r != nil {
+				panic(&Error{Property: name, Value: r})
+			}
+		}()
+		return f(s)
+	}
+}
+
 func mustName(name string) {
 	if !nameRE.MatchString(name) {
 		panic(fmt.Sprintf("property name %q must be lowercase letters, digits and dashes, starting with a letter", name))
@@ -129,6 +189,9 @@ func Validate(props []Property) error {
 		}
 		if p.Kind == Liveness && p.Live == nil {
 			return fmt.Errorf("liveness property %q has no Live function", p.Name)
+		}
+		if p.IsLeadsTo() && (p.Kind != Liveness || p.P == nil || p.Q == nil) {
+			return fmt.Errorf("leads-to property %q needs both P and Q, and the liveness kind", p.Name)
 		}
 		if p.Kind == Reachability && p.Reach == nil {
 			return fmt.Errorf("reachability property %q has no Reach function", p.Name)

@@ -52,7 +52,9 @@ type Options struct {
 	Target uint64
 	// Reduce prunes transitions with sleep sets (see reduce.go): the
 	// search finds the same states at the same depths, the same
-	// violations and periphery, with fewer transitions.
+	// violations and periphery, with fewer transitions. It is ignored
+	// for a world with monitors (sim.Spec.Monitors): a monitor's bit
+	// depends on the order of events that sleep sets take to commute.
 	Reduce bool
 }
 
@@ -253,6 +255,9 @@ type Reach struct {
 // cannot be hashed); violations are in the result.
 func Global(w *sim.World, opts Options) (*Result, error) {
 	opts.fill()
+	if len(w.Spec().Monitors) > 0 {
+		opts.Reduce = false
+	}
 	g := &global{opts: &opts, res: &Result{}, start: time.Now(), conc: opts.Reduce && len(w.Spec().Symmetry) > 0}
 	defer func() {
 		st := &g.res.Stats
@@ -407,8 +412,13 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		s0, err = w.Initial()
 		if err != nil {
 			var hp *sim.HandlerPanic
-			if errors.As(err, &hp) {
+			var pe *properties.Error
+			switch {
+			case errors.As(err, &hp):
 				res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp}
+				return res, nil
+			case errors.As(err, &pe):
+				res.Violation = &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), PropertyError: pe, Path: sim.Path{}}
 				return res, nil
 			}
 			return nil, err
@@ -868,8 +878,18 @@ func (k *worker) expand(c *chunk, i int) bool {
 				k.flush()
 			}
 			if err != nil {
+				// A handler that panicked is a finding; so is a
+				// leads-to property whose P or Q panicked in the step
+				// (a monitor's).
 				var hp *sim.HandlerPanic
-				if !errors.As(err, &hp) {
+				var pe *properties.Error
+				var v *Violation
+				switch {
+				case errors.As(err, &hp):
+					v = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp}
+				case errors.As(err, &pe):
+					v = &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), PropertyError: pe}
+				default:
 					c.err = &sim.StepError{Index: d, Event: ev, Err: err}
 					return true
 				}
@@ -878,8 +898,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 					c.err = terr
 					return true
 				}
-				c.finds = append(c.finds, find{cand: len(c.cands), safety: true,
-					v:    &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp},
+				c.finds = append(c.finds, find{cand: len(c.cands), safety: true, v: v,
 					step: sim.Step{Event: ev, Choices: append([]int(nil), info.Choices...)}})
 				c.cands = append(c.cands, cand{parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
 				if g.conc {

@@ -123,6 +123,10 @@ type State struct {
 	// with the state it was made from), so that a discarded state's
 	// network can be reused.
 	ownsNet bool
+	// pending holds the monitors' bits (Spec.Monitors), bit i monitor
+	// i's. It sits in the padding after the two bools, so that it costs
+	// a State no bytes.
+	pending uint32
 	// inline holds the node slots of small worlds, so that a step makes
 	// one allocation for the state and its nodes, not two.
 	inline [inlineNodes]slot
@@ -171,6 +175,13 @@ func (s *State) InFlight() []Envelope { return s.net }
 
 // Used returns the failures spent so far on the path to this state.
 func (s *State) Used() Budget { return s.used }
+
+// Pending says whether monitor i (see [Spec.Monitors]) is waiting: its P
+// held in this state or an earlier one of the path, and its Q has not
+// held since. False for a monitor the spec does not have.
+func (s *State) Pending(i int) bool {
+	return i >= 0 && i < MaxMonitors && s.pending&(1<<uint(i)) != 0
+}
 
 // CallMade says whether driver call i has been made.
 func (s *State) CallMade(i int) bool {

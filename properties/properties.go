@@ -25,6 +25,15 @@
 //	oneLeader := properties.AtMostOne("one-leader", "at most one node is leader",
 //		func(n *node) bool { return n.Leader })
 //
+// [LeadsTo] says that whenever P holds, Q holds then or later: every
+// request sent is answered, every lease revoked is given back. A bit of
+// each state remembers a P that still waits for its Q; a violation names
+// the step where P held and Q never did after:
+//
+//	answered := properties.LeadsTo("answered", "every request is answered",
+//		func(s *sim.State) bool { return properties.Node[*client](s, 1).Asked },
+//		func(s *sim.State) bool { return properties.Node[*client](s, 1).Answered })
+//
 // [Sometimes] and [SometimesNode] say a state must be reachable: the check
 // reports each as reached (with the fewest steps that reach it) or never
 // reached, and livecheck.Test fails on one never reached:

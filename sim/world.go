@@ -65,6 +65,7 @@ type World struct {
 	// callWords is how many words past the first the driver's calls need.
 	callWords int
 	initial   bool // Initial is running the first Init calls
+	localStep bool // ApplyLocal is stepping: no monitors
 }
 
 // StepInfo is what the last Apply did. Its slices are reused by the next
@@ -537,7 +538,7 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 // up to date: pending = (pending || P) && !Q. It does nothing to a world
 // without monitors. Running it twice on one state changes nothing.
 func (w *World) monitor(s *State) (err error) {
-	if len(w.spec.Monitors) == 0 {
+	if len(w.spec.Monitors) == 0 || w.localStep {
 		return nil
 	}
 	i := 0

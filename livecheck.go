@@ -878,7 +878,7 @@ func (r *Result) Trace(describe func(i int) string) *reports.Trace {
 		Nodes:    r.Config.Nodes,
 		Bugs:     r.Config.Bugs,
 		Params:   r.Config.Params,
-		Budget:   reports.Budget{Resets: r.Config.Budget.Resets, Drops: r.Config.Budget.Drops, Errors: r.Config.Budget.Errors},
+		Budget:   reports.Budget(Counts(r.Config.Budget)),
 		Seed:     r.Seed,
 		Result:   string(r.Verdict),
 		Property: r.Property,
@@ -902,13 +902,15 @@ func (r *Result) deadTest() *reports.TraceDeadTest {
 	return cx.EndTest.trace()
 }
 
-// ConfigOf returns the configuration a trace was made with.
+// ConfigOf returns the configuration a trace was made with. A trace
+// counts failures; a failure it allows none of is None in the Config, so
+// that no default replaces it.
 func ConfigOf(t *reports.Trace) Config {
 	return Config{
 		Nodes:  t.Nodes,
 		Bugs:   t.Bugs,
 		Params: t.Params,
-		Budget: sim.Budget{Resets: t.Budget.Resets, Drops: t.Budget.Drops, Errors: t.Budget.Errors},
+		Budget: explicit(sim.Budget(t.Budget)),
 	}
 }
 

@@ -333,8 +333,9 @@ func (c *cli) check(args []string) int {
 		}
 	}
 	var prefixPath sim.Path
+	var prefixInit []int
 	if *from != "" {
-		if cfg, prefixPath, err = PrefixStart(sys, *from, cfg); err != nil {
+		if cfg, prefixInit, prefixPath, err = PrefixStart(sys, *from, cfg); err != nil {
 			return c.usageErr("check", "--from: %v", err)
 		}
 	}
@@ -369,6 +370,7 @@ func (c *cli) check(args []string) int {
 		Reduce:         *reduce,
 		Rounds:         *rounds,
 		Prefix:         prefixPath,
+		PrefixInit:     prefixInit,
 		Progress:       prog.report,
 	}
 	c.warnBugs(sys, opts.Config)
@@ -510,7 +512,7 @@ func (c *cli) replay(args []string) int {
 	if err != nil {
 		return c.usageErr("replay", "%s: %v", file, err)
 	}
-	rep, err := Replay(sys, ConfigOf(t), path, *timeout)
+	rep, err := ReplayFrom(sys, ConfigOf(t), t.Init, path, *timeout)
 	if err != nil {
 		return c.usageErr("replay", "%s: %v", file, err)
 	}

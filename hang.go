@@ -33,6 +33,7 @@ func ConfirmAllowance(timeout time.Duration) time.Duration {
 // enough to run the same step again.
 type hang struct {
 	init    bool     // in an Init handler, before the first step
+	start   []int    // the choices that name the initial state path starts from
 	path    sim.Path // from the initial state to the stuck step, without it
 	event   sim.Event
 	choices []int // the choices the stuck step had made
@@ -165,33 +166,35 @@ func (c *checker) where(trail *search.Trail) hang {
 	ev, choices, from := c.w.Current()
 	switch c.phase {
 	case phaseInit:
-		return hang{init: true}
+		// Building an initial state: the choices so far name it.
+		return hang{init: true, start: choices}
 	case phasePath:
-		return hang{path: c.along[:c.alongAt].Clone(), event: ev, choices: choices}
+		return hang{start: c.alongInit, path: c.along[:c.alongAt].Clone(), event: ev, choices: choices}
 	case phaseWalk:
 		return c.walkHang(&c.walkTrail, ev, choices)
 	case phaseLocal:
 		return hang{local: from, event: ev, choices: choices}
 	}
-	return hang{path: c.searchPath(trail), event: ev, choices: choices}
+	start, path := c.searchPath(trail)
+	return hang{start: start, path: path, event: ev, choices: choices}
 }
 
 // searchPath is the path, from the initial state, to the state a search
 // worker is expanding. For a state the search kept rather than made
 // again it is made again here, on a world of its own, while the worker is
 // held in its handler.
-func (c *checker) searchPath(t *search.Trail) sim.Path {
+func (c *checker) searchPath(t *search.Trail) ([]int, sim.Path) {
 	if w, err := sim.NewWorld(c.m.Spec); err == nil {
-		if p, err := t.PathTo(w); err == nil {
-			return c.full(p)
+		if init, p, err := t.PathTo(w); err == nil {
+			return c.fullInit(init), c.full(p)
 		}
 	}
-	return c.full(t.Path.Clone())
+	return c.fullInit(t.Init), c.full(t.Path.Clone())
 }
 
 // walkHang says where a walk is, from its trail.
 func (c *checker) walkHang(t *walk.Trail, ev sim.Event, choices []int) hang {
-	h := hang{path: c.full(append(t.Base.Clone(), t.Path...)), event: ev, choices: choices, during: ", during a random walk"}
+	h := hang{start: t.Init, path: c.full(append(t.Base.Clone(), t.Path...)), event: ev, choices: choices, during: ", during a random walk"}
 	if t.Steps > len(t.Path) {
 		cp := *t
 		cp.Base, cp.Path = nil, nil
@@ -222,7 +225,7 @@ func (c *checker) confirm(sys *System, h *hang, allow time.Duration) (bool, erro
 	if !h.init {
 		p = append(p.Clone(), sim.Step{Event: h.event, Choices: h.choices})
 	}
-	rep, err := Replay(sys, c.res.Config, p, allow)
+	rep, err := ReplayFrom(sys, c.res.Config, h.start, p, allow)
 	if err != nil {
 		return false, c.noReplay(err)
 	}
@@ -293,7 +296,7 @@ func (c *checker) hangResult(h *hang, allow time.Duration) *Result {
 		return res
 	}
 	res.Verdict, res.Property, res.Critical = LivenessViolation, DivergenceProperty, nil
-	res.Path, res.Steps = h.confirmed, h.steps
+	res.Path, res.Init, res.Steps = h.confirmed, h.start, h.steps
 	on := "in Init"
 	if len(h.confirmed) > 0 {
 		on = "on " + h.text

@@ -140,7 +140,9 @@ type Options struct {
 	// Prefix is a path from the initial state (a live prefix, typically):
 	// it is replayed once, and the check starts from where it ends.
 	// Reported paths include it, so their traces replay on their own.
-	Prefix sim.Path
+	// PrefixInit names the initial state it starts from (see Result.Init).
+	Prefix     sim.Path
+	PrefixInit []int
 }
 
 // Progress is a snapshot of a running check.
@@ -223,6 +225,11 @@ type Result struct {
 	Property string
 	Message  string
 	Path     sim.Path
+	// Init names that initial state, for a system whose nodes choose in
+	// their first Init: the values those Choose calls returned, node 0's
+	// first (nil where there is one initial state). The nearest live path
+	// (Critical.LivePath) starts from the same one. ReplayFrom takes it.
+	Init []int
 	// Complete says the bounded search ran to its end.
 	Complete bool
 	// Covered is the depth the search finished: every state within
@@ -412,7 +419,7 @@ func Check(sys *System, opts Options) (*Result, error) {
 	// file would be, before reporting it. These runs look for no hang:
 	// they get the long allowance, so that a busy machine cannot make
 	// them fail.
-	rep, err := Replay(sys, cfg, res.Path, allow)
+	rep, err := ReplayFrom(sys, cfg, res.Init, res.Path, allow)
 	if err != nil {
 		return nil, c.noReplay(err)
 	}
@@ -440,7 +447,7 @@ func Check(sys *System, opts Options) (*Result, error) {
 		}
 	}
 	if cx := res.Critical; cx != nil {
-		lrep, err := Replay(sys, cfg, cx.LivePath, allow)
+		lrep, err := ReplayFrom(sys, cfg, res.Init, cx.LivePath, allow)
 		if err != nil {
 			return nil, c.noReplay(err)
 		}
@@ -469,14 +476,17 @@ const (
 const recheckEvery = 64
 
 type checker struct {
-	w         *sim.World
-	m         *Model
-	opts      Options
-	red       reductions
-	res       *Result
-	s0        *sim.State // the initial state
-	base      *sim.State // where the check starts: after the prefix
-	prefix    sim.Path
+	w      *sim.World
+	m      *Model
+	opts   Options
+	red    reductions
+	res    *Result
+	s0     *sim.State // the initial state (the first, without a prefix)
+	base   *sim.State // where the check starts: after the prefix
+	prefix sim.Path
+	// starts are the initial states the search starts from, without a
+	// prefix; the paths from them name theirs by its choices.
+	starts    []sim.Start
 	live      []*properties.Property
 	some      []*properties.Property // the reachability properties, as res.Sometimes
 	weights   *walk.Weights
@@ -488,6 +498,7 @@ type checker struct {
 	phase     int
 	walkTrail walk.Trail
 	along     sim.Path
+	alongInit []int
 	alongAt   int
 	watch     watchdog
 	mem       *memBudget
@@ -565,31 +576,45 @@ func (c *checker) run(trail *search.Trail) error {
 	if c.opts.Mode == "local" {
 		return c.runLocal()
 	}
-	s0, err := c.w.Initial()
-	if err != nil {
-		if hp := asPanic(err); hp != nil {
-			res.Verdict, res.Property, res.Message = SafetyViolation, search.PanicProperty, hp.Error()
-			return nil
-		}
-		return err
-	}
-	c.s0, c.base = s0, s0
 	if len(c.prefix) > 0 {
-		// The prefix runs once; the search, the walks and the probes all
-		// start from the state it reaches.
+		// The prefix runs once, from the initial state it names; the
+		// search, the walks and the probes all start from the state it
+		// reaches.
 		c.w.Strict = true
-		end, err := c.runPath(s0, c.prefix, 0, len(c.prefix))
+		s0, err := c.w.InitialFrom(c.opts.PrefixInit)
+		if err == nil {
+			c.s0 = s0
+			c.base, err = c.runPath(c.opts.PrefixInit, s0, c.prefix, 0, len(c.prefix))
+		}
 		c.w.Strict = false
 		if err != nil {
 			return fmt.Errorf("%w under this configuration: %v", ErrPrefix, err)
 		}
-		c.base = end
+	} else {
+		starts, err := c.w.Starts()
+		if err != nil {
+			var se *sim.StartError
+			if hp := asPanic(err); hp != nil && errors.As(err, &se) && len(starts) == 0 {
+				res.Verdict, res.Property, res.Message, res.Init = SafetyViolation, search.PanicProperty, hp.Error(), se.Init
+				return nil
+			}
+			if hp := asPanic(err); hp == nil {
+				return err
+			}
+			// A panic under later choices: the search reports it after
+			// the initial states before it.
+			starts = nil
+		}
+		c.starts = starts
+		if starts != nil {
+			c.s0, c.base = starts[0].State, starts[0].State
+		}
 	}
 	sopts := search.Options{
 		Depth:      c.opts.Depth,
 		MaxStates:  c.opts.MaxStates,
 		Properties: c.m.Properties,
-		Start:      c.base,
+		Starts:     c.starts,
 		Trail:      trail,
 		Stop:       c.searchStop,
 		Workers:    c.searchWorkers(),
@@ -599,6 +624,9 @@ func (c *checker) run(trail *search.Trail) error {
 		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }
 	}
 	c.phase = phaseSearch
+	if len(c.prefix) > 0 {
+		sopts.Start = c.base
+	}
 	sr, err := search.Global(c.w, sopts)
 	if err != nil {
 		return err
@@ -609,16 +637,17 @@ func (c *checker) run(trail *search.Trail) error {
 	res.Exhausted = sr.Exhausted
 	res.Covered = sr.Depth
 	if v := sr.Violation; v != nil {
+		c.setPath(v.Init, v.Path)
 		if v.PropertyError != nil {
-			res.Verdict, res.Property, res.Message, res.Path = PropertyError, v.Property, v.Message, c.full(v.Path)
+			res.Verdict, res.Property, res.Message = PropertyError, v.Property, v.Message
 			return nil
 		}
 		res.Verdict = SafetyViolation
-		res.Property, res.Message, res.Path = v.Property, v.Message, c.full(v.Path)
+		res.Property, res.Message = v.Property, v.Message
 		if v.Kind == properties.Liveness {
 			res.Verdict = LivenessViolation
 			if v.Property == search.QuiescentProperty && !c.opts.NoWalks {
-				return c.liveness(v.Path)
+				return c.liveness(v.Init, v.Path)
 			}
 		}
 		return nil
@@ -645,7 +674,7 @@ func (c *checker) run(trail *search.Trail) error {
 		}
 		c.periphery = sr.Periphery
 		res.Verdict = OK
-		if err := c.liveness(nil); err != nil {
+		if err := c.liveness(nil, nil); err != nil {
 			return err
 		}
 		if res.Verdict == OK || res.Verdict == Inconclusive {
@@ -657,8 +686,8 @@ func (c *checker) run(trail *search.Trail) error {
 	if sr.Dead != 0 {
 		// A region of states that are not live, closed within the bound:
 		// no walk starts there, but the search saw all of it.
-		p := sim.Path{}
-		if c.base.Fingerprint() != sr.Dead {
+		p, init := sim.Path{}, []int(nil)
+		if len(c.starts) > 1 || c.base.Fingerprint() != sr.Dead {
 			to := sopts
 			to.Target, to.Progress = sr.Dead, nil
 			tr, err := search.Global(c.w, to)
@@ -668,20 +697,21 @@ func (c *checker) run(trail *search.Trail) error {
 			if tr.TargetPath == nil {
 				return fmt.Errorf("internal error: the search does not find its own dead state again")
 			}
-			p = tr.TargetPath
+			p, init = tr.TargetPath, tr.TargetInit
 		}
-		res.Verdict, res.Property, res.Path = LivenessViolation, c.liveName(), c.full(p)
+		c.setPath(init, p)
+		res.Verdict, res.Property = LivenessViolation, c.liveName()
 		res.Message = fmt.Sprintf("%s can never hold again: the search saw every state reachable from the end of this path, and none is live", res.Property)
 		if c.opts.NoWalks {
-			return c.deadEvidence(p, sopts)
+			return c.deadEvidence(init, p, sopts)
 		}
-		return c.liveness(p)
+		return c.liveness(init, p)
 	}
 	if c.opts.NoWalks || len(c.live) == 0 {
 		return nil
 	}
 	c.periphery = sr.Periphery
-	if err := c.liveness(nil); err != nil {
+	if err := c.liveness(nil, nil); err != nil {
 		return err
 	}
 	if res.Verdict == Inconclusive && res.Message == "" && !res.Interrupted && c.timeUp() {
@@ -695,12 +725,12 @@ func (c *checker) run(trail *search.Trail) error {
 // would run the dead test) with a search from the end of p: every state
 // reachable from there, none of them live. The replay of the trace
 // checks it as it checks a dead test's.
-func (c *checker) deadEvidence(p sim.Path, sopts search.Options) error {
-	end, err := c.runPath(c.base, p, 0, len(p))
+func (c *checker) deadEvidence(init []int, p sim.Path, sopts search.Options) error {
+	end, err := c.runPath(c.fullInit(init), c.startOf(init), p, 0, len(p))
 	if err != nil {
 		return err
 	}
-	sopts.Start, sopts.Target, sopts.Progress, sopts.Trail = end, 0, nil, nil
+	sopts.Start, sopts.Starts, sopts.Target, sopts.Progress, sopts.Trail = end, nil, 0, nil, nil
 	sr, err := search.Global(c.w, sopts)
 	if err != nil {
 		return err
@@ -732,8 +762,8 @@ func (c *checker) runLocal() error {
 	res.Complete, res.Exhausted = lr.Complete, lr.Complete
 	res.Stats = search.Stats{States: int64(lr.Stats.TotalNodeStates), Transitions: lr.Stats.Transitions, Elapsed: lr.Stats.Elapsed}
 	if v := lr.Violation; v != nil {
-		res.Verdict, res.Property, res.Message, res.Path = SafetyViolation, v.Property, v.Message, v.Path
-		if pe := c.propertyError(v.Property, v.Path); pe != nil {
+		res.Verdict, res.Property, res.Message, res.Path, res.Init = SafetyViolation, v.Property, v.Message, v.Path, v.Init
+		if pe := c.propertyError(v.Property, v.Init, v.Path); pe != nil {
 			res.Verdict, res.Message = PropertyError, pe.Error()
 		}
 		return nil
@@ -810,19 +840,20 @@ func (c *checker) searchWorkers() []search.Worker {
 		trail := &search.Trail{}
 		w.Guard = c.watch.add(func() hang {
 			ev, choices, _ := w.Current()
-			return hang{path: c.searchPath(trail), event: ev, choices: choices}
+			start, path := c.searchPath(trail)
+			return hang{start: start, path: path, event: ev, choices: choices}
 		})
 		out = append(out, search.Worker{World: w, Trail: trail})
 	}
 	return out
 }
 
-// runPath applies p[from:to] to s, p a path from the initial state,
-// keeping the watchdog told where it is.
-func (c *checker) runPath(s *sim.State, p sim.Path, from, to int) (*sim.State, error) {
+// runPath applies p[from:to] to s, p a path from the initial state init
+// names, keeping the watchdog told where it is.
+func (c *checker) runPath(init []int, s *sim.State, p sim.Path, from, to int) (*sim.State, error) {
 	saved := c.phase
 	defer func() { c.phase = saved }()
-	c.phase, c.along = phasePath, p
+	c.phase, c.along, c.alongInit = phasePath, p, init
 	for i := from; i < to; i++ {
 		c.alongAt = i
 		next, err := c.w.Apply(s, p[i].Event, p[i].Choices)
@@ -832,6 +863,34 @@ func (c *checker) runPath(s *sim.State, p sim.Path, from, to int) (*sim.State, e
 		s = next
 	}
 	return s, nil
+}
+
+// startOf returns the state the check's paths from the initial state
+// init names start from: the prefix's end, or that initial state.
+func (c *checker) startOf(init []int) *sim.State {
+	if len(c.prefix) == 0 {
+		for _, st := range c.starts {
+			if slices.Equal(st.Init, init) {
+				return st.State
+			}
+		}
+	}
+	return c.base
+}
+
+// fullInit names the initial state of a path from where the check
+// starts that starts from init: the prefix's, with a prefix.
+func (c *checker) fullInit(init []int) []int {
+	if len(c.prefix) > 0 {
+		return c.opts.PrefixInit
+	}
+	return init
+}
+
+// setPath makes p, a path from the initial state init names (from the
+// prefix's end, with a prefix), the result's path.
+func (c *checker) setPath(init []int, p sim.Path) {
+	c.res.Init, c.res.Path = c.fullInit(init), c.full(p)
 }
 
 // full returns the path from the initial state: the prefix, then p.
@@ -844,8 +903,8 @@ func (c *checker) full(p sim.Path) sim.Path {
 
 // propertyError says whether the named property panics at the end of p:
 // local mode, verifying a violation, sees only that it failed.
-func (c *checker) propertyError(name string, p sim.Path) *properties.Error {
-	s, err := c.w.Initial()
+func (c *checker) propertyError(name string, init []int, p sim.Path) *properties.Error {
+	s, err := c.w.InitialFrom(init)
 	if err != nil {
 		return nil
 	}
@@ -883,6 +942,7 @@ func (r *Result) Trace(describe func(i int) string) *reports.Trace {
 		Result:   string(r.Verdict),
 		Property: r.Property,
 		Message:  r.Message,
+		Init:     r.Init,
 		Steps:    reports.FromPath(r.Path, describe),
 
 		PrefixLength: r.PrefixLen,
@@ -995,11 +1055,22 @@ func (w Waiting) String() string {
 // trace puts it, or its choices do not fit.
 var ErrNoReplay = errors.New("the trace does not replay")
 
-// Replay re-executes a path on a system's configuration, checking every
-// property on the way, and says what violation it reaches. It stops at the
-// first safety violation or handler panic. A path whose steps cannot be
-// applied exactly is an error wrapping ErrNoReplay.
+// Replay re-executes a path from the initial state on a system's
+// configuration, checking every property on the way, and says what
+// violation it reaches. It stops at the first safety violation or handler
+// panic. A path whose steps cannot be applied exactly is an error wrapping
+// ErrNoReplay. For a system whose nodes choose in their first Init, use
+// ReplayFrom.
 func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replayed, error) {
+	return ReplayFrom(sys, cfg, nil, p, timeout)
+}
+
+// ReplayFrom is Replay from the initial state that init names: the values
+// the nodes' first Init calls' Choose calls return, node 0's first
+// (Result.Init, a trace's init). Choices that do not fit those calls
+// exactly (out of range, too few, too many) are an error wrapping
+// ErrNoReplay, at step 0.
+func ReplayFrom(sys *System, cfg Config, init []int, p sim.Path, timeout time.Duration) (*Replayed, error) {
 	if timeout <= 0 {
 		timeout = 2 * time.Second
 	}
@@ -1027,7 +1098,7 @@ func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replay
 		}
 		return h
 	}
-	h, err := guarded(w, timeout, where, func() error { return replay(w, m, p, rep, &cur) })
+	h, err := guarded(w, timeout, where, func() error { return replay(w, m, init, p, rep, &cur) })
 	if h != nil {
 		// rep belongs to the goroutine left in the handler.
 		rep = &Replayed{Verdict: LivenessViolation, Property: DivergenceProperty, Steps: h.steps}
@@ -1050,11 +1121,14 @@ type NoReplayError struct {
 }
 
 func (e *NoReplayError) Error() string {
+	if e.Step == 0 {
+		return fmt.Sprintf("%v: the initial state: %v", ErrNoReplay, e.Err)
+	}
 	return fmt.Sprintf("%v: step %d (%s): %v", ErrNoReplay, e.Step, e.Event, e.Err)
 }
 func (e *NoReplayError) Unwrap() error { return ErrNoReplay }
 
-func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *ReplayStep) (err error) {
+func replay(w *sim.World, m *Model, init []int, p sim.Path, rep *Replayed, cur *ReplayStep) (err error) {
 	// A property that panics is a property error where it happens.
 	propErr := func(pe *properties.Error) {
 		rep.Verdict, rep.Property, rep.Message = PropertyError, pe.Property, pe.Error()
@@ -1119,10 +1193,14 @@ func replay(w *sim.World, m *Model, p sim.Path, rep *Replayed, cur *ReplayStep) 
 			}
 		}
 	}
-	s, err := w.Initial()
+	w.Strict = true
+	s, err := w.InitialFrom(init)
 	if err != nil {
 		if panicked(err) {
 			return nil
+		}
+		if errors.Is(err, sim.ErrNotEnabled) {
+			return &NoReplayError{Err: err}
 		}
 		return err
 	}

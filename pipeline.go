@@ -70,7 +70,7 @@ type LiveStats struct {
 // liveness runs the second and third phases of a check: a walk from each
 // periphery state; for a walk that never becomes live, the critical
 // transition search, with the walk depth doubled on C2 up to a limit.
-func (c *checker) liveness(quiescent sim.Path) error {
+func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 	start := time.Now()
 	defer func() { c.res.Live.Elapsed = time.Since(start) }()
 	defer c.walksReached()
@@ -81,24 +81,26 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	c.phase = phaseWalk
 	var undecided []string
 	// safetyFound reports a safety violation a walk ran into.
-	safetyFound := func(p sim.Path, r *walk.Result) bool {
+	safetyFound := func(init []int, p sim.Path, r *walk.Result) bool {
 		if r.Violated == "" {
 			return false
 		}
-		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, r.Violated, r.Message, c.full(p)
+		c.setPath(init, p)
+		c.res.Verdict, c.res.Property, c.res.Message = SafetyViolation, r.Violated, r.Message
 		return true
 	}
 
 	// A suspect is a path that ends in a state that is not live. Walks
 	// longer and longer settle it: C1 reports it, a recovery clears it.
-	settle := func(idx int, base sim.Path, tail sim.Path, end *sim.State) (bool, error) {
+	settle := func(idx int, init []int, base sim.Path, tail sim.Path, end *sim.State) (bool, error) {
 		c.res.Live.Suspects++
 		depth := opts.WalkDepth
 		var tried []string
 		for attempt := 0; ; attempt++ {
 			p := append(base.Clone(), tail...)
 			ct := time.Now()
-			cr, err := critical.Search(c.w, c.base, p, c.isLive, critical.Options{
+			c.walkTrail.Init = c.fullInit(init)
+			cr, err := critical.Search(c.w, c.startOf(init), p, c.isLive, critical.Options{
 				Walks:   opts.Walks,
 				Dmax:    len(base) + depth,
 				Chooser: c.weights,
@@ -109,10 +111,10 @@ func (c *checker) liveness(quiescent sim.Path) error {
 			})
 			c.res.Live.Critical += time.Since(ct)
 			if err != nil {
-				return false, c.walkError(err, p)
+				return false, c.walkError(err, init, p)
 			}
 			if cr.Case == critical.C1 {
-				c.report(p, cr, c.endTest(depth), tried)
+				c.report(init, p, cr, c.endTest(depth), tried)
 				return true, nil
 			}
 			if cr.Case == critical.Start && cr.Dead != nil && cr.Dead.SearchAll {
@@ -120,7 +122,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 				// every state reachable from there. (Short of that, with
 				// no live state before it to compare, walks too short
 				// may be why: escalate as in case C2.)
-				c.reportStart(p, cr, c.endTest(depth))
+				c.reportStart(init, p, cr, c.endTest(depth))
 				return true, nil
 			}
 			tried = append(tried, fmt.Sprintf("walk depth %d: %s", depth, cr.Why))
@@ -139,13 +141,13 @@ func (c *checker) liveness(quiescent sim.Path) error {
 				continue
 			}
 			wk.Reseed(walk.Seed(uint64(opts.Seed), uint64(idx), uint64(attempt)+2000))
-			c.walkTrail.Base = p
+			c.walkTrail.Init, c.walkTrail.Base = c.fullInit(init), p
 			r, err := wk.Walk(end, extra, true, true)
 			c.res.Live.WalkSteps += int64(r.Steps)
 			if err != nil {
-				return false, c.walkError(err, append(p, r.Path...))
+				return false, c.walkError(err, init, append(p, r.Path...))
 			}
-			if safetyFound(append(p, r.Path...), r) {
+			if safetyFound(init, append(p, r.Path...), r) {
 				return true, nil
 			}
 			if r.LiveAt >= 0 {
@@ -160,7 +162,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 	if quiescent != nil {
 		// The search found a state where nothing can happen: certainly
 		// dead. Find where it became so.
-		_, err := settle(0, quiescent, nil, nil)
+		_, err := settle(0, qinit, quiescent, nil, nil)
 		return err
 	}
 	take, finish := c.walkPeriphery()
@@ -174,7 +176,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 			break
 		}
 		out := take(i)
-		r, err, base := out.r, out.err, out.base
+		r, err, base, init := out.r, out.err, out.base, out.init
 		if r == nil {
 			return err // the state did not replay
 		}
@@ -182,9 +184,9 @@ func (c *checker) liveness(quiescent sim.Path) error {
 		c.res.Live.WalkSteps += int64(r.Steps)
 		c.takeWalk(out.tally, base)
 		if err != nil {
-			return c.walkError(err, append(base.Clone(), r.Path...))
+			return c.walkError(err, init, append(base.Clone(), r.Path...))
 		}
-		if safetyFound(append(base.Clone(), r.Path...), r) {
+		if safetyFound(init, append(base.Clone(), r.Path...), r) {
 			return nil
 		}
 		if c.opts.Progress != nil && i%64 == 63 {
@@ -193,7 +195,7 @@ func (c *checker) liveness(quiescent sim.Path) error {
 		if r.LiveAt >= 0 {
 			continue
 		}
-		found, err := settle(i, base, r.Path, r.End)
+		found, err := settle(i, init, base, r.Path, r.End)
 		if err != nil || found {
 			return err
 		}
@@ -212,9 +214,10 @@ func (c *checker) liveness(quiescent sim.Path) error {
 // walkError turns a handler or property panic during a walk, or what a
 // probe of the critical search ran into (with its own path), into a
 // finding; other errors are failures.
-func (c *checker) walkError(err error, p sim.Path) error {
+func (c *checker) walkError(err error, init []int, p sim.Path) error {
 	var f *critical.Finding
 	if errors.As(err, &f) {
+		c.setPath(init, f.Path)
 		switch {
 		case f.PropertyError != nil:
 			c.res.Verdict, c.res.Property = PropertyError, f.PropertyError.Property
@@ -223,16 +226,18 @@ func (c *checker) walkError(err error, p sim.Path) error {
 		default:
 			c.res.Verdict, c.res.Property = SafetyViolation, f.Property
 		}
-		c.res.Message, c.res.Path = f.Message, c.full(f.Path)
+		c.res.Message = f.Message
 		return nil
 	}
 	if hp := asPanic(err); hp != nil {
-		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = SafetyViolation, search.PanicProperty, hp.Error(), c.full(p)
+		c.setPath(init, p)
+		c.res.Verdict, c.res.Property, c.res.Message = SafetyViolation, search.PanicProperty, hp.Error()
 		return nil
 	}
 	var pe *properties.Error
 	if errors.As(err, &pe) {
-		c.res.Verdict, c.res.Property, c.res.Message, c.res.Path = PropertyError, pe.Property, pe.Error(), c.full(p)
+		c.setPath(init, p)
+		c.res.Verdict, c.res.Property, c.res.Message = PropertyError, pe.Property, pe.Error()
 		return nil
 	}
 	return err
@@ -241,10 +246,10 @@ func (c *checker) walkError(err error, p sim.Path) error {
 // report records a liveness violation with its critical transition. p
 // and cr count from the check's start; the result counts from the initial
 // state, prefix included.
-func (c *checker) report(p sim.Path, cr *critical.Result, dt DeadTest, tried []string) {
+func (c *checker) report(init []int, p sim.Path, cr *critical.Result, dt DeadTest, tried []string) {
 	r := c.res
 	r.Verdict = LivenessViolation
-	r.Path = c.full(p)
+	c.setPath(init, p)
 	r.Property = c.liveName()
 	k := len(c.prefix)
 	cx := &Critical{
@@ -253,17 +258,17 @@ func (c *checker) report(p sim.Path, cr *critical.Result, dt DeadTest, tried []s
 		WalkDepth: dt.WalkDepth, Tried: tried,
 		Dead: cr.Dead, Alive: cr.Alive, End: cr.End, EndTest: dt, Overturned: cr.Overturned,
 	}
-	if end, _ := c.stateAfter(p, len(p)); end != nil {
+	if end, _ := c.stateAfter(init, p, len(p)); end != nil {
 		cx.endFP = end.Fingerprint()
 	}
-	before, _ := c.stateAfter(p, cr.Step-1)
-	after, _ := c.stateAfter(p, cr.Step)
+	before, _ := c.stateAfter(init, p, cr.Step-1)
+	after, _ := c.stateAfter(init, p, cr.Step)
 	if before != nil && after != nil {
 		cx.EventText = c.w.Describe(before, cr.Event)
 		cx.Before, cx.After = dumpNodes(before), dumpNodes(after)
 	}
 	if len(cr.LivePath) > cr.LiveStep {
-		if la, _ := c.stateAfter(cr.LivePath, cr.LiveStep+1); la != nil {
+		if la, _ := c.stateAfter(init, cr.LivePath, cr.LiveStep+1); la != nil {
 			cx.LiveAfter = dumpNodes(la)
 			cx.LiveEventText = c.w.Describe(before, cr.LivePath[cr.LiveStep].Event)
 		}
@@ -274,13 +279,14 @@ func (c *checker) report(p sim.Path, cr *critical.Result, dt DeadTest, tried []s
 
 // reportStart records a liveness violation whose path is dead from its
 // first state: the property can never hold, whatever happens.
-func (c *checker) reportStart(p sim.Path, cr *critical.Result, dt DeadTest) {
+func (c *checker) reportStart(init []int, p sim.Path, cr *critical.Result, dt DeadTest) {
 	r := c.res
-	r.Verdict, r.Property, r.Path, r.Critical = LivenessViolation, c.liveName(), c.full(p), nil
+	c.setPath(init, p)
+	r.Verdict, r.Property, r.Critical = LivenessViolation, c.liveName(), nil
 	// The trace records the dead test of the path's last state, which
 	// replay runs again, as for a critical transition.
 	r.startEnd = &Critical{End: cr.End, EndTest: dt}
-	if end, _ := c.stateAfter(p, len(p)); end != nil {
+	if end, _ := c.stateAfter(init, p, len(p)); end != nil {
 		r.startEnd.endFP = end.Fingerprint()
 	}
 	why := fmt.Sprintf("none of the %d states reachable from it is live (all searched)", cr.Dead.SearchStates)
@@ -301,13 +307,14 @@ func liveNames(m *Model) string {
 	return strings.Join(names, ",")
 }
 
-// stateAfter replays the first n steps of p from where the check started.
-func (c *checker) stateAfter(p sim.Path, n int) (*sim.State, error) {
+// stateAfter replays the first n steps of p from where the check started
+// (the initial state init names, without a prefix).
+func (c *checker) stateAfter(init []int, p sim.Path, n int) (*sim.State, error) {
 	saved := c.w.Chooser
 	c.w.Chooser = nil
 	defer func() { c.w.Chooser = saved }()
 	k := len(c.prefix)
-	s, err := c.runPath(c.base, c.full(p), k, k+min(n, len(p)))
+	s, err := c.runPath(c.fullInit(init), c.startOf(init), c.full(p), k, k+min(n, len(p)))
 	if err != nil {
 		return nil, err
 	}
@@ -358,6 +365,7 @@ func (r *Result) writeTraces(dir string, name func(property string, p sim.Path) 
 
 type walkOut struct {
 	base  sim.Path // the periphery state's path
+	init  []int    // from the initial state that names
 	r     *walk.Result
 	err   error
 	tally *walkTally
@@ -420,7 +428,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 				}
 				seed := walk.Seed(uint64(c.opts.Seed), uint64(i), 0)
 				wk.Reseed(seed)
-				trail.Base = f.Path
+				trail.Init, trail.Base = c.fullInit(f.Init), f.Path
 				// A walk goes on past recovery to its full depth, checking
 				// safety all the way. It records nothing the first time:
 				// only a walk that never recovers, or runs into a
@@ -437,7 +445,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 				} else {
 					r.End = nil // recovered: nothing more is needed of it
 				}
-				outs[i] <- walkOut{f.Path, r, err, t}
+				outs[i] <- walkOut{f.Path, f.Init, r, err, t}
 			}
 		}()
 	}

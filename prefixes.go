@@ -3,7 +3,9 @@ package livecheck
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/livecheck/livecheck/prefix"
@@ -30,7 +32,8 @@ type PrefixOptions struct {
 // liveness property holds, and has held for the settle steps.
 type LivePrefix struct {
 	Path      sim.Path
-	FirstLive int // steps to the first live state
+	Init      []int // the initial state it starts from (see Result.Init)
+	FirstLive int   // steps to the first live state
 }
 
 // Prefixes makes live prefixes of a system by biased random walks with
@@ -58,10 +61,16 @@ func Prefixes(sys *System, opts PrefixOptions) (Config, []LivePrefix, error) {
 	if err != nil {
 		return cfg, nil, err
 	}
-	s0, err := w.Initial()
+	// A system whose nodes choose in their first Init has several
+	// initial states: the seed draws one, as a walk draws its choices.
+	rng := rand.New(rand.NewPCG(uint64(opts.Seed), initSeed))
+	w.Chooser = func(n int) int { return rng.IntN(n) }
+	s0, err := w.InitialFrom(nil)
+	w.Chooser = nil
 	if err != nil {
 		return cfg, nil, err
 	}
+	init := slices.Clone(w.Last().Choices)
 	wt := walk.DefaultWeights
 	if m.Weights != nil {
 		wt = *m.Weights
@@ -74,7 +83,7 @@ func Prefixes(sys *System, opts PrefixOptions) (Config, []LivePrefix, error) {
 	})
 	out := make([]LivePrefix, len(ps))
 	for i, p := range ps {
-		out[i] = LivePrefix{Path: p.Path, FirstLive: p.FirstLive}
+		out[i] = LivePrefix{Path: p.Path, Init: init, FirstLive: p.FirstLive}
 	}
 	return cfg, out, err
 }
@@ -92,6 +101,7 @@ func WritePrefix(dir string, sys *System, cfg Config, seed int64, settle int, p 
 		System: sys.Name, Nodes: cfg.Nodes, Bugs: cfg.Bugs, Params: cfg.Params,
 		Seed: seed, Result: string(PrefixResult),
 		Message: fmt.Sprintf("live after step %d, and still live %d steps later", p.FirstLive, settle),
+		Init:    p.Init,
 		Steps:   reports.FromPath(p.Path, nil),
 	}
 	if len(names) > 0 {
@@ -101,20 +111,25 @@ func WritePrefix(dir string, sys *System, cfg Config, seed int64, settle int, p 
 	return path, reports.WriteFileAtomic(path, t.Write)
 }
 
+// initSeed is the second word of the generator that draws a prefix's
+// initial state from the seed.
+const initSeed = 0x1f0c5e7d2b9a4e63
+
 // PrefixResult marks a trace file that holds a live prefix.
 const PrefixResult Verdict = "prefix"
 
 // PrefixStart reads the prefix file a check starts from (`check --from`)
 // and merges its configuration into cfg: the nodes and parameters cfg
 // leaves unset are the file's, and those it gives must match the file's.
-// It returns the merged configuration and the prefix's path.
-func PrefixStart(sys *System, file string, cfg Config) (Config, sim.Path, error) {
+// It returns the merged configuration and the prefix's initial state (as
+// Options.PrefixInit) and path.
+func PrefixStart(sys *System, file string, cfg Config) (Config, []int, sim.Path, error) {
 	t, err := reports.ReadTraceFile(file)
 	if err != nil {
-		return cfg, nil, err
+		return cfg, nil, nil, err
 	}
 	if Verdict(t.Result) != PrefixResult {
-		return cfg, nil, fmt.Errorf("%s is not a prefix file (it records %q; make prefixes with 'livecheck prefix')", file, t.Result)
+		return cfg, nil, nil, fmt.Errorf("%s is not a prefix file (it records %q; make prefixes with 'livecheck prefix')", file, t.Result)
 	}
 	var diff []string
 	if t.System != sys.Name {
@@ -144,11 +159,11 @@ func PrefixStart(sys *System, file string, cfg Config) (Config, sim.Path, error)
 	}
 	cfg.Params = params
 	if len(diff) > 0 {
-		return cfg, nil, fmt.Errorf("%s was made for another configuration: %s", file, strings.Join(diff, "; "))
+		return cfg, nil, nil, fmt.Errorf("%s was made for another configuration: %s", file, strings.Join(diff, "; "))
 	}
 	p, err := reports.Path(t.Steps)
 	if err != nil {
-		return cfg, nil, fmt.Errorf("%s: %v", file, err)
+		return cfg, nil, nil, fmt.Errorf("%s: %v", file, err)
 	}
-	return cfg, p, nil
+	return cfg, t.Init, p, nil
 }

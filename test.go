@@ -308,7 +308,7 @@ func replayFile(sys *System, file string, timeout time.Duration) replayedFile {
 	}
 	// A trace that no longer replays, or names a property the system has
 	// no more, shows nothing: the protocol changed under it.
-	if r.rep, err = Replay(sys, ConfigOf(tr), path, timeout); err != nil {
+	if r.rep, err = ReplayFrom(sys, ConfigOf(tr), tr.Init, path, timeout); err != nil {
 		r.got = fmt.Sprintf("it no longer replays: %v", err)
 		return r
 	}

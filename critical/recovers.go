@@ -243,7 +243,7 @@ func bfs(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test, ev *Evi
 					if t.Trail != nil {
 						// The path is all there is to the step: no walk to
 						// walk again by its seed.
-						*t.Trail = walk.Trail{Base: t.Trail.Base, Path: base, Event: event, Steps: len(base)}
+						*t.Trail = walk.Trail{Init: t.Trail.Init, Base: t.Trail.Base, Path: base, Event: event, Steps: len(base)}
 					}
 					n, err := w.Apply(e.state, event, tape)
 					ev.Steps++

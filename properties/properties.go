@@ -10,7 +10,7 @@
 //	oneLeader := properties.Always("one-leader", "at most one node is leader",
 //		func(s *sim.State) error {
 //			leaders := 0
-//			for _, n := range properties.Nodes[*node](s) {
+//			for _, n := range properties.All[*node](s) {
 //				if n.Leader { leaders++ }
 //			}
 //			if leaders > 1 { return fmt.Errorf("%d leaders", leaders) }
@@ -44,6 +44,7 @@ package properties
 
 import (
 	"fmt"
+	"iter"
 	"regexp"
 	"slices"
 	"strconv"
@@ -385,6 +386,21 @@ func Nodes[T sim.Node](s *sim.State) []T {
 		out[i] = Node[T](s, sim.NodeID(i))
 	}
 	return out
+}
+
+// All yields every node's id and state as T, as Nodes does, without
+// making a slice: a property evaluated on every state of a large search
+// allocates nothing with it.
+//
+//	for id, n := range properties.All[*node](s) { ... }
+func All[T sim.Node](s *sim.State) iter.Seq2[sim.NodeID, T] {
+	return func(yield func(sim.NodeID, T) bool) {
+		for i := range s.N() {
+			if !yield(sim.NodeID(i), Node[T](s, sim.NodeID(i))) {
+				return
+			}
+		}
+	}
 }
 
 // Node returns node i's state as T.

@@ -2,6 +2,7 @@ package properties_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -199,5 +200,45 @@ func TestLeadsToBind(t *testing.T) {
 	if err := properties.Validate([]properties.Property{properties.LeadsTo("q", "", yes, nil)}); err == nil ||
 		err.Error() != `leads-to property "q" needs both P and Q, and the liveness kind` {
 		t.Fatalf("Validate: %v", err)
+	}
+}
+
+// All yields what Nodes returns, in id order, stops when the loop does,
+// and allocates nothing.
+func TestAll(t *testing.T) {
+	w, err := sim.NewWorld(sim.Spec{Nodes: 3, New: func(sim.NodeID) sim.Node { return &candidate{} }, Calls: []sim.Call{{To: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := w.Initial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = w.Apply(s, sim.Event{Kind: sim.App, Node: 1, Call: 0}, nil); err != nil {
+		t.Fatal(err)
+	}
+	nodes := properties.Nodes[*candidate](s)
+	var got []string
+	for id, n := range properties.All[*candidate](s) {
+		if n != nodes[id] {
+			t.Errorf("All gives node %d as %p, Nodes as %p", id, n, nodes[id])
+		}
+		got = append(got, fmt.Sprintf("%d:%v", id, n.Leader))
+		if id == 1 {
+			break
+		}
+	}
+	if want := []string{"0:false", "1:true"}; !slices.Equal(got, want) {
+		t.Errorf("All yielded %v, want %v", got, want)
+	}
+	leaders := 0
+	if a := testing.AllocsPerRun(100, func() {
+		for _, n := range properties.All[*candidate](s) {
+			if n.Leader {
+				leaders++
+			}
+		}
+	}); a != 0 {
+		t.Errorf("All allocates %v times a loop", a)
 	}
 }

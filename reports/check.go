@@ -22,19 +22,22 @@ type Check struct {
 	System string `json:"system"`
 	// Symmetry is the groups of interchangeable nodes the search reduced
 	// by: its counts are of classes of states renamings of each other.
-	Symmetry  [][]sim.NodeID    `json:"symmetry,omitempty"`
-	Bugs      []string          `json:"bugs"`
-	Nodes     int               `json:"nodes"`
-	Params    map[string]string `json:"params,omitempty"`
-	Budget    sim.Budget        `json:"budget"`
-	Seed      int64             `json:"seed"`
-	Depth     int               `json:"depth"`
-	Property  string            `json:"property,omitempty"`
-	Message   string            `json:"message,omitempty"`
-	Trace     string            `json:"trace,omitempty"`
-	PathLen   int               `json:"path_length,omitempty"`
-	Complete  bool              `json:"complete"`
-	Exhausted bool              `json:"exhausted"`
+	Symmetry [][]sim.NodeID    `json:"symmetry,omitempty"`
+	Bugs     []string          `json:"bugs"`
+	Nodes    int               `json:"nodes"`
+	Params   map[string]string `json:"params,omitempty"`
+	Budget   sim.Budget        `json:"budget"`
+	Seed     int64             `json:"seed"`
+	Depth    int               `json:"depth"`
+	Property string            `json:"property,omitempty"`
+	Message  string            `json:"message,omitempty"`
+	Trace    string            `json:"trace,omitempty"`
+	PathLen  int               `json:"path_length,omitempty"`
+	// Init is the choices of the first Init calls that give the initial
+	// state the path starts from (none where there is one).
+	Init      []int `json:"init,omitempty"`
+	Complete  bool  `json:"complete"`
+	Exhausted bool  `json:"exhausted"`
 	// Covered is the depth the search finished: every state within it
 	// was explored; Cut says what ended the search before its bound.
 	Covered int    `json:"covered_depth"`
@@ -409,10 +412,19 @@ func writeVerdict(w io.Writer, c *Check) {
 		fallthrough
 	default:
 		fmt.Fprintf(w, "%s of %s: %s\n\n", c.Result, c.Property, c.Message)
-		fmt.Fprintf(w, "path of %d steps:\n", c.PathLen)
+		fmt.Fprintf(w, "path of %d steps%s:\n", c.PathLen, fromInit(c.Init))
 		WriteSteps(w, c.Steps)
 		fmt.Fprintln(w)
 	}
+}
+
+// fromInit says which initial state a path starts from, where there are
+// several.
+func fromInit(init []int) string {
+	if len(init) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", from the initial state of Init choices %v", init)
 }
 
 // WriteCoverage writes a line per reachability property, reached or not,
@@ -519,7 +531,7 @@ const (
 func writeCritical(w io.Writer, c *Check) {
 	cx := c.Critical
 	step, liveStep := cx.TraceStep, cx.LiveStep+c.PrefixLen
-	fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %d steps.\n\n", c.Property, c.PathLen)
+	fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %d steps%s.\n\n", c.Property, c.PathLen, fromInit(c.Init))
 	fmt.Fprintf(w, "critical transition (case %s): step %d of %d\n    %s\n", cx.Case, step, c.PathLen, cx.Event)
 	if c.PrefixLen > 0 {
 		fmt.Fprintf(w, "that is step %d after the prefix of %d steps\n", cx.Step, c.PrefixLen)

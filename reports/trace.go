@@ -27,7 +27,12 @@ import (
 // In every version, steps count from 1: the i-th element of Steps is step
 // i, the state after step i is the state it leads to, and the state after
 // step 0 is the initial state; Critical.Step and LiveStep count so.
-const TraceVersion = 1
+//
+// Version 2 adds Init, the choices of the first Init calls that pick the
+// initial state. A trace without them is written as version 1, byte for
+// byte as before, so that only a file a version-1 reader cannot replay is
+// refused by it, for its version.
+const TraceVersion = 2
 
 // A Trace is the content of a trace file.
 type Trace struct {
@@ -50,7 +55,11 @@ type Trace struct {
 	// DeadTest is the test that found no way back to a live state from
 	// the last state of a liveness violation; replay runs it again.
 	DeadTest *TraceDeadTest `json:"dead_test,omitempty"`
-	Steps    []TraceStep    `json:"steps"`
+	// Init is the values the Choose calls of the nodes' first Init calls
+	// returned, node 0's first: the initial state the steps start from
+	// (empty where the system has one).
+	Init  []int       `json:"init,omitempty"`
+	Steps []TraceStep `json:"steps"`
 }
 
 // TraceCritical records where a dead path became dead, and the file of its
@@ -180,6 +189,9 @@ func Path(steps []TraceStep) (sim.Path, error) {
 // Write writes t as indented JSON.
 func (t *Trace) Write(w io.Writer) error {
 	t.Format, t.Version = traceFormat, TraceVersion
+	if len(t.Init) == 0 {
+		t.Version = 1
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(t)
@@ -234,6 +246,11 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 	}
 	if _, err := Path(t.Steps); err != nil {
 		return nil, fmt.Errorf("the trace's path is malformed: %v", err)
+	}
+	for i, c := range t.Init {
+		if c < 0 {
+			return nil, fmt.Errorf("the trace's init choice %d is %d: choices are not negative", i, c)
+		}
 	}
 	return &t, nil
 }

@@ -39,8 +39,18 @@ func TestTraceRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(p, q) || back.Seed != 9 || back.Budget != tr.Budget || back.Version != TraceVersion {
-		t.Fatalf("round trip changed the trace:\n%v\n%v", p, q)
+	// Without init choices the file is version 1, as before there were.
+	if !reflect.DeepEqual(p, q) || back.Seed != 9 || back.Budget != tr.Budget || back.Version != 1 || back.Init != nil ||
+		strings.Contains(buf.String(), "init") {
+		t.Fatalf("round trip changed the trace (version %d, init %v):\n%v\n%v", back.Version, back.Init, p, q)
+	}
+	tr.Init = []int{2, 0, 1}
+	buf.Reset()
+	if err := tr.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if back, err = ReadTrace(&buf); err != nil || back.Version != TraceVersion || !reflect.DeepEqual(back.Init, tr.Init) {
+		t.Fatalf("with init choices: %v, version %d, init %v", err, back.Version, back.Init)
 	}
 	if got := TraceName("x", "p", p); got != TraceName("x", "p", q) || !strings.HasPrefix(got, "x-p-") {
 		t.Fatalf("trace name %q", got)
@@ -95,14 +105,16 @@ func TestTraceVersions(t *testing.T) {
 	}{
 		{"no version", `{"format":"livecheck-trace",` + body + `}`, ""},
 		{"version 1", `{"format":"livecheck-trace","version":1,` + body + `}`, ""},
-		{"newer", `{"format":"livecheck-trace","version":2,"shrunk":true,` + body + `}`,
-			"trace format version 2 is not supported (this livecheck reads versions up to 1; replay it with a newer one)"},
+		{"version 2", `{"format":"livecheck-trace","version":2,"init":[1],` + body + `}`, ""},
+		{"newer", `{"format":"livecheck-trace","version":3,"shrunk":true,` + body + `}`,
+			"trace format version 3 is not supported (this livecheck reads versions up to 2; replay it with a newer one)"},
+		{"negative init", `{"format":"livecheck-trace","version":2,"init":[0,-3],` + body + `}`, "the trace's init choice 1 is -3: choices are not negative"},
 		{"negative", `{"format":"livecheck-trace","version":-1,` + body + `}`, "trace format version -1 is not a version"},
 	} {
 		tr, err := ReadTrace(strings.NewReader(tc.file))
 		switch {
-		case tc.err == "" && (err != nil || tr.Version != 1 || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
-			t.Errorf("%s: %v, %+v; want version 1 with its step", tc.name, err, tr)
+		case tc.err == "" && (err != nil || tr.Version != max(1, len(tr.Init)+1) || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
+			t.Errorf("%s: %v, %+v; want its version with its step", tc.name, err, tr)
 		case tc.err != "" && (err == nil || err.Error() != tc.err):
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
 		}

@@ -29,9 +29,13 @@ type Options struct {
 	// out the periphery; reachability properties are evaluated on every
 	// new state until one satisfies them.
 	Properties []properties.Property
-	// Start is the state the search starts from (nil: the world's initial
-	// state). Paths in the result start there.
+	// Start is the state the search starts from (nil: Starts). Paths in
+	// the result start there.
 	Start *sim.State
+	// Starts are the initial states the search starts from when Start is
+	// nil (nil: the world's, World.Starts): level 0 holds each distinct
+	// one, and a path in the result starts from the one its Init names.
+	Starts []sim.Start
 	// Progress, when set, is called about every ProgressEvery
 	// transitions, from any worker, never two at a time.
 	Progress      func(Stats)
@@ -67,6 +71,8 @@ type Worker struct {
 
 // A Trail is the path to the step a worker is applying.
 type Trail struct {
+	// Init names the initial state Path starts from (see Violation.Init).
+	Init  []int
 	Path  sim.Path
 	Event sim.Event
 	Tape  []int
@@ -76,15 +82,15 @@ type Trail struct {
 	at   int
 }
 
-// PathTo returns the trail's path: Path, or for a state the search kept,
-// the path to it made again on w (a world of the same spec that nothing
-// else uses).
-func (t *Trail) PathTo(w *sim.World) (sim.Path, error) {
+// PathTo returns the trail's path and the initial state's choices: Path
+// and Init, or for a state the search kept, the path to it made again on
+// w (a world of the same spec that nothing else uses).
+func (t *Trail) PathTo(w *sim.World) ([]int, sim.Path, error) {
 	if t.tree == nil {
-		return t.Path.Clone(), nil
+		return t.Init, t.Path.Clone(), nil
 	}
-	p, _, err := t.tree.replay(w, t.at)
-	return p, err
+	p, _, init, err := t.tree.replay(w, t.at)
+	return init, p, err
 }
 
 // maxDeadEdges bounds the transitions the search keeps to find closed
@@ -143,6 +149,10 @@ type Violation struct {
 	Kind     properties.Kind
 	Message  string
 	Path     sim.Path
+	// Init is the choices of the first Init calls that build the initial
+	// state Path starts from (nil where there is one: the search was
+	// given Start, or the first Init calls do not choose).
+	Init []int
 	// Panic is set when a handler panicked.
 	Panic *sim.HandlerPanic
 	// PropertyError is set when the property itself panicked.
@@ -166,6 +176,7 @@ func QuiescentMessage(notLive []string) string {
 // A Frontier state is a state at the depth bound, with its path.
 type Frontier struct {
 	Path  sim.Path
+	Init  []int // as Violation.Init
 	State *sim.State
 }
 
@@ -187,8 +198,8 @@ func (p *Periphery) Len() int {
 // At makes periphery state i again on w, with its path from the start
 // state. Each caller needs a world of its own.
 func (p *Periphery) At(w *sim.World, i int) (Frontier, error) {
-	path, s, err := p.t.replay(w, int(p.nodes[i]))
-	return Frontier{Path: path, State: s}, err
+	path, s, init, err := p.t.replay(w, int(p.nodes[i]))
+	return Frontier{Path: path, Init: init, State: s}, err
 }
 
 // Result is what a search found.
@@ -219,12 +230,13 @@ type Result struct {
 	// periphery never start there. Options.Target finds a path to it.
 	Dead       uint64
 	TargetPath sim.Path
+	TargetInit []int // as Violation.Init
 	Stats      Stats
 	// Sometimes says, for each reachability property in the order of
 	// Options.Properties, where the search first reached it.
 	Sometimes []Reach
 	// Coverage counts the handlers run by the transitions Stats counts
-	// (and the start state's Init calls, when the search built it).
+	// (and the initial states' Init calls, when the search built them).
 	Coverage coverage.Counter
 }
 
@@ -406,74 +418,108 @@ type find struct {
 func (g *global) run(w *sim.World) (*Result, error) {
 	opts, res := g.opts, g.res
 	st := &res.Stats
-	s0 := opts.Start
-	if s0 == nil {
-		var err error
-		s0, err = w.Initial()
-		if err != nil {
-			var hp *sim.HandlerPanic
-			var pe *properties.Error
-			switch {
-			case errors.As(err, &hp):
-				res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp}
-				return res, nil
-			case errors.As(err, &pe):
-				res.Violation = &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), PropertyError: pe, Path: sim.Path{}}
-				return res, nil
-			}
-			return nil, err
+	starts, startErr := opts.Starts, error(nil)
+	switch {
+	case opts.Start != nil:
+		starts = []sim.Start{{State: opts.Start}}
+	case starts == nil:
+		starts, startErr = w.Starts()
+		// A handler that panics, or a leads-to property's P or Q (a
+		// monitor's), is a finding.
+		var hp *sim.HandlerPanic
+		var pe *properties.Error
+		if startErr != nil && !errors.As(startErr, &hp) && !errors.As(startErr, &pe) {
+			return nil, startErr
+		}
+		// A panic under some choices is reported after the initial
+		// states before it, which come first in the search's order.
+		for _, st := range starts {
+			res.Coverage.Start(st.State.N())
 		}
 	}
 	g.tapes = newTapeTable()
-	g.tree = &tree{tapes: g.tapes, start: s0, levels: []int{0}}
+	g.tree = &tree{tapes: g.tapes, levels: []int{0}}
 	g.visited = newVisitedSet(0)
-	for _, k := range g.workers {
-		k.tapes = tapeCache{t: g.tapes, ids: map[string]int{}}
-		k.chain = append(k.chain[:0], s0)
-		k.chainIdx = append(k.chainIdx[:0], 0)
-		k.chainEvs, k.chainOK = append(k.chainEvs[:0], nil), append(k.chainOK[:0], false)
-	}
 	if len(g.liveness) > 0 {
 		g.edges = make([][2]uint64, 0, 1024)
 		g.good = map[uint64]bool{}
 	}
 
-	// The start state is checked as every new state is.
+	// Level 0 holds the distinct initial states, each checked as every
+	// new state is.
 	k0 := g.workers[0]
-	if opts.Start == nil {
-		res.Coverage.Start(s0.N())
-	}
-	flags, f := k0.classify(s0, 0)
-	if flags&candReach != 0 {
-		for _, j := range k0.hits {
-			res.Sometimes[j].Depth, res.Sometimes[j].Key = 0, s0.Key()
+	exhausted := true
+	var quiet *find
+	for _, start := range starts {
+		s := start.State
+		key := s.Key()
+		if !g.visited.add(key) {
+			continue
 		}
-	}
-	g.visited.add(s0.Key())
-	g.tree.add(newNode(0, 0, 0, flags&candLive != 0))
-	g.states.Store(1)
-	st.States = 1
-	if flags&candLive != 0 {
-		st.Live = 1
-		g.live.Store(1)
-		if g.good != nil {
-			g.good[s0.Key()] = true
+		flags, f := k0.classify(s, 0)
+		if flags&candReach != 0 {
+			for _, j := range k0.hits {
+				res.Sometimes[j].Depth, res.Sometimes[j].Key = 0, key
+			}
 		}
+		live := flags&candLive != 0
+		g.tree.addRoot(start, live)
+		g.states.Add(1)
+		st.States++
+		if live {
+			st.Live++
+			g.live.Add(1)
+			if g.good != nil {
+				g.good[key] = true
+			}
+		}
+		if opts.Target != 0 && key == opts.Target {
+			res.TargetPath, res.TargetInit = sim.Path{}, start.Init
+			return res, nil
+		}
+		if f != nil {
+			f.v.Path, f.v.Init = sim.Path{}, start.Init
+			if f.safety {
+				res.Violation = f.v
+				return res, nil
+			}
+			if quiet == nil {
+				quiet = f
+			}
+		}
+		g.lastFPs = append(g.lastFPs, key)
+		g.levelStates = append(g.levelStates, s)
+		if opts.Reduce {
+			g.sleep = append(g.sleep, 0)
+		}
+		exhausted = exhausted && flags&candQuiescent != 0
 	}
-	if opts.Target != 0 && s0.Key() == opts.Target {
-		res.TargetPath = sim.Path{}
+	var se *sim.StartError
+	var hp *sim.HandlerPanic
+	var pe *properties.Error
+	switch {
+	case !errors.As(startErr, &se):
+	case errors.As(startErr, &hp):
+		res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp, Path: sim.Path{}, Init: se.Init}
+		return res, nil
+	case errors.As(startErr, &pe):
+		res.Violation = &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), PropertyError: pe, Path: sim.Path{}, Init: se.Init}
 		return res, nil
 	}
-	if f != nil {
-		res.Violation = f.v
-		res.Violation.Path = sim.Path{}
+	if quiet != nil {
+		res.Violation = quiet.v
 		return res, nil
 	}
-	g.lastFPs = []uint64{s0.Key()}
+	root := g.tree.starts[0].State
+	for _, k := range g.workers {
+		k.tapes = tapeCache{t: g.tapes, ids: map[string]int{}}
+		k.chain = append(k.chain[:0], root)
+		k.chainIdx = append(k.chainIdx[:0], 0)
+		k.chainEvs, k.chainOK = append(k.chainEvs[:0], nil), append(k.chainOK[:0], false)
+	}
 	if opts.Reduce {
-		g.sleep, g.levelIdx = []uint64{0}, newFPIndex()
+		g.levelIdx = newFPIndex()
 	}
-	exhausted := flags&candQuiescent != 0
 	for d := 0; d < opts.Depth; d++ {
 		g.lo, g.hi, g.depth = g.tree.levels[d], g.tree.n, d
 		if g.lo == g.hi {
@@ -715,11 +761,11 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				g.boundQuiet = false
 			}
 			if opts.Target != 0 && cd.fp == opts.Target {
-				path, _, err := g.tree.replay(w, idx)
+				path, _, init, err := g.tree.replay(w, idx)
 				if err != nil {
 					return false, err
 				}
-				res.TargetPath = path
+				res.TargetPath, res.TargetInit = path, init
 				return true, nil
 			}
 			if f == nil {
@@ -750,11 +796,11 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 // violation ends the search with v, its path the one to node i and then
 // the steps after it (a step that panicked made no node of its own).
 func (g *global) violation(w *sim.World, v *Violation, i int, after ...sim.Step) (bool, error) {
-	path, _, err := g.tree.replay(w, i)
+	path, _, init, err := g.tree.replay(w, i)
 	if err != nil {
 		return false, err
 	}
-	v.Path = append(path, after...)
+	v.Path, v.Init = append(path, after...), init
 	g.res.Violation = v
 	return true, nil
 }
@@ -843,7 +889,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 			return true
 		}
 		path = k.steps[:d]
-		k.trail.tree = nil
+		k.trail.tree, k.trail.Init = nil, g.tree.starts[k.chainIdx[0]].Init
 	}
 	recordEdges := g.edges != nil && !g.tree.at(i).live()
 	evs := k.events(d)
@@ -953,6 +999,10 @@ func (k *worker) expand(c *chunk, i int) bool {
 				}
 				if len(c.states) == len(c.cands)-1 && len(c.states) < g.keepPer {
 					c.states = append(c.states, next)
+				} else {
+					// Not kept: the next level re-creates it from its path.
+					k.evBufOf = nil
+					k.w.Discard(next)
 				}
 				if f != nil && f.safety {
 					return true
@@ -1081,6 +1131,11 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 	anc := k.anc[:d+1]
 	l, j := d, i
 	for k.chainIdx[l] != j {
+		if l == 0 {
+			// Another initial state.
+			k.chain[0], k.chainIdx[0], k.chainOK[0] = t.starts[j].State, j, false
+			break
+		}
 		anc[l] = j
 		j = t.at(j).parentIdx()
 		l--
@@ -1089,7 +1144,7 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		n := t.at(anc[m])
 		evs := k.events(m - 1)
 		ev, tape := evs[n.ev], k.tapeOf(int(n.tape))
-		k.trail.Path, k.trail.Event, k.trail.Tape, k.trail.tree = k.steps[:m-1], ev, tape, nil
+		k.trail.Init, k.trail.Path, k.trail.Event, k.trail.Tape, k.trail.tree = t.starts[k.chainIdx[0]].Init, k.steps[:m-1], ev, tape, nil
 		// States made again need no key: the search asks for the one
 		// it expands (World.Key), if for any.
 		k.w.NoKeys = true

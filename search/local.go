@@ -221,7 +221,92 @@ type target struct {
 // first path to a state, loses reachable states and is not used). That
 // over-approximates the reachable node states; verification, which
 // counts the messages in flight, keeps only real runs.
+//
+// A system whose nodes choose in their first Init has several initial
+// states: each distinct one is searched in turn, in the order of
+// World.Starts, until one shows a violation (its Init names that state);
+// the statistics add up over them.
 func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
+	starts, err := w.Starts()
+	if err != nil {
+		var se *sim.StartError
+		if hp := asHandlerPanic(err); hp != nil && errorsAs(err, &se) && len(starts) == 0 {
+			return &LocalResult{Violation: &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp, Init: se.Init}}, nil
+		}
+		if asHandlerPanic(err) == nil {
+			return nil, err
+		}
+	}
+	if len(starts) == 1 && err == nil {
+		return localFrom(w, opts, starts[0].State)
+	}
+	// The initial states one by one: a panic under later choices is
+	// reported after the states before it.
+	total := &LocalResult{Complete: true}
+	seen := map[uint64]bool{}
+	t0 := time.Now()
+	for _, st := range starts {
+		if seen[st.State.Fingerprint()] {
+			continue
+		}
+		seen[st.State.Fingerprint()] = true
+		r, rerr := localFrom(w, opts, st.State)
+		if rerr != nil {
+			return nil, rerr
+		}
+		total.add(r)
+		if r.Violation != nil {
+			total.Violation = r.Violation
+			total.Violation.Init = st.Init
+			break
+		}
+		if r.Stopped {
+			break
+		}
+	}
+	var se *sim.StartError
+	if total.Violation == nil && !total.Stopped && errorsAs(err, &se) {
+		hp := asHandlerPanic(err)
+		total.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp, Init: se.Init}
+	}
+	total.Stats.Elapsed = time.Since(t0)
+	return total, nil
+}
+
+// add counts r, the search from one initial state, in a result over
+// several.
+func (t *LocalResult) add(r *LocalResult) {
+	t.Complete = t.Complete && r.Complete
+	t.Stopped = t.Stopped || r.Stopped
+	t.HeldBack = t.HeldBack || r.HeldBack
+	t.Undecided = t.Undecided || r.Undecided
+	t.Refused += r.Refused
+	a, b := &t.Stats, &r.Stats
+	if a.NodeStates == nil {
+		a.NodeStates = make([]int, len(b.NodeStates))
+	}
+	for i, n := range b.NodeStates {
+		a.NodeStates[i] += n
+	}
+	a.Messages += b.Messages
+	a.Transitions += b.Transitions
+	a.SystemStates += b.SystemStates
+	a.Pairs += b.Pairs
+	a.Preliminary += b.Preliminary
+	a.Verifications += b.Verifications
+	a.Sequences += b.Sequences
+	a.Unsound += b.Unsound
+	a.GaveUp += b.GaveUp
+	a.Refuted += b.Refuted
+	a.Rounds = max(a.Rounds, b.Rounds)
+	a.Explore += b.Explore
+	a.Combine += b.Combine
+	a.Verify += b.Verify
+	a.TotalNodeStates += b.TotalNodeStates
+}
+
+// localFrom is Local from the initial state s0.
+func localFrom(w *sim.World, opts LocalOptions, s0 *sim.State) (*LocalResult, error) {
 	if opts.Rounds <= 0 {
 		opts.Rounds = 8
 	}
@@ -259,14 +344,6 @@ func Local(w *sim.World, opts LocalOptions) (*LocalResult, error) {
 		st.Messages = len(ls.msgs)
 	}()
 
-	s0, err := w.Initial()
-	if err != nil {
-		if hp := asHandlerPanic(err); hp != nil {
-			ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp}
-			return ls.res, nil
-		}
-		return nil, err
-	}
 	ls.init = s0
 	for _, p := range ls.safety {
 		if err := p.CheckSafety(s0); err != nil {

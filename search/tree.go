@@ -27,9 +27,11 @@ const (
 	liveBit  = 1 << 31
 	maxNodes = liveBit - 1
 	// nodeBlock nodes are allocated at a time, so that the tree grows
-	// without copying.
+	// without copying; the first block starts at firstBlock nodes and
+	// doubles, so that a small search does not pay for a large block.
 	nodeBlockBits = 16
 	nodeBlock     = 1 << nodeBlockBits
+	firstBlock    = 1 << 10
 	maxEvents     = 1<<16 - 1
 	maxTapes      = 1<<16 - 1
 )
@@ -51,14 +53,32 @@ type tree struct {
 	n      int
 	levels []int
 	tapes  *tapeTable
-	start  *sim.State
+	// starts are the roots: node i < len(starts) is initial state
+	// starts[i], its own parent.
+	starts []sim.Start
+}
+
+// root says whether node i is an initial state.
+func (t *tree) root(i int) bool { return i < len(t.starts) }
+
+// addRoot adds an initial state; every root comes before any other node.
+func (t *tree) addRoot(st sim.Start, live bool) int {
+	t.starts = append(t.starts, st)
+	return t.add(newNode(t.n, 0, 0, live))
 }
 
 func (t *tree) at(i int) *node { return &t.blocks[i>>nodeBlockBits][i&(nodeBlock-1)] }
 
 func (t *tree) add(n node) int {
-	if t.n&(nodeBlock-1) == 0 && t.n>>nodeBlockBits == len(t.blocks) {
-		t.blocks = append(t.blocks, make([]node, nodeBlock))
+	switch b := t.n >> nodeBlockBits; {
+	case b == len(t.blocks):
+		size := nodeBlock
+		if b == 0 {
+			size = firstBlock
+		}
+		t.blocks = append(t.blocks, make([]node, size))
+	case b == 0 && t.n == len(t.blocks[0]):
+		t.blocks[0] = append(make([]node, 0, 2*t.n), t.blocks[0]...)[:2*t.n]
 	}
 	i := t.n
 	*t.at(i) = n
@@ -75,7 +95,7 @@ func (t *tree) truncate(n int) {
 // depth returns the depth of node i.
 func (t *tree) depth(i int) int {
 	d := 0
-	for i != 0 {
+	for !t.root(i) {
 		i = t.at(i).parentIdx()
 		d++
 	}
@@ -83,34 +103,42 @@ func (t *tree) depth(i int) int {
 }
 
 // bytes is the memory the tree holds.
-func (t *tree) bytes() int64 { return int64(len(t.blocks)) * nodeBlock * 8 }
+func (t *tree) bytes() int64 {
+	var n int64
+	for _, b := range t.blocks {
+		n += int64(len(b))
+	}
+	return n * 8
+}
 
 // replay makes node i's state again on w and returns it with its path
-// from the start state.
-func (t *tree) replay(w *sim.World, i int) (sim.Path, *sim.State, error) {
+// from its initial state, and the choices of the first Init calls that
+// build that one.
+func (t *tree) replay(w *sim.World, i int) (sim.Path, *sim.State, []int, error) {
 	chain := make([]int, t.depth(i)+1)
 	for k := len(chain) - 1; k >= 0; k-- {
 		chain[k] = i
 		i = t.at(i).parentIdx()
 	}
 	path := make(sim.Path, 0, len(chain)-1)
-	s := t.start
+	st := t.starts[chain[0]]
+	s, init := st.State, st.Init
 	var evs []sim.Event
 	for _, j := range chain[1:] {
 		n := t.at(j)
 		evs = w.Enabled(s, evs[:0])
 		if int(n.ev) >= len(evs) {
-			return path, s, fmt.Errorf("internal error: the search's step %d does not replay (event %d of %d)", len(path)+1, n.ev, len(evs))
+			return path, s, init, fmt.Errorf("internal error: the search's step %d does not replay (event %d of %d)", len(path)+1, n.ev, len(evs))
 		}
 		ev, tape := evs[n.ev], t.tapes.get(int(n.tape))
 		next, err := w.Apply(s, ev, tape)
 		if err != nil {
-			return path, s, &sim.StepError{Index: len(path), Event: ev, Err: err}
+			return path, s, init, &sim.StepError{Index: len(path), Event: ev, Err: err}
 		}
 		path = append(path, sim.Step{Event: ev, Choices: append([]int(nil), w.Last().Choices...)})
 		s = next
 	}
-	return path, s, nil
+	return path, s, init, nil
 }
 
 // A tapeTable interns the choices steps made, for the workers together.

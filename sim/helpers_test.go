@@ -45,10 +45,23 @@ type (
 	cancelTimer string
 	choose      int    // Choose(n); the value is logged
 	laterChoose int    // choose, but only if the node is Up (an Init after a reset)
+	dependent   int    // choose, but only if the last choice logged was 1
+	panicOn     int    // panic if the last choice logged was this
 	boom        string // panic with this value
 	armError    struct{}
 	batch       []any
 )
+
+// lastChoice is the value of the last choice logged, or -1.
+func (n *tnode) lastChoice() int {
+	for i := len(n.Log) - 1; i >= 0; i-- {
+		var v, m int
+		if _, err := fmt.Sscanf(n.Log[i], "chose %d/%d", &v, &m); err == nil {
+			return v
+		}
+	}
+	return -1
+}
 
 // note is a plain message: it does nothing but get logged.
 type note string
@@ -69,6 +82,14 @@ func (n *tnode) run(ctx sim.Context, c any) {
 	case laterChoose:
 		if n.Up {
 			n.run(ctx, choose(c))
+		}
+	case dependent:
+		if n.lastChoice() == 1 {
+			n.run(ctx, choose(c))
+		}
+	case panicOn:
+		if n.lastChoice() == int(c) {
+			panic(fmt.Sprintf("chose %d", c))
 		}
 	case boom:
 		panic(string(c))

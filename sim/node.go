@@ -92,8 +92,10 @@ type Context interface {
 	CancelTimer(name string)
 	// Choose returns a value in [0, n): the search tries every value, a walk
 	// draws one at random, and replay returns the recorded one. Every
-	// handler may choose but a node's first Init (see [World.Initial]): the
-	// check starts from one initial state.
+	// handler may choose, a node's first Init included: a system whose
+	// first Init calls choose has one initial state for each combination
+	// of their values (see [World.Starts]), which the search explores all
+	// of, and a trace records the ones its path starts from.
 	Choose(n int) int
 	// Logf records a line for reports; it costs nothing during a search.
 	Logf(format string, args ...any)

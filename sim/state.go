@@ -127,6 +127,10 @@ type State struct {
 	// i's. It sits in the padding after the two bools, so that it costs
 	// a State no bytes.
 	pending uint32
+	// fresh has bit i set when node i's object was made for this state
+	// by Apply (copied or built by a reset) and is shared with no other
+	// state, so that Discard can give it to a later copy.
+	fresh uint64
 	// inline holds the node slots of small worlds, so that a step makes
 	// one allocation for the state and its nodes, not two.
 	inline [inlineNodes]slot

@@ -52,6 +52,46 @@ type symmetry struct {
 	blocks  []block    // runs of members with equal sort keys
 	parts   []uint64
 	h, q, r Hasher
+	// memo holds renamed fingerprints of node slots and messages by their
+	// own fingerprint and the renaming's: the same node state or message
+	// is met under the same renaming in many states.
+	memo [memoSize]memoEntry
+	// keys remembers the keys of recent states by their fingerprint: a
+	// search meets the same state again and again (each way of reaching
+	// it), and its key costs far more than its fingerprint.
+	keys []keyEntry
+}
+
+const keyCacheSize = 1 << 16
+
+type keyEntry struct{ fp, key uint64 }
+
+// cachedKey returns s's key, from the cache when s was met recently.
+func (y *symmetry) cachedKey(w *World, s *State) uint64 {
+	if y.keys == nil {
+		y.keys = make([]keyEntry, keyCacheSize)
+	}
+	e := &y.keys[(s.fp*0x9e3779b97f4a7c15)>>(64-16)]
+	if e.fp == s.fp && s.fp != 0 {
+		return e.key
+	}
+	k := y.key(w, s)
+	*e = keyEntry{s.fp, k}
+	return k
+}
+
+const memoSize = 1 << 11
+
+type memoEntry struct {
+	fp, sig, out uint64
+	set          bool
+}
+
+// memoized returns the entry for fingerprint fp under renaming sig, and
+// whether it holds its value already.
+func (y *symmetry) memoized(fp, sig uint64) (*memoEntry, bool) {
+	m := &y.memo[mix(fp, sig)&(memoSize-1)]
+	return m, m.set && m.fp == fp && m.sig == sig
 }
 
 func validateSymmetry(s *Spec) error {
@@ -347,11 +387,12 @@ func (y *symmetry) renamed(w *World, s *State) uint64 {
 	h.perm = nil
 	// Under the identity a node or message renamed hashes as it is.
 	ident := true
+	sig := uint64(len(y.perm))
 	for i, p := range y.perm {
 		if int(p) != i {
 			ident = false
-			break
 		}
+		sig = mix(sig, uint64(p))
 	}
 	for p := range s.nodes {
 		sl := &s.nodes[y.inv[p]]
@@ -359,10 +400,14 @@ func (y *symmetry) renamed(w *World, s *State) uint64 {
 			h.Uint64(sl.fp) // it names no member of a group
 			continue
 		}
-		q.Reset()
-		q.perm = y.perm
-		hashSlot(q, s, y.inv[p])
-		h.Uint64(q.Sum64())
+		m, ok := y.memoized(sl.fp, sig)
+		if !ok {
+			q.Reset()
+			q.perm = y.perm
+			hashSlot(q, s, y.inv[p])
+			*m = memoEntry{sl.fp, sig, q.Sum64(), true}
+		}
+		h.Uint64(m.out)
 	}
 
 	// The network as a set of queues (each datagram its own), renamed.
@@ -378,10 +423,14 @@ func (y *symmetry) renamed(w *World, s *State) uint64 {
 			if ident || e.bfp == e.FP {
 				q.Uint64(e.FP)
 			} else {
-				r.Reset()
-				r.perm = y.perm
-				r.Value(e.Msg)
-				q.Uint64(r.Sum64())
+				m, ok := y.memoized(e.FP, sig)
+				if !ok {
+					r.Reset()
+					r.perm = y.perm
+					r.Value(e.Msg)
+					*m = memoEntry{e.FP, sig, r.Sum64(), true}
+				}
+				q.Uint64(m.out)
 			}
 			i++
 			if !stream || i == len(s.net) || s.net[i].From != e.From || s.net[i].To != e.To {

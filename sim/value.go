@@ -46,10 +46,21 @@ type plan struct {
 	elem     *plan   // pointers: the plan of the element type
 	typeHash uint64
 	flat     bool // assignment is a deep copy: no pointers, slices, maps or interfaces inside
-	custom   bool // implements StateHasher
-	hash     func(h *Hasher, v reflect.Value)
-	clone    func(dst, src reflect.Value) // dst and src addressable and writable; dst holds a shallow copy of src
-	dump     func(b *strings.Builder, v reflect.Value)
+	// copier says the type implements StateCopier; rawElem, for a
+	// pointer, that its element holds no pointers at all (excluded
+	// fields included), so that copying one is a plain memory copy.
+	copier  bool
+	rawElem bool
+	// direct, when set, hashes a value of the type held in an interface
+	// from the interface's data word, without reflection: for structs of
+	// plain fields and pointers to them. hashAt hashes such a struct
+	// stored at a pointer.
+	direct func(h *Hasher, data unsafe.Pointer)
+	hashAt func(h *Hasher, ptr unsafe.Pointer)
+	custom bool // implements StateHasher
+	hash   func(h *Hasher, v reflect.Value)
+	clone  func(dst, src reflect.Value) // dst and src addressable and writable; dst holds a shallow copy of src
+	dump   func(b *strings.Builder, v reflect.Value)
 }
 
 var plans sync.Map // reflect.Type -> *plan
@@ -84,6 +95,7 @@ var (
 	nodeIDType   = reflect.TypeFor[NodeID]()
 	nodeSetType  = reflect.TypeFor[NodeSet]()
 	hasherType   = reflect.TypeFor[StateHasher]()
+	copierType   = reflect.TypeFor[StateCopier]()
 	dumperType   = reflect.TypeFor[StateDumper]()
 	stringerType = reflect.TypeFor[fmt.Stringer]()
 )
@@ -103,6 +115,8 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	}
 	p := &plan{t: t, key: typeKey(t), typeHash: xxhash.Sum64String(name)}
 	p.custom = t.Implements(hasherType)
+	p.copier = t.Implements(copierType)
+	p.rawElem = t.Kind() == reflect.Pointer && !hasPointers(t.Elem())
 	building[t] = p
 	switch {
 	case t == nodeIDType:
@@ -233,6 +247,18 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	case reflect.Pointer:
 		ep := buildPlan(t.Elem(), building)
 		p.elem = ep
+		if at := ep.hashAt; at != nil && !ep.custom {
+			// A pointer to a struct of plain fields: nothing to recurse
+			// into, so no depth to watch.
+			p.direct = func(h *Hasher, ptr unsafe.Pointer) {
+				if ptr == nil {
+					h.buf = append(h.buf, 0)
+					return
+				}
+				h.buf = append(h.buf, 1)
+				at(h, ptr)
+			}
+		}
 		p.hash = func(h *Hasher, v reflect.Value) {
 			if v.IsNil() {
 				h.buf = append(h.buf, 0)
@@ -333,16 +359,29 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			prim = append(prim, pf)
 		}
 		if len(prim) == len(hashed) && len(prim) > 0 {
+			plain, renamed := hashOps(prim, false), hashOps(prim, true)
+			at := func(h *Hasher, base unsafe.Pointer) {
+				ops := plain
+				if h.perm != nil {
+					ops = renamed
+				}
+				for _, op := range ops {
+					if op.field < 0 {
+						h.buf = append(h.buf, unsafe.Slice((*byte)(unsafe.Add(base, op.off)), op.n)...)
+					} else {
+						f := &prim[op.field]
+						f.hash(h, unsafe.Add(base, f.off))
+					}
+				}
+			}
+			p.hashAt, p.direct = at, at
 			slow := p.hash
 			p.hash = func(h *Hasher, v reflect.Value) {
 				if !v.CanAddr() {
 					slow(h, v)
 					return
 				}
-				base := unsafe.Pointer(v.UnsafeAddr())
-				for _, f := range prim {
-					f.hash(h, unsafe.Add(base, f.off))
-				}
+				at(h, unsafe.Pointer(v.UnsafeAddr()))
 			}
 		}
 		var rawDeep []primField // deep fields copied in place
@@ -598,7 +637,74 @@ func (p *plan) hashAny(h *Hasher, v any) {
 		v.(StateHasher).HashState(h)
 		return
 	}
+	if p.direct != nil {
+		p.direct(h, (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1])
+		return
+	}
 	p.hash(h, reflect.ValueOf(v))
+}
+
+// A hashOp writes part of a struct of plain fields: either a stretch of
+// its memory whose bytes are the fields' encoding as the Hasher writes
+// them (little-endian 64-bit integers, one-byte bools), with one copy, or
+// one field through primField.hash (field >= 0).
+type hashOp struct {
+	off, n uintptr
+	field  int
+}
+
+// rawMachine says the machine stores integers as the Hasher encodes them:
+// little-endian, int and uint 64 bits wide.
+var rawMachine = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1 && unsafe.Sizeof(int(0)) == 8
+}()
+
+// rawSize is how many bytes a plain value of kind k takes when it is
+// stored as it is encoded, 0 when it is not; node ids and node sets are
+// stored as encoded unless the hasher renames nodes.
+func rawSize(k reflect.Kind, rename bool) uintptr {
+	switch k {
+	case reflect.Bool:
+		return 1
+	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Uintptr:
+		return 8
+	case kindNode, kindNodeSet:
+		if !rename {
+			return 8
+		}
+	}
+	return 0
+}
+
+// hashOps returns the ops that hash the prim fields (in offset order):
+// stored-as-encoded fields and arrays of them in runs, the others one by
+// one. rename says the ops are for a hasher that renames nodes.
+func hashOps(prim []primField, rename bool) []hashOp {
+	var ops []hashOp
+	for i, f := range prim {
+		var n uintptr
+		if rawMachine {
+			switch f.kind {
+			case reflect.Array:
+				if es := rawSize(f.elem, rename); es == f.size {
+					n = es * uintptr(f.n)
+				}
+			case reflect.Slice:
+			default:
+				n = rawSize(f.kind, rename)
+			}
+		}
+		switch k := len(ops) - 1; {
+		case n == 0:
+			ops = append(ops, hashOp{field: i})
+		case k >= 0 && ops[k].field < 0 && ops[k].off+ops[k].n == f.off:
+			ops[k].n += n
+		default:
+			ops = append(ops, hashOp{off: f.off, n: n, field: -1})
+		}
+	}
+	return ops
 }
 
 // Copy returns a deep copy of v: through its CopyState method when it has
@@ -631,6 +737,75 @@ func Copy[T any](v T) T {
 	}
 	return cloneValue(p, src).Interface().(T)
 }
+
+// hasPointers says whether a value of type t holds a pointer anywhere,
+// which a copy must then make through the garbage collector's barriers.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	}
+	return !plainNumber(t.Kind()) && t.Kind() != reflect.Float32 && t.Kind() != reflect.Float64 &&
+		t.Kind() != reflect.Complex64 && t.Kind() != reflect.Complex128
+}
+
+// copyNode returns a deep copy of node n, as Copy does, but into a spare
+// object of the same type when the world holds one (see Discard), and
+// without reflection for the usual node, a pointer to a struct of plain
+// values.
+func (w *World) copyNode(n Node) Node {
+	if n == nil {
+		return n
+	}
+	p := planOf(typeOf(n))
+	if p.copier || p.t.Kind() != reflect.Pointer {
+		return Copy(n)
+	}
+	src := ifaceData(n)
+	if src == nil {
+		return n
+	}
+	var out Node
+	for k := len(w.spareNodes) - 1; k >= 0; k-- {
+		// Two Node values have the same dynamic type exactly when their
+		// itabs are the same.
+		if s := w.spareNodes[k]; ifaceTab(s) == ifaceTab(n) {
+			out = s
+			w.spareNodes[k] = w.spareNodes[len(w.spareNodes)-1]
+			w.spareNodes[len(w.spareNodes)-1] = nil
+			w.spareNodes = w.spareNodes[:len(w.spareNodes)-1]
+			break
+		}
+	}
+	et := p.t.Elem()
+	if out == nil {
+		out = n
+		(*[2]unsafe.Pointer)(unsafe.Pointer(&out))[1] = reflect.New(et).UnsafePointer()
+	}
+	dst := ifaceData(out)
+	if p.rawElem {
+		size := et.Size()
+		copy(unsafe.Slice((*byte)(dst), size), unsafe.Slice((*byte)(src), size))
+		return out
+	}
+	d := reflect.NewAt(et, dst).Elem()
+	s := reflect.NewAt(et, src).Elem()
+	d.Set(s)
+	cloneInto(p.elem, d, s)
+	return out
+}
+
+// ifaceTab and ifaceData are the two words of an interface value: its type
+// (or itab) and its data pointer, which for a pointer type is the pointer.
+func ifaceTab(n Node) unsafe.Pointer  { return (*[2]unsafe.Pointer)(unsafe.Pointer(&n))[0] }
+func ifaceData(n Node) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&n))[1] }
 
 // Dump returns a one-line readable form of v: through DumpState or String
 // when v has one, by reflection otherwise (map keys sorted, pointers

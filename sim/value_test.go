@@ -707,3 +707,69 @@ func TestBaseNodeAddsNothing(t *testing.T) {
 		t.Errorf("a BaseNode handler changed the node: X = %d", a.X)
 	}
 }
+
+// rawAll's fields are all stored as the Hasher encodes them (with padding
+// between B and C), rawSome's int16 is not: both must hash as the field
+// by field encoding, held in an interface as a value or as a pointer.
+type rawAll struct {
+	A int
+	B bool
+	C uint64
+	D sim.NodeID
+	E sim.NodeSet
+	F bool
+	G bool
+	H [2]sim.NodeSet
+	I [3]bool
+	J [2]int32
+}
+
+type rawSome struct {
+	A int
+	B int16
+	C bool
+}
+
+func TestFingerprintInPlace(t *testing.T) {
+	le := func(b []byte, v uint64) []byte { return binary.LittleEndian.AppendUint64(b, v) }
+	enc := func(name string, ptr bool, fields func([]byte) []byte) uint64 {
+		b := le([]byte{1}, xxhash.Sum64String(name))
+		if ptr {
+			b = append(b, 1)
+		}
+		return xxhash.Sum64(fields(b))
+	}
+	all := rawAll{A: -7, B: true, C: 1 << 40, D: 3, E: 0b1010, F: false, G: true, H: [2]sim.NodeSet{5, 9}, I: [3]bool{true, false, true}, J: [2]int32{-1, 4}}
+	allEnc := func(b []byte) []byte {
+		b = le(b, uint64(all.A))
+		b = append(b, 1)
+		b = le(b, all.C)
+		b = le(b, 3)
+		b = le(b, 0b1010)
+		b = append(b, 0, 1)
+		b = le(le(b, 5), 9)
+		b = append(b, 1, 0, 1)
+		return le(le(b, uint64(0xffffffffffffffff)), 4)
+	}
+	some := rawSome{A: 5, B: -2, C: true}
+	someEnc := func(b []byte) []byte {
+		b = le(b, 5)
+		b = le(b, uint64(0xfffffffffffffffe))
+		return append(b, 1)
+	}
+	const pkg = "github.com/livecheck/livecheck/sim_test."
+	for _, c := range []struct {
+		name string
+		v    any
+		want uint64
+	}{
+		{"all", all, enc(pkg+"rawAll", false, allEnc)},
+		{"*all", &all, enc("*sim_test.rawAll", true, allEnc)},
+		{"some", some, enc(pkg+"rawSome", false, someEnc)},
+		{"*some", &some, enc("*sim_test.rawSome", true, someEnc)},
+	} {
+		if got := sim.Fingerprint(c.v); got != c.want {
+			t.Errorf("Fingerprint(%s) = %#x, want %#x", c.name, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -47,6 +48,9 @@ type World struct {
 	h    Hasher
 	sym  *symmetry // nil without Spec.Symmetry
 	free []*State  // discarded states, for Apply to reuse
+	// spareNodes are node objects of discarded states, made for them by
+	// Apply and held by nothing else, for copyNode to copy into.
+	spareNodes []Node
 	// spareNet is the network of a reused state, for ownNet.
 	spareNet []Envelope
 	applies  uint64 // Apply calls so far, for Recheck
@@ -64,7 +68,9 @@ type World struct {
 	netOwn  bool
 	// callWords is how many words past the first the driver's calls need.
 	callWords int
-	initial   bool // Initial is running the first Init calls
+	// initNodes[i] is where node i's choices begin in the last
+	// InitialFrom's Choices.
+	initNodes []int
 	localStep bool // ApplyLocal is stepping: no monitors
 }
 
@@ -104,7 +110,8 @@ func NewWorld(spec Spec) (*World, error) {
 	if spec.HandlerTimeout <= 0 {
 		spec.HandlerTimeout = 2 * time.Second
 	}
-	w := &World{spec: spec, sym: newSymmetry(&spec), callWords: max(0, (len(spec.Calls)+63)/64-1), free: make([]*State, 0, 4)}
+	w := &World{spec: spec, sym: newSymmetry(&spec), callWords: max(0, (len(spec.Calls)+63)/64-1), free: make([]*State, 0, 4),
+		spareNodes: make([]Node, 0, 16)}
 	w.ctx.w = w
 	w.touched = make([]bool, spec.Nodes)
 	w.ownTime = make([]bool, spec.Nodes)
@@ -117,16 +124,31 @@ func (w *World) Spec() *Spec { return &w.spec }
 // Last returns what the last Apply did.
 func (w *World) Last() *StepInfo { return &w.last }
 
-// Initial builds the start state: every node is built and its Init runs, in
-// id order. A check starts from this one state, so these first Init calls
-// may not choose: Choose in one is an error that names the node (an Init
-// after a reset may choose, as every other handler).
+// Initial builds the first initial state: every node is built and its
+// Init runs, in id order, with every Choose in these first Init calls
+// answered 0. A system whose first Init calls choose has several initial
+// states (see [World.Starts]); InitialFrom builds any one of them.
 func (w *World) Initial() (*State, error) {
+	saved := w.Chooser
+	w.Chooser = nil
+	defer func() { w.Chooser = saved }()
+	return w.InitialFrom(nil)
+}
+
+// InitialFrom builds the initial state that the choices of the first Init
+// calls pick: node 0's Init runs first, then node 1's, and so on, and
+// their Choose calls take their values from tape first, then from the
+// Chooser (or 0), as a step's do; with Strict the tape must account for
+// every choice. Last then holds the choices made and their bounds (its
+// Event is the zero Event). A system whose first Init calls do not choose
+// has one initial state, which every tape but the empty one misses under
+// Strict.
+func (w *World) InitialFrom(tape []int) (*State, error) {
 	s := newState(w.spec.Nodes)
-	w.begin(Event{}, nil)
-	w.initial = true
-	defer func() { w.initial = false }()
+	w.begin(Event{}, tape)
+	w.initNodes = w.initNodes[:0]
 	for i := range s.nodes {
+		w.initNodes = append(w.initNodes, len(w.last.Choices))
 		s.nodes[i].node = w.spec.New(NodeID(i))
 		w.touched[i] = true
 		if err := w.invoke(s, NodeID(i), initH, 0, nil, "", nil); err != nil {
@@ -136,6 +158,9 @@ func (w *World) Initial() (*State, error) {
 			return nil, w.tapeErr
 		}
 	}
+	if w.Strict && len(w.last.Choices) < len(tape) {
+		return nil, fmt.Errorf("%w: the first Init calls made %d choices but the trace records %d", ErrNotEnabled, len(w.last.Choices), len(tape))
+	}
 	if err := w.monitor(s); err != nil {
 		return nil, err
 	}
@@ -143,6 +168,86 @@ func (w *World) Initial() (*State, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// MaxStarts bounds the initial states a system may have: the leaves of
+// the tree of choices its first Init calls make.
+const MaxStarts = 4096
+
+// A Start is an initial state with the choices of the first Init calls
+// that build it.
+type Start struct {
+	Init  []int
+	State *State
+}
+
+// A StartError is an initial state that could not be built: a handler
+// panic (a finding) or a state that cannot be hashed, under the choices
+// Init.
+type StartError struct {
+	Init []int
+	Err  error
+}
+
+func (e *StartError) Error() string {
+	if len(e.Init) == 0 {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("initial state %v: %v", e.Init, e.Err)
+}
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Starts builds every initial state, one for each combination of the
+// values the first Init calls' Choose calls can return, in the order the
+// search enumerates a step's choices (NextTape): all 0 first. A system
+// whose first Init calls do not choose has one. Equal states are not
+// merged: each comes with its own choices. An initial state that cannot
+// be built ends the list with a *StartError; more than MaxStarts is an
+// error that names the node whose choices are the most numerous.
+func (w *World) Starts() ([]Start, error) {
+	saved := w.Chooser
+	w.Chooser = nil
+	defer func() { w.Chooser = saved }()
+	var out []Start
+	var tape []int
+	for {
+		s, err := w.InitialFrom(tape)
+		choices := slices.Clone(w.last.Choices)
+		if err != nil {
+			return out, &StartError{Init: choices, Err: err}
+		}
+		if len(out) == MaxStarts {
+			node, n := w.widestInit()
+			return nil, fmt.Errorf("the first Init calls choose among more than %d initial states (node %d's Init alone among %d): choose in a later handler (a timer that Init sets), or fewer values",
+				MaxStarts, node, n)
+		}
+		out = append(out, Start{Init: choices, State: s})
+		next, more := NextTape(w.last.Choices, w.last.Bounds, nil)
+		if !more {
+			return out, nil
+		}
+		tape = next
+	}
+}
+
+// widestInit returns the node whose first Init made the most combinations
+// of choices in the last InitialFrom, and how many.
+func (w *World) widestInit() (NodeID, int) {
+	best, most := NodeID(0), 0
+	for i, lo := range w.initNodes {
+		hi := len(w.last.Bounds)
+		if i+1 < len(w.initNodes) {
+			hi = w.initNodes[i+1]
+		}
+		n := 1
+		for _, b := range w.last.Bounds[lo:hi] {
+			n = min(n*b, 1<<30)
+		}
+		if n > most {
+			best, most = NodeID(i), n
+		}
+	}
+	return best, most
 }
 
 // Enabled appends the events enabled in s to buf, in a stable order:
@@ -357,17 +462,32 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	if err := w.finish(n); err != nil {
 		return nil, err
 	}
+	for i, t := range w.touched {
+		if t && i < 64 {
+			n.fresh |= 1 << uint(i)
+		}
+	}
 	return n, nil
 }
 
 // Discard gives back a state this world's Apply returned and that
 // nothing holds any more (the search drops most of the states it makes:
 // they were found before), so that a later Apply reuses it instead of
-// allocating one. Its node states are not reused: they may be shared.
+// allocating one. Of its node states, those the step made for it are
+// reused too; the others are shared with the state it was made from.
 func (w *World) Discard(s *State) {
-	if s != nil && len(w.free) < cap(w.free) {
-		w.free = append(w.free, s)
+	if s == nil || len(w.free) == cap(w.free) {
+		return
 	}
+	for f := s.fresh; f != 0; f &= f - 1 {
+		i := bits.TrailingZeros64(f)
+		if len(w.spareNodes) < cap(w.spareNodes) {
+			w.spareNodes = append(w.spareNodes, s.nodes[i].node)
+		}
+		s.nodes[i].node = nil
+	}
+	s.fresh = 0
+	w.free = append(w.free, s)
 }
 
 // reuse returns a state with room for n node slots, a discarded one if
@@ -392,7 +512,7 @@ func (w *World) reuse(n int) *State {
 	default:
 		s.nodes = make([]slot, n)
 	}
-	s.fp, s.key, s.keyless = 0, 0, false
+	s.fp, s.key, s.keyless, s.fresh = 0, 0, false, 0
 	return s
 }
 
@@ -644,7 +764,7 @@ func (w *World) finish(s *State) (err error) {
 		if w.NoKeys {
 			s.key, s.keyless = 0, true
 		} else {
-			s.key = w.sym.key(w, s)
+			s.key = w.sym.cachedKey(w, s)
 		}
 	}
 	return nil
@@ -654,7 +774,7 @@ func (w *World) finish(s *State) (err error) {
 // made while NoKeys was set.
 func (w *World) Key(s *State) uint64 {
 	if s.keyless {
-		s.key, s.keyless = w.sym.key(w, s), false
+		s.key, s.keyless = w.sym.cachedKey(w, s), false
 	}
 	return s.key
 }
@@ -769,27 +889,51 @@ func (w *World) send(s *State, from, to NodeID, msg Message) {
 	// Hash before copying: hashing stops a pointer cycle with a *TypeError,
 	// while copying one would overflow the stack and kill the process.
 	w.h.Reset()
+	var p *plan
+	if msg != nil {
+		p = planOf(typeOf(msg))
+	}
 	w.h.Value(msg)
-	e := Envelope{From: from, To: to, Msg: Copy(msg), FP: w.h.Sum64()}
+	e := Envelope{From: from, To: to, Msg: msg, FP: w.h.Sum64()}
+	if p != nil && (p.copier || !p.flat) {
+		e.Msg = Copy(msg)
+	}
 	if w.sym != nil {
 		e.bfp = w.sym.blindMessage(msg)
 	}
 	w.ownNet(s)
+	var i int
 	if w.spec.Transport == Stream {
 		a, b := min(from, to), max(from, to)
-		if i, ok := slices.BinarySearchFunc(s.conns, conn{a, b}, cmpConn); !ok {
-			s.conns = slices.Insert(slices.Clone(s.conns), i, conn{a, b})
+		if j, ok := slices.BinarySearchFunc(s.conns, conn{a, b}, cmpConn); !ok {
+			// The connections are shared with the state this one came
+			// from: a new slice, made once.
+			conns := make([]conn, len(s.conns)+1)
+			copy(conns, s.conns[:j])
+			conns[j] = conn{a, b}
+			copy(conns[j+1:], s.conns[j:])
+			s.conns = conns
 		}
 		// after the last message of the same queue
-		i := len(s.net)
+		i = len(s.net)
 		for i > 0 && (s.net[i-1].From > from || (s.net[i-1].From == from && s.net[i-1].To > to)) {
 			i--
 		}
-		s.net = slices.Insert(s.net, i, e)
 	} else {
-		i, _ := slices.BinarySearchFunc(s.net, &e, func(x Envelope, y *Envelope) int { return cmpDatagram(&x, y) })
-		s.net = slices.Insert(s.net, i, e)
+		// A binary search by hand: one through a closure would move e to
+		// the heap, an allocation a message.
+		lo, hi := 0, len(s.net)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if cmpDatagram(&s.net[m], &e) < 0 {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		i = lo
 	}
+	s.net = slices.Insert(s.net, i, e)
 	w.last.Sent = append(w.last.Sent, e)
 }
 
@@ -809,7 +953,7 @@ var handlerNames = [...]string{"Init", "Receive", "Timer", "App", "Error"}
 func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message, timer string, call AppCall) (err error) {
 	sl := &s.nodes[id]
 	if !w.touched[id] {
-		sl.node = Copy(sl.node)
+		sl.node = w.copyNode(sl.node)
 		w.touched[id] = true
 	}
 	c := &w.ctx
@@ -889,13 +1033,6 @@ func (c *nodeCtx) Choose(n int) int {
 	pos := len(w.last.Choices)
 	v := 0
 	switch {
-	case w.initial:
-		// The search, walks and traces all start from one initial state:
-		// a choice here would be a branch none of them can follow.
-		if w.tapeErr == nil {
-			w.tapeErr = fmt.Errorf("node %d calls Choose(%d) in its first Init: a check starts from one initial state, so the first Init may not choose; "+
-				"choose in a later handler (a timer that Init sets, say); an Init after a reset may choose", c.self, n)
-		}
 	case pos < len(w.tape):
 		v = w.tape[pos]
 		if v < 0 || v >= n {

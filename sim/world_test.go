@@ -66,22 +66,88 @@ in flight: 0->1 "hi";
 	}
 }
 
-// Choose in a node's first Init is an error that names the node, whatever
-// the Chooser; Choose in an Init after a reset is explored as in any other
-// handler.
+// Choose in a node's first Init gives the system several initial states:
+// Starts builds one per combination of values, node 0's first, all 0
+// first; InitialFrom builds the one a tape names (under Strict, exactly);
+// Initial is the all-0 one whatever the Chooser. Choose in an Init after a
+// reset is explored as in any other handler.
 func TestChooseInFirstInit(t *testing.T) {
-	w, err := sim.NewWorld(spec(3, sim.Datagram, nil, sim.Budget{Resets: 1}, nil, nil, []any{choose(3)}))
+	// Node 0 chooses among 2, node 2 among 3; node 2's second choice (2
+	// values) is made only when its first was 1: 2*(1+2+1) = 8 leaves.
+	w, err := sim.NewWorld(spec(3, sim.Datagram, nil, sim.Budget{Resets: 1}, []any{choose(2)}, nil, []any{choose(3), dependent(2)}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.Chooser = func(n int) int { return n - 1 }
 	s, err := w.Initial()
-	const want = "node 2 calls Choose(3) in its first Init: a check starts from one initial state, so the first Init may not choose; " +
-		"choose in a later handler (a timer that Init sets, say); an Init after a reset may choose"
-	if s != nil || err == nil || err.Error() != want {
-		t.Fatalf("Initial = %v, %v; want the error %q", s, err, want)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Only the first Init is refused: a handler that runs later chooses.
+	wantLog(t, s, 0, "init", "chose 0/2")
+	wantLog(t, s, 2, "init", "chose 0/3")
+	starts, err := w.Starts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	fps := map[uint64]bool{}
+	for _, st := range starts {
+		got = append(got, fmt.Sprint(st.Init))
+		fps[st.State.Fingerprint()] = true
+	}
+	want := []string{"[0 0]", "[0 1 0]", "[0 1 1]", "[0 2]", "[1 0]", "[1 1 0]", "[1 1 1]", "[1 2]"}
+	if !slices.Equal(got, want) || len(fps) != len(want) {
+		t.Fatalf("Starts gave %v (%d distinct states), want %v (all distinct)", got, len(fps), want)
+	}
+	// InitialFrom rebuilds each, strictly; a tape that does not fit is a
+	// clear error, never a panic.
+	w.Strict = true
+	for _, st := range starts {
+		s, err := w.InitialFrom(st.Init)
+		if err != nil || s.Fingerprint() != st.State.Fingerprint() || !slices.Equal(w.Last().Choices, st.Init) {
+			t.Fatalf("InitialFrom(%v) = %v, %v (choices %v)", st.Init, s, err, w.Last().Choices)
+		}
+	}
+	for tape, msg := range map[string]string{
+		"[1 5]":   "event not enabled: choice 1 is 5, outside [0, 3)",
+		"[1]":     "event not enabled: the step makes more choices than the trace records",
+		"[1 2 0]": "event not enabled: the first Init calls made 2 choices but the trace records 3",
+	} {
+		var tp []int
+		for _, f := range strings.Fields(strings.Trim(tape, "[]")) {
+			var v int
+			fmt.Sscan(f, &v)
+			tp = append(tp, v)
+		}
+		if s, err := w.InitialFrom(tp); s != nil || err == nil || err.Error() != msg {
+			t.Errorf("InitialFrom(%s) = %v, %v; want the error %q", tape, s, err, msg)
+		}
+	}
+	w.Strict = false
+	// Past MaxStarts initial states: an error naming the node that
+	// chooses most, and the count.
+	wide, err := sim.NewWorld(spec(2, sim.Datagram, nil, sim.Budget{}, []any{choose(2)}, []any{choose(100), choose(100)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tooMany = "the first Init calls choose among more than 4096 initial states (node 1's Init alone among 10000): " +
+		"choose in a later handler (a timer that Init sets), or fewer values"
+	if ss, err := wide.Starts(); ss != nil || err == nil || err.Error() != tooMany {
+		t.Errorf("Starts = %d states, %v; want the error %q", len(ss), err, tooMany)
+	}
+	// A panic under some choices ends the list with a *StartError that
+	// names them.
+	bad, err := sim.NewWorld(spec(1, sim.Datagram, nil, sim.Budget{}, []any{choose(3), panicOn(2)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := bad.Starts()
+	var se *sim.StartError
+	var hp *sim.HandlerPanic
+	if len(ss) != 2 || !errors.As(err, &se) || !slices.Equal(se.Init, []int{2}) || !errors.As(err, &hp) || hp.Handler != "Init" {
+		t.Errorf("Starts = %d states, %v; want 2 and a panic at [2]", len(ss), err)
+	}
+	// A handler that runs later chooses from the Chooser.
 	w2, s2 := newWorld(t, spec(1, sim.Datagram, []sim.Call{{0, choose(2)}}, sim.Budget{}))
 	w2.Chooser = func(n int) int { return n - 1 }
 	n := apply(t, w2, s2, app(0, 0))
@@ -89,7 +155,7 @@ func TestChooseInFirstInit(t *testing.T) {
 
 	// An Init after a reset chooses: each value gives its own state.
 	w3, s3 := newWorld(t, spec(2, sim.Datagram, nil, sim.Budget{Resets: 1}, nil, []any{laterChoose(3)}))
-	fps := map[uint64]bool{}
+	fps = map[uint64]bool{}
 	for v := range 3 {
 		r := apply(t, w3, s3, reset(1), v)
 		wantLog(t, r, 1, "init", fmt.Sprintf("chose %d/3", v))

@@ -143,6 +143,9 @@ type Walker struct {
 // then say how to walk the same way again, when Seeded says the walk
 // began right after a Reseed.
 type Trail struct {
+	// Init names the initial state Base starts from (the choices of the
+	// first Init calls; the walker does not read it).
+	Init  []int
 	Base  sim.Path
 	Path  sim.Path
 	Event sim.Event

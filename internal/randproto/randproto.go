@@ -198,8 +198,9 @@ type Node struct {
 	V    [MaxVars]int
 	Sent int
 	// Up says the node has started once: it survives resets, so that
-	// Choose in Init is made only after a reset (the first Init may not
-	// choose) and reads 0 in the first.
+	// Choose in Init is made only after a reset and reads 0 in the first
+	// (random programs keep one initial state, which the oracle, starting
+	// from World.Initial, assumes).
 	Up       bool     `livecheck:"durable"`
 	starting bool     `livecheck:"-"` // in the first Init; false between handlers
 	P        *Program `livecheck:"-"`

@@ -321,20 +321,19 @@ func proposal(ballot, value int) string {
 var Agreement = func() properties.Property {
 	p := properties.Always("agreement", "no two nodes choose different values, and no learner learns two",
 		func(s *sim.State) error {
-			first := -1
-			nodes := properties.Nodes[*Node](s)
-			for i, n := range nodes {
+			for i, n := range properties.All[*Node](s) {
 				if n.Conflict != 0 {
 					return fmt.Errorf("node %d chose %d, then a quorum of another ballot accepted %d", i, n.Chosen, n.Conflict)
 				}
 			}
-			for i, n := range nodes {
+			first, firstChose := sim.NodeID(-1), 0
+			for i, n := range properties.All[*Node](s) {
 				switch {
 				case n.Chosen == 0:
 				case first < 0:
-					first = i
-				case n.Chosen != nodes[first].Chosen:
-					return fmt.Errorf("node %d chose %d but node %d chose %d", first, nodes[first].Chosen, i, n.Chosen)
+					first, firstChose = i, n.Chosen
+				case n.Chosen != firstChose:
+					return fmt.Errorf("node %d chose %d but node %d chose %d", first, firstChose, i, n.Chosen)
 				}
 			}
 			return nil
@@ -373,7 +372,7 @@ var splitAgreement = func() properties.Property {
 // (see the package comment).
 var Chosen = properties.Eventually("chosen", "every learner has chosen a value (with all roles: every node)",
 	func(s *sim.State) bool {
-		for _, n := range properties.Nodes[*Node](s) {
+		for _, n := range properties.All[*Node](s) {
 			if n.learns() && n.Chosen == 0 {
 				return false
 			}

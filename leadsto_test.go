@@ -282,6 +282,16 @@ func TestLeadsToPanicsAndLocal(t *testing.T) {
 	if err != nil || !rep.Reproduces(livecheck.PropertyError, "answered") {
 		t.Fatalf("replay: %+v, %v", rep, err)
 	}
+	// In the initial state: a property error at step 0.
+	sys.Build = func(cfg livecheck.Config) (*livecheck.Model, error) {
+		m, err := build(cfg)
+		m.Properties = []properties.Property{properties.LeadsTo("answered", "", func(*sim.State) bool { panic("at once") }, allGot)}
+		return m, err
+	}
+	res, err = livecheck.Check(sys, livecheck.Options{Depth: 6})
+	if err != nil || res.Verdict != livecheck.PropertyError || res.Property != "answered" || len(res.Path) != 0 {
+		t.Fatalf("initial: %+v (%v)", res, err)
+	}
 	res, err = livecheck.Check(askSystem(true, leadsTo), livecheck.Options{Mode: "local"})
 	if err != nil || res.Verdict != livecheck.OK {
 		t.Fatalf("local: %+v, %v", res, err)

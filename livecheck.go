@@ -594,11 +594,16 @@ func (c *checker) run(trail *search.Trail) error {
 		starts, err := c.w.Starts()
 		if err != nil {
 			var se *sim.StartError
+			var pe *properties.Error // a leads-to property's P or Q
 			if hp := asPanic(err); hp != nil && errors.As(err, &se) && len(starts) == 0 {
 				res.Verdict, res.Property, res.Message, res.Init = SafetyViolation, search.PanicProperty, hp.Error(), se.Init
 				return nil
 			}
-			if hp := asPanic(err); hp == nil {
+			if errors.As(err, &pe) && errors.As(err, &se) && len(starts) == 0 {
+				res.Verdict, res.Property, res.Message, res.Init = PropertyError, pe.Property, pe.Error(), se.Init
+				return nil
+			}
+			if hp := asPanic(err); hp == nil && pe == nil {
 				return err
 			}
 			// A panic under later choices: the search reports it after

@@ -230,9 +230,9 @@ func (c *cli) check(args []string) int {
 	maxMemory := fs.String("max-memory", "", "end the check, inconclusive with a partial report, when its heap outgrows this size, e.g. 4GB, 512MiB (default: 3/4 of the machine's memory, "+FormatBytes(DefaultMaxMemory())+" here; 0: no limit)")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); the result is then inconclusive unless a violation was found")
 	seed := fs.Int64("seed", 1, "seed for every random choice")
-	resets := fs.Int("resets", -1, "node resets (crash and restart) allowed per run (default: the system's, 0 for most)")
-	drops := fs.Int("drops", -1, "lost datagrams allowed per run, datagram transport (default: the system's)")
-	sockErrs := fs.Int("socket-errors", -1, "injected socket errors allowed per run, stream transport (default: the system's)")
+	resets := fs.Int("resets", 0, "node resets (crash and restart) allowed per run (default: the bugs' needs, then the system's, 0 for most)")
+	drops := fs.Int("drops", 0, "lost datagrams allowed per run, datagram transport (default: the bugs' needs, then the system's)")
+	sockErrs := fs.Int("socket-errors", 0, "injected socket errors allowed per run, stream transport (default: the bugs' needs, then the system's)")
 	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
 	walkDepth := fs.Int("walk-depth", DefaultWalkDepth, "steps of each random walk from the states at the depth bound (dmax); doubled up to --escalations times when too short to tell")
 	walks := fs.Int("walks", DefaultWalks, "random walks per probe of the critical-transition search (k)")
@@ -306,12 +306,22 @@ func (c *cli) check(args []string) int {
 	cfg := Config{
 		Nodes:  *nodes,
 		Bugs:   *bugs,
-		Budget: sim.Budget{Resets: *resets, Drops: *drops, Errors: *sockErrs},
 		Params: map[string]string{},
 	}
-	for name, v := range map[string]int{"resets": *resets, "drops": *drops, "socket-errors": *sockErrs} {
-		if fs.Changed(name) && v < 0 {
-			return c.usageErr("check", "--%s cannot be negative", name)
+	// A flag left out is 0 in the Config, the default; a flag given 0 is
+	// None, no failure of the kind.
+	for _, f := range []struct {
+		name string
+		v    int
+		to   *int
+	}{{"resets", *resets, &cfg.Budget.Resets}, {"drops", *drops, &cfg.Budget.Drops}, {"socket-errors", *sockErrs, &cfg.Budget.Errors}} {
+		switch {
+		case f.v < 0:
+			return c.usageErr("check", "--%s cannot be negative", f.name)
+		case fs.Changed(f.name) && f.v == 0:
+			*f.to = None
+		default:
+			*f.to = f.v
 		}
 	}
 	if fs.Changed("nodes") && *nodes < 1 {

@@ -32,10 +32,21 @@ func comparable(t *testing.T, c *reports.Check) string {
 	return string(b)
 }
 
+// lossyEcho is the echo system with a default budget of one drop, and
+// double-pong needing 2 nodes and a reset.
+func lossyEcho() *livecheck.System {
+	sys := echoSystem(false)
+	sys.DefaultBudget = sim.Budget{Drops: 1}
+	sys.Bugs[0].Needs = livecheck.Needs{Nodes: 2, Budget: sim.Budget{Resets: 1}}
+	return sys
+}
+
 // The library (Check) and the command (Run) give the same result for the
 // same settings: the command's flags left out and the options' zero
-// values are the same defaults.
+// values are the same defaults, the system's DefaultBudget and the bugs'
+// needs included; a failure flag given 0 is livecheck.None.
 func TestRunMatchesCheck(t *testing.T) {
+	none := livecheck.Config{Budget: sim.Budget{Drops: livecheck.None}}
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -43,20 +54,32 @@ func TestRunMatchesCheck(t *testing.T) {
 		code   int
 		result string
 		steps  int
+		sys    func() *livecheck.System // nil: echoSystem(false)
+		budget sim.Budget               // the budget checked, as counts
+		nodes  int
 	}{
-		{"ok", nil, livecheck.Options{}, livecheck.ExitOK, "ok", 0},
+		{"ok", nil, livecheck.Options{}, livecheck.ExitOK, "ok", 0, nil, sim.Budget{}, 3},
 		{"safety", []string{"--bug", "double-pong"}, livecheck.Options{Config: livecheck.Config{Bugs: []string{"double-pong"}}},
-			livecheck.ExitViolation, "safety-violation", 5},
+			livecheck.ExitViolation, "safety-violation", 5, nil, sim.Budget{}, 3},
 		{"liveness", []string{"--drops", "1", "--walk-depth", "50", "--seed", "3"},
 			livecheck.Options{Config: livecheck.Config{Budget: sim.Budget{Drops: 1}}, WalkDepth: 50, Seed: 3},
-			livecheck.ExitViolation, "liveness-violation", 3},
+			livecheck.ExitViolation, "liveness-violation", 3, nil, sim.Budget{Drops: 1}, 3},
 		{"max-states", []string{"--max-states", "3", "--escalations", "0"}, livecheck.Options{MaxStates: 3, Escalations: -1},
-			livecheck.ExitInconclusive, "inconclusive", 0},
+			livecheck.ExitInconclusive, "inconclusive", 0, nil, sim.Budget{}, 3},
+		{"default budget", []string{"--walk-depth", "50"}, livecheck.Options{WalkDepth: 50},
+			livecheck.ExitViolation, "liveness-violation", 3, lossyEcho, sim.Budget{Drops: 1}, 3},
+		{"none of it", []string{"--drops", "0"}, livecheck.Options{Config: none},
+			livecheck.ExitOK, "ok", 0, lossyEcho, sim.Budget{}, 3},
+		{"bug needs", []string{"--bug", "double-pong"}, livecheck.Options{Config: livecheck.Config{Bugs: []string{"double-pong"}}},
+			livecheck.ExitViolation, "liveness-violation", 2, lossyEcho, sim.Budget{Resets: 1, Drops: 1}, 2},
 	} {
+		if tc.sys == nil {
+			tc.sys = func() *livecheck.System { return echoSystem(false) }
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errs bytes.Buffer
 			args := append([]string{"check", "echo", "--json", "--time", "0", "--out", t.TempDir()}, tc.args...)
-			code := livecheck.Run(args, &out, &errs, echoSystem(false))
+			code := livecheck.Run(args, &out, &errs, tc.sys())
 			var cli reports.Check
 			if err := json.Unmarshal(out.Bytes(), &cli); err != nil {
 				t.Fatalf("exit %d, %v\n%s\nstderr: %s", code, err, out.String(), errs.String())
@@ -64,9 +87,12 @@ func TestRunMatchesCheck(t *testing.T) {
 			if code != tc.code || cli.Result != tc.result || cli.PathLen != tc.steps {
 				t.Fatalf("exit %d, %s of %d steps; want exit %d, %s of %d steps\nstderr: %s", code, cli.Result, cli.PathLen, tc.code, tc.result, tc.steps, errs.String())
 			}
-			res, err := livecheck.Check(echoSystem(false), tc.opts)
+			res, err := livecheck.Check(tc.sys(), tc.opts)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if cli.Budget != tc.budget || cli.Nodes != tc.nodes {
+				t.Errorf("checked %d nodes, budget %+v; want %d, %+v", cli.Nodes, cli.Budget, tc.nodes, tc.budget)
 			}
 			if got, want := comparable(t, res.Report("", "")), comparable(t, &cli); got != want {
 				t.Errorf("Check:\n%s\nRun:\n%s", got, want)

@@ -251,6 +251,11 @@ type Result struct {
 	PeakMemory  int64
 	// Steps is the violation's path replayed, in words.
 	Steps []ReplayStep
+	// Waiting, for a liveness violation, lists the leads-to properties
+	// (properties.LeadsTo) that wait at the end of Path, each with the
+	// step where its P held and its Q never held after; the Message says
+	// the same.
+	Waiting []Waiting
 	// Critical is set for a liveness violation found by walks.
 	Critical *Critical
 	// startEnd holds, for a liveness violation dead from the start (no
@@ -434,6 +439,13 @@ func Check(sys *System, opts Options) (*Result, error) {
 		return nil, notReproduced(fmt.Sprintf("the %s violation found", res.Property), rep)
 	}
 	res.Steps = rep.Steps
+	if res.Verdict == LivenessViolation {
+		// Which P-state was never answered, for a leads-to property.
+		res.Waiting = rep.Waiting
+		for _, wt := range rep.Waiting {
+			res.Message += "; " + wt.String()
+		}
+	}
 	if cx := res.Critical; cx != nil {
 		lrep, err := ReplayFrom(sys, cfg, res.Init, cx.LivePath, allow)
 		if err != nil {
@@ -582,11 +594,16 @@ func (c *checker) run(trail *search.Trail) error {
 		starts, err := c.w.Starts()
 		if err != nil {
 			var se *sim.StartError
+			var pe *properties.Error // a leads-to property's P or Q
 			if hp := asPanic(err); hp != nil && errors.As(err, &se) && len(starts) == 0 {
 				res.Verdict, res.Property, res.Message, res.Init = SafetyViolation, search.PanicProperty, hp.Error(), se.Init
 				return nil
 			}
-			if hp := asPanic(err); hp == nil {
+			if errors.As(err, &pe) && errors.As(err, &se) && len(starts) == 0 {
+				res.Verdict, res.Property, res.Message, res.Init = PropertyError, pe.Property, pe.Error(), se.Init
+				return nil
+			}
+			if hp := asPanic(err); hp == nil && pe == nil {
 				return err
 			}
 			// A panic under later choices: the search reports it after
@@ -925,7 +942,7 @@ func (r *Result) Trace(describe func(i int) string) *reports.Trace {
 		Nodes:    r.Config.Nodes,
 		Bugs:     r.Config.Bugs,
 		Params:   r.Config.Params,
-		Budget:   reports.Budget{Resets: r.Config.Budget.Resets, Drops: r.Config.Budget.Drops, Errors: r.Config.Budget.Errors},
+		Budget:   reports.Budget(Counts(r.Config.Budget)),
 		Seed:     r.Seed,
 		Result:   string(r.Verdict),
 		Property: r.Property,
@@ -950,13 +967,15 @@ func (r *Result) deadTest() *reports.TraceDeadTest {
 	return cx.EndTest.trace()
 }
 
-// ConfigOf returns the configuration a trace was made with.
+// ConfigOf returns the configuration a trace was made with. A trace
+// counts failures; a failure it allows none of is None in the Config, so
+// that no default replaces it.
 func ConfigOf(t *reports.Trace) Config {
 	return Config{
 		Nodes:  t.Nodes,
 		Bugs:   t.Bugs,
 		Params: t.Params,
-		Budget: sim.Budget{Resets: t.Budget.Resets, Drops: t.Budget.Drops, Errors: t.Budget.Errors},
+		Budget: explicit(sim.Budget(t.Budget)),
 	}
 }
 
@@ -987,6 +1006,9 @@ type Replayed struct {
 	Live bool
 	// End is what the dead test saw from the final state (TestEnd).
 	End *critical.Evidence
+	// Waiting lists the leads-to properties (properties.LeadsTo) that
+	// wait in the final state, in the system's order.
+	Waiting []Waiting
 
 	w       *sim.World
 	m       *Model
@@ -1015,6 +1037,23 @@ func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 		return rep.Verdict == OK && rep.Live
 	}
 	return false
+}
+
+// Waiting is a leads-to property left waiting at the end of a path: its P
+// held at step Step (0: the initial state), and its Q held neither there
+// nor at any later step.
+type Waiting struct {
+	Property string
+	Doc      string
+	Step     int
+}
+
+func (w Waiting) String() string {
+	name := w.Property
+	if w.Doc != "" {
+		name += " (" + w.Doc + ")"
+	}
+	return fmt.Sprintf("%s: P held at step %d and Q never held after", name, w.Step)
 }
 
 // ErrNoReplay says a trace does not replay: a step is not enabled where the
@@ -1125,13 +1164,39 @@ func replay(w *sim.World, m *Model, init []int, p sim.Path, rep *Replayed, cur *
 		}
 		return "", ""
 	}
+	// A handler that panics is a finding; so is a leads-to property's P
+	// or Q that panics in a step.
 	panicked := func(err error) bool {
 		var hp *sim.HandlerPanic
-		if errors.As(err, &hp) {
+		var pe *properties.Error
+		switch {
+		case errors.As(err, &hp):
 			rep.Verdict, rep.Property, rep.Message = SafetyViolation, search.PanicProperty, hp.Error()
-			return true
+		case errors.As(err, &pe):
+			propErr(pe)
+		default:
+			return false
 		}
-		return false
+		return true
+	}
+	// since[j] is the step from which leads-to property leads[j] waits
+	// (-1: it does not).
+	var leads []*properties.Property
+	for i := range m.Properties {
+		if pr := &m.Properties[i]; pr.IsLeadsTo() {
+			leads = append(leads, pr)
+		}
+	}
+	since := make([]int, len(leads))
+	waits := func(step int, s *sim.State) {
+		for j, pr := range leads {
+			switch {
+			case pr.IsLive(s):
+				since[j] = -1
+			case step == 0 || since[j] < 0:
+				since[j] = step
+			}
+		}
 	}
 	w.Strict = true
 	s, err := w.InitialFrom(init)
@@ -1149,6 +1214,7 @@ func replay(w *sim.World, m *Model, init []int, p sim.Path, rep *Replayed, cur *
 		rep.Verdict, rep.Property, rep.Message = SafetyViolation, name, msg
 		return nil
 	}
+	waits(0, s)
 	for i, st := range p {
 		text := w.Describe(s, st.Event)
 		*cur = ReplayStep{Step: i + 1, Event: st.Event, Text: text}
@@ -1182,6 +1248,7 @@ func replay(w *sim.World, m *Model, init []int, p sim.Path, rep *Replayed, cur *
 		}
 		s = next
 		rep.Final = s
+		waits(i+1, s)
 		if name, msg := check(s); name != "" {
 			rs.Violation = msg
 			rep.Steps = append(rep.Steps, rs)
@@ -1196,6 +1263,11 @@ func replay(w *sim.World, m *Model, init []int, p sim.Path, rep *Replayed, cur *
 	for i := range m.Properties {
 		if pr := &m.Properties[i]; pr.Kind == properties.Reachability {
 			pr.IsReached(s)
+		}
+	}
+	for j, pr := range leads {
+		if since[j] >= 0 {
+			rep.Waiting = append(rep.Waiting, Waiting{Property: pr.Name, Doc: pr.Doc, Step: since[j]})
 		}
 	}
 	// A path that ends where nothing can happen and the system is not live

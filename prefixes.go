@@ -43,7 +43,7 @@ func Prefixes(sys *System, opts PrefixOptions) (Config, []LivePrefix, error) {
 		opts.Seed = 1
 	}
 	cfg := opts.Config
-	cfg.Budget = sim.Budget{}
+	cfg.Budget = NoFailures
 	cfg, m, err := sys.Model(cfg)
 	if err != nil {
 		return cfg, nil, err

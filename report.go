@@ -13,7 +13,7 @@ import (
 func (r *Result) Report(trace, liveTrace string) *reports.Check {
 	c := &reports.Check{
 		Result: string(r.Verdict), System: r.System, Bugs: r.Config.Bugs, Nodes: r.Config.Nodes,
-		Params: r.Config.Params, Budget: r.Config.Budget, Seed: r.Seed, Depth: r.Depth,
+		Params: r.Config.Params, Budget: Counts(r.Config.Budget), Seed: r.Seed, Depth: r.Depth,
 		Property: r.Property, Message: r.Message, Trace: trace, PathLen: len(r.Path), Init: r.Init,
 		Complete: r.Complete, Exhausted: r.Exhausted, Covered: r.Covered, Cut: r.Cut,
 		Interrupted: r.Interrupted, MemoryLimit: r.MemoryLimit, MaxMemory: r.MaxMemory, PeakMemory: r.PeakMemory,
@@ -80,7 +80,7 @@ func (rep *Replayed) Report(file string, t *reports.Trace, reproduced bool) *rep
 	cfg := ConfigOf(t)
 	r := &reports.Replay{Trace: file, System: t.System, Result: string(rep.Verdict), Property: rep.Property,
 		Message: rep.Message, Reproduced: reproduced, End: evidenceReport(rep.End, len(rep.Steps)), Steps: stepsReport(rep.Steps),
-		Config: reports.DescribeConfig(t.System, cfg.Nodes, cfg.Bugs, cfg.Params, cfg.Budget), Live: rep.Live, Recorded: t}
+		Config: reports.DescribeConfig(t.System, cfg.Nodes, cfg.Bugs, cfg.Params, Counts(cfg.Budget)), Live: rep.Live, Recorded: t}
 	if r.Steps == nil {
 		r.Steps = []reports.Step{}
 	}
@@ -121,7 +121,7 @@ func evidenceWords(ev *critical.Evidence, prop string) string {
 
 // describeConfig says a configuration in one line.
 func describeConfig(system string, cfg Config) string {
-	return reports.DescribeConfig(system, cfg.Nodes, cfg.Bugs, cfg.Params, cfg.Budget)
+	return reports.DescribeConfig(system, cfg.Nodes, cfg.Bugs, cfg.Params, Counts(cfg.Budget))
 }
 
 // ms is d in milliseconds, to the microsecond.

@@ -39,7 +39,7 @@ type System struct {
 	// with depth than from the initial state.
 	PrefixDepth int
 	// DefaultBudget is the failure budget when none is given: a budget
-	// field below 0 in a Config takes the system's value.
+	// field a Config leaves 0 takes the bugs' needs, then this.
 	DefaultBudget sim.Budget
 	// Bugs are the slips that can be injected by name; none is the default.
 	Bugs []Bug
@@ -51,7 +51,8 @@ type System struct {
 	Properties []PropertyDoc
 
 	// Build returns the model for a configuration that has been checked
-	// against Bugs, Params and the node bounds (required). It leaves
+	// against Bugs, Params and the node bounds (required). Its budget
+	// counts failures (0: none; Build never sees None). It leaves
 	// Spec.Nodes and Spec.Budget zero, or sets them to the configuration's
 	// Nodes and Budget: livecheck sets them, and refuses other values.
 	Build func(cfg Config) (*Model, error)
@@ -218,11 +219,11 @@ func unset(cfg Config, name string) bool {
 	case "nodes":
 		return cfg.Nodes == 0
 	case "resets":
-		return cfg.Budget.Resets < 0
+		return cfg.Budget.Resets == 0
 	case "drops":
-		return cfg.Budget.Drops < 0
+		return cfg.Budget.Drops == 0
 	case "socket-errors":
-		return cfg.Budget.Errors < 0
+		return cfg.Budget.Errors == 0
 	}
 	_, ok := cfg.Params[name]
 	return !ok
@@ -230,6 +231,7 @@ func unset(cfg Config, name string) bool {
 
 // finalValue is the value of the setting named name in a normalized cfg.
 func finalValue(cfg Config, name string) string {
+	cfg.Budget = Counts(cfg.Budget)
 	switch name {
 	case "nodes":
 		return strconv.Itoa(cfg.Nodes)
@@ -274,17 +276,48 @@ type PropertyDoc struct {
 	Doc  string
 }
 
-// Config is one configuration of a system. Nodes 0 takes the bugs' needs,
-// then the system's default. A budget field below 0 takes the bugs' needs,
-// then the system's DefaultBudget: that is what the command does for a
-// failure flag left out. A budget field of 0 means none of that failure,
-// so the zero Config has no failures; with a System that declares no
-// DefaultBudget (most do not) the two agree.
+// Config is one configuration of a system. Its zero value, and each zero
+// field, means what the command does with the flag left out: Nodes 0
+// takes the bugs' needs, then the system's default; a budget field 0 takes
+// the bugs' needs, then the system's DefaultBudget. A budget field of
+// None says none of that failure, as the command's --resets 0 does.
+//
+// A normalized Config (System.Normalize, Result.Config) has no zero
+// budget field: each is a count or None, so that it means the same when
+// it is given again (to Check, Replay). In its JSON, -1 is None.
 type Config struct {
 	Nodes  int               `json:"nodes"`
 	Bugs   []string          `json:"bugs"`
 	Params map[string]string `json:"params,omitempty"`
 	Budget sim.Budget        `json:"budget"`
+}
+
+// None, in a budget field of a Config, says "none of this failure": the
+// command's --resets 0, --drops 0, --socket-errors 0. It cannot be 0,
+// which takes the default as a flag left out does.
+const None = -1
+
+// NoFailures is the budget of a Config that allows no failure of any
+// kind, whatever the system's DefaultBudget or the bugs' needs.
+var NoFailures = sim.Budget{Resets: None, Drops: None, Errors: None}
+
+// Counts returns a Config's budget as counts of failures, None as 0: what
+// a run may inject, as reports and trace files give it.
+func Counts(b sim.Budget) sim.Budget {
+	for _, f := range budgetFields(&b) {
+		*f.v = max(*f.v, 0)
+	}
+	return b
+}
+
+// explicit returns counts as a Config's budget: 0 as None.
+func explicit(b sim.Budget) sim.Budget {
+	for _, f := range budgetFields(&b) {
+		if *f.v == 0 {
+			*f.v = None
+		}
+	}
+	return b
 }
 
 // HasBug says whether bug name is injected (with or without a value).
@@ -405,13 +438,16 @@ func (s *System) Normalize(cfg Config) (Config, error) {
 	def, nf := s.DefaultBudget, budgetFields(&need.Budget)
 	for i, f := range budgetFields(&cfg.Budget) {
 		switch {
-		case *f.v >= 0:
+		case *f.v > 0 || *f.v == None:
+		case *f.v < 0:
+			return cfg, fmt.Errorf("%s budget %d: a count of failures, 0 for the default, or None (-1) for none", f.word, *f.v)
 		case *nf[i].v > 0:
 			*f.v = *nf[i].v
 		default:
 			*f.v = *budgetFields(&def)[i].v
 		}
 	}
+	cfg.Budget = explicit(cfg.Budget)
 	return cfg, nil
 }
 
@@ -427,7 +463,9 @@ func (s *System) Model(cfg Config) (Config, *Model, error) {
 	if err != nil {
 		return cfg, nil, err
 	}
-	m, err := s.Build(cfg)
+	built := cfg
+	built.Budget = Counts(cfg.Budget)
+	m, err := s.Build(built)
 	if err != nil {
 		return cfg, nil, err
 	}
@@ -443,14 +481,21 @@ func (s *System) Model(cfg Config) (Config, *Model, error) {
 		return cfg, nil, bad("Model.Properties is empty: a check needs at least one property")
 	case m.Spec.Nodes != 0 && m.Spec.Nodes != cfg.Nodes:
 		return cfg, nil, bad("Model.Spec.Nodes is %d but the configuration has %d nodes (leave it 0: livecheck sets it)", m.Spec.Nodes, cfg.Nodes)
-	case m.Spec.Budget != (sim.Budget{}) && m.Spec.Budget != cfg.Budget:
-		return cfg, nil, bad("Model.Spec.Budget is %+v but the configuration's is %+v (leave it zero and set System.DefaultBudget: livecheck sets it)", m.Spec.Budget, cfg.Budget)
+	case m.Spec.Budget != (sim.Budget{}) && m.Spec.Budget != built.Budget:
+		return cfg, nil, bad("Model.Spec.Budget is %+v but the configuration's is %+v (leave it zero and set System.DefaultBudget: livecheck sets it)", m.Spec.Budget, built.Budget)
 	}
+	// A copy: a Build that hands out one *Model each time must not see
+	// it changed, nor get a second set of monitors on the next call.
+	mc := *m
+	m = &mc
 	m.Spec.Nodes = cfg.Nodes
-	m.Spec.Budget = cfg.Budget
+	m.Spec.Budget = built.Budget
 	if err := properties.Validate(m.Properties); err != nil {
 		return cfg, nil, bad("Model.Properties: %v", err)
 	}
+	// Each leads-to property gets its monitor, in this model only.
+	m.Spec.Monitors = slices.Clip(m.Spec.Monitors)
+	m.Properties = properties.Bind(&m.Spec, m.Properties)
 	if err := m.Spec.Validate(); err != nil {
 		return cfg, nil, bad("Model.Spec: %v", err)
 	}

@@ -32,7 +32,7 @@ var needsSystem = &livecheck.System{
 // result says which, and a setting given that cannot show a bug (or two
 // bugs that need different values) gives a warning.
 func TestBugNeeds(t *testing.T) {
-	unset := sim.Budget{Resets: -1, Drops: -1, Errors: -1}
+	unset := sim.Budget{} // the defaults: the bugs' needs, then the system's
 	type set = livecheck.Setting
 	for _, tc := range []struct {
 		name     string
@@ -55,7 +55,7 @@ func TestBugNeeds(t *testing.T) {
 		{"two bugs: the larger number, each bug's own settings", livecheck.Config{Bugs: []string{"b", "a"}, Budget: unset},
 			4, map[string]string{"proposers": "2", "peers": "all"}, sim.Budget{Resets: 1, Errors: 1},
 			[]set{{Bug: "a", Name: "nodes", Value: "4"}, {Bug: "a", Name: "proposers", Value: "2"}, {Bug: "b", Name: "peers", Value: "all"}, {Bug: "b", Name: "resets", Value: "1"}}, nil},
-		{"a failure budget given", livecheck.Config{Bugs: []string{"b"}, Params: map[string]string{"peers": "zero"}, Budget: sim.Budget{Resets: 0, Drops: -1, Errors: -1}},
+		{"a failure budget given", livecheck.Config{Bugs: []string{"b"}, Params: map[string]string{"peers": "zero"}, Budget: sim.Budget{Resets: livecheck.None}},
 			2, map[string]string{"proposers": "1", "peers": "zero"}, sim.Budget{Errors: 1},
 			[]set{{Bug: "b", Name: "nodes", Value: "2"}}, []string{"b needs peers=all; you gave zero", "b needs at least 1 reset; you gave 0"}},
 		{"two bugs that need different values", livecheck.Config{Bugs: []string{"c", "b"}, Budget: unset},
@@ -73,14 +73,28 @@ func TestBugNeeds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.Nodes != tc.nodes || !reflect.DeepEqual(cfg.Params, tc.params) || cfg.Budget != tc.budget {
+			if cfg.Nodes != tc.nodes || !reflect.DeepEqual(cfg.Params, tc.params) || livecheck.Counts(cfg.Budget) != tc.budget {
 				t.Errorf("normalized to %d nodes, %v, %+v; want %d, %v, %+v", cfg.Nodes, cfg.Params, cfg.Budget, tc.nodes, tc.params, tc.budget)
+			}
+			// A normalized budget says None for none: normalized
+			// again, it is the same.
+			for _, v := range []int{cfg.Budget.Resets, cfg.Budget.Drops, cfg.Budget.Errors} {
+				if v == 0 {
+					t.Errorf("normalized budget %+v: 0 would take the default again", cfg.Budget)
+				}
+			}
+			if again, err := needsSystem.Normalize(cfg); err != nil || !reflect.DeepEqual(again, cfg) {
+				t.Errorf("normalized again: %+v, %v; was %+v", again, err, cfg)
 			}
 			from, warnings := needsSystem.BugSettings(tc.cfg)
 			if !reflect.DeepEqual(from, tc.from) || !reflect.DeepEqual(warnings, tc.warnings) {
 				t.Errorf("from the bugs %v, warnings %q; want %v, %q", from, warnings, tc.from, tc.warnings)
 			}
 		})
+	}
+	_, err := needsSystem.Normalize(livecheck.Config{Budget: sim.Budget{Drops: -2}})
+	if want := "drop budget -2: a count of failures, 0 for the default, or None (-1) for none"; err == nil || err.Error() != want {
+		t.Errorf("a negative budget: %v; want %s", err, want)
 	}
 }
 

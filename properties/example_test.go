@@ -90,3 +90,39 @@ func ExampleEventuallyEach() {
 	// false
 	// true
 }
+
+// reqNode asks on its timer "ask" and is answered on its timer "answer".
+type reqNode struct {
+	sim.BaseNode
+	Asked, Answered bool
+}
+
+func (n *reqNode) Init(ctx sim.Context) { ctx.SetTimer("ask") }
+
+func (n *reqNode) Timer(ctx sim.Context, name string) {
+	if name == "ask" {
+		n.Asked = true
+		ctx.SetTimer("answer")
+		return
+	}
+	n.Answered = true
+}
+
+// LeadsTo is live where no P waits for its Q. livecheck binds it to a
+// monitor of the world itself; a world built by hand takes Bind.
+func ExampleLeadsTo() {
+	answered := properties.LeadsTo("answered", "every request is answered",
+		func(s *sim.State) bool { return properties.Node[*reqNode](s, 0).Asked },
+		func(s *sim.State) bool { return properties.Node[*reqNode](s, 0).Answered })
+	spec := sim.Spec{Nodes: 1, New: func(sim.NodeID) sim.Node { return &reqNode{} }}
+	props := properties.Bind(&spec, []properties.Property{answered})
+	w, _ := sim.NewWorld(spec)
+	s, _ := w.Initial()
+	for _, timer := range []string{"ask", "answer"} {
+		s, _ = w.Apply(s, sim.Event{Kind: sim.Timer, Timer: timer}, nil)
+		fmt.Println(timer, props[0].IsLive(s))
+	}
+	// Output:
+	// ask false
+	// answer true
+}

@@ -25,6 +25,15 @@
 //	oneLeader := properties.AtMostOne("one-leader", "at most one node is leader",
 //		func(n *node) bool { return n.Leader })
 //
+// [LeadsTo] says that whenever P holds, Q holds then or later: every
+// request sent is answered, every lease revoked is given back. A bit of
+// each state remembers a P that still waits for its Q; a violation names
+// the step where P held and Q never did after:
+//
+//	answered := properties.LeadsTo("answered", "every request is answered",
+//		func(s *sim.State) bool { return properties.Node[*client](s, 1).Asked },
+//		func(s *sim.State) bool { return properties.Node[*client](s, 1).Answered })
+//
 // [Sometimes] and [SometimesNode] say a state must be reachable: the check
 // reports each as reached (with the fewest steps that reach it) or never
 // reached, and livecheck.Test fails on one never reached:
@@ -37,6 +46,7 @@ import (
 	"fmt"
 	"iter"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,6 +93,11 @@ type Property struct {
 	// Pair, when set, is the pairwise form of a safety property: a violation
 	// between two node states. Local model checking then checks pairs only.
 	Pair func(a, b sim.Node) error
+
+	// P and Q, set by LeadsTo, are the two sides of a leads-to property:
+	// whenever P holds, Q holds then or later. Bind gives the property a
+	// monitor of the world, whose bit its Live reads.
+	P, Q func(s *sim.State) bool
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -108,6 +123,60 @@ func Sometimes(name, doc string, reach func(s *sim.State) bool) Property {
 	return Property{Name: name, Kind: Reachability, Doc: doc, Reach: reach}
 }
 
+// LeadsTo returns a liveness property: whenever P holds, Q holds then or
+// later. A world remembers along each path whether a P-state still waits
+// for its Q-state, in a bit of the state (a sim.Monitor, see Bind); the
+// property is live where no P-state waits, so that a path stuck with P
+// unanswered is a liveness violation, found by the walks and the
+// critical-transition search like any other.
+//
+// livecheck's pipeline binds it; a world built by hand needs Bind, and
+// the property's Live panics until bound (a property error that says so).
+// The value holds no binding of its own: one LeadsTo value may serve any
+// number of systems.
+func LeadsTo(name, doc string, p, q func(s *sim.State) bool) Property {
+	mustName(name)
+	return Property{Name: name, Kind: Liveness, Doc: doc, P: p, Q: q,
+		Live: func(*sim.State) bool {
+			panic(fmt.Sprintf("leads-to property %s is not bound to a monitor of the world: see properties.Bind", name))
+		}}
+}
+
+// IsLeadsTo says whether p is a leads-to property (LeadsTo).
+func (p *Property) IsLeadsTo() bool { return p.P != nil || p.Q != nil }
+
+// Bind gives each leads-to property of props a monitor of spec, appended
+// to spec.Monitors, and returns props with each such property's Live
+// reading its monitor's bit. props itself is not changed (the caller's
+// slice may be shared), and the properties without P and Q are as they
+// were. A property's P or Q that panics makes the step fail with a
+// *sim.MonitorPanic that wraps an *Error, as a property that panics.
+func Bind(spec *sim.Spec, props []Property) []Property {
+	out := slices.Clone(props)
+	for i := range out {
+		p := &out[i]
+		if !p.IsLeadsTo() {
+			continue
+		}
+		bit := len(spec.Monitors)
+		spec.Monitors = append(spec.Monitors, sim.Monitor{Name: p.Name, P: guard(p.Name, p.P), Q: guard(p.Name, p.Q)})
+		p.Live = func(s *sim.State) bool { return !s.Pending(bit) }
+	}
+	return out
+}
+
+// guard makes f's panic an *Error of the property named name.
+func guard(name string, f func(*sim.State) bool) func(*sim.State) bool {
+	return func(s *sim.State) bool {
+		defer func() {
+			if r := recover(); r != nil {
+				panic(&Error{Property: name, Value: r})
+			}
+		}()
+		return f(s)
+	}
+}
+
 func mustName(name string) {
 	if !nameRE.MatchString(name) {
 		panic(fmt.Sprintf("property name %q must be lowercase letters, digits and dashes, starting with a letter", name))
@@ -130,6 +199,9 @@ func Validate(props []Property) error {
 		}
 		if p.Kind == Liveness && p.Live == nil {
 			return fmt.Errorf("liveness property %q has no Live function", p.Name)
+		}
+		if p.IsLeadsTo() && (p.Kind != Liveness || p.P == nil || p.Q == nil) {
+			return fmt.Errorf("leads-to property %q needs both P and Q, and the liveness kind", p.Name)
 		}
 		if p.Kind == Reachability && p.Reach == nil {
 			return fmt.Errorf("reachability property %q has no Reach function", p.Name)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/livecheck/livecheck/properties"
@@ -167,6 +168,38 @@ func TestAtMostOneSearched(t *testing.T) {
 	}
 	if err := props[0].Check(end); err == nil || err.Error() != "nodes 0 and 2 at once" {
 		t.Errorf("local: at the end of its path the property gives %v", err)
+	}
+}
+
+// One LeadsTo value serves any number of specs: Bind leaves the caller's
+// slice as it was and gives each spec its own monitor; unbound, its Live
+// panics with a message that says so.
+func TestLeadsToBind(t *testing.T) {
+	yes := func(*sim.State) bool { return true }
+	p := properties.LeadsTo("p", "", yes, yes)
+	props := []properties.Property{properties.Eventually("e", "", yes), p}
+	var a, b sim.Spec
+	b.Monitors = []sim.Monitor{{Name: "other", P: yes, Q: yes}}
+	pa, pb := properties.Bind(&a, props), properties.Bind(&b, props)
+	if len(a.Monitors) != 1 || len(b.Monitors) != 2 || a.Monitors[0].Name != "p" || b.Monitors[1].Name != "p" {
+		t.Fatalf("monitors %v, %v", a.Monitors, b.Monitors)
+	}
+	s := sim.NewState(nil)
+	if !pa[1].IsLive(s) || !pb[1].IsLive(s) || !pa[0].IsLive(s) {
+		t.Fatal("a bound property is not live where no bit is set")
+	}
+	func() {
+		defer func() {
+			pe, ok := recover().(*properties.Error)
+			if !ok || pe.Property != "p" || !strings.Contains(pe.Error(), "not bound to a monitor") {
+				t.Fatalf("unbound Live: %v", pe)
+			}
+		}()
+		props[1].IsLive(s)
+	}()
+	if err := properties.Validate([]properties.Property{properties.LeadsTo("q", "", yes, nil)}); err == nil ||
+		err.Error() != `leads-to property "q" needs both P and Q, and the liveness kind` {
+		t.Fatalf("Validate: %v", err)
 	}
 }
 

@@ -56,7 +56,9 @@ type Options struct {
 	Target uint64
 	// Reduce prunes transitions with sleep sets (see reduce.go): the
 	// search finds the same states at the same depths, the same
-	// violations and periphery, with fewer transitions.
+	// violations and periphery, with fewer transitions. It is ignored
+	// for a world with monitors (sim.Spec.Monitors): a monitor's bit
+	// depends on the order of events that sleep sets take to commute.
 	Reduce bool
 }
 
@@ -265,6 +267,9 @@ type Reach struct {
 // cannot be hashed); violations are in the result.
 func Global(w *sim.World, opts Options) (*Result, error) {
 	opts.fill()
+	if len(w.Spec().Monitors) > 0 {
+		opts.Reduce = false
+	}
 	g := &global{opts: &opts, res: &Result{}, start: time.Now(), conc: opts.Reduce && len(w.Spec().Symmetry) > 0}
 	defer func() {
 		st := &g.res.Stats
@@ -425,8 +430,11 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		starts = []sim.Start{{State: opts.Start}}
 	case starts == nil:
 		starts, startErr = w.Starts()
+		// A handler that panics, or a leads-to property's P or Q (a
+		// monitor's), is a finding.
 		var hp *sim.HandlerPanic
-		if startErr != nil && !errors.As(startErr, &hp) {
+		var pe *properties.Error
+		if startErr != nil && !errors.As(startErr, &hp) && !errors.As(startErr, &pe) {
 			return nil, startErr
 		}
 		// A panic under some choices is reported after the initial
@@ -494,8 +502,14 @@ func (g *global) run(w *sim.World) (*Result, error) {
 	}
 	var se *sim.StartError
 	var hp *sim.HandlerPanic
-	if errors.As(startErr, &se) && errors.As(startErr, &hp) {
+	var pe *properties.Error
+	switch {
+	case !errors.As(startErr, &se):
+	case errors.As(startErr, &hp):
 		res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp, Path: sim.Path{}, Init: se.Init}
+		return res, nil
+	case errors.As(startErr, &pe):
+		res.Violation = &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), PropertyError: pe, Path: sim.Path{}, Init: se.Init}
 		return res, nil
 	}
 	if quiet != nil {
@@ -925,8 +939,18 @@ func (k *worker) expand(c *chunk, i int) bool {
 				k.flush()
 			}
 			if err != nil {
+				// A handler that panicked is a finding; so is a
+				// leads-to property whose P or Q panicked in the step
+				// (a monitor's).
 				var hp *sim.HandlerPanic
-				if !errors.As(err, &hp) {
+				var pe *properties.Error
+				var v *Violation
+				switch {
+				case errors.As(err, &hp):
+					v = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp}
+				case errors.As(err, &pe):
+					v = &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), PropertyError: pe}
+				default:
 					c.err = &sim.StepError{Index: d, Event: ev, Err: err}
 					return true
 				}
@@ -935,8 +959,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 					c.err = terr
 					return true
 				}
-				c.finds = append(c.finds, find{cand: len(c.cands), safety: true,
-					v:    &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp},
+				c.finds = append(c.finds, find{cand: len(c.cands), safety: true, v: v,
 					step: sim.Step{Event: ev, Choices: append([]int(nil), info.Choices...)}})
 				c.cands = append(c.cands, cand{parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
 				if g.conc {

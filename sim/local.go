@@ -90,7 +90,12 @@ func (w *World) ApplyLocal(i NodeID, l *Local, ev Event, msg Message, tape []int
 	default:
 		return nil, fmt.Errorf("%w: %v is not a local event", ErrNotEnabled, ev)
 	}
+	// Monitors read the global state, which a local step does not have
+	// (the other nodes are nil): they are for liveness, which local
+	// model checking does not check.
+	w.localStep = true
 	n, err := w.Apply(s, ev, tape)
+	w.localStep = false
 	if err != nil {
 		return nil, err
 	}

@@ -146,12 +146,39 @@ type Spec struct {
 	// Symmetry lists groups of interchangeable nodes, for symmetry
 	// reduction: see the conditions in symmetry.go's doc (nodes named
 	// only through NodeID and NodeSet, no driver call to a member,
-	// properties that do not tell members apart). Nil: none.
+	// properties and monitors that do not tell members apart). Nil: none.
 	Symmetry [][]NodeID
 	// HandlerTimeout is how long one handler may run before the world is
 	// reported as diverged (default 2s).
 	HandlerTimeout time.Duration
+	// Monitors watch paths for "whenever P holds, Q holds then or
+	// later" (properties.LeadsTo); at most MaxMonitors. Nil: none, and
+	// states cost nothing more.
+	Monitors []Monitor
 }
+
+// A Monitor is one bit of every state, [State.Pending], that remembers
+// along the path whether a P-state still waits for a Q-state: in the
+// initial state and after every step, pending = (pending || P) && !Q, on
+// the new state. The bit is part of the state: hashed into its
+// fingerprint and its Key, so that two states that differ only in it are
+// two states. A liveness property that holds where the bit is clear
+// then says "whenever P holds, Q holds then or later".
+//
+// With symmetry (Spec.Symmetry) P and Q must not tell the members of a
+// group apart, as properties must not: renaming keeps the bit as it is.
+//
+// A monitor reads the global state between events, so events of two
+// nodes no longer commute (one order may pass through a P-state, the
+// other not): the search turns its sleep-set reduction off for a world
+// with monitors.
+type Monitor struct {
+	Name string // for errors: the property it serves
+	P, Q func(s *State) bool
+}
+
+// MaxMonitors is the most monitors a spec may have.
+const MaxMonitors = 32
 
 // Validate says what is wrong with the spec, if anything.
 func (s *Spec) Validate() error {
@@ -166,6 +193,14 @@ func (s *Spec) Validate() error {
 	for i, c := range s.Calls {
 		if c.To < 0 || int(c.To) >= s.Nodes {
 			return fmt.Errorf("driver call %d goes to node %d, but nodes are 0 to %d", i, c.To, s.Nodes-1)
+		}
+	}
+	if len(s.Monitors) > MaxMonitors {
+		return fmt.Errorf("the spec has %d monitors (leads-to properties); at most %d are possible", len(s.Monitors), MaxMonitors)
+	}
+	for i, m := range s.Monitors {
+		if m.P == nil || m.Q == nil {
+			return fmt.Errorf("monitor %d (%s) needs both P and Q", i, m.Name)
 		}
 	}
 	return validateSymmetry(s)

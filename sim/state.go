@@ -123,6 +123,10 @@ type State struct {
 	// with the state it was made from), so that a discarded state's
 	// network can be reused.
 	ownsNet bool
+	// pending holds the monitors' bits (Spec.Monitors), bit i monitor
+	// i's. It sits in the padding after the two bools, so that it costs
+	// a State no bytes.
+	pending uint32
 	// fresh has bit i set when node i's object was made for this state
 	// by Apply (copied or built by a reset) and is shared with no other
 	// state, so that Discard can give it to a later copy.
@@ -175,6 +179,13 @@ func (s *State) InFlight() []Envelope { return s.net }
 
 // Used returns the failures spent so far on the path to this state.
 func (s *State) Used() Budget { return s.used }
+
+// Pending says whether monitor i (see [Spec.Monitors]) is waiting: its P
+// held in this state or an earlier one of the path, and its Q has not
+// held since. False for a monitor the spec does not have.
+func (s *State) Pending(i int) bool {
+	return i >= 0 && i < MaxMonitors && s.pending&(1<<uint(i)) != 0
+}
 
 // CallMade says whether driver call i has been made.
 func (s *State) CallMade(i int) bool {

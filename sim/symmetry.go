@@ -33,7 +33,10 @@ import (
 // in a StateHasher. A node id kept in a plain int, or a set of nodes in a
 // plain bit set, is not renamed, and the reduction is then unsound: a
 // system that declares symmetry must use the types. Driver calls must not
-// go to a member of a group, and properties must not tell members apart.
+// go to a member of a group, and properties must not tell members apart;
+// nor may the P and Q of a monitor (properties.LeadsTo): a monitor's bit
+// is not renamed, which is sound only if renaming a state leaves P and Q
+// as they were.
 
 // symmetry is a world's working set for keys.
 type symmetry struct {

@@ -71,6 +71,7 @@ type World struct {
 	// initNodes[i] is where node i's choices begin in the last
 	// InitialFrom's Choices.
 	initNodes []int
+	localStep bool // ApplyLocal is stepping: no monitors
 }
 
 // StepInfo is what the last Apply did. Its slices are reused by the next
@@ -159,6 +160,9 @@ func (w *World) InitialFrom(tape []int) (*State, error) {
 	}
 	if w.Strict && len(w.last.Choices) < len(tape) {
 		return nil, fmt.Errorf("%w: the first Init calls made %d choices but the trace records %d", ErrNotEnabled, len(w.last.Choices), len(tape))
+	}
+	if err := w.monitor(s); err != nil {
+		return nil, err
 	}
 	if err := w.finish(s); err != nil {
 		return nil, err
@@ -451,7 +455,7 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	w.from = s
 	n := w.reuse(len(s.nodes))
 	copy(n.nodes, s.nodes)
-	n.net, n.conns, n.calls, n.ext, n.used = s.net, s.conns, s.calls, s.ext, s.used
+	n.net, n.conns, n.calls, n.ext, n.used, n.pending = s.net, s.conns, s.calls, s.ext, s.used, s.pending
 	if err := w.step(n, ev, tape); err != nil {
 		return nil, err
 	}
@@ -535,7 +539,7 @@ func (w *World) Own(s *State) *State {
 	}
 	n.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
 	n.conns = slices.Clone(s.conns)
-	n.calls, n.ext, n.used, n.fp, n.key, n.keyless = s.calls, s.ext, s.used, s.fp, s.key, s.keyless
+	n.calls, n.ext, n.used, n.fp, n.key, n.keyless, n.pending = s.calls, s.ext, s.used, s.fp, s.key, s.keyless, s.pending
 	return n
 }
 
@@ -659,7 +663,56 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 	if w.Strict && len(w.last.Choices) < len(tape) {
 		return fmt.Errorf("%w: %v made %d choices but the trace records %d", ErrNotEnabled, ev, len(w.last.Choices), len(tape))
 	}
+	// Here, not in finish: walks read the state after Step, unsealed.
+	return w.monitor(n)
+}
+
+// monitor brings the monitors' bits of s, a state a step has just made,
+// up to date: pending = (pending || P) && !Q. It does nothing to a world
+// without monitors. Running it twice on one state changes nothing.
+func (w *World) monitor(s *State) (err error) {
+	if len(w.spec.Monitors) == 0 || w.localStep {
+		return nil
+	}
+	i := 0
+	defer func() {
+		if r := recover(); r != nil {
+			err = &MonitorPanic{Monitor: w.spec.Monitors[i].Name, Value: r}
+		}
+	}()
+	for ; i < len(w.spec.Monitors); i++ {
+		m := &w.spec.Monitors[i]
+		bit := uint32(1) << uint(i)
+		on := s.pending&bit != 0 || m.P(s)
+		if on && !m.Q(s) {
+			s.pending |= bit
+		} else {
+			s.pending &^= bit
+		}
+	}
 	return nil
+}
+
+// A MonitorPanic is a monitor's P or Q that panicked: a bug in the
+// property the monitor serves, not in the protocol. Unwrap gives what it
+// panicked with when that is an error (properties.Bind makes it a
+// *properties.Error), so that callers report it as they report a
+// property that panics.
+type MonitorPanic struct {
+	Monitor string
+	Value   any
+}
+
+func (e *MonitorPanic) Error() string {
+	if err, ok := e.Value.(error); ok {
+		return err.Error()
+	}
+	return fmt.Sprintf("monitor %s panicked: %v", e.Monitor, e.Value)
+}
+
+func (e *MonitorPanic) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
 }
 
 func (w *World) begin(ev Event, tape []int) {
@@ -771,6 +824,12 @@ func (w *World) hashRest(h *Hasher, s *State) {
 		h.Uint64(x)
 	}
 	h.Uint64(uint64(s.used.Resets)<<42 | uint64(s.used.Drops)<<21 | uint64(s.used.Errors))
+	// Only with monitors, so that other worlds hash as they did before
+	// there were monitors (and do no more work). Renaming keeps the bits
+	// (see Monitor), so the Key hashes them as they are too.
+	if len(w.spec.Monitors) > 0 {
+		h.Uint64(uint64(s.pending))
+	}
 }
 
 func (w *World) findMessage(s *State, ev Event) int {

@@ -12,8 +12,8 @@ import (
 )
 
 // unset leaves the failure budget to the bugs and the system, as the CLI
-// does when no failure flag is given.
-var unset = sim.Budget{Resets: -1, Drops: -1, Errors: -1}
+// does when no failure flag is given (the zero budget does).
+var unset = sim.Budget{}
 
 // bugs are the bundled bugs as `check SYS --bug B` names them, each with
 // the property it breaks.

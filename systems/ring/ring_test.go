@@ -180,7 +180,7 @@ func TestJoinFormsRing(t *testing.T) {
 
 // With a larger leaf set every node of a small ring is on both sides.
 func TestLeafSetSize(t *testing.T) {
-	_, w := world(t, livecheck.Config{Nodes: 4, Params: map[string]string{"leafset": "4"}})
+	_, w := world(t, livecheck.Config{Nodes: 4, Params: map[string]string{"leafset": "4"}, Budget: livecheck.NoFailures})
 	wk := walk.New(w, live, &noFailures, 1)
 	s, _ := w.Initial()
 	r, err := wk.Walk(s, 20000, true, false)
@@ -338,7 +338,7 @@ func TestNotJoined(t *testing.T) {
 func TestWalksFormRing(t *testing.T) {
 	for _, n := range []int{3, 4, 5, 8} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			m, w := world(t, livecheck.Config{Nodes: n})
+			m, w := world(t, livecheck.Config{Nodes: n, Budget: livecheck.NoFailures})
 			s0, err := w.Initial()
 			if err != nil {
 				t.Fatal(err)
@@ -402,7 +402,7 @@ func formed(t *testing.T, w *sim.World, seed uint64) *sim.State {
 // From a formed ring, one node is reset by hand. The correct ring always
 // takes it back.
 func TestResetNodeRejoins(t *testing.T) {
-	_, w := world(t, livecheck.Config{Nodes: 4, Budget: sim.Budget{Resets: 1}})
+	_, w := world(t, livecheck.Config{Nodes: 4, Budget: sim.Budget{Resets: 1, Errors: livecheck.None}})
 	for seed := uint64(1); seed <= 30; seed++ {
 		s := formed(t, w, seed)
 		x := sim.NodeID(1 + seed%3)
@@ -483,7 +483,7 @@ func findStuck(t *testing.T, w *sim.World, seeds int) (stuck []rejoinStuck) {
 }
 
 func TestRejoinSelfNeverRejoins(t *testing.T) {
-	m, w := world(t, livecheck.Config{Nodes: 4, Bugs: []string{"rejoin-self"}, Budget: sim.Budget{Resets: 1}})
+	m, w := world(t, livecheck.Config{Nodes: 4, Bugs: []string{"rejoin-self"}, Budget: sim.Budget{Resets: 1, Errors: livecheck.None}})
 	stuck := findStuck(t, w, 30)
 	if len(stuck) == 0 {
 		t.Fatal("in 30 walks after a reset, the reset node always rejoined")
@@ -567,7 +567,7 @@ func TestRejoinSelfNeverRejoins(t *testing.T) {
 func check(t *testing.T, seed int64, bugs ...string) *livecheck.Result {
 	t.Helper()
 	res, err := livecheck.Check(&ring.System, livecheck.Options{
-		Config: livecheck.Config{Nodes: 4, Bugs: bugs, Budget: sim.Budget{Resets: -1, Drops: -1, Errors: -1}},
+		Config: livecheck.Config{Nodes: 4, Bugs: bugs, Budget: sim.Budget{}},
 		Seed:   seed,
 	})
 	if err != nil {
@@ -582,7 +582,7 @@ func TestPartitionForgetFound(t *testing.T) {
 	if res.Verdict != livecheck.LivenessViolation || res.Property != "ring-formed" {
 		t.Fatalf("got %s of %q (%s), want a liveness violation of ring-formed", res.Verdict, res.Property, res.Message)
 	}
-	if res.Config.Budget != ring.System.DefaultBudget || res.Depth != ring.System.DefaultDepth {
+	if livecheck.Counts(res.Config.Budget) != ring.System.DefaultBudget || res.Depth != ring.System.DefaultDepth {
 		t.Fatalf("budget %+v depth %d: not the system's defaults", res.Config.Budget, res.Depth)
 	}
 	cx := res.Critical
@@ -614,7 +614,7 @@ func TestCorrectRingOK(t *testing.T) {
 			} else {
 				var err error
 				res, err = livecheck.Check(&ring.System, livecheck.Options{
-					Config: livecheck.Config{Nodes: 4, Budget: sim.Budget{Resets: -1, Drops: -1, Errors: -1}},
+					Config: livecheck.Config{Nodes: 4, Budget: sim.Budget{}},
 					Seed:   seed, WalkDepth: 1000,
 				})
 				if err != nil {

@@ -108,13 +108,13 @@ func TestLivecheckTestPasses(t *testing.T) {
 	stopped := livecheck.WithOptions(livecheck.Options{MaxStates: 3})
 	r = &tbrec.Recorder{TB: t, Test: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped)
-	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 steps explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state (AllowInconclusive lets this pass)"
+	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 step explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state (AllowInconclusive lets this pass)"
 	if len(r.Fatals) != 1 || r.Fatals[0] != want {
 		t.Errorf("fatals = %q, want [%q]", r.Fatals, want)
 	}
 	r = &tbrec.Recorder{TB: t, Test: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped, livecheck.AllowInconclusive())
-	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 steps explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state\n" +
+	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 step explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state\n" +
 		"coverage (search, 5 transitions): Init 3, Receive 5 (echoPing 3, echoPong 2); never ran: Timer, App, Error\n" +
 		"coverage (walks, 6 steps): Receive 6 (echoPing 2, echoPong 4); never ran: Timer, App, Error"
 	if len(r.Fatals) != 0 || len(r.Logs) != 1 || r.Logs[0] != want {
@@ -203,7 +203,7 @@ func TestLivecheckTestLiveness(t *testing.T) {
 	}
 	dead, live := filepath.Join(dir, files[0]), filepath.Join(dir, files[1])
 	want := strings.Join([]string{
-		"echo, 3 nodes, no bugs, failures: 0 resets, 1 drops, 0 socket errors; depth 20, seed 1",
+		"echo, 3 nodes, no bugs, failures: 0 resets, 1 drop, 0 socket errors; depth 20, seed 1",
 		"",
 		"liveness-violation of all-answered: it can never hold again on this path of 3 steps.",
 		"",

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/livecheck/livecheck/coverage"
 	"github.com/livecheck/livecheck/sim"
 )
@@ -124,7 +126,7 @@ type Stats struct {
 // nodes 2, 3 and 4".
 func StatesWords(n int64, symmetry [][]sim.NodeID) string {
 	if len(symmetry) == 0 {
-		return strconv.FormatInt(n, 10) + " states"
+		return Count(n, "state")
 	}
 	var groups []string
 	for _, g := range symmetry {
@@ -134,7 +136,7 @@ func StatesWords(n int64, symmetry [][]sim.NodeID) string {
 		}
 		groups = append(groups, strings.Join(ids[:len(ids)-1], ", ")+" and "+ids[len(ids)-1])
 	}
-	return strconv.FormatInt(n, 10) + " classes of states, up to renaming nodes " + strings.Join(groups, "; nodes ")
+	return Count(n, "class of states", "classes of states") + ", up to renaming nodes " + strings.Join(groups, "; nodes ")
 }
 
 // Critical is the critical transition of a liveness violation.
@@ -269,20 +271,28 @@ func DescribeConfig(system string, nodes int, bugs []string, params map[string]s
 	if len(bugs) > 0 {
 		bs = "bugs " + strings.Join(bugs, ",")
 	}
-	s := fmt.Sprintf("%s, %d nodes, %s", system, nodes, bs)
+	s := fmt.Sprintf("%s, %s, %s", system, Count(nodes, "node"), bs)
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		s += fmt.Sprintf(", %s=%s", k, params[k])
 	}
-	return s + fmt.Sprintf(", failures: %d resets, %d drops, %d socket errors", b.Resets, b.Drops, b.Errors)
+	return s + fmt.Sprintf(", failures: %s, %s, %s", Count(b.Resets, "reset"), Count(b.Drops, "drop"), Count(b.Errors, "socket error"))
 }
 
-// Thousands writes n with commas: 514,698.
-func Thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
+// Thousands writes n with thousands separators: 514,698. Every figure of
+// a text report goes through it, so that a reader never counts digits.
+func Thousands[T ~int | ~int64](n T) string { return humanize.Comma(int64(n)) }
+
+// Count writes n things, singular or plural as n wants: "1 step", "5,010
+// steps". plural is the plural form where it is not one+"s" ("1 class of
+// states", "2 classes of states").
+func Count[T ~int | ~int64](n T, one string, plural ...string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	return s
+	if len(plural) > 0 {
+		return Thousands(n) + " " + plural[0]
+	}
+	return Thousands(n) + " " + one + "s"
 }
 
 // EvidenceWords says in words what a test from one state saw: how it
@@ -293,19 +303,19 @@ func EvidenceWords(ev *Evidence, prop string) string {
 		case "live":
 			return prop + " holds there"
 		case "walk":
-			return fmt.Sprintf("a walk of %s steps from it reaches %s", Thousands(ev.StepsToLive), prop)
+			return fmt.Sprintf("a walk of %s from it reaches %s", Count(ev.StepsToLive, "step"), prop)
 		}
-		return fmt.Sprintf("%s holds %d steps from it (the nearest, by breadth-first search)", prop, ev.StepsToLive)
+		return fmt.Sprintf("%s holds %s from it (the nearest, by breadth-first search)", prop, Count(ev.StepsToLive, "step"))
 	}
 	if ev.SearchAll {
-		return fmt.Sprintf("%s holds in none of the %s states reachable from it (all searched)", prop, Thousands(ev.SearchStates))
+		return fmt.Sprintf("%s holds in none of the %s reachable from it (all searched)", prop, Count(ev.SearchStates, "state"))
 	}
 	var parts []string
 	if ev.Walks > 0 {
-		parts = append(parts, fmt.Sprintf("0 of %d walks of %s steps reach %s", ev.Walks, Thousands(ev.WalkDepth), prop))
+		parts = append(parts, fmt.Sprintf("0 of %s of %s reach %s", Count(ev.Walks, "walk"), Count(ev.WalkDepth, "step"), prop))
 	}
 	if ev.SearchStates > 0 {
-		parts = append(parts, fmt.Sprintf("no state within %d steps has it (%s states searched)", ev.SearchDepth, Thousands(ev.SearchStates)))
+		parts = append(parts, fmt.Sprintf("no state within %s has it (%s searched)", Count(ev.SearchDepth, "step"), Count(ev.SearchStates, "state")))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -314,7 +324,7 @@ func EvidenceWords(ev *Evidence, prop string) string {
 // sent, its log lines and the violation it showed.
 func WriteSteps(w io.Writer, steps []Step) {
 	for _, st := range steps {
-		fmt.Fprintf(w, "  %3d. %s", st.Step, st.Event)
+		fmt.Fprintf(w, "  %3s. %s", Thousands(st.Step), st.Event)
 		if len(st.Sent) > 0 {
 			fmt.Fprintf(w, "  => sends %s", strings.Join(st.Sent, ", "))
 		}
@@ -344,10 +354,10 @@ func WriteBugSettings(w io.Writer, from []Setting) {
 // liveness violation); with stats, the search's and the walks' figures;
 // then the trace files and the commands that replay them.
 func WriteCheck(w io.Writer, c *Check, stats bool) {
-	fmt.Fprintf(w, "%s; depth %d, seed %d\n", DescribeConfig(c.System, c.Nodes, c.Bugs, c.Params, c.Budget), c.Depth, c.Seed)
+	fmt.Fprintf(w, "%s; depth %s, seed %d\n", DescribeConfig(c.System, c.Nodes, c.Bugs, c.Params, c.Budget), Thousands(c.Depth), c.Seed)
 	WriteBugSettings(w, c.FromBugs)
 	if c.PrefixLen > 0 {
-		fmt.Fprintf(w, "started after a live prefix of %d steps: depths and counts are after it, step numbers in traces from the initial state\n", c.PrefixLen)
+		fmt.Fprintf(w, "started after a live prefix of %s: depths and counts are after it, step numbers in traces from the initial state\n", Count(c.PrefixLen, "step"))
 	}
 	fmt.Fprintln(w)
 	writeVerdict(w, c)
@@ -374,22 +384,22 @@ func writeVerdict(w io.Writer, c *Check) {
 	switch c.Result {
 	case "ok":
 		if l := c.Local; l != nil {
-			fmt.Fprintf(w, "ok: no violation; local mode explored every node state reachable without failures (%d node states, %d messages; nothing held back in round %d) and no real run reaches a combination of them that violates a safety property (%d candidates, none reached)\n",
-				l.TotalNodeStates, l.Messages, l.Rounds, l.Preliminary)
+			fmt.Fprintf(w, "ok: no violation; local mode explored every node state reachable without failures (%s, %s; nothing held back in round %d) and no real run reaches a combination of them that violates a safety property (%s, none reached)\n",
+				Count(l.TotalNodeStates, "node state"), Count(l.Messages, "message"), l.Rounds, Count(l.Preliminary, "candidate"))
 			return
 		}
-		scope := fmt.Sprintf("every state within %d steps", c.Depth)
+		scope := "every state within " + Count(c.Depth, "step")
 		if c.Exhausted {
 			scope = "every reachable state"
 		}
 		fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, StatesWords(c.Stats.States, c.Symmetry))
 		if l := c.Liveness; l != nil && l.Walks > 0 {
-			along := fmt.Sprintf("safety checked on every step, %d in all", l.WalkSteps)
+			along := fmt.Sprintf("safety checked on every step, %s in all", Thousands(l.WalkSteps))
 			if l.SafetyToLive {
 				along = "safety checked on each until it recovered (--stop-at-live)"
 			}
-			fmt.Fprintf(w, "    %d walks of up to %d steps from the depth bound all reached a live state; %s\n",
-				l.Walks, l.WalkDepth, along)
+			fmt.Fprintf(w, "    %s of up to %s from the depth bound %s a live state; %s\n",
+				Count(l.Walks, "walk"), Count(l.WalkDepth, "step"), allReached(l.Walks), along)
 		}
 	case "inconclusive":
 		why := "the search was stopped by --max-states"
@@ -403,7 +413,7 @@ func writeVerdict(w io.Writer, c *Check) {
 			fmt.Fprintf(w, "inconclusive: %s\n", why) // the message says what was covered
 			return
 		}
-		fmt.Fprintf(w, "inconclusive: %s; no violation found among %d states\n", why, c.Stats.States)
+		fmt.Fprintf(w, "inconclusive: %s; no violation found among %s\n", why, Count(c.Stats.States, "state"))
 	case "liveness-violation":
 		if c.Critical != nil {
 			writeCritical(w, c)
@@ -412,10 +422,27 @@ func writeVerdict(w io.Writer, c *Check) {
 		fallthrough
 	default:
 		fmt.Fprintf(w, "%s of %s: %s\n\n", c.Result, c.Property, c.Message)
-		fmt.Fprintf(w, "path of %d steps%s:\n", c.PathLen, fromInit(c.Init))
+		fmt.Fprintf(w, "path of %s%s:\n", Count(c.PathLen, "step"), fromInit(c.Init))
 		WriteSteps(w, c.Steps)
 		fmt.Fprintln(w)
 	}
+}
+
+// allReached says "all reached", or "reached" of a single walk.
+func allReached(walks int) string {
+	if walks == 1 {
+		return "reached"
+	}
+	return "all reached"
+}
+
+// thousandsList writes counts as a list: [1,204 3 17].
+func thousandsList(ns []int) string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = Thousands(n)
+	}
+	return "[" + strings.Join(out, " ") + "]"
 }
 
 // fromInit says which initial state a path starts from, where there are
@@ -447,9 +474,9 @@ func writeSometimes(w io.Writer, some []Sometimes) {
 		case s.NotEvaluated:
 			fmt.Fprintf(w, "sometimes %s: not evaluated in local mode\n", s.Name)
 		case s.Reached && s.By == "walk":
-			fmt.Fprintf(w, "sometimes %s: reached at step %d, by a walk from the depth bound\n", s.Name, s.Step)
+			fmt.Fprintf(w, "sometimes %s: reached at step %s, by a walk from the depth bound\n", s.Name, Thousands(s.Step))
 		case s.Reached:
-			fmt.Fprintf(w, "sometimes %s: reached at step %d\n", s.Name, s.Step)
+			fmt.Fprintf(w, "sometimes %s: reached at step %s\n", s.Name, Thousands(s.Step))
 		default:
 			unreached++
 			fmt.Fprintf(w, "sometimes %s: NEVER reached: the check may be vacuous\n", s.Name)
@@ -498,24 +525,24 @@ func writeCoverage(w io.Writer, what string, s *coverage.Summary, unit string) {
 
 func writeStats(w io.Writer, c *Check) {
 	if l := c.Local; l != nil {
-		Table(w, []string{"node states", "messages (I+)", "transitions", "system states", "pairs", "preliminary", "unsound", "verifications", "sequences", "time"}, [][]string{{
-			fmt.Sprint(l.NodeStates), fmt.Sprint(l.Messages), fmt.Sprint(l.Transitions), fmt.Sprint(l.SystemStates),
-			fmt.Sprint(l.Pairs), fmt.Sprint(l.Preliminary), fmt.Sprint(l.Unsound), fmt.Sprint(l.Verifications),
-			fmt.Sprint(l.Sequences), l.Elapsed.Round(time.Microsecond).String(),
+		Table(w, []string{"NODE STATES", "MESSAGES (I+)", "TRANSITIONS", "SYSTEM STATES", "PAIRS", "PRELIMINARY", "UNSOUND", "VERIFICATIONS", "SEQUENCES", "TIME"}, [][]string{{
+			thousandsList(l.NodeStates), Thousands(l.Messages), Thousands(l.Transitions), Thousands(l.SystemStates),
+			Thousands(l.Pairs), Thousands(l.Preliminary), Thousands(l.Unsound), Thousands(l.Verifications),
+			Thousands(l.Sequences), l.Elapsed.Round(time.Microsecond).String(),
 		}})
 		return
 	}
 	s := c.Stats
-	Table(w, []string{"states", "transitions", "max depth", "periphery", "live states", "time", "transitions/s"}, [][]string{{
-		fmt.Sprint(s.States), fmt.Sprint(s.Transitions), fmt.Sprint(s.MaxDepth),
-		fmt.Sprint(s.Periphery), fmt.Sprint(s.LiveStates), s.Elapsed.Round(time.Microsecond).String(),
-		fmt.Sprintf("%.0f", float64(s.Transitions)/max(s.Elapsed.Seconds(), 1e-9)),
+	Table(w, []string{"STATES", "TRANSITIONS", "MAX DEPTH", "PERIPHERY", "LIVE STATES", "TIME", "TRANSITIONS/S"}, [][]string{{
+		Thousands(s.States), Thousands(s.Transitions), Thousands(s.MaxDepth),
+		Thousands(s.Periphery), Thousands(s.LiveStates), s.Elapsed.Round(time.Microsecond).String(),
+		Thousands(int64(float64(s.Transitions) / max(s.Elapsed.Seconds(), 1e-9))),
 	}})
 	fmt.Fprintf(w, "fingerprint collision chance: %.2g\n", s.CollisionChance)
 	if l := c.Liveness; l != nil && (l.Walks > 0 || l.Suspects > 0) {
 		fmt.Fprintln(w)
-		Table(w, []string{"walks", "walk steps", "walk depth", "suspects", "cleared", "liveness time", "of which critical"}, [][]string{{
-			fmt.Sprint(l.Walks), fmt.Sprint(l.WalkSteps), fmt.Sprint(l.WalkDepth), fmt.Sprint(l.Suspects), fmt.Sprint(l.Cleared),
+		Table(w, []string{"WALKS", "WALK STEPS", "WALK DEPTH", "SUSPECTS", "CLEARED", "LIVENESS TIME", "OF WHICH CRITICAL"}, [][]string{{
+			Thousands(l.Walks), Thousands(l.WalkSteps), Thousands(l.WalkDepth), Thousands(l.Suspects), Thousands(l.Cleared),
 			l.Elapsed.Round(time.Microsecond).String(), l.CriticalTime.Round(time.Microsecond).String(),
 		}})
 	}

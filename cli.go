@@ -342,6 +342,7 @@ func (c *cli) check(args []string) int {
 	rounds := fs.Int("rounds", DefaultRounds, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
 	from := fs.String("from", "", "start from the end of this prefix file (made by '"+c.cmd+" prefix'): it replays first, then the search begins with failures enabled")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	stepsFlag := fs.String("steps", "", "all: print every step of a liveness violation's path (by default the steps around its critical step, then a summary of the rest)")
 	out := fs.String("out", "livecheck-out", "directory for trace files")
 	params := paramFlags(fs, sys)
 	synopsis := c.cmd + " check SYSTEM [flags]: search every ordering of SYSTEM's events up to --depth steps\n" +
@@ -389,6 +390,9 @@ func (c *cli) check(args []string) int {
 	}
 	if *rounds < 1 {
 		return c.usageErr("check", "--rounds must be at least 1")
+	}
+	if *stepsFlag != "" && *stepsFlag != "all" {
+		return c.usageErr("check", "--steps takes only all, not %q", *stepsFlag)
 	}
 	if err := ValidReduce(*reduce); err != nil {
 		return c.usageErr("check", "--reduce: %v", err)
@@ -478,6 +482,7 @@ func (c *cli) check(args []string) int {
 		}
 	}
 	rep := c.report(res, trace, liveTrace)
+	rep.AllSteps = *stepsFlag == "all"
 	if *from != "" {
 		rep.Prefix = &reports.Prefix{File: *from, Length: res.PrefixLen}
 	}

@@ -253,6 +253,9 @@ type Result struct {
 	Steps []ReplayStep
 	// Critical is set for a liveness violation found by walks.
 	Critical *Critical
+	// Shortened is Path with the steps before the critical step that do
+	// not matter removed (nil: none could be, or no critical step).
+	Shortened *Shortened
 	// startEnd holds, for a liveness violation dead from the start (no
 	// critical step), the dead test of the path's last state.
 	startEnd *Critical
@@ -443,6 +446,7 @@ func Check(sys *System, opts Options) (*Result, error) {
 			return nil, notReproduced("the nearest live path", lrep)
 		}
 		cx.liveSteps = lrep.Steps
+		res.Shortened = shorten(sys, cfg, res, allow)
 	}
 	return res, nil
 }
@@ -980,6 +984,8 @@ type ReplayStep struct {
 	Logs  []string
 	// Violation is set on the step where a safety property first fails.
 	Violation string
+	// State is the fingerprint of the state after the step.
+	State uint64
 }
 
 // Replayed is the outcome of replaying a path.
@@ -1190,6 +1196,7 @@ func replay(w *sim.World, m *Model, init []int, p sim.Path, rep *Replayed, cur *
 		}
 		s = next
 		rep.Final = s
+		rs.State = s.Fingerprint()
 		if name, msg := check(s); name != "" {
 			rs.Violation = msg
 			rep.Steps = append(rep.Steps, rs)

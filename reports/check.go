@@ -72,6 +72,13 @@ type Check struct {
 	// ReplayCommand and LiveReplayCommand replay Trace and the nearest
 	// live path: `livecheck replay FILE`, or a go test command.
 	ReplayCommand, LiveReplayCommand string `json:"-"`
+	// Shortened is the dead path without the steps before the critical
+	// one that do not matter (nil: none removed).
+	Shortened *Shortened `json:"shortened,omitempty"`
+	// Tail summarizes the steps of a dead path past those the text
+	// shows; AllSteps shows every step instead (--steps all).
+	Tail     *Tail `json:"tail,omitempty"`
+	AllSteps bool  `json:"-"`
 }
 
 // Sometimes is one reachability property: whether the check reached it,
@@ -174,6 +181,28 @@ type Critical struct {
 	Before, After, LiveAfter []string `json:"-"`
 	LiveEvent                string   `json:"-"`
 	LivePathLen              int      `json:"-"`
+	// BeforeNet, AfterNet and LiveAfterNet are the messages in flight
+	// then ("Msg from->to", sorted).
+	BeforeNet, AfterNet, LiveAfterNet []string `json:"-"`
+
+	// Changes are the nodes the critical step changes, field by field,
+	// and Network the messages it takes out of flight (Only1: the one it
+	// consumed) and puts in (Only2); LiveChanges and LiveNetwork how the
+	// state after it differs from the live path's there (Only1: the dead
+	// path's). Explain fills them in.
+	Changes     []NodeDiff `json:"changes,omitempty"`
+	Network     *NetDiff   `json:"network,omitempty"`
+	LiveChanges []NodeDiff `json:"live_changes,omitempty"`
+	LiveNetwork *NetDiff   `json:"live_network,omitempty"`
+}
+
+// Shortened is the dead path with the steps before its critical step
+// that do not matter removed: Kept of Before steps are left, and Steps
+// are the shortened path's, numbered as in the trace.
+type Shortened struct {
+	Before int    `json:"before"`
+	Kept   int    `json:"kept"`
+	Steps  []Step `json:"-"`
 }
 
 // Evidence is what a test from one state saw: a breadth-first search,
@@ -255,6 +284,9 @@ type Step struct {
 	Sent      []string `json:"sent,omitempty"`
 	Logs      []string `json:"-"`
 	Violation string   `json:"violation,omitempty"`
+	// State is the fingerprint of the state after the step (0: not
+	// known), for counting the distinct states of a dead path's tail.
+	State uint64 `json:"-"`
 }
 
 // WriteJSON writes v as indented JSON, as every --json output is.
@@ -548,68 +580,168 @@ func writeStats(w io.Writer, c *Check) {
 	}
 }
 
-// critWindow bounds the steps a report shows before and after the critical
-// step: the trace has all of them.
+// stepsBefore and stepsAfter bound the steps a report shows before and
+// after the critical step; the tail summary says what the rest are, and
+// the trace has every one.
 const (
 	stepsBefore = 12
 	stepsAfter  = 3
 )
 
+// Explain works out what a liveness violation's text shows beyond its
+// evidence: the field-level changes at the critical step, network
+// included, how the dead path differs from the live one, and the summary
+// of the path's tail past the steps shown. The HTML report reads the same.
+func (c *Check) Explain() {
+	cx := c.Critical
+	if cx == nil {
+		return
+	}
+	cx.Changes = DiffNodes(cx.Before, cx.After)
+	if d := DiffNet(cx.BeforeNet, cx.AfterNet); !d.Empty() {
+		cx.Network = &d
+	}
+	if len(cx.LiveAfter) > 0 {
+		cx.LiveChanges = DiffNodes(cx.After, cx.LiveAfter)
+		if d := DiffNet(cx.AfterNet, cx.LiveAfterNet); !d.Empty() {
+			cx.LiveNetwork = &d
+		}
+	}
+	if to := cx.TraceStep + stepsAfter; to < len(c.Steps) {
+		c.Tail = SummarizeTail(c.Steps, to)
+	}
+}
+
 func writeCritical(w io.Writer, c *Check) {
 	cx := c.Critical
 	step, liveStep := cx.TraceStep, cx.LiveStep+c.PrefixLen
-	fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %d steps%s.\n\n", c.Property, c.PathLen, fromInit(c.Init))
-	fmt.Fprintf(w, "critical transition (case %s): step %d of %d\n    %s\n", cx.Case, step, c.PathLen, cx.Event)
+	fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %s%s.\n\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
+	fmt.Fprintf(w, "critical transition (case %s): step %s of %s\n    %s\n", cx.Case, Thousands(step), Thousands(c.PathLen), cx.Event)
 	if c.PrefixLen > 0 {
-		fmt.Fprintf(w, "that is step %d after the prefix of %d steps\n", cx.Step, c.PrefixLen)
+		fmt.Fprintf(w, "that is step %s after the prefix of %s\n", Thousands(cx.Step), Count(c.PrefixLen, "step"))
 	}
 	if cx.Dead != nil && cx.Alive != nil {
-		fmt.Fprintf(w, "after step %d: %s;\nafter step %d: %s.\n", step, EvidenceWords(cx.Dead, c.Property), liveStep, EvidenceWords(cx.Alive, c.Property))
+		fmt.Fprintf(w, "after step %s: %s;\nafter step %s: %s.\n", Thousands(step), EvidenceWords(cx.Dead, c.Property), Thousands(liveStep), EvidenceWords(cx.Alive, c.Property))
 		if step != c.PathLen && cx.End != nil {
-			fmt.Fprintf(w, "after the last step, %d: %s.\n", c.PathLen, EvidenceWords(cx.End, c.Property))
+			fmt.Fprintf(w, "after the last step, %s: %s.\n", Thousands(c.PathLen), EvidenceWords(cx.End, c.Property))
 		}
 		if cx.Overturned > 0 {
-			steps := "steps"
-			if cx.Overturned == 1 {
-				steps = "step"
-			}
-			fmt.Fprintf(w, "(%d %s that the cheaper probes called dead recovered under the dead test)\n", cx.Overturned, steps)
+			fmt.Fprintf(w, "(%s that the cheaper probes called dead recovered under the dead test)\n", Count(cx.Overturned, "step"))
 		}
 	}
 	if cx.Dinit > 0 {
-		fmt.Fprintf(w, "the path was last live after step %d.\n", cx.Dinit-1)
+		fmt.Fprintf(w, "the path was last live after step %s.\n", Thousands(cx.Dinit-1))
 	}
-	fmt.Fprintf(w, "\nsteps leading to it (the whole path is in the trace):\n")
-	from := max(0, step-stepsBefore)
-	if from > 0 {
-		fmt.Fprintf(w, "  ... %d earlier steps\n", from)
-	}
-	to := min(len(c.Steps), step+stepsAfter)
-	if from < to {
-		WriteSteps(w, c.Steps[from:to])
-	}
-	fmt.Fprintf(w, "\nnode states just before and after step %d on the dead path:\n", step)
-	for i := range cx.Before {
-		if cx.Before[i] == cx.After[i] {
-			fmt.Fprintf(w, "  node %d: %s\n", i, cx.Before[i])
-			continue
-		}
-		fmt.Fprintf(w, "  node %d: %s\n      ->  %s\n", i, cx.Before[i], cx.After[i])
-	}
+	writePath(w, c)
+	writeChanges(w, c)
 	if cx.LivePathLen == liveStep {
-		fmt.Fprintf(w, "\nthe state after step %d is live itself: the critical step is the one that leaves it for good.\n\n", liveStep)
+		fmt.Fprintf(w, "\nthe state after step %s is live itself: the critical step is the one that leaves it for good.\n\n", Thousands(liveStep))
 		return
 	}
-	fmt.Fprintf(w, "\nthe nearest live path shares the first %d steps, then takes instead\n    %s\n", liveStep, cx.LiveEvent)
-	fmt.Fprintf(w, "and reaches a live state after %d steps. Node states after step %d, dead path vs live path:\n", cx.LivePathLen, step)
-	if len(cx.Diff) == 0 {
-		fmt.Fprintln(w, "  (the node states are the same; the paths differ in the network or timers)")
+	fmt.Fprintf(w, "\nthe nearest live path shares the first %s, then takes instead\n    %s\n", Count(liveStep, "step"), cx.LiveEvent)
+	fmt.Fprintf(w, "and reaches a live state after %s. After step %s, dead path vs live path:\n", Count(cx.LivePathLen, "step"), Thousands(step))
+	if len(cx.LiveChanges) == 0 && cx.LiveNetwork == nil {
+		fmt.Fprintln(w, "  (the same node states and messages in flight; the paths differ in the timers)")
 	}
-	for _, d := range cx.Diff {
-		fmt.Fprintf(w, "  node %d dead: %s\n         live: %s\n", d.Node, d.Dead, d.Live)
+	for _, d := range cx.LiveChanges {
+		parts := make([]string, len(d.Changes))
+		for i, ch := range d.Changes {
+			parts[i] = ch.Field + ": " + ch.From + " vs " + ch.To
+			if ch.Field == "" {
+				parts[i] = ch.From + " vs " + ch.To
+			}
+		}
+		fmt.Fprintf(w, "  node %d: %s\n", d.Node, strings.Join(parts, ", "))
+	}
+	if n := cx.LiveNetwork; n != nil {
+		writeNet(w, "in flight on the dead path only", n.Only1)
+		writeNet(w, "in flight on the live path only", n.Only2)
 	}
 	if len(cx.Tried) > 0 {
 		fmt.Fprintf(w, "\nwalk depths that were too short: %s\n", strings.Join(cx.Tried, "; "))
 	}
 	fmt.Fprintln(w)
+}
+
+// writePath writes the steps of a dead path around its critical step,
+// shortened where steps could be removed, then the summary of the rest;
+// with AllSteps, every step.
+func writePath(w io.Writer, c *Check) {
+	cx := c.Critical
+	step := cx.TraceStep
+	steps, crit := c.Steps, step-1 // crit indexes steps
+	if c.AllSteps {
+		fmt.Fprintf(w, "\nevery step (* the critical one):\n")
+		writeMarked(w, steps, crit)
+		return
+	}
+	if sh := c.Shortened; sh != nil {
+		fmt.Fprintf(w, "\nsteps leading to it, those that do not matter removed: %s -> %s before the critical step\n(numbers are the trace's, which has every step; * the critical one):\n",
+			Thousands(sh.Before), Count(sh.Kept, "step"))
+		// The steps past the critical one are the trace's.
+		steps, crit = append(slices.Clip(sh.Steps), c.Steps[min(step, len(c.Steps)):]...), sh.Kept
+	} else {
+		fmt.Fprintf(w, "\nsteps leading to it (the trace has every one; * the critical one):\n")
+	}
+	from := max(0, crit-stepsBefore)
+	if from > 0 {
+		fmt.Fprintf(w, "  ... %s\n", Count(from, "earlier step"))
+	}
+	to := min(len(steps), crit+1+stepsAfter)
+	if from < to {
+		writeMarked(w, steps[from:min(to, crit+1)], crit-from)
+	}
+	if crit+1 < to {
+		if c.Shortened != nil {
+			fmt.Fprintf(w, "  then, on the trace's path:\n")
+		}
+		WriteSteps(w, steps[crit+1:to])
+	}
+	if c.Tail != nil {
+		fmt.Fprintf(w, "  %s\n", c.Tail)
+	}
+}
+
+// writeMarked writes steps with the one at index mark marked "*".
+func writeMarked(w io.Writer, steps []Step, mark int) {
+	for i := range steps {
+		var b strings.Builder
+		WriteSteps(&b, steps[i:i+1])
+		out := b.String()
+		if i == mark {
+			out = " *" + out[2:]
+		}
+		io.WriteString(w, out)
+	}
+}
+
+// writeChanges writes what the critical step changes: each node's fields
+// that do, and the messages it takes out of flight and puts in.
+func writeChanges(w io.Writer, c *Check) {
+	cx := c.Critical
+	fmt.Fprintf(w, "\nwhat step %s changes:\n", Thousands(cx.TraceStep))
+	for _, d := range cx.Changes {
+		parts := make([]string, len(d.Changes))
+		for i, ch := range d.Changes {
+			parts[i] = ch.String()
+		}
+		fmt.Fprintf(w, "  node %d: %s\n", d.Node, strings.Join(parts, ", "))
+	}
+	if len(cx.Changes) == 0 {
+		why := ""
+		if cx.Kind == "deliver" {
+			why = ": the message is consumed and ignored"
+		}
+		fmt.Fprintf(w, "  no node's state%s\n", why)
+	}
+	if n := cx.Network; n != nil {
+		writeNet(w, "out of flight", n.Only1)
+		writeNet(w, "into flight", n.Only2)
+	}
+}
+
+func writeNet(w io.Writer, what string, msgs []string) {
+	if len(msgs) > 0 {
+		fmt.Fprintf(w, "  %s: %s\n", what, strings.Join(msgs, ", "))
+	}
 }

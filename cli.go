@@ -49,27 +49,117 @@ func Main(systems ...*System) {
 	if name == "" || name == "." || strings.HasPrefix(name, "__debug_bin") {
 		name = "livecheck"
 	}
-	os.Exit(runAs(name, os.Args[1:], os.Stdout, os.Stderr, systems))
+	bi, _ := debug.ReadBuildInfo()
+	c := &cli{name: name, cmd: CommandName(os.Args[0], bi), build: bi, systems: systems, stdout: os.Stdout, stderr: os.Stderr}
+	os.Exit(c.run(os.Args[1:]))
+}
+
+// CommandName is the command line that runs this program again, for the
+// commands a report suggests (replay a trace, check from a prefix): the
+// program as invoked (arg0: "livecheck" found on PATH, "./bin/livecheck"),
+// or, for a binary that `go run` built into a directory of its own
+// (temporary, or its cache's), `go run` of its main package, from its
+// module's root ("go run ./cmd/livecheck"; "go run ." for a main package
+// at the root).
+func CommandName(arg0 string, bi *debug.BuildInfo) string {
+	base := filepath.Base(arg0)
+	if arg0 == "" || strings.HasPrefix(base, "__debug_bin") {
+		return "livecheck"
+	}
+	if !goRunBinary(arg0) {
+		return arg0
+	}
+	if bi == nil || bi.Path == "" {
+		return "go run ."
+	}
+	rel, ok := strings.CutPrefix(bi.Path, bi.Main.Path)
+	switch {
+	case !ok || bi.Main.Path == "" || (rel != "" && !strings.HasPrefix(rel, "/")):
+		return "go run " + bi.Path
+	case rel == "":
+		return "go run ."
+	}
+	return "go run ." + rel
+}
+
+// goRunBinary says whether path is where `go run` puts the binary it
+// builds: $TMPDIR/go-buildNNN/b001/exe/NAME, or since Go 1.24, which
+// caches them, GOCACHE/XX/HASH-d/NAME (a directory named by a hex hash
+// and "-d").
+func goRunBinary(path string) bool {
+	dir := filepath.Dir(path)
+	if d := filepath.Base(dir); strings.HasSuffix(d, "-d") && len(d) > 40 && strings.Trim(d[:len(d)-2], "0123456789abcdef") == "" {
+		return true
+	}
+	if filepath.Base(dir) != "exe" {
+		return false
+	}
+	for d := filepath.Dir(dir); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if strings.HasPrefix(filepath.Base(d), "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// Version says which build of the program runs: its module's version and
+// the VCS revision it was built from, where the build recorded them.
+func Version(name string, bi *debug.BuildInfo) string {
+	if bi == nil {
+		return name + " (no build information)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	s := fmt.Sprintf("%s %s %s", name, bi.Main.Path, v)
+	var rev, at string
+	modified := false
+	for _, st := range bi.Settings {
+		switch st.Key {
+		case "vcs.revision":
+			rev = st.Value
+		case "vcs.time":
+			at = st.Value
+		case "vcs.modified":
+			modified = st.Value == "true"
+		}
+	}
+	if rev == "" {
+		return s + ", no VCS revision recorded (built by go run or with -buildvcs=false)"
+	}
+	s += ", revision " + rev
+	if at != "" {
+		s += " of " + at
+	}
+	if modified {
+		s += " with uncommitted changes"
+	}
+	return s + ", " + bi.GoVersion
 }
 
 // Run is Main without the exit: it runs the command line args (without
 // the program's name) for the systems given, writes to stdout and stderr,
 // and returns the exit status (ExitOK and the rest).
 func Run(args []string, stdout, stderr io.Writer, systems ...*System) int {
-	return runAs("livecheck", args, stdout, stderr, systems)
+	bi, _ := debug.ReadBuildInfo()
+	c := &cli{name: "livecheck", cmd: "livecheck", build: bi, systems: systems, stdout: stdout, stderr: stderr}
+	return c.run(args)
 }
 
-// cli is one run of the command: its name in messages and the systems it
-// knows.
+// cli is one run of the command: its name in messages, the command line
+// that runs it again (CommandName) in the commands it suggests, its build
+// and the systems it knows.
 type cli struct {
-	name           string
+	name, cmd      string
+	build          *debug.BuildInfo
 	systems        []*System
 	stdout, stderr io.Writer
 }
 
-func runAs(name string, args []string, stdout, stderr io.Writer, systems []*System) int {
-	c := &cli{name: name, systems: systems, stdout: stdout, stderr: stderr}
-	if err := validSystems(systems); err != nil {
+func (c *cli) run(args []string) int {
+	stderr, stdout, name := c.stderr, c.stdout, c.name
+	if err := validSystems(c.systems); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitUsage
 	}
@@ -89,13 +179,16 @@ func runAs(name string, args []string, stdout, stderr io.Writer, systems []*Syst
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, c.usage())
 		return ExitOK
+	case "version", "--version":
+		fmt.Fprintln(stdout, Version(name, c.build))
+		return ExitOK
 	}
 	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, prefix, replay)\n", name, args[0])
 	return ExitUsage
 }
 
 func (c *cli) usage() string {
-	n := c.name
+	n := c.cmd
 	return fmt.Sprintf(`%s finds safety and liveness bugs in distributed protocols.
 
 Usage:
@@ -103,12 +196,13 @@ Usage:
   %s check SYSTEM [flags]     search SYSTEM's behaviours for a violation
   %s prefix SYSTEM [flags]    make live prefixes to start checks from (check --from)
   %s replay TRACE [--json]    re-execute a trace file step by step
+  %s --version                the module version and VCS revision of this build
 
 Run '%s COMMAND --help' for a command's flags.
 
 Exit status: 0 nothing found, 1 violation found, 2 usage or input error,
 3 inconclusive (the check was cut short before it could tell).
-`, n, n, n, n, n, n)
+`, c.name, n, n, n, n, n, n)
 }
 
 // names returns the systems' names.
@@ -141,7 +235,7 @@ func (c *cli) parse(fs *pflag.FlagSet, args []string, synopsis string) (int, boo
 		return ExitOK, true
 	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "%s %s: %v (see '%s %s --help')\n", c.name, fs.Name(), err, c.name, fs.Name())
+		fmt.Fprintf(c.stderr, "%s %s: %v (see '%s %s --help')\n", c.name, fs.Name(), err, c.cmd, fs.Name())
 		return ExitUsage, true
 	}
 	return 0, false
@@ -169,7 +263,7 @@ func bugNeeds(b Bug) string {
 func (c *cli) list(args []string) int {
 	fs := pflag.NewFlagSet("list", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print a JSON array of {name, doc, nodes, bugs, properties, bug_needs}")
-	if code, stop := c.parse(fs, args, c.name+" list [--json]: the systems, one per line, with their bugs and properties"); stop {
+	if code, stop := c.parse(fs, args, c.cmd+" list [--json]: the systems, one per line, with their bugs and properties"); stop {
 		return code
 	}
 	if fs.NArg() > 0 {
@@ -225,7 +319,7 @@ func (c *cli) check(args []string) int {
 	}
 	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
 	nodes := fs.Int("nodes", 0, "number of nodes (default: the system's)")
-	bugs := fs.StringArray("bug", nil, "inject the named bug (repeat for several; see '"+c.name+" list')")
+	bugs := fs.StringArray("bug", nil, "inject the named bug (repeat for several; see '"+c.cmd+" list')")
 	depth := fs.Int("depth", 0, "depth bound of the exhaustive search, in steps (default: the system's, or "+fmt.Sprint(DefaultDepth)+")")
 	maxMemory := fs.String("max-memory", "", "end the check, inconclusive with a partial report, when its heap outgrows this size, e.g. 4GB, 512MiB (default: 3/4 of the machine's memory, "+FormatBytes(DefaultMaxMemory())+" here; 0: no limit)")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); the result is then inconclusive unless a violation was found")
@@ -246,13 +340,14 @@ func (c *cli) check(args []string) int {
 	reduce := fs.String("reduce", DefaultReduce, "reductions of the exhaustive search, comma-separated: sleep: skip the transitions that sleep sets show lead only to states reached another way at the same depth (the same states, violations and periphery, fewer transitions); symmetry: keep one state of each set of states that are renamings of each other under the system's symmetric nodes (paxos: the acceptors that do not propose), so that counts are of those sets; none: take every transition and keep every state")
 	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run; compare: both, side by side (no walks)")
 	rounds := fs.Int("rounds", DefaultRounds, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
-	from := fs.String("from", "", "start from the end of this prefix file (made by '"+c.name+" prefix'): it replays first, then the search begins with failures enabled")
+	from := fs.String("from", "", "start from the end of this prefix file (made by '"+c.cmd+" prefix'): it replays first, then the search begins with failures enabled")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	stepsFlag := fs.String("steps", "", "all: print every step of a liveness violation's path (by default the steps around its critical step, then a summary of the rest)")
 	out := fs.String("out", "livecheck-out", "directory for trace files")
 	params := paramFlags(fs, sys)
-	synopsis := c.name + " check SYSTEM [flags]: search every ordering of SYSTEM's events up to --depth steps\n" +
+	synopsis := c.cmd + " check SYSTEM [flags]: search every ordering of SYSTEM's events up to --depth steps\n" +
 		"and report the first safety or liveness violation, with a trace file that replays it.\n" +
-		"Systems: " + c.names() + " (their own flags show with '" + c.name + " check SYSTEM --help')"
+		"Systems: " + c.names() + " (their own flags show with '" + c.cmd + " check SYSTEM --help')"
 	if code, stop := c.parse(fs, args, synopsis); stop {
 		return code
 	}
@@ -260,7 +355,7 @@ func (c *cli) check(args []string) int {
 		if fs.NArg() == 0 {
 			return c.usageErr("check", "name the system to check (valid: %s)", c.names())
 		}
-		return c.usageErr("check", "the system must come first: %s check SYSTEM [flags]", c.name)
+		return c.usageErr("check", "the system must come first: %s check SYSTEM [flags]", c.cmd)
 	}
 	if fs.NArg() > 0 {
 		return c.usageErr("check", "unexpected argument %q", fs.Arg(0))
@@ -295,6 +390,9 @@ func (c *cli) check(args []string) int {
 	}
 	if *rounds < 1 {
 		return c.usageErr("check", "--rounds must be at least 1")
+	}
+	if *stepsFlag != "" && *stepsFlag != "all" {
+		return c.usageErr("check", "--steps takes only all, not %q", *stepsFlag)
 	}
 	if err := ValidReduce(*reduce); err != nil {
 		return c.usageErr("check", "--reduce: %v", err)
@@ -394,6 +492,7 @@ func (c *cli) check(args []string) int {
 		}
 	}
 	rep := c.report(res, trace, liveTrace)
+	rep.AllSteps = *stepsFlag == "all"
 	if *from != "" {
 		rep.Prefix = &reports.Prefix{File: *from, Length: res.PrefixLen}
 	}
@@ -408,8 +507,8 @@ func (c *cli) check(args []string) int {
 // report is a result's report with the commands that replay its traces.
 func (c *cli) report(res *Result, trace, liveTrace string) *reports.Check {
 	rep := res.Report(trace, liveTrace)
-	rep.ReplayCommand = c.name + " replay " + trace
-	rep.LiveReplayCommand = c.name + " replay " + liveTrace
+	rep.ReplayCommand = c.cmd + " replay " + trace
+	rep.LiveReplayCommand = c.cmd + " replay " + liveTrace
 	return rep
 }
 
@@ -490,7 +589,7 @@ func (c *cli) replay(args []string) int {
 	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
-	synopsis := c.name + " replay TRACE [--json]: re-execute a trace file, print each step (event, node,\n" +
+	synopsis := c.cmd + " replay TRACE [--json]: re-execute a trace file, print each step (event, node,\n" +
 		"messages sent) and the violation it reaches. Exit 1 if the recorded violation reproduces,\n" +
 		"2 if the file is malformed or does not replay to it."
 	if code, stop := c.parse(fs, args, synopsis); stop {
@@ -582,9 +681,9 @@ func (c *cli) prefix(args []string) int {
 	out := fs.String("out", "", "directory for the prefix files (required)")
 	asJSON := fs.Bool("json", false, "print a JSON array of {file, length, first_live}")
 	params := paramFlags(fs, sys)
-	synopsis := c.name + " prefix SYSTEM --out DIR [flags]: walk SYSTEM with resets, drops and socket errors\n" +
+	synopsis := c.cmd + " prefix SYSTEM --out DIR [flags]: walk SYSTEM with resets, drops and socket errors\n" +
 		"disabled until its liveness property holds (and keeps holding for --settle steps), and write\n" +
-		"each path as a prefix file. '" + c.name + " check SYSTEM --from FILE' then starts from its end.\n" +
+		"each path as a prefix file. '" + c.cmd + " check SYSTEM --from FILE' then starts from its end.\n" +
 		"Systems: " + c.names()
 	if code, stop := c.parse(fs, args, synopsis); stop {
 		return code
@@ -638,7 +737,7 @@ func (c *cli) prefix(args []string) int {
 	} else {
 		checkFrom := ""
 		if len(files) > 0 {
-			checkFrom = fmt.Sprintf("%s check %s --from %s --resets 1", c.name, sys.Name, files[0].File)
+			checkFrom = fmt.Sprintf("%s check %s --from %s --resets 1", c.cmd, sys.Name, files[0].File)
 		}
 		reports.WritePrefixes(c.stdout, describeConfig(sys.Name, cfg), files, time.Since(start), checkFrom)
 	}

@@ -202,7 +202,7 @@ func TestInitChoicesReport(t *testing.T) {
 	if code := livecheck.Run([]string{"check", "chooser", "--depth", "6", "-q", "--out", t.TempDir()}, &out, &errs, chooserSystem()); code != livecheck.ExitViolation {
 		t.Fatalf("check: exit %d\n%s", code, errs.String())
 	}
-	if !strings.Contains(out.String(), "path of 1 steps, from the initial state of Init choices [2 2]:\n") {
+	if !strings.Contains(out.String(), "path of 1 step, from the initial state of Init choices [2 2]:\n") {
 		t.Errorf("the report does not name the initial state:\n%s", out.String())
 	}
 }

@@ -258,6 +258,9 @@ type Result struct {
 	Waiting []Waiting
 	// Critical is set for a liveness violation found by walks.
 	Critical *Critical
+	// Shortened is Path with the steps before the critical step that do
+	// not matter removed (nil: none could be, or no critical step).
+	Shortened *Shortened
 	// startEnd holds, for a liveness violation dead from the start (no
 	// critical step), the dead test of the path's last state.
 	startEnd *Critical
@@ -455,6 +458,7 @@ func Check(sys *System, opts Options) (*Result, error) {
 			return nil, notReproduced("the nearest live path", lrep)
 		}
 		cx.liveSteps = lrep.Steps
+		res.Shortened = shorten(sys, cfg, res, allow)
 	}
 	return res, nil
 }
@@ -720,8 +724,8 @@ func (c *checker) run(trail *search.Trail) error {
 		return err
 	}
 	if res.Verdict == Inconclusive && res.Message == "" && !res.Interrupted && c.timeUp() {
-		res.Message = fmt.Sprintf("the time budget (--time %s) ran out during the walks: every state within %d steps explored (%s), no violation; walks from %d of the %d states at the bound that are not live reached a live state",
-			c.opts.Time, res.Covered, reports.StatesWords(res.Stats.States, res.Symmetry), res.Live.Walks, c.periphery.Len())
+		res.Message = fmt.Sprintf("the time budget (--time %s) ran out during the walks: every state within %s explored (%s), no violation; walks from %s of the %s at the bound that are not live reached a live state",
+			c.opts.Time, reports.Count(res.Covered, "step"), reports.StatesWords(res.Stats.States, res.Symmetry), reports.Thousands(res.Live.Walks), reports.Count(c.periphery.Len(), "state"))
 	}
 	return nil
 }
@@ -804,6 +808,14 @@ func localInconclusive(lr *search.LocalResult) string {
 
 // coverage says exactly what a check whose search was cut short
 // covered: the levels it finished, and the walks from the last of them.
+// allOf says "all 5 states", or "the 1 state".
+func allOf(n int, one string) string {
+	if n == 1 {
+		return "the 1 " + one
+	}
+	return "all " + reports.Count(n, one)
+}
+
 func (c *checker) coverage() string {
 	r := c.res
 	var why string
@@ -811,19 +823,19 @@ func (c *checker) coverage() string {
 	case "time":
 		why = fmt.Sprintf("the search used its three quarters of the time budget (--time %s)", c.opts.Time)
 	case "max-states":
-		why = fmt.Sprintf("depth %d would pass the limit of %d states (--max-states)", r.Covered+1, c.opts.MaxStates)
+		why = fmt.Sprintf("depth %d would pass the limit of %s (--max-states)", r.Covered+1, reports.Count(c.opts.MaxStates, "state"))
 	case "memory":
 		why = "the search reached the memory limit"
 	default:
 		why = "the check was interrupted"
 	}
-	msg := fmt.Sprintf("%s: every state within %d steps explored (%s), no violation; depth %d partly explored",
-		why, r.Covered, reports.StatesWords(r.Stats.States, r.Symmetry), r.Covered+1)
+	msg := fmt.Sprintf("%s: every state within %s explored (%s), no violation; depth %d partly explored",
+		why, reports.Count(r.Covered, "step"), reports.StatesWords(r.Stats.States, r.Symmetry), r.Covered+1)
 	if n := c.periphery.Len(); n > 0 {
 		if r.Live.Walks == n {
-			msg += fmt.Sprintf("; walks from all %d states at depth %d that are not live reached a live state", n, r.Covered)
+			msg += fmt.Sprintf("; walks from %s at depth %d that are not live reached a live state", allOf(n, "state"), r.Covered)
 		} else {
-			msg += fmt.Sprintf("; walks from %d of the %d states at depth %d that are not live reached a live state before the budget ran out", r.Live.Walks, n, r.Covered)
+			msg += fmt.Sprintf("; walks from %s of the %s at depth %d that are not live reached a live state before the budget ran out", reports.Thousands(r.Live.Walks), reports.Count(n, "state"), r.Covered)
 		}
 	}
 	if r.Message != "" {
@@ -991,6 +1003,8 @@ type ReplayStep struct {
 	Logs  []string
 	// Violation is set on the step where a safety property first fails.
 	Violation string
+	// State is the fingerprint of the state after the step.
+	State uint64
 }
 
 // Replayed is the outcome of replaying a path.
@@ -1248,6 +1262,7 @@ func replay(w *sim.World, m *Model, init []int, p sim.Path, rep *Replayed, cur *
 		}
 		s = next
 		rep.Final = s
+		rs.State = s.Fingerprint()
 		waits(i+1, s)
 		if name, msg := check(s); name != "" {
 			rs.Violation = msg

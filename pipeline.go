@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,7 +34,10 @@ type Critical struct {
 	// and after the critical step on the dead path; LiveAfter after the
 	// live path's own step LiveStep+1, where the two paths part.
 	Before, After, LiveAfter []string
-	LiveEventText            string // the live path's event at the parting step
+	// BeforeNet, AfterNet and LiveAfterNet are the messages in flight
+	// then, "Msg from->to" each, sorted.
+	BeforeNet, AfterNet, LiveAfterNet []string
+	LiveEventText                     string // the live path's event at the parting step
 	// Dinit is the first step after which the dead path is never live.
 	Dinit int
 	// Dead is the evidence that the state after Step is dead, Alive how
@@ -266,10 +270,11 @@ func (c *checker) report(init []int, p sim.Path, cr *critical.Result, dt DeadTes
 	if before != nil && after != nil {
 		cx.EventText = c.w.Describe(before, cr.Event)
 		cx.Before, cx.After = dumpNodes(before), dumpNodes(after)
+		cx.BeforeNet, cx.AfterNet = dumpNet(before), dumpNet(after)
 	}
 	if len(cr.LivePath) > cr.LiveStep {
 		if la, _ := c.stateAfter(init, cr.LivePath, cr.LiveStep+1); la != nil {
-			cx.LiveAfter = dumpNodes(la)
+			cx.LiveAfter, cx.LiveAfterNet = dumpNodes(la), dumpNet(la)
 			cx.LiveEventText = c.w.Describe(before, cr.LivePath[cr.LiveStep].Event)
 		}
 	}
@@ -326,6 +331,16 @@ func dumpNodes(s *sim.State) []string {
 	for i := range out {
 		out[i] = sim.DumpNode(s, sim.NodeID(i))
 	}
+	return out
+}
+
+// dumpNet lists the messages in flight in s, "Msg from->to" each, sorted.
+func dumpNet(s *sim.State) []string {
+	out := []string{}
+	for _, e := range s.InFlight() {
+		out = append(out, fmt.Sprintf("%s %d->%d", sim.Dump(e.Msg), e.From, e.To))
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -70,6 +70,11 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 				c.Critical.Diff = append(c.Critical.Diff, reports.Diff{Node: i, Dead: cx.After[i], Live: cx.LiveAfter[i]})
 			}
 		}
+		c.Critical.BeforeNet, c.Critical.AfterNet, c.Critical.LiveAfterNet = cx.BeforeNet, cx.AfterNet, cx.LiveAfterNet
+		if sh := r.Shortened; sh != nil {
+			c.Shortened = &reports.Shortened{Before: cx.Step - 1, Kept: len(sh.Kept), Steps: stepsReport(sh.Steps)}
+		}
+		c.Explain()
 	}
 	return c
 }
@@ -91,7 +96,7 @@ func stepsReport(steps []ReplayStep) []reports.Step {
 	var out []reports.Step
 	for _, st := range steps {
 		out = append(out, reports.Step{Step: st.Step, Kind: st.Event.Kind.String(), Node: int(st.Event.Node),
-			Event: st.Text, Sent: st.Sent, Logs: st.Logs, Violation: st.Violation})
+			Event: st.Text, Sent: st.Sent, Logs: st.Logs, Violation: st.Violation, State: st.State})
 	}
 	return out
 }

@@ -136,20 +136,20 @@ func Test(t testing.TB, sys *System, opts ...TestOption) {
 	}
 	switch res.Verdict {
 	case OK:
-		scope := fmt.Sprintf("every state within %d steps", res.Depth)
+		scope := "every state within " + reports.Count(res.Depth, "step")
 		if res.Exhausted {
 			scope = "every reachable state"
 		}
-		t.Logf("livecheck: %s: ok: no violation in %s (%d states); %d walks from the depth bound\n%s", sys.Name, scope, res.Stats.States, res.Live.Walks, coverageText(res))
+		t.Logf("livecheck: %s: ok: no violation in %s (%s); %s from the depth bound\n%s", sys.Name, scope, reports.Count(res.Stats.States, "state"), reports.Count(res.Live.Walks, "walk"), coverageText(res))
 		unreached(t, sys, res, st.unreachedOK)
 		return
 	case Inconclusive:
-		why := fmt.Sprintf("%s; no violation among %d states", res.Message, res.Stats.States)
+		why := fmt.Sprintf("%s; no violation among %s", res.Message, reports.Count(res.Stats.States, "state"))
 		switch {
 		case res.Cut != "":
 			why = res.Message // it says what was covered
 		case res.Interrupted:
-			why = fmt.Sprintf("the search was interrupted; no violation among %d states", res.Stats.States)
+			why = "the search was interrupted; no violation among " + reports.Count(res.Stats.States, "state")
 		}
 		if st.inconclusiveOK {
 			t.Logf("livecheck: %s: inconclusive: %s\n%s", sys.Name, why, coverageText(res))
@@ -214,13 +214,13 @@ const (
 )
 
 func writeStepWindow(w *strings.Builder, steps []ReplayStep, from, to int) {
-	fmt.Fprintf(w, "path of %d steps:\n", len(steps))
+	fmt.Fprintf(w, "path of %s:\n", reports.Count(len(steps), "step"))
 	if from > 0 {
-		fmt.Fprintf(w, "  ... %d earlier steps\n", from)
+		fmt.Fprintf(w, "  ... %s\n", reports.Count(from, "earlier step"))
 	}
 	reports.WriteSteps(w, stepsReport(steps[from:to]))
 	if to < len(steps) {
-		fmt.Fprintf(w, "  ... %d later steps\n", len(steps)-to)
+		fmt.Fprintf(w, "  ... %s\n", reports.Count(len(steps)-to, "later step"))
 	}
 }
 

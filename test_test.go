@@ -108,13 +108,13 @@ func TestLivecheckTestPasses(t *testing.T) {
 	stopped := livecheck.WithOptions(livecheck.Options{MaxStates: 3})
 	r = &tbrec.Recorder{TB: t, Test: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped)
-	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 steps explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state (AllowInconclusive lets this pass)"
+	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 step explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state (AllowInconclusive lets this pass)"
 	if len(r.Fatals) != 1 || r.Fatals[0] != want {
 		t.Errorf("fatals = %q, want [%q]", r.Fatals, want)
 	}
 	r = &tbrec.Recorder{TB: t, Test: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped, livecheck.AllowInconclusive())
-	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 steps explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state\n" +
+	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 step explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state\n" +
 		"coverage (search, 5 transitions): Init 3, Receive 5 (echoPing 3, echoPong 2); never ran: Timer, App, Error\n" +
 		"coverage (walks, 6 steps): Receive 6 (echoPing 2, echoPong 4); never ran: Timer, App, Error"
 	if len(r.Fatals) != 0 || len(r.Logs) != 1 || r.Logs[0] != want {
@@ -203,29 +203,28 @@ func TestLivecheckTestLiveness(t *testing.T) {
 	}
 	dead, live := filepath.Join(dir, files[0]), filepath.Join(dir, files[1])
 	want := strings.Join([]string{
-		"echo, 3 nodes, no bugs, failures: 0 resets, 1 drops, 0 socket errors; depth 20, seed 1",
+		"echo, 3 nodes, no bugs, failures: 0 resets, 1 drop, 0 socket errors; depth 20, seed 1",
 		"",
 		"liveness-violation of all-answered: it can never hold again on this path of 3 steps.",
 		"",
 		"critical transition (case C1): step 3 of 3",
 		"    drop echoPing{} 0->2",
-		"after step 3: all-answered holds in none of the 1 states reachable from it (all searched);",
+		"after step 3: all-answered holds in none of the 1 state reachable from it (all searched);",
 		"after step 2: all-answered holds 2 steps from it (the nearest, by breadth-first search).",
 		"",
-		"steps leading to it (the whole path is in the trace):",
+		"steps leading to it, those that do not matter removed: 2 -> 1 step before the critical step",
+		"(numbers are the trace's, which has every step; * the critical one):",
 		"    1. deliver echoPing{} 0->1  => sends echoPong{} 1->0",
-		"    2. deliver echoPong{} 1->0",
-		"    3. drop echoPing{} 0->2",
+		" *  3. drop echoPing{} 0->2",
 		"",
-		"node states just before and after step 3 on the dead path:",
-		"  node 0: echo{Double:false Pongs:1}",
-		"  node 1: echo{Double:false Pongs:0}",
-		"  node 2: echo{Double:false Pongs:0}",
+		"what step 3 changes:",
+		"  no node's state",
+		"  out of flight: echoPing{} 0->2",
 		"",
 		"the nearest live path shares the first 2 steps, then takes instead",
 		"    deliver echoPing{} 0->2",
-		"and reaches a live state after 4 steps. Node states after step 3, dead path vs live path:",
-		"  (the node states are the same; the paths differ in the network or timers)",
+		"and reaches a live state after 4 steps. After step 3, dead path vs live path:",
+		"  in flight on the live path only: echoPong{} 2->0",
 		"",
 		"coverage (search, 21 transitions): Init 3, Receive 11 (echoPing 6, echoPong 5), drops 10; never ran: Timer, App, Error",
 		"",

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/livecheck/livecheck/coverage"
 	"github.com/livecheck/livecheck/sim"
 )
@@ -70,6 +72,13 @@ type Check struct {
 	// ReplayCommand and LiveReplayCommand replay Trace and the nearest
 	// live path: `livecheck replay FILE`, or a go test command.
 	ReplayCommand, LiveReplayCommand string `json:"-"`
+	// Shortened is the dead path without the steps before the critical
+	// one that do not matter (nil: none removed).
+	Shortened *Shortened `json:"shortened,omitempty"`
+	// Tail summarizes the steps of a dead path past those the text
+	// shows; AllSteps shows every step instead (--steps all).
+	Tail     *Tail `json:"tail,omitempty"`
+	AllSteps bool  `json:"-"`
 }
 
 // Sometimes is one reachability property: whether the check reached it,
@@ -124,7 +133,7 @@ type Stats struct {
 // nodes 2, 3 and 4".
 func StatesWords(n int64, symmetry [][]sim.NodeID) string {
 	if len(symmetry) == 0 {
-		return strconv.FormatInt(n, 10) + " states"
+		return Count(n, "state")
 	}
 	var groups []string
 	for _, g := range symmetry {
@@ -134,7 +143,7 @@ func StatesWords(n int64, symmetry [][]sim.NodeID) string {
 		}
 		groups = append(groups, strings.Join(ids[:len(ids)-1], ", ")+" and "+ids[len(ids)-1])
 	}
-	return strconv.FormatInt(n, 10) + " classes of states, up to renaming nodes " + strings.Join(groups, "; nodes ")
+	return Count(n, "class of states", "classes of states") + ", up to renaming nodes " + strings.Join(groups, "; nodes ")
 }
 
 // Critical is the critical transition of a liveness violation.
@@ -172,6 +181,28 @@ type Critical struct {
 	Before, After, LiveAfter []string `json:"-"`
 	LiveEvent                string   `json:"-"`
 	LivePathLen              int      `json:"-"`
+	// BeforeNet, AfterNet and LiveAfterNet are the messages in flight
+	// then ("Msg from->to", sorted).
+	BeforeNet, AfterNet, LiveAfterNet []string `json:"-"`
+
+	// Changes are the nodes the critical step changes, field by field,
+	// and Network the messages it takes out of flight (Only1: the one it
+	// consumed) and puts in (Only2); LiveChanges and LiveNetwork how the
+	// state after it differs from the live path's there (Only1: the dead
+	// path's). Explain fills them in.
+	Changes     []NodeDiff `json:"changes,omitempty"`
+	Network     *NetDiff   `json:"network,omitempty"`
+	LiveChanges []NodeDiff `json:"live_changes,omitempty"`
+	LiveNetwork *NetDiff   `json:"live_network,omitempty"`
+}
+
+// Shortened is the dead path with the steps before its critical step
+// that do not matter removed: Kept of Before steps are left, and Steps
+// are the shortened path's, numbered as in the trace.
+type Shortened struct {
+	Before int    `json:"before"`
+	Kept   int    `json:"kept"`
+	Steps  []Step `json:"-"`
 }
 
 // Evidence is what a test from one state saw: a breadth-first search,
@@ -253,6 +284,9 @@ type Step struct {
 	Sent      []string `json:"sent,omitempty"`
 	Logs      []string `json:"-"`
 	Violation string   `json:"violation,omitempty"`
+	// State is the fingerprint of the state after the step (0: not
+	// known), for counting the distinct states of a dead path's tail.
+	State uint64 `json:"-"`
 }
 
 // WriteJSON writes v as indented JSON, as every --json output is.
@@ -269,20 +303,28 @@ func DescribeConfig(system string, nodes int, bugs []string, params map[string]s
 	if len(bugs) > 0 {
 		bs = "bugs " + strings.Join(bugs, ",")
 	}
-	s := fmt.Sprintf("%s, %d nodes, %s", system, nodes, bs)
+	s := fmt.Sprintf("%s, %s, %s", system, Count(nodes, "node"), bs)
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		s += fmt.Sprintf(", %s=%s", k, params[k])
 	}
-	return s + fmt.Sprintf(", failures: %d resets, %d drops, %d socket errors", b.Resets, b.Drops, b.Errors)
+	return s + fmt.Sprintf(", failures: %s, %s, %s", Count(b.Resets, "reset"), Count(b.Drops, "drop"), Count(b.Errors, "socket error"))
 }
 
-// Thousands writes n with commas: 514,698.
-func Thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
+// Thousands writes n with thousands separators: 514,698. Every figure of
+// a text report goes through it, so that a reader never counts digits.
+func Thousands[T ~int | ~int64](n T) string { return humanize.Comma(int64(n)) }
+
+// Count writes n things, singular or plural as n wants: "1 step", "5,010
+// steps". plural is the plural form where it is not one+"s" ("1 class of
+// states", "2 classes of states").
+func Count[T ~int | ~int64](n T, one string, plural ...string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	return s
+	if len(plural) > 0 {
+		return Thousands(n) + " " + plural[0]
+	}
+	return Thousands(n) + " " + one + "s"
 }
 
 // EvidenceWords says in words what a test from one state saw: how it
@@ -293,19 +335,19 @@ func EvidenceWords(ev *Evidence, prop string) string {
 		case "live":
 			return prop + " holds there"
 		case "walk":
-			return fmt.Sprintf("a walk of %s steps from it reaches %s", Thousands(ev.StepsToLive), prop)
+			return fmt.Sprintf("a walk of %s from it reaches %s", Count(ev.StepsToLive, "step"), prop)
 		}
-		return fmt.Sprintf("%s holds %d steps from it (the nearest, by breadth-first search)", prop, ev.StepsToLive)
+		return fmt.Sprintf("%s holds %s from it (the nearest, by breadth-first search)", prop, Count(ev.StepsToLive, "step"))
 	}
 	if ev.SearchAll {
-		return fmt.Sprintf("%s holds in none of the %s states reachable from it (all searched)", prop, Thousands(ev.SearchStates))
+		return fmt.Sprintf("%s holds in none of the %s reachable from it (all searched)", prop, Count(ev.SearchStates, "state"))
 	}
 	var parts []string
 	if ev.Walks > 0 {
-		parts = append(parts, fmt.Sprintf("0 of %d walks of %s steps reach %s", ev.Walks, Thousands(ev.WalkDepth), prop))
+		parts = append(parts, fmt.Sprintf("0 of %s of %s reach %s", Count(ev.Walks, "walk"), Count(ev.WalkDepth, "step"), prop))
 	}
 	if ev.SearchStates > 0 {
-		parts = append(parts, fmt.Sprintf("no state within %d steps has it (%s states searched)", ev.SearchDepth, Thousands(ev.SearchStates)))
+		parts = append(parts, fmt.Sprintf("no state within %s has it (%s searched)", Count(ev.SearchDepth, "step"), Count(ev.SearchStates, "state")))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -314,7 +356,7 @@ func EvidenceWords(ev *Evidence, prop string) string {
 // sent, its log lines and the violation it showed.
 func WriteSteps(w io.Writer, steps []Step) {
 	for _, st := range steps {
-		fmt.Fprintf(w, "  %3d. %s", st.Step, st.Event)
+		fmt.Fprintf(w, "  %3s. %s", Thousands(st.Step), st.Event)
 		if len(st.Sent) > 0 {
 			fmt.Fprintf(w, "  => sends %s", strings.Join(st.Sent, ", "))
 		}
@@ -344,10 +386,10 @@ func WriteBugSettings(w io.Writer, from []Setting) {
 // liveness violation); with stats, the search's and the walks' figures;
 // then the trace files and the commands that replay them.
 func WriteCheck(w io.Writer, c *Check, stats bool) {
-	fmt.Fprintf(w, "%s; depth %d, seed %d\n", DescribeConfig(c.System, c.Nodes, c.Bugs, c.Params, c.Budget), c.Depth, c.Seed)
+	fmt.Fprintf(w, "%s; depth %s, seed %d\n", DescribeConfig(c.System, c.Nodes, c.Bugs, c.Params, c.Budget), Thousands(c.Depth), c.Seed)
 	WriteBugSettings(w, c.FromBugs)
 	if c.PrefixLen > 0 {
-		fmt.Fprintf(w, "started after a live prefix of %d steps: depths and counts are after it, step numbers in traces from the initial state\n", c.PrefixLen)
+		fmt.Fprintf(w, "started after a live prefix of %s: depths and counts are after it, step numbers in traces from the initial state\n", Count(c.PrefixLen, "step"))
 	}
 	fmt.Fprintln(w)
 	writeVerdict(w, c)
@@ -374,22 +416,22 @@ func writeVerdict(w io.Writer, c *Check) {
 	switch c.Result {
 	case "ok":
 		if l := c.Local; l != nil {
-			fmt.Fprintf(w, "ok: no violation; local mode explored every node state reachable without failures (%d node states, %d messages; nothing held back in round %d) and no real run reaches a combination of them that violates a safety property (%d candidates, none reached)\n",
-				l.TotalNodeStates, l.Messages, l.Rounds, l.Preliminary)
+			fmt.Fprintf(w, "ok: no violation; local mode explored every node state reachable without failures (%s, %s; nothing held back in round %d) and no real run reaches a combination of them that violates a safety property (%s, none reached)\n",
+				Count(l.TotalNodeStates, "node state"), Count(l.Messages, "message"), l.Rounds, Count(l.Preliminary, "candidate"))
 			return
 		}
-		scope := fmt.Sprintf("every state within %d steps", c.Depth)
+		scope := "every state within " + Count(c.Depth, "step")
 		if c.Exhausted {
 			scope = "every reachable state"
 		}
 		fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, StatesWords(c.Stats.States, c.Symmetry))
 		if l := c.Liveness; l != nil && l.Walks > 0 {
-			along := fmt.Sprintf("safety checked on every step, %d in all", l.WalkSteps)
+			along := fmt.Sprintf("safety checked on every step, %s in all", Thousands(l.WalkSteps))
 			if l.SafetyToLive {
 				along = "safety checked on each until it recovered (--stop-at-live)"
 			}
-			fmt.Fprintf(w, "    %d walks of up to %d steps from the depth bound all reached a live state; %s\n",
-				l.Walks, l.WalkDepth, along)
+			fmt.Fprintf(w, "    %s of up to %s from the depth bound %s a live state; %s\n",
+				Count(l.Walks, "walk"), Count(l.WalkDepth, "step"), allReached(l.Walks), along)
 		}
 	case "inconclusive":
 		why := "the search was stopped by --max-states"
@@ -403,7 +445,7 @@ func writeVerdict(w io.Writer, c *Check) {
 			fmt.Fprintf(w, "inconclusive: %s\n", why) // the message says what was covered
 			return
 		}
-		fmt.Fprintf(w, "inconclusive: %s; no violation found among %d states\n", why, c.Stats.States)
+		fmt.Fprintf(w, "inconclusive: %s; no violation found among %s\n", why, Count(c.Stats.States, "state"))
 	case "liveness-violation":
 		if c.Critical != nil {
 			writeCritical(w, c)
@@ -412,10 +454,27 @@ func writeVerdict(w io.Writer, c *Check) {
 		fallthrough
 	default:
 		fmt.Fprintf(w, "%s of %s: %s\n\n", c.Result, c.Property, c.Message)
-		fmt.Fprintf(w, "path of %d steps%s:\n", c.PathLen, fromInit(c.Init))
+		fmt.Fprintf(w, "path of %s%s:\n", Count(c.PathLen, "step"), fromInit(c.Init))
 		WriteSteps(w, c.Steps)
 		fmt.Fprintln(w)
 	}
+}
+
+// allReached says "all reached", or "reached" of a single walk.
+func allReached(walks int) string {
+	if walks == 1 {
+		return "reached"
+	}
+	return "all reached"
+}
+
+// thousandsList writes counts as a list: [1,204 3 17].
+func thousandsList(ns []int) string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = Thousands(n)
+	}
+	return "[" + strings.Join(out, " ") + "]"
 }
 
 // fromInit says which initial state a path starts from, where there are
@@ -447,9 +506,9 @@ func writeSometimes(w io.Writer, some []Sometimes) {
 		case s.NotEvaluated:
 			fmt.Fprintf(w, "sometimes %s: not evaluated in local mode\n", s.Name)
 		case s.Reached && s.By == "walk":
-			fmt.Fprintf(w, "sometimes %s: reached at step %d, by a walk from the depth bound\n", s.Name, s.Step)
+			fmt.Fprintf(w, "sometimes %s: reached at step %s, by a walk from the depth bound\n", s.Name, Thousands(s.Step))
 		case s.Reached:
-			fmt.Fprintf(w, "sometimes %s: reached at step %d\n", s.Name, s.Step)
+			fmt.Fprintf(w, "sometimes %s: reached at step %s\n", s.Name, Thousands(s.Step))
 		default:
 			unreached++
 			fmt.Fprintf(w, "sometimes %s: NEVER reached: the check may be vacuous\n", s.Name)
@@ -498,91 +557,191 @@ func writeCoverage(w io.Writer, what string, s *coverage.Summary, unit string) {
 
 func writeStats(w io.Writer, c *Check) {
 	if l := c.Local; l != nil {
-		Table(w, []string{"node states", "messages (I+)", "transitions", "system states", "pairs", "preliminary", "unsound", "verifications", "sequences", "time"}, [][]string{{
-			fmt.Sprint(l.NodeStates), fmt.Sprint(l.Messages), fmt.Sprint(l.Transitions), fmt.Sprint(l.SystemStates),
-			fmt.Sprint(l.Pairs), fmt.Sprint(l.Preliminary), fmt.Sprint(l.Unsound), fmt.Sprint(l.Verifications),
-			fmt.Sprint(l.Sequences), l.Elapsed.Round(time.Microsecond).String(),
+		Table(w, []string{"NODE STATES", "MESSAGES (I+)", "TRANSITIONS", "SYSTEM STATES", "PAIRS", "PRELIMINARY", "UNSOUND", "VERIFICATIONS", "SEQUENCES", "TIME"}, [][]string{{
+			thousandsList(l.NodeStates), Thousands(l.Messages), Thousands(l.Transitions), Thousands(l.SystemStates),
+			Thousands(l.Pairs), Thousands(l.Preliminary), Thousands(l.Unsound), Thousands(l.Verifications),
+			Thousands(l.Sequences), l.Elapsed.Round(time.Microsecond).String(),
 		}})
 		return
 	}
 	s := c.Stats
-	Table(w, []string{"states", "transitions", "max depth", "periphery", "live states", "time", "transitions/s"}, [][]string{{
-		fmt.Sprint(s.States), fmt.Sprint(s.Transitions), fmt.Sprint(s.MaxDepth),
-		fmt.Sprint(s.Periphery), fmt.Sprint(s.LiveStates), s.Elapsed.Round(time.Microsecond).String(),
-		fmt.Sprintf("%.0f", float64(s.Transitions)/max(s.Elapsed.Seconds(), 1e-9)),
+	Table(w, []string{"STATES", "TRANSITIONS", "MAX DEPTH", "PERIPHERY", "LIVE STATES", "TIME", "TRANSITIONS/S"}, [][]string{{
+		Thousands(s.States), Thousands(s.Transitions), Thousands(s.MaxDepth),
+		Thousands(s.Periphery), Thousands(s.LiveStates), s.Elapsed.Round(time.Microsecond).String(),
+		Thousands(int64(float64(s.Transitions) / max(s.Elapsed.Seconds(), 1e-9))),
 	}})
 	fmt.Fprintf(w, "fingerprint collision chance: %.2g\n", s.CollisionChance)
 	if l := c.Liveness; l != nil && (l.Walks > 0 || l.Suspects > 0) {
 		fmt.Fprintln(w)
-		Table(w, []string{"walks", "walk steps", "walk depth", "suspects", "cleared", "liveness time", "of which critical"}, [][]string{{
-			fmt.Sprint(l.Walks), fmt.Sprint(l.WalkSteps), fmt.Sprint(l.WalkDepth), fmt.Sprint(l.Suspects), fmt.Sprint(l.Cleared),
+		Table(w, []string{"WALKS", "WALK STEPS", "WALK DEPTH", "SUSPECTS", "CLEARED", "LIVENESS TIME", "OF WHICH CRITICAL"}, [][]string{{
+			Thousands(l.Walks), Thousands(l.WalkSteps), Thousands(l.WalkDepth), Thousands(l.Suspects), Thousands(l.Cleared),
 			l.Elapsed.Round(time.Microsecond).String(), l.CriticalTime.Round(time.Microsecond).String(),
 		}})
 	}
 }
 
-// critWindow bounds the steps a report shows before and after the critical
-// step: the trace has all of them.
+// stepsBefore and stepsAfter bound the steps a report shows before and
+// after the critical step; the tail summary says what the rest are, and
+// the trace has every one.
 const (
 	stepsBefore = 12
 	stepsAfter  = 3
 )
 
+// Explain works out what a liveness violation's text shows beyond its
+// evidence: the field-level changes at the critical step, network
+// included, how the dead path differs from the live one, and the summary
+// of the path's tail past the steps shown. The HTML report reads the same.
+func (c *Check) Explain() {
+	cx := c.Critical
+	if cx == nil {
+		return
+	}
+	cx.Changes = DiffNodes(cx.Before, cx.After)
+	if d := DiffNet(cx.BeforeNet, cx.AfterNet); !d.Empty() {
+		cx.Network = &d
+	}
+	if len(cx.LiveAfter) > 0 {
+		cx.LiveChanges = DiffNodes(cx.After, cx.LiveAfter)
+		if d := DiffNet(cx.AfterNet, cx.LiveAfterNet); !d.Empty() {
+			cx.LiveNetwork = &d
+		}
+	}
+	if to := cx.TraceStep + stepsAfter; to < len(c.Steps) {
+		c.Tail = SummarizeTail(c.Steps, to)
+	}
+}
+
 func writeCritical(w io.Writer, c *Check) {
 	cx := c.Critical
 	step, liveStep := cx.TraceStep, cx.LiveStep+c.PrefixLen
-	fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %d steps%s.\n\n", c.Property, c.PathLen, fromInit(c.Init))
-	fmt.Fprintf(w, "critical transition (case %s): step %d of %d\n    %s\n", cx.Case, step, c.PathLen, cx.Event)
+	fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %s%s.\n\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
+	fmt.Fprintf(w, "critical transition (case %s): step %s of %s\n    %s\n", cx.Case, Thousands(step), Thousands(c.PathLen), cx.Event)
 	if c.PrefixLen > 0 {
-		fmt.Fprintf(w, "that is step %d after the prefix of %d steps\n", cx.Step, c.PrefixLen)
+		fmt.Fprintf(w, "that is step %s after the prefix of %s\n", Thousands(cx.Step), Count(c.PrefixLen, "step"))
 	}
 	if cx.Dead != nil && cx.Alive != nil {
-		fmt.Fprintf(w, "after step %d: %s;\nafter step %d: %s.\n", step, EvidenceWords(cx.Dead, c.Property), liveStep, EvidenceWords(cx.Alive, c.Property))
+		fmt.Fprintf(w, "after step %s: %s;\nafter step %s: %s.\n", Thousands(step), EvidenceWords(cx.Dead, c.Property), Thousands(liveStep), EvidenceWords(cx.Alive, c.Property))
 		if step != c.PathLen && cx.End != nil {
-			fmt.Fprintf(w, "after the last step, %d: %s.\n", c.PathLen, EvidenceWords(cx.End, c.Property))
+			fmt.Fprintf(w, "after the last step, %s: %s.\n", Thousands(c.PathLen), EvidenceWords(cx.End, c.Property))
 		}
 		if cx.Overturned > 0 {
-			steps := "steps"
-			if cx.Overturned == 1 {
-				steps = "step"
-			}
-			fmt.Fprintf(w, "(%d %s that the cheaper probes called dead recovered under the dead test)\n", cx.Overturned, steps)
+			fmt.Fprintf(w, "(%s that the cheaper probes called dead recovered under the dead test)\n", Count(cx.Overturned, "step"))
 		}
 	}
 	if cx.Dinit > 0 {
-		fmt.Fprintf(w, "the path was last live after step %d.\n", cx.Dinit-1)
+		fmt.Fprintf(w, "the path was last live after step %s.\n", Thousands(cx.Dinit-1))
 	}
-	fmt.Fprintf(w, "\nsteps leading to it (the whole path is in the trace):\n")
-	from := max(0, step-stepsBefore)
-	if from > 0 {
-		fmt.Fprintf(w, "  ... %d earlier steps\n", from)
-	}
-	to := min(len(c.Steps), step+stepsAfter)
-	if from < to {
-		WriteSteps(w, c.Steps[from:to])
-	}
-	fmt.Fprintf(w, "\nnode states just before and after step %d on the dead path:\n", step)
-	for i := range cx.Before {
-		if cx.Before[i] == cx.After[i] {
-			fmt.Fprintf(w, "  node %d: %s\n", i, cx.Before[i])
-			continue
-		}
-		fmt.Fprintf(w, "  node %d: %s\n      ->  %s\n", i, cx.Before[i], cx.After[i])
-	}
+	writePath(w, c)
+	writeChanges(w, c)
 	if cx.LivePathLen == liveStep {
-		fmt.Fprintf(w, "\nthe state after step %d is live itself: the critical step is the one that leaves it for good.\n\n", liveStep)
+		fmt.Fprintf(w, "\nthe state after step %s is live itself: the critical step is the one that leaves it for good.\n\n", Thousands(liveStep))
 		return
 	}
-	fmt.Fprintf(w, "\nthe nearest live path shares the first %d steps, then takes instead\n    %s\n", liveStep, cx.LiveEvent)
-	fmt.Fprintf(w, "and reaches a live state after %d steps. Node states after step %d, dead path vs live path:\n", cx.LivePathLen, step)
-	if len(cx.Diff) == 0 {
-		fmt.Fprintln(w, "  (the node states are the same; the paths differ in the network or timers)")
+	fmt.Fprintf(w, "\nthe nearest live path shares the first %s, then takes instead\n    %s\n", Count(liveStep, "step"), cx.LiveEvent)
+	fmt.Fprintf(w, "and reaches a live state after %s. After step %s, dead path vs live path:\n", Count(cx.LivePathLen, "step"), Thousands(step))
+	if len(cx.LiveChanges) == 0 && cx.LiveNetwork == nil {
+		fmt.Fprintln(w, "  (the same node states and messages in flight; the paths differ in the timers)")
 	}
-	for _, d := range cx.Diff {
-		fmt.Fprintf(w, "  node %d dead: %s\n         live: %s\n", d.Node, d.Dead, d.Live)
+	for _, d := range cx.LiveChanges {
+		parts := make([]string, len(d.Changes))
+		for i, ch := range d.Changes {
+			parts[i] = ch.Field + ": " + ch.From + " vs " + ch.To
+			if ch.Field == "" {
+				parts[i] = ch.From + " vs " + ch.To
+			}
+		}
+		fmt.Fprintf(w, "  node %d: %s\n", d.Node, strings.Join(parts, ", "))
+	}
+	if n := cx.LiveNetwork; n != nil {
+		writeNet(w, "in flight on the dead path only", n.Only1)
+		writeNet(w, "in flight on the live path only", n.Only2)
 	}
 	if len(cx.Tried) > 0 {
 		fmt.Fprintf(w, "\nwalk depths that were too short: %s\n", strings.Join(cx.Tried, "; "))
 	}
 	fmt.Fprintln(w)
+}
+
+// writePath writes the steps of a dead path around its critical step,
+// shortened where steps could be removed, then the summary of the rest;
+// with AllSteps, every step.
+func writePath(w io.Writer, c *Check) {
+	cx := c.Critical
+	step := cx.TraceStep
+	steps, crit := c.Steps, step-1 // crit indexes steps
+	if c.AllSteps {
+		fmt.Fprintf(w, "\nevery step (* the critical one):\n")
+		writeMarked(w, steps, crit)
+		return
+	}
+	if sh := c.Shortened; sh != nil {
+		fmt.Fprintf(w, "\nsteps leading to it, those that do not matter removed: %s -> %s before the critical step\n(numbers are the trace's, which has every step; * the critical one):\n",
+			Thousands(sh.Before), Count(sh.Kept, "step"))
+		// The steps past the critical one are the trace's.
+		steps, crit = append(slices.Clip(sh.Steps), c.Steps[min(step, len(c.Steps)):]...), sh.Kept
+	} else {
+		fmt.Fprintf(w, "\nsteps leading to it (the trace has every one; * the critical one):\n")
+	}
+	from := max(0, crit-stepsBefore)
+	if from > 0 {
+		fmt.Fprintf(w, "  ... %s\n", Count(from, "earlier step"))
+	}
+	to := min(len(steps), crit+1+stepsAfter)
+	if from < to {
+		writeMarked(w, steps[from:min(to, crit+1)], crit-from)
+	}
+	if crit+1 < to {
+		if c.Shortened != nil {
+			fmt.Fprintf(w, "  then, on the trace's path:\n")
+		}
+		WriteSteps(w, steps[crit+1:to])
+	}
+	if c.Tail != nil {
+		fmt.Fprintf(w, "  %s\n", c.Tail)
+	}
+}
+
+// writeMarked writes steps with the one at index mark marked "*".
+func writeMarked(w io.Writer, steps []Step, mark int) {
+	for i := range steps {
+		var b strings.Builder
+		WriteSteps(&b, steps[i:i+1])
+		out := b.String()
+		if i == mark {
+			out = " *" + out[2:]
+		}
+		io.WriteString(w, out)
+	}
+}
+
+// writeChanges writes what the critical step changes: each node's fields
+// that do, and the messages it takes out of flight and puts in.
+func writeChanges(w io.Writer, c *Check) {
+	cx := c.Critical
+	fmt.Fprintf(w, "\nwhat step %s changes:\n", Thousands(cx.TraceStep))
+	for _, d := range cx.Changes {
+		parts := make([]string, len(d.Changes))
+		for i, ch := range d.Changes {
+			parts[i] = ch.String()
+		}
+		fmt.Fprintf(w, "  node %d: %s\n", d.Node, strings.Join(parts, ", "))
+	}
+	if len(cx.Changes) == 0 {
+		why := ""
+		if cx.Kind == "deliver" {
+			why = ": the message is consumed and ignored"
+		}
+		fmt.Fprintf(w, "  no node's state%s\n", why)
+	}
+	if n := cx.Network; n != nil {
+		writeNet(w, "out of flight", n.Only1)
+		writeNet(w, "into flight", n.Only2)
+	}
+}
+
+func writeNet(w io.Writer, what string, msgs []string) {
+	if len(msgs) > 0 {
+		fmt.Fprintf(w, "  %s: %s\n", what, strings.Join(msgs, ", "))
+	}
 }

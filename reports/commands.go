@@ -47,7 +47,7 @@ func WriteReplay(w io.Writer, r *Replay) {
 		fmt.Fprintf(w, "the check's dead test from the final state: %s\n", EvidenceWords(ev, t.Property))
 	}
 	if c := t.Critical; c != nil {
-		fmt.Fprintf(w, "critical transition (case %s): step %d, %s; nearest live path: %s\n", c.Case, c.Step, c.Event, c.LiveTrace)
+		fmt.Fprintf(w, "critical transition (case %s): step %s, %s; nearest live path: %s\n", c.Case, Thousands(c.Step), c.Event, c.LiveTrace)
 	}
 }
 
@@ -65,7 +65,7 @@ type Compare struct {
 // WriteCompare writes the two modes side by side.
 func WriteCompare(w io.Writer, c *Compare) {
 	g := &c.Global
-	fmt.Fprintf(w, "%s; global depth %d, local rounds %d\n", DescribeConfig(g.System, g.Nodes, g.Bugs, g.Params, g.Budget), g.Depth, c.Rounds)
+	fmt.Fprintf(w, "%s; global depth %s, local rounds %s\n", DescribeConfig(g.System, g.Nodes, g.Bugs, g.Params, g.Budget), Thousands(g.Depth), Thousands(c.Rounds))
 	WriteBugSettings(w, g.FromBugs)
 	fmt.Fprintln(w)
 	rows := [][]string{}
@@ -74,14 +74,14 @@ func WriteCompare(w io.Writer, c *Compare) {
 		if r.Property != "" {
 			found += " of " + r.Property
 		}
-		states := fmt.Sprint(r.Stats.States)
+		states := Thousands(r.Stats.States)
 		if r.Local != nil {
-			states = fmt.Sprintf("%d node states %v", r.Local.TotalNodeStates, r.Local.NodeStates)
+			states = Count(r.Local.TotalNodeStates, "node state") + " " + thousandsList(r.Local.NodeStates)
 		}
 		rows = append(rows, []string{[]string{"global", "local"}[i], found, fmt.Sprint(r.Complete), states,
-			fmt.Sprint(r.Stats.Transitions), r.Stats.Elapsed.Round(time.Microsecond).String()})
+			Thousands(r.Stats.Transitions), r.Stats.Elapsed.Round(time.Microsecond).String()})
 	}
-	Table(w, []string{"mode", "result", "complete", "states", "transitions", "time"}, rows)
+	Table(w, []string{"MODE", "RESULT", "COMPLETE", "STATES", "TRANSITIONS", "TIME"}, rows)
 	fmt.Fprintf(w, "\nglobal/local: %.1fx the transitions, %.1fx the time\n", c.TransitionsRatio, c.TimeRatio)
 	for i, r := range []*Check{&c.Global, &c.Local} {
 		if r.Trace != "" {
@@ -133,12 +133,12 @@ type PrefixFile struct {
 // configuration and how long it took; checkFrom is the command that checks
 // from the first one.
 func WritePrefixes(w io.Writer, config string, files []PrefixFile, elapsed time.Duration, checkFrom string) {
-	fmt.Fprintf(w, "%s: %d prefixes in %s\n\n", config, len(files), elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "%s: %s in %s\n\n", config, Count(len(files), "prefix", "prefixes"), elapsed.Round(time.Millisecond))
 	var rows [][]string
 	for _, f := range files {
-		rows = append(rows, []string{f.File, fmt.Sprint(f.FirstLive), fmt.Sprint(f.Length)})
+		rows = append(rows, []string{f.File, Thousands(f.FirstLive), Thousands(f.Length)})
 	}
-	Table(w, []string{"prefix file", "steps to live", "length"}, rows)
+	Table(w, []string{"PREFIX FILE", "STEPS TO LIVE", "LENGTH"}, rows)
 	if len(files) > 0 {
 		fmt.Fprintf(w, "\ncheck from one: %s\n", checkFrom)
 	}

@@ -302,7 +302,8 @@ type Sometimes struct {
 	Property string
 	// Reached says a state the check reached satisfies it; Step is then
 	// the fewest steps from the initial state to one that the search saw
-	// (a shortest path: the search is breadth first), or with ByWalk
+	// (a shortest path: the search is breadth first; with observer events
+	// postponed, Stats.Postponed, the fewest of the reduced search), or with ByWalk
 	// the length of the first walk's path to one, the search having
 	// reached none within its bound.
 	Reached bool

@@ -378,7 +378,9 @@ type global struct {
 	conc bool
 	// por says observer events are postponed (Options.Observers, where
 	// it applies): each state's events list the other nodes' first.
-	por bool
+	// cyclic says a step went back to a state of its level or an
+	// earlier one: from then on the cycle proviso checks asleep events.
+	por, cyclic bool
 }
 
 // A chunk is what a worker found expanding a run of a level's states.
@@ -394,6 +396,7 @@ type chunk struct {
 	transitions int64
 	slept       int64
 	postponed   int64
+	oldHit      bool // a step reached a state of an earlier level or this one
 	err         error
 }
 
@@ -558,6 +561,13 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		st.Queue = g.hi - g.lo
 		g.liveBefore = g.live.Load()
 		g.expandLevel()
+		if g.por && !g.cyclic && g.oldHit() {
+			// A step of this level went back to a state seen before: the
+			// cycle proviso must now look at the events sleep sets spare
+			// too (see reduce.go). Nothing of the level is merged yet.
+			g.cyclic = true
+			g.expandLevel()
+		}
 		// The chunks after one with a finding that ends the search are
 		// not all expanded, by as many workers as were at them: count
 		// the transitions up to it, the same for any number of workers.
@@ -689,6 +699,21 @@ func (g *global) expandLevel() {
 	}
 	g.workers[0].expandChunks()
 	wg.Wait()
+}
+
+// oldHit says whether a step of the level under way, up to the chunk
+// with a finding that ends the search, reached a state of an earlier
+// level or of this one.
+func (g *global) oldHit() bool {
+	for ci := range g.chunks {
+		if int64(ci) > g.cut.Load() {
+			break
+		}
+		if g.chunks[ci].oldHit {
+			return true
+		}
+	}
+	return false
 }
 
 // firstError returns the first tool error of the level, in chunk order.
@@ -967,7 +992,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 			break
 		}
 		if e < 64 && asleep&(1<<e) != 0 {
-			if e < postpone && !proviso {
+			if e < postpone && !proviso && g.cyclic {
 				proviso = k.reachesOld(s, ev, path)
 			}
 			c.slept++
@@ -1021,6 +1046,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 			}
 			if g.visited.has(fp) {
 				// found in an earlier level: nothing to do
+				c.oldHit = true
 				if e < postpone {
 					proviso = true
 				}

@@ -68,7 +68,13 @@ import "github.com/livecheck/livecheck/sim"
 // s takes every event when an event of T (asleep or not) leads back to
 // a state of its own level or an earlier one; a cycle of the reduced
 // graph has such a step, since breadth-first depths cannot rise all
-// the way around it. Every violation of such a property is then found,
+// the way around it. Looking at asleep events costs a step each, and is
+// needed only once some step goes back: an asleep event of s that leads
+// to an old state X was taken, from a state of the same level, on the
+// way sleep sets keep (s·b·a = s·a·b), and that step reaches X too. So
+// the search checks asleep events only from the first level where any
+// step reached an old state (global.cyclic), which it then expands
+// again before merging it. Every violation of such a property is then found,
 // and so is every quiescent state (one with no event), but not all at
 // their fewest steps: an observer's step may come later on the reduced
 // path. Sleep sets work on top of it as usual: the events are listed

@@ -134,24 +134,26 @@
         if (name === "dead" && crit > 0 && i === crit) cls += " critical";
         if (name === "dead" && i === liveStep && liveStep >= 0) cls += " parted";
         if (selected && selected.col === name && selected.step === i) cls += " selected";
-        const rect = el("rect", { x: 0, y: y0, width: width, height: ROW, class: cls, "data-step": i }, rowsG);
-        rect.addEventListener("click", () => select(name, i));
+        // A click anywhere on the row, its label and mark included.
+        const rowG = el("g", { class: "step" }, rowsG);
+        rowG.addEventListener("click", () => select(name, i));
+        el("rect", { x: 0, y: y0, width: width, height: ROW, class: cls, "data-step": i }, rowG);
         if (r.init) {
-          el("text", { x: labelX, y: y + 4 }, rowsG, "0. initial state");
+          el("text", { x: labelX, y: y + 4 }, rowG, "0. initial state");
           return;
         }
         const st = col.path.steps[i - 1];
         const x = laneX.get(st.n);
         if (x !== undefined) {
-          el("circle", { cx: x, cy: y, r: 4.5, class: "ev " + st.k }, rowsG);
+          el("circle", { cx: x, cy: y, r: 4.5, class: "ev " + st.k }, rowG);
           // Letters, not symbols: every font has them.
           const mark = { reset: "R", "socket-error": "E", app: "A" }[st.k];
-          if (mark) el("text", { x: x + 7, y: y + 4, class: "mark" }, rowsG, mark);
+          if (mark) el("text", { x: x + 7, y: y + 4, class: "mark" }, rowG, mark);
         }
         let label = fmt(i) + ". " + st.t;
         if (st.s && st.s.length) label += "  => " + st.s.join(", ");
         if (label.length > 62) label = label.slice(0, 61) + "\u2026";
-        const t = el("text", { x: labelX, y: y + 4, class: st.v ? "viol" : "" }, rowsG, label);
+        const t = el("text", { x: labelX, y: y + 4, class: st.v ? "viol" : "" }, rowG, label);
         if (name === "dead" && i === crit) {
           t.setAttribute("class", "critlabel");
           t.textContent = "\u2605 " + label;

@@ -303,14 +303,15 @@
     const RH = 18, LW = 170, BW = 220;
     const svg = el("svg", { width: LW + 2 * BW + 460, height: 20 + T.length * RH, class: "chart", id: "walkchart" }, sec);
     el("text", { x: LW, y: 12 }, svg, "walks");
-    el("text", { x: LW + BW + 10, y: 12 }, svg, "depth");
+    el("text", { x: LW + BW + 10, y: 12 }, svg, "depth (log scale)");
     T.forEach((t, k) => {
       const y = 18 + k * RH;
       el("text", { x: 0, y: y + 12 }, svg, "step " + fmt(t.step) + (t.dead_test ? " dead test" : " probe"));
       const w = Math.max(2, BW * t.walks / maxWalks);
       el("rect", { x: LW, y: y + 2, width: t.live && t.walks === 0 ? 2 : w, height: RH - 5, class: "bar " + (t.live ? "live" : "dead") }, svg);
       const depth = t.live ? (t.steps_to_live || 0) : Math.max(t.search_depth, t.walk_depth);
-      el("rect", { x: LW + BW + 10, y: y + 2, width: Math.max(2, BW * depth / maxDepth), height: RH - 5, class: "bar depth" }, svg);
+      // Log scale: recoveries take tens of steps, dead tests walk thousands.
+      el("rect", { x: LW + BW + 10, y: y + 2, width: Math.max(2, BW * Math.log1p(depth) / Math.log1p(maxDepth)), height: RH - 5, class: "bar depth" }, svg);
       let words;
       if (t.live) words = t.by === "live" ? "live itself" : "recovered in " + fmt(t.steps_to_live) + " steps (" + t.by + ")";
       else words = "0 of " + fmt(t.walks) + " walks of " + fmt(t.walk_depth) + " steps; " + fmt(t.search_states) + " states searched to depth " + fmt(t.search_depth);

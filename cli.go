@@ -176,6 +176,8 @@ func (c *cli) run(args []string) int {
 		return c.replay(args[1:])
 	case "prefix":
 		return c.prefix(args[1:])
+	case "report":
+		return c.reportCmd(args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, c.usage())
 		return ExitOK
@@ -183,7 +185,7 @@ func (c *cli) run(args []string) int {
 		fmt.Fprintln(stdout, Version(name, c.build))
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, prefix, replay)\n", name, args[0])
+	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, prefix, replay, report)\n", name, args[0])
 	return ExitUsage
 }
 
@@ -196,13 +198,14 @@ Usage:
   %s check SYSTEM [flags]     search SYSTEM's behaviours for a violation
   %s prefix SYSTEM [flags]    make live prefixes to start checks from (check --from)
   %s replay TRACE [--json]    re-execute a trace file step by step
+  %s report TRACE --html FILE the event graph of a trace file as a web page
   %s --version                the module version and VCS revision of this build
 
 Run '%s COMMAND --help' for a command's flags.
 
 Exit status: 0 nothing found, 1 violation found, 2 usage or input error,
 3 inconclusive (the check was cut short before it could tell).
-`, c.name, n, n, n, n, n, n)
+`, c.name, n, n, n, n, n, n, n)
 }
 
 // names returns the systems' names.
@@ -344,6 +347,7 @@ func (c *cli) check(args []string) int {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	stepsFlag := fs.String("steps", "", "all: print every step of a liveness violation's path (by default the steps around its critical step, then a summary of the rest)")
 	out := fs.String("out", "livecheck-out", "directory for trace files")
+	htmlFile := fs.String("html", "", "also write the report as a web page to this file: the path as an event graph (one lane per node), the nearest live path beside a dead one, every step's state, the walk statistics")
 	params := paramFlags(fs, sys)
 	synopsis := c.cmd + " check SYSTEM [flags]: search every ordering of SYSTEM's events up to --depth steps\n" +
 		"and report the first safety or liveness violation, with a trace file that replays it.\n" +
@@ -500,6 +504,15 @@ func (c *cli) check(args []string) int {
 		reports.WriteJSON(c.stdout, rep)
 	} else {
 		reports.WriteCheck(c.stdout, rep, true)
+	}
+	if *htmlFile != "" {
+		g, err := res.Graph(sys, rep, *timeout)
+		if err == nil {
+			err = writeGraph(*htmlFile, g)
+		}
+		if err != nil {
+			return c.usageErr("check", "--html %s: %v", *htmlFile, err)
+		}
 	}
 	return exitCode(res.Verdict)
 }
@@ -661,6 +674,63 @@ func (rep *Replayed) reached(t *reports.Trace) string {
 		return "a final state that recovers: " + evidenceWords(rep.End, t.Property)
 	}
 	return "no violation"
+}
+
+// ---- report ----
+
+func (c *cli) reportCmd(args []string) int {
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	htmlFile := fs.String("html", "", "write the web page to this file (required)")
+	vs := fs.String("vs", "", "the nearest live path's trace, to draw beside the dead one (default: the one the trace names, beside it)")
+	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
+	synopsis := c.cmd + " report TRACE --html FILE [--vs LIVE_TRACE]: replay a trace file and write its path as a\n" +
+		"self-contained web page: one lane per node, each delivered message an arrow, the critical step\n" +
+		"highlighted and the nearest live path beside it; click a step for every node's state."
+	if code, stop := c.parse(fs, args, synopsis); stop {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return c.usageErr("report", "give exactly one trace file")
+	}
+	if *htmlFile == "" {
+		return c.usageErr("report", "--html FILE is required: where to write the page")
+	}
+	file := fs.Arg(0)
+	t, err := reports.ReadTraceFile(file)
+	if err != nil {
+		return c.usageErr("report", "%v", err)
+	}
+	sys, err := c.lookup(t.System)
+	if err != nil {
+		return c.usageErr("report", "%s: %v", file, err)
+	}
+	liveFile := *vs
+	if liveFile == "" {
+		liveFile = liveTraceOf(file, t)
+	}
+	var live *reports.Trace
+	if liveFile != "" {
+		if live, err = reports.ReadTraceFile(liveFile); err != nil {
+			if *vs != "" {
+				return c.usageErr("report", "--vs: %v", err)
+			}
+			// The page is worth having without the live path.
+			fmt.Fprintf(c.stderr, "%s report: warning: the nearest live path the trace names cannot be read, the page has none: %v\n", c.name, err)
+		}
+	}
+	g, err := GraphOfTrace(sys, t, live, *timeout)
+	if err != nil {
+		return c.usageErr("report", "%s: %v", file, err)
+	}
+	g.Trace = file
+	if live != nil {
+		g.LiveTrace = liveFile
+	}
+	if err := writeGraph(*htmlFile, g); err != nil {
+		return c.usageErr("report", "--html %s: %v", *htmlFile, err)
+	}
+	fmt.Fprintf(c.stdout, "wrote %s\n", *htmlFile)
+	return ExitOK
 }
 
 // ---- prefix ----

@@ -1033,6 +1033,7 @@ type Replayed struct {
 	w       *sim.World
 	m       *Model
 	timeout time.Duration
+	each    func(step int, s *sim.State, info *sim.StepInfo)
 }
 
 // Reproduces says whether the replay shows what a trace records: the same
@@ -1096,6 +1097,13 @@ func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replay
 // exactly (out of range, too few, too many) are an error wrapping
 // ErrNoReplay, at step 0.
 func ReplayFrom(sys *System, cfg Config, init []int, p sim.Path, timeout time.Duration) (*Replayed, error) {
+	return replayFrom(sys, cfg, init, p, timeout, nil)
+}
+
+// replayFrom is ReplayFrom that shows each state of the path to each, if
+// not nil, as it is reached: the initial state as step 0 (info nil), then
+// the state after each step with what the step did.
+func replayFrom(sys *System, cfg Config, init []int, p sim.Path, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo)) (*Replayed, error) {
 	if timeout <= 0 {
 		timeout = 2 * time.Second
 	}
@@ -1113,7 +1121,7 @@ func ReplayFrom(sys *System, cfg Config, init []int, p sim.Path, timeout time.Du
 	// where it first does something else, not steps later where the path
 	// stops replaying.
 	w.Recheck = 1
-	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout}
+	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout, each: each}
 	cur := ReplayStep{} // the step under way (0: Init)
 	where := func() hang {
 		// The replay is held in a handler: what it wrote is stable.
@@ -1230,6 +1238,9 @@ func replay(w *sim.World, m *Model, init []int, p sim.Path, rep *Replayed, cur *
 		return err
 	}
 	rep.Final = s
+	if rep.each != nil {
+		rep.each(0, s, nil)
+	}
 	if name, msg := check(s); name != "" {
 		rep.Verdict, rep.Property, rep.Message = SafetyViolation, name, msg
 		return nil
@@ -1269,6 +1280,9 @@ func replay(w *sim.World, m *Model, init []int, p sim.Path, rep *Replayed, cur *
 		s = next
 		rep.Final = s
 		rs.State = s.Fingerprint()
+		if rep.each != nil {
+			rep.each(i+1, s, info)
+		}
 		waits(i+1, s)
 		if name, msg := check(s); name != "" {
 			rs.Violation = msg

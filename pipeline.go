@@ -56,6 +56,9 @@ type Critical struct {
 	// that were too short (case C2), with why.
 	WalkDepth int
 	Tried     []string
+	// Tested are the search's probes and dead tests, in the order run,
+	// steps counted from the initial state.
+	Tested []critical.Tested
 
 	liveSteps []ReplayStep
 	endFP     uint64 // the fingerprint of the path's last state
@@ -261,6 +264,10 @@ func (c *checker) report(init []int, p sim.Path, cr *critical.Result, dt DeadTes
 		LivePath: c.full(cr.LivePath), Dinit: cr.Dinit + k, Probes: cr.Probes, ProbeSteps: cr.Steps,
 		WalkDepth: dt.WalkDepth, Tried: tried,
 		Dead: cr.Dead, Alive: cr.Alive, End: cr.End, EndTest: dt, Overturned: cr.Overturned,
+	}
+	for _, t := range cr.Tested {
+		t.Step += k
+		cx.Tested = append(cx.Tested, t)
 	}
 	if end, _ := c.stateAfter(init, p, len(p)); end != nil {
 		cx.endFP = end.Fingerprint()

@@ -71,6 +71,9 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 			}
 		}
 		c.Critical.BeforeNet, c.Critical.AfterNet, c.Critical.LiveAfterNet = cx.BeforeNet, cx.AfterNet, cx.LiveAfterNet
+		for _, t := range cx.Tested {
+			c.Critical.Tested = append(c.Critical.Tested, reports.Tested{DeadTest: t.DeadTest, Evidence: *evidenceReport(t.Ev, t.Step)})
+		}
 		if sh := r.Shortened; sh != nil {
 			c.Shortened = &reports.Shortened{Before: cx.Step - 1, Kept: len(sh.Kept), Steps: stepsReport(sh.Steps)}
 		}

@@ -106,6 +106,17 @@ type Result struct {
 	// the path still recovers: the path was not dead at all.
 	Why       string
 	Recovered bool
+	// Tested are the probes and dead tests run, in order, with what each
+	// saw: how strong the verdict on each step is (the HTML report's
+	// chart).
+	Tested []Tested
+}
+
+// Tested is one probe or dead test of the state after step Step.
+type Tested struct {
+	Step     int
+	DeadTest bool
+	Ev       *Evidence
 }
 
 const checkpointEvery = 256
@@ -309,7 +320,7 @@ func (sr *searcher) probe(i int) (bool, error) {
 	}
 	o := sr.opts
 	ev, err := sr.run(i, Test{States: o.States, Walks: o.Walks + o.Confirm, WalkDepth: o.Dmax - i,
-		Chooser: o.Chooser, Seed: walk.Seed(o.Seed, uint64(i)), Safety: o.Safety, Trail: o.Trail})
+		Chooser: o.Chooser, Seed: walk.Seed(o.Seed, uint64(i)), Safety: o.Safety, Trail: o.Trail}, false)
 	if err != nil {
 		return false, err
 	}
@@ -324,10 +335,10 @@ func (sr *searcher) probe(i int) (bool, error) {
 func (sr *searcher) test(i int, seed uint64) (*Evidence, error) {
 	t := sr.opts.Dead
 	t.Seed = seed
-	return sr.run(i, t)
+	return sr.run(i, t, true)
 }
 
-func (sr *searcher) run(i int, t Test) (*Evidence, error) {
+func (sr *searcher) run(i int, t Test, dead bool) (*Evidence, error) {
 	sr.res.Probes++
 	s, err := sr.stateAt(i)
 	if err != nil {
@@ -339,6 +350,7 @@ func (sr *searcher) run(i int, t Test) (*Evidence, error) {
 	ev, err := Recovers(sr.w, s, sr.live, t)
 	if ev != nil {
 		sr.res.Steps += ev.Steps
+		sr.res.Tested = append(sr.res.Tested, Tested{Step: i, DeadTest: dead, Ev: ev})
 	}
 	if err != nil {
 		return nil, prefixed(err, sr.path[:i])

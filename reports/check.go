@@ -216,6 +216,10 @@ type Critical struct {
 	Network     *NetDiff   `json:"network,omitempty"`
 	LiveChanges []NodeDiff `json:"live_changes,omitempty"`
 	LiveNetwork *NetDiff   `json:"live_network,omitempty"`
+
+	// Tested are the probes and dead tests of the search, in the order
+	// run (html.go).
+	Tested []Tested `json:"tested,omitempty"`
 }
 
 // Shortened is the dead path with the steps before its critical step

@@ -1,0 +1,220 @@
+package livecheck
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// graphPath replays path p from the initial state init names and returns
+// it as the HTML report draws it: per-step changes of the node lines and
+// the network, and for each delivery or drop the step that sent its
+// message. It also returns the replay's steps. A path that stops
+// replaying (a safety violation on the way, a step that is not enabled)
+// is drawn as far as it went; err says why it stopped early.
+func graphPath(sys *System, cfg Config, init []int, p sim.Path, timeout time.Duration) (*reports.GraphPath, []ReplayStep, error) {
+	gp := &reports.GraphPath{Steps: make([]reports.GraphStep, 0, len(p))}
+	var state *reports.GraphState
+	// sent holds, by sender, receiver and message, the steps that sent
+	// copies still unaccounted for, oldest first: a delivery takes the
+	// oldest (copies are indistinguishable, so any order would do).
+	type msgKey struct {
+		from, to sim.NodeID
+		fp       uint64
+	}
+	sent := map[msgKey][]int{}
+	each := func(step int, s *sim.State, info *sim.StepInfo) {
+		nodes, net := dumpNodes(s), dumpNet(s)
+		if step == 0 {
+			gp.Init, gp.InitNet = nodes, net
+			state = reports.NewGraphState(nodes, net)
+			for _, e := range s.InFlight() {
+				k := msgKey{e.From, e.To, e.FP}
+				sent[k] = append(sent[k], 0)
+			}
+			return
+		}
+		ev := info.Event
+		st := reports.GraphStep{Kind: ev.Kind.String(), Node: int(ev.Node), Peer: -1, From: -1}
+		switch ev.Kind {
+		case sim.Deliver, sim.Drop:
+			st.Peer = int(ev.Peer)
+			k := msgKey{ev.Peer, ev.Node, ev.Msg}
+			if q := sent[k]; len(q) > 0 {
+				st.From, sent[k] = q[0], q[1:]
+			}
+		case sim.SocketError:
+			st.Peer = int(ev.Peer)
+		}
+		for _, e := range info.Sent {
+			k := msgKey{e.From, e.To, e.FP}
+			sent[k] = append(sent[k], step)
+		}
+		state.Step(&st, nodes, net)
+		gp.Steps = append(gp.Steps, st)
+	}
+	rep, err := replayFrom(sys, cfg, init, p, timeout, each)
+	if rep == nil {
+		return nil, nil, err
+	}
+	if gp.Init == nil {
+		return nil, nil, fmt.Errorf("the initial state could not be built: %v", orElse(fmt.Sprint(err), rep.Message))
+	}
+	// The replay's words for each step; a step that panicked has no state
+	// after it and is not drawn.
+	for i := range min(len(gp.Steps), len(rep.Steps)) {
+		rs, st := &rep.Steps[i], &gp.Steps[i]
+		st.Text, st.Sent, st.Logs, st.Violation = rs.Text, rs.Sent, rs.Logs, rs.Violation
+	}
+	if err == nil && len(gp.Steps) < len(p) {
+		err = fmt.Errorf("the replay stopped after step %d of %d: %s of %s", len(gp.Steps), len(p), rep.Verdict, rep.Property)
+	}
+	return gp, rep.Steps, err
+}
+
+// graphOf is the HTML report's graph of dead path p (and the nearest live
+// path live, if any, nil otherwise), from the initial state init names.
+// crit, the critical step counted from the initial state, picks the steps
+// past it that the tail summary covers (0: none).
+func graphOf(sys *System, cfg Config, init []int, p, live sim.Path, crit int, timeout time.Duration) (*reports.Graph, error) {
+	dead, steps, err := graphPath(sys, cfg, init, p, timeout)
+	if dead == nil {
+		return nil, err
+	}
+	g := &reports.Graph{Nodes: len(dead.Init), Dead: *dead,
+		Config: describeConfig(sys.Name, cfg)}
+	if err != nil {
+		g.Message = err.Error()
+	}
+	if crit > 0 {
+		if to := crit + 3; to < len(steps) {
+			g.Tail = reports.SummarizeTail(stepsReport(steps), to)
+			g.TailText = g.Tail.String()
+		}
+	}
+	if len(live) > 0 {
+		lp, _, err := graphPath(sys, cfg, init, live, timeout)
+		if lp == nil {
+			return nil, fmt.Errorf("the nearest live path: %v", err)
+		}
+		g.Live = lp
+	}
+	return g, nil
+}
+
+// Graph is the HTML report of a check's result (reports.WriteHTML draws
+// it): its path replayed step by step, the nearest live path beside a
+// liveness violation's, and the walk statistics. rep is the result's
+// report (Report), whose words it takes.
+func (r *Result) Graph(sys *System, rep *reports.Check, timeout time.Duration) (*reports.Graph, error) {
+	var live sim.Path
+	crit := 0
+	if cx := r.Critical; cx != nil {
+		live, crit = cx.LivePath, cx.Step
+	}
+	g, err := graphOf(sys, r.Config, r.Init, r.Path, live, crit, timeout)
+	if err != nil {
+		return nil, err
+	}
+	g.Title = fmt.Sprintf("%s: %s", r.System, r.Verdict)
+	if r.Property != "" {
+		g.Title += " of " + r.Property
+	}
+	g.Result, g.Property, g.Message, g.Trace = string(r.Verdict), r.Property, r.Message, rep.Trace
+	if cx := rep.Critical; cx != nil {
+		g.LiveTrace = cx.LiveTrace
+		gc := &reports.GraphCritical{Step: cx.TraceStep, LiveStep: cx.LiveStep + rep.PrefixLen, Case: cx.Case, Event: cx.Event, LiveEvent: cx.LiveEvent}
+		if cx.Dead != nil {
+			gc.Dead = reports.EvidenceWords(cx.Dead, r.Property)
+		}
+		if cx.Alive != nil {
+			gc.Alive = reports.EvidenceWords(cx.Alive, r.Property)
+		}
+		if cx.End != nil {
+			gc.End = reports.EvidenceWords(cx.End, r.Property)
+		}
+		g.Critical = gc
+	}
+	if l := rep.Liveness; l != nil {
+		g.Walks = &reports.GraphWalks{Walks: l.Walks, WalkDepth: l.WalkDepth, Suspects: l.Suspects, Cleared: l.Cleared}
+		if cx := rep.Critical; cx != nil {
+			g.Walks.Tested = cx.Tested
+		}
+	}
+	return g, nil
+}
+
+// GraphOfTrace is the HTML report of a saved trace, with the nearest live
+// path of trace live beside it (nil: none). The critical step and the
+// live step are those t records.
+func GraphOfTrace(sys *System, t, live *reports.Trace, timeout time.Duration) (*reports.Graph, error) {
+	p, err := reports.Path(t.Steps)
+	if err != nil {
+		return nil, err
+	}
+	var lp sim.Path
+	if live != nil {
+		if live.System != t.System || live.Nodes != t.Nodes {
+			return nil, fmt.Errorf("the live trace is of %s with %d nodes, the trace of %s with %d", live.System, live.Nodes, t.System, t.Nodes)
+		}
+		if lp, err = reports.Path(live.Steps); err != nil {
+			return nil, fmt.Errorf("the live trace: %v", err)
+		}
+	}
+	crit := 0
+	if t.Critical != nil {
+		crit = t.Critical.Step
+	}
+	cfg := ConfigOf(t)
+	g, err := graphOf(sys, cfg, t.Init, p, lp, crit, timeout)
+	if err != nil {
+		return nil, err
+	}
+	g.Title = fmt.Sprintf("%s: %s", t.System, recorded(t))
+	g.Result, g.Property = t.Result, t.Property
+	if g.Message == "" {
+		g.Message = t.Message
+	} else {
+		g.Message = t.Message + " (" + g.Message + ")"
+	}
+	if c := t.Critical; c != nil {
+		gc := &reports.GraphCritical{Step: c.Step, LiveStep: c.LiveStep, Case: c.Case, Event: c.Event}
+		if ls := g.Live; ls != nil && c.LiveStep < len(ls.Steps) {
+			gc.LiveEvent = ls.Steps[c.LiveStep].Text
+		}
+		g.Critical = gc
+	}
+	if t.DeadTest != nil {
+		g.Walks = &reports.GraphWalks{DeadTest: t.DeadTest}
+	}
+	return g, nil
+}
+
+// liveTraceOf finds the nearest live path's trace that trace file
+// (holding t) records: its name, beside the trace.
+func liveTraceOf(file string, t *reports.Trace) string {
+	if t.Critical == nil || t.Critical.LiveTrace == "" {
+		return ""
+	}
+	lt := t.Critical.LiveTrace
+	if filepath.IsAbs(lt) {
+		return lt
+	}
+	beside := filepath.Join(filepath.Dir(file), lt)
+	if _, err := os.Stat(beside); err != nil {
+		if _, err := os.Stat(lt); err == nil {
+			return lt // written with a path relative to the working directory
+		}
+	}
+	return beside
+}
+
+// writeGraph writes g's page to file, atomically.
+func writeGraph(file string, g *reports.Graph) error {
+	return reports.WriteFileAtomic(file, func(w io.Writer) error { return reports.WriteHTML(w, g) })
+}

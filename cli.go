@@ -343,6 +343,7 @@ func (c *cli) check(args []string) int {
 	from := fs.String("from", "", "start from the end of this prefix file (made by '"+c.cmd+" prefix'): it replays first, then the search begins with failures enabled")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	stepsFlag := fs.String("steps", "", "all: print every step of a liveness violation's path (by default the steps around its critical step, then a summary of the rest)")
+	graph := fs.Bool("graph", false, "draw the steps around a liveness violation's critical step as an event graph: a lane per node, arrows for messages")
 	out := fs.String("out", "livecheck-out", "directory for trace files")
 	params := paramFlags(fs, sys)
 	synopsis := c.cmd + " check SYSTEM [flags]: search every ordering of SYSTEM's events up to --depth steps\n" +
@@ -492,7 +493,7 @@ func (c *cli) check(args []string) int {
 		}
 	}
 	rep := c.report(res, trace, liveTrace)
-	rep.AllSteps = *stepsFlag == "all"
+	rep.AllSteps, rep.Graph = *stepsFlag == "all", *graph
 	if *from != "" {
 		rep.Prefix = &reports.Prefix{File: *from, Length: res.PrefixLen}
 	}

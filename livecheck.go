@@ -1027,6 +1027,7 @@ type Replayed struct {
 	w       *sim.World
 	m       *Model
 	timeout time.Duration
+	visit   func(step int, s *sim.State)
 }
 
 // Reproduces says whether the replay shows what a trace records: the same
@@ -1090,6 +1091,12 @@ func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replay
 // exactly (out of range, too few, too many) are an error wrapping
 // ErrNoReplay, at step 0.
 func ReplayFrom(sys *System, cfg Config, init []int, p sim.Path, timeout time.Duration) (*Replayed, error) {
+	return replayVisit(sys, cfg, init, p, timeout, nil)
+}
+
+// replayVisit is ReplayFrom calling visit, when not nil, with each state
+// of the path: the initial state as step 0, then the state after each step.
+func replayVisit(sys *System, cfg Config, init []int, p sim.Path, timeout time.Duration, visit func(step int, s *sim.State)) (*Replayed, error) {
 	if timeout <= 0 {
 		timeout = 2 * time.Second
 	}
@@ -1107,7 +1114,7 @@ func ReplayFrom(sys *System, cfg Config, init []int, p sim.Path, timeout time.Du
 	// where it first does something else, not steps later where the path
 	// stops replaying.
 	w.Recheck = 1
-	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout}
+	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout, visit: visit}
 	cur := ReplayStep{} // the step under way (0: Init)
 	where := func() hang {
 		// The replay is held in a handler: what it wrote is stable.
@@ -1224,6 +1231,9 @@ func replay(w *sim.World, m *Model, init []int, p sim.Path, rep *Replayed, cur *
 		return err
 	}
 	rep.Final = s
+	if rep.visit != nil {
+		rep.visit(0, s)
+	}
 	if name, msg := check(s); name != "" {
 		rep.Verdict, rep.Property, rep.Message = SafetyViolation, name, msg
 		return nil
@@ -1263,6 +1273,9 @@ func replay(w *sim.World, m *Model, init []int, p sim.Path, rep *Replayed, cur *
 		s = next
 		rep.Final = s
 		rs.State = s.Fingerprint()
+		if rep.visit != nil {
+			rep.visit(i+1, s)
+		}
 		waits(i+1, s)
 		if name, msg := check(s); name != "" {
 			rs.Violation = msg

@@ -42,7 +42,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 	if len(r.Steps) == 0 && len(r.Path) > 0 {
 		// Not replayed (a result cut short): the events alone.
 		for i, st := range r.Path {
-			c.Steps = append(c.Steps, reports.Step{Step: i + 1, Kind: st.Event.Kind.String(), Node: int(st.Event.Node), Event: st.Event.String()})
+			c.Steps = append(c.Steps, reports.Step{Step: i + 1, Kind: st.Event.Kind.String(), Node: int(st.Event.Node), Peer: int(st.Event.Peer), Event: st.Event.String()})
 		}
 	}
 	if l := r.Local; l != nil {
@@ -95,7 +95,7 @@ func (rep *Replayed) Report(file string, t *reports.Trace, reproduced bool) *rep
 func stepsReport(steps []ReplayStep) []reports.Step {
 	var out []reports.Step
 	for _, st := range steps {
-		out = append(out, reports.Step{Step: st.Step, Kind: st.Event.Kind.String(), Node: int(st.Event.Node),
+		out = append(out, reports.Step{Step: st.Step, Kind: st.Event.Kind.String(), Node: int(st.Event.Node), Peer: int(st.Event.Peer),
 			Event: st.Text, Sent: st.Sent, Logs: st.Logs, Violation: st.Violation, State: st.State})
 	}
 	return out

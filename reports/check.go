@@ -79,6 +79,8 @@ type Check struct {
 	// shows; AllSteps shows every step instead (--steps all).
 	Tail     *Tail `json:"tail,omitempty"`
 	AllSteps bool  `json:"-"`
+	// Graph draws the steps around the critical step as an event graph.
+	Graph bool `json:"-"`
 }
 
 // Sometimes is one reachability property: whether the check reached it,
@@ -280,6 +282,7 @@ type Step struct {
 	Step      int      `json:"step"`
 	Kind      string   `json:"kind"`
 	Node      int      `json:"node"`
+	Peer      int      `json:"-"`     // the sender of a delivery or a drop, the other end of a socket error
 	Event     string   `json:"event"` // the event, with the message it carries
 	Sent      []string `json:"sent,omitempty"`
 	Logs      []string `json:"-"`
@@ -633,6 +636,9 @@ func writeCritical(w io.Writer, c *Check) {
 		fmt.Fprintf(w, "the path was last live after step %s.\n", Thousands(cx.Dinit-1))
 	}
 	writePath(w, c)
+	if c.Graph {
+		writeCriticalGraph(w, c)
+	}
 	writeChanges(w, c)
 	if cx.LivePathLen == liveStep {
 		fmt.Fprintf(w, "\nthe state after step %s is live itself: the critical step is the one that leaves it for good.\n\n", Thousands(liveStep))
@@ -644,14 +650,7 @@ func writeCritical(w io.Writer, c *Check) {
 		fmt.Fprintln(w, "  (the same node states and messages in flight; the paths differ in the timers)")
 	}
 	for _, d := range cx.LiveChanges {
-		parts := make([]string, len(d.Changes))
-		for i, ch := range d.Changes {
-			parts[i] = ch.Field + ": " + ch.From + " vs " + ch.To
-			if ch.Field == "" {
-				parts[i] = ch.From + " vs " + ch.To
-			}
-		}
-		fmt.Fprintf(w, "  node %d: %s\n", d.Node, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  node %d: %s\n", d.Node, d.Versus())
 	}
 	if n := cx.LiveNetwork; n != nil {
 		writeNet(w, "in flight on the dead path only", n.Only1)

@@ -29,6 +29,19 @@ type NodeDiff struct {
 	Changes []Change `json:"changes"`
 }
 
+// Versus says the changes as one path's state against another's: "parent:
+// 0 vs 2, joined vs init".
+func (d NodeDiff) Versus() string {
+	parts := make([]string, len(d.Changes))
+	for i, ch := range d.Changes {
+		parts[i] = ch.From + " vs " + ch.To
+		if ch.Field != "" {
+			parts[i] = ch.Field + ": " + parts[i]
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // A NetDiff is how two networks differ: the messages in flight (as
 // "Msg from->to") only in the first and only in the second, counted as a
 // multiset.

@@ -50,7 +50,7 @@ func Main(systems ...*System) {
 		name = "livecheck"
 	}
 	bi, _ := debug.ReadBuildInfo()
-	c := &cli{name: name, cmd: CommandName(os.Args[0], bi), build: bi, systems: systems, stdout: os.Stdout, stderr: os.Stderr}
+	c := &cli{name: name, cmd: CommandName(os.Args[0], bi), build: bi, systems: systems, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
 	os.Exit(c.run(os.Args[1:]))
 }
 
@@ -143,7 +143,7 @@ func Version(name string, bi *debug.BuildInfo) string {
 // and returns the exit status (ExitOK and the rest).
 func Run(args []string, stdout, stderr io.Writer, systems ...*System) int {
 	bi, _ := debug.ReadBuildInfo()
-	c := &cli{name: "livecheck", cmd: "livecheck", build: bi, systems: systems, stdout: stdout, stderr: stderr}
+	c := &cli{name: "livecheck", cmd: "livecheck", build: bi, systems: systems, stdin: os.Stdin, stdout: stdout, stderr: stderr}
 	return c.run(args)
 }
 
@@ -154,6 +154,7 @@ type cli struct {
 	name, cmd      string
 	build          *debug.BuildInfo
 	systems        []*System
+	stdin          io.Reader // debug's commands
 	stdout, stderr io.Writer
 }
 
@@ -176,6 +177,8 @@ func (c *cli) run(args []string) int {
 		return c.replay(args[1:])
 	case "prefix":
 		return c.prefix(args[1:])
+	case "debug":
+		return c.debug(args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, c.usage())
 		return ExitOK
@@ -183,7 +186,7 @@ func (c *cli) run(args []string) int {
 		fmt.Fprintln(stdout, Version(name, c.build))
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, prefix, replay)\n", name, args[0])
+	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, prefix, replay, debug)\n", name, args[0])
 	return ExitUsage
 }
 
@@ -196,13 +199,14 @@ Usage:
   %s check SYSTEM [flags]     search SYSTEM's behaviours for a violation
   %s prefix SYSTEM [flags]    make live prefixes to start checks from (check --from)
   %s replay TRACE [--json]    re-execute a trace file step by step
+  %s debug TRACE [--vs LIVE]  step through a trace: commands on stdin ('help' lists them)
   %s --version                the module version and VCS revision of this build
 
 Run '%s COMMAND --help' for a command's flags.
 
 Exit status: 0 nothing found, 1 violation found, 2 usage or input error,
 3 inconclusive (the check was cut short before it could tell).
-`, c.name, n, n, n, n, n, n)
+`, c.name, n, n, n, n, n, n, n)
 }
 
 // names returns the systems' names.

@@ -347,6 +347,7 @@ func (c *cli) check(args []string) int {
 	from := fs.String("from", "", "start from the end of this prefix file (made by '"+c.cmd+" prefix'): it replays first, then the search begins with failures enabled")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	stepsFlag := fs.String("steps", "", "all: print every step of a liveness violation's path (by default the steps around its critical step, then a summary of the rest)")
+	junit := fs.String("junit", "", "also write the result as JUnit XML to this file, a test case per property, for CI")
 	graph := fs.Bool("graph", false, "draw the steps around a liveness violation's critical step as an event graph: a lane per node, arrows for messages")
 	out := fs.String("out", "livecheck-out", "directory for trace files")
 	params := paramFlags(fs, sys)
@@ -478,6 +479,9 @@ func (c *cli) check(args []string) int {
 	}
 	c.warnBugs(sys, opts.Config)
 	if *mode == "compare" {
+		if *junit != "" {
+			return c.usageErr("check", "--junit reports one mode: give --mode global or local")
+		}
 		return c.compare(sys, opts, *out, *asJSON)
 	}
 	res, err := Check(sys, opts)
@@ -500,6 +504,11 @@ func (c *cli) check(args []string) int {
 	rep.AllSteps, rep.Graph = *stepsFlag == "all", *graph
 	if *from != "" {
 		rep.Prefix = &reports.Prefix{File: *from, Length: res.PrefixLen}
+	}
+	if *junit != "" {
+		if err := writeJUnit(*junit, sys, res, rep); err != nil {
+			fmt.Fprintf(c.stderr, "%s check: --junit: %v\n", c.name, err)
+		}
 	}
 	if *asJSON {
 		reports.WriteJSON(c.stdout, rep)

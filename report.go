@@ -12,7 +12,7 @@ import (
 // sets the commands that replay them.
 func (r *Result) Report(trace, liveTrace string) *reports.Check {
 	c := &reports.Check{
-		Result: string(r.Verdict), System: r.System, Bugs: r.Config.Bugs, Nodes: r.Config.Nodes,
+		Schema: reports.CheckSchema, Result: string(r.Verdict), System: r.System, Bugs: r.Config.Bugs, Nodes: r.Config.Nodes,
 		Params: r.Config.Params, Budget: Counts(r.Config.Budget), Seed: r.Seed, Depth: r.Depth,
 		Property: r.Property, Message: r.Message, Trace: trace, PathLen: len(r.Path), Init: r.Init,
 		Complete: r.Complete, Exhausted: r.Exhausted, Covered: r.Covered, Cut: r.Cut,

@@ -20,6 +20,9 @@ import (
 // prints, and what its text and livecheck.Test's failures are written
 // from. Fields tagged json:"-" are for the text only.
 type Check struct {
+	// Schema names the version of this JSON (CheckSchema), described by
+	// docs/check.schema.json.
+	Schema string `json:"schema"`
 	Result string `json:"result"`
 	System string `json:"system"`
 	// Symmetry is the groups of interchangeable nodes the search reduced
@@ -82,6 +85,11 @@ type Check struct {
 	// Graph draws the steps around the critical step as an event graph.
 	Graph bool `json:"-"`
 }
+
+// CheckSchema is the version of a Check's JSON. A change that removes or
+// renames a key, or changes what one means, makes a new version; a new
+// key does not.
+const CheckSchema = "livecheck/check/v1"
 
 // Sometimes is one reachability property: whether the check reached it,
 // and at which step (from the initial state; -1 when never reached).

@@ -12,8 +12,9 @@ import (
 // dump does not split into fields. From or To is "(none)" for a field
 // only one side has.
 type Change struct {
-	Field    string `json:"field,omitempty"`
-	From, To string
+	Field string `json:"field,omitempty"`
+	From  string `json:"from"`
+	To    string `json:"to"`
 }
 
 func (c Change) String() string {

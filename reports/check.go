@@ -728,11 +728,7 @@ func writeChanges(w io.Writer, c *Check) {
 	cx := c.Critical
 	fmt.Fprintf(w, "\nwhat step %s changes:\n", Thousands(cx.TraceStep))
 	for _, d := range cx.Changes {
-		parts := make([]string, len(d.Changes))
-		for i, ch := range d.Changes {
-			parts[i] = ch.String()
-		}
-		fmt.Fprintf(w, "  node %d: %s\n", d.Node, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  node %d: %s\n", d.Node, d)
 	}
 	if len(cx.Changes) == 0 {
 		why := ""

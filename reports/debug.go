@@ -369,11 +369,7 @@ func (d *Debugger) diff(w io.Writer, args []string) error {
 	fmt.Fprintf(w, "after step %s -> after step %s:\n", Thousands(a), Thousands(b))
 	changes, net := DiffNodes(fa.Nodes, fb.Nodes), DiffNet(fa.Net, fb.Net)
 	for _, nd := range changes {
-		parts := make([]string, len(nd.Changes))
-		for i, ch := range nd.Changes {
-			parts[i] = ch.String()
-		}
-		fmt.Fprintf(w, "  node %d: %s\n", nd.Node, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  node %d: %s\n", nd.Node, nd)
 	}
 	writeNet(w, "in flight only after step "+Thousands(a), net.Only1)
 	writeNet(w, "in flight only after step "+Thousands(b), net.Only2)

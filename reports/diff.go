@@ -30,6 +30,16 @@ type NodeDiff struct {
 	Changes []Change `json:"changes"`
 }
 
+// String says the changes from one state to the next: "parent: 0 -> 2,
+// joining -> joined".
+func (d NodeDiff) String() string {
+	parts := make([]string, len(d.Changes))
+	for i, ch := range d.Changes {
+		parts[i] = ch.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Versus says the changes as one path's state against another's: "parent:
 // 0 vs 2, joined vs init".
 func (d NodeDiff) Versus() string {

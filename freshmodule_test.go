@@ -122,7 +122,7 @@ func TestLock(t *testing.T) {
 	for _, want := range []string{
 		"livecheck: saved trace " + trace + " passes now: it no longer replays: ",
 		": step 5 (deliver 0->2 #",
-		"livecheck: lock: ok: no violation in every state within 20 steps (11749 states)",
+		"livecheck: lock: ok: no violation in every state within 20 steps (11,749 states)",
 		"--- PASS: TestLock ",
 		"\nok  \texample.com/lockdemo\t",
 	} {

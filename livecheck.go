@@ -134,8 +134,12 @@ type Options struct {
 	// transitions); "symmetry", which keeps one state of those that are
 	// renamings of each other under the system's declared symmetry
 	// (sim.Spec.Symmetry; nothing for a system that declares none), so
-	// that state counts are of those classes. Default: DefaultReduce,
-	// both.
+	// that state counts are of those classes; "observers", which takes
+	// the events of the system's observers (sim.Spec.Observers: nodes
+	// that never send, the only ones the properties read) only where no
+	// other node has one, keeping every violation but not every state
+	// (with datagrams, no failures and no leads-to properties; nothing
+	// otherwise). Default: DefaultReduce, all three.
 	Reduce string
 	// Prefix is a path from the initial state (a live prefix, typically):
 	// it is replayed once, and the check starts from where it ends.
@@ -298,7 +302,8 @@ type Sometimes struct {
 	Property string
 	// Reached says a state the check reached satisfies it; Step is then
 	// the fewest steps from the initial state to one that the search saw
-	// (a shortest path: the search is breadth first), or with ByWalk
+	// (a shortest path: the search is breadth first; with observer events
+	// postponed, Stats.Postponed, the fewest of the reduced search), or with ByWalk
 	// the length of the first walk's path to one, the search having
 	// reached none within its bound.
 	Reached bool
@@ -628,6 +633,7 @@ func (c *checker) run(trail *search.Trail) error {
 		Stop:       c.searchStop,
 		Workers:    c.searchWorkers(),
 		Reduce:     c.red.sleep,
+		Observers:  c.red.observers,
 	}
 	if c.opts.Progress != nil {
 		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }
@@ -724,8 +730,8 @@ func (c *checker) run(trail *search.Trail) error {
 		return err
 	}
 	if res.Verdict == Inconclusive && res.Message == "" && !res.Interrupted && c.timeUp() {
-		res.Message = fmt.Sprintf("the time budget (--time %s) ran out during the walks: every state within %s explored (%s), no violation; walks from %s of the %s at the bound that are not live reached a live state",
-			c.opts.Time, reports.Count(res.Covered, "step"), reports.StatesWords(res.Stats.States, res.Symmetry), reports.Thousands(res.Live.Walks), reports.Count(c.periphery.Len(), "state"))
+		res.Message = fmt.Sprintf("the time budget (--time %s) ran out during the walks: %s explored (%s), no violation; walks from %s of the %s at the bound that are not live reached a live state",
+			c.opts.Time, reports.Scope(res.Covered, res.Exhausted, res.Stats.Postponed), reports.StatesWords(res.Stats.States, res.Symmetry), reports.Thousands(res.Live.Walks), reports.Count(c.periphery.Len(), "state"))
 	}
 	return nil
 }
@@ -829,8 +835,8 @@ func (c *checker) coverage() string {
 	default:
 		why = "the check was interrupted"
 	}
-	msg := fmt.Sprintf("%s: every state within %s explored (%s), no violation; depth %d partly explored",
-		why, reports.Count(r.Covered, "step"), reports.StatesWords(r.Stats.States, r.Symmetry), r.Covered+1)
+	msg := fmt.Sprintf("%s: %s explored (%s), no violation; depth %d partly explored",
+		why, reports.Scope(r.Covered, false, r.Stats.Postponed), reports.StatesWords(r.Stats.States, r.Symmetry), r.Covered+1)
 	if n := c.periphery.Len(); n > 0 {
 		if r.Live.Walks == n {
 			msg += fmt.Sprintf("; walks from %s at depth %d that are not live reached a live state", allOf(n, "state"), r.Covered)

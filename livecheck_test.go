@@ -593,7 +593,7 @@ func TestCutCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = "the search used its three quarters of the time budget (--time 1ns): every state within 0 steps explored (1 states), no violation; depth 1 partly explored; walks from 0 of the 1 states at depth 0 that are not live reached a live state before the budget ran out"
+	want = "the search used its three quarters of the time budget (--time 1ns): every state within 0 steps explored (1 state), no violation; depth 1 partly explored; walks from 0 of the 1 state at depth 0 that are not live reached a live state before the budget ran out"
 	if spent.Verdict != livecheck.Inconclusive || spent.Cut != "time" || spent.Covered != 0 || spent.Message != want {
 		t.Fatalf("%s cut %q covered %d: %q\nwant %q", spent.Verdict, spent.Cut, spent.Covered, spent.Message, want)
 	}
@@ -602,7 +602,7 @@ func TestCutCoverage(t *testing.T) {
 // An unknown reduction is an error that names the valid ones.
 func TestUnknownReduce(t *testing.T) {
 	_, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 3, Reduce: "por"})
-	if err == nil || err.Error() != `unknown reduction "por" (valid: sleep, symmetry, both as sleep,symmetry, or none)` {
+	if err == nil || err.Error() != `unknown reduction "por" (valid: a comma-separated list of sleep, symmetry and observers, or none)` {
 		t.Fatalf("error %v", err)
 	}
 }

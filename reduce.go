@@ -7,15 +7,15 @@ import (
 
 // DefaultReduce is the reduction of the exhaustive search when none is
 // given: every one that is sound for the system.
-const DefaultReduce = "sleep,symmetry"
+const DefaultReduce = "sleep,symmetry,observers"
 
 // reductions is what Options.Reduce asks for.
 type reductions struct {
-	sleep, symmetry bool
+	sleep, symmetry, observers bool
 }
 
 // parseReduce reads a reduction: "none", or a comma-separated list of
-// "sleep" and "symmetry".
+// "sleep", "symmetry" and "observers".
 func parseReduce(s string) (reductions, error) {
 	var r reductions
 	if s == "none" {
@@ -27,8 +27,10 @@ func parseReduce(s string) (reductions, error) {
 			r.sleep = true
 		case "symmetry":
 			r.symmetry = true
+		case "observers":
+			r.observers = true
 		default:
-			return r, fmt.Errorf("unknown reduction %q (valid: sleep, symmetry, both as sleep,symmetry, or none)", s)
+			return r, fmt.Errorf("unknown reduction %q (valid: a comma-separated list of sleep, symmetry and observers, or none)", s)
 		}
 	}
 	return r, nil

@@ -136,10 +136,7 @@ func Test(t testing.TB, sys *System, opts ...TestOption) {
 	}
 	switch res.Verdict {
 	case OK:
-		scope := "every state within " + reports.Count(res.Depth, "step")
-		if res.Exhausted {
-			scope = "every reachable state"
-		}
+		scope := reports.Scope(res.Depth, res.Exhausted, res.Stats.Postponed)
 		t.Logf("livecheck: %s: ok: no violation in %s (%s); %s from the depth bound\n%s", sys.Name, scope, reports.Count(res.Stats.States, "state"), reports.Count(res.Live.Walks, "walk"), coverageText(res))
 		unreached(t, sys, res, st.unreachedOK)
 		return

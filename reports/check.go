@@ -127,7 +127,11 @@ type Stats struct {
 	States      int64 `json:"states"`
 	Transitions int64 `json:"transitions"`
 	// Slept: transitions that sleep sets spared (--reduce sleep).
-	Slept      int64 `json:"slept"`
+	Slept int64 `json:"slept"`
+	// Postponed: observer events left out where other nodes' events were
+	// taken (--reduce observers); not 0 means the states are those of the
+	// reduced search, and depths count its steps.
+	Postponed  int64 `json:"postponed,omitempty"`
 	MaxDepth   int   `json:"max_depth"`
 	Periphery  int   `json:"periphery"`
 	LiveStates int64 `json:"live_states"`
@@ -136,6 +140,24 @@ type Stats struct {
 	// collision hid a state (0 in local mode).
 	CollisionChance float64       `json:"collision_chance"`
 	Elapsed         time.Duration `json:"-"`
+}
+
+// Scope says what a search that found no violation covered: every state
+// within depth steps, or (exhausted) every reachable one. With observer
+// events postponed (postponed > 0: --reduce observers) the search saw
+// the states of the reduced search: exhausted, it shows there is no
+// violation at all, but it did not see every state, and a bound counts
+// the reduced search's steps, not the system's.
+func Scope(depth int, exhausted bool, postponed int64) string {
+	switch {
+	case postponed > 0 && exhausted:
+		return "any reachable state (observer events postponed: every violation is reachable in the reduced search, not every state)"
+	case postponed > 0:
+		return "the reduced search to depth " + strconv.Itoa(depth) + " (observer events postponed: not every state within " + Count(depth, "step") + ")"
+	case exhausted:
+		return "every reachable state"
+	}
+	return "every state within " + Count(depth, "step")
 }
 
 // StatesWords says a count of states, and what a state is under symmetry
@@ -431,10 +453,7 @@ func writeVerdict(w io.Writer, c *Check) {
 				Count(l.TotalNodeStates, "node state"), Count(l.Messages, "message"), l.Rounds, Count(l.Preliminary, "candidate"))
 			return
 		}
-		scope := "every state within " + Count(c.Depth, "step")
-		if c.Exhausted {
-			scope = "every reachable state"
-		}
+		scope := Scope(c.Depth, c.Exhausted, c.Stats.Postponed)
 		fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, StatesWords(c.Stats.States, c.Symmetry))
 		if l := c.Liveness; l != nil && l.Walks > 0 {
 			along := fmt.Sprintf("safety checked on every step, %s in all", Thousands(l.WalkSteps))

@@ -120,3 +120,23 @@ func TestTraceVersions(t *testing.T) {
 		}
 	}
 }
+
+// Scope says what a search covered, and under observer postponement that
+// the states are the reduced search's.
+func TestScope(t *testing.T) {
+	for _, tc := range []struct {
+		depth     int
+		exhausted bool
+		postponed int64
+		want      string
+	}{
+		{1, false, 0, "every state within 1 step"},
+		{20, true, 0, "every reachable state"},
+		{20, true, 7, "any reachable state (observer events postponed: every violation is reachable in the reduced search, not every state)"},
+		{20, false, 7, "the reduced search to depth 20 (observer events postponed: not every state within 20 steps)"},
+	} {
+		if got := Scope(tc.depth, tc.exhausted, tc.postponed); got != tc.want {
+			t.Errorf("Scope(%d, %v, %d) = %q, want %q", tc.depth, tc.exhausted, tc.postponed, got, tc.want)
+		}
+	}
+}

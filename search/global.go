@@ -60,6 +60,15 @@ type Options struct {
 	// for a world with monitors (sim.Spec.Monitors): a monitor's bit
 	// depends on the order of events that sleep sets take to commute.
 	Reduce bool
+	// Observers postpones the events of the world's observers
+	// (sim.Spec.Observers) while other nodes have events to take: a
+	// persistent-set reduction (see reduce.go) that keeps every violation
+	// of properties that read only observers, for a world with datagrams,
+	// no failures and no monitors (ignored otherwise). Its states are
+	// fewer, and a violation is found, but not always at its fewest
+	// steps; the depth bound counts steps of the reduced search.
+	// Stats.Postponed says whether it took effect.
+	Observers bool
 }
 
 // A Worker is a world for a worker of the search, and its trail (nil:
@@ -134,6 +143,10 @@ type Stats struct {
 	Workers   int
 	// Slept counts the transitions that sleep sets spared (Options.Reduce).
 	Slept int64
+	// Postponed counts the observer events left out of states where other
+	// nodes' events were taken instead (Options.Observers): when it is not
+	// 0, the states are those of the reduced search.
+	Postponed int64
 	// Bytes is the memory the visited set and the tree of paths hold.
 	Bytes int64
 	// CollisionChance estimates the probability that two distinct states
@@ -270,7 +283,9 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 	if len(w.Spec().Monitors) > 0 {
 		opts.Reduce = false
 	}
-	g := &global{opts: &opts, res: &Result{}, start: time.Now(), conc: opts.Reduce && len(w.Spec().Symmetry) > 0}
+	spec := w.Spec()
+	g := &global{opts: &opts, res: &Result{}, start: time.Now(), conc: opts.Reduce && len(spec.Symmetry) > 0}
+	g.por = opts.Observers && len(spec.Observers) > 0 && spec.Transport == sim.Datagram && spec.Budget == (sim.Budget{}) && len(spec.Monitors) == 0
 	defer func() {
 		st := &g.res.Stats
 		st.Elapsed = time.Since(g.start)
@@ -361,6 +376,9 @@ type global struct {
 	// their keys: with symmetry and sleep sets, to tell a state met
 	// again from a renaming of it.
 	conc bool
+	// por says observer events are postponed (Options.Observers, where
+	// it applies): each state's events list the other nodes' first.
+	por bool
 }
 
 // A chunk is what a worker found expanding a run of a level's states.
@@ -375,6 +393,7 @@ type chunk struct {
 	cov         coverage.Counter
 	transitions int64
 	slept       int64
+	postponed   int64
 	err         error
 }
 
@@ -444,9 +463,12 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		}
 	}
 	g.tapes = newTapeTable()
-	g.tree = &tree{tapes: g.tapes, levels: []int{0}}
+	g.tree = &tree{tapes: g.tapes, levels: []int{0}, por: g.por}
 	g.visited = newVisitedSet(0)
-	if len(g.liveness) > 0 {
+	// Under observer postponement the edges left out lead to states the
+	// search never saw, which closed regions cannot be judged without:
+	// walks alone judge liveness then.
+	if len(g.liveness) > 0 && !g.por {
 		g.edges = make([][2]uint64, 0, 1024)
 		g.good = map[uint64]bool{}
 	}
@@ -545,6 +567,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 			}
 			g.counted += g.chunks[ci].transitions
 			g.res.Stats.Slept += g.chunks[ci].slept
+			g.res.Stats.Postponed += g.chunks[ci].postponed
 			g.res.Coverage.Add(&g.chunks[ci].cov)
 		}
 		if err := g.firstError(); err != nil {
@@ -836,7 +859,8 @@ type worker struct {
 	anc       []int
 	local     *fpIndex // the candidates of the chunk under way, by fingerprint
 	evBuf     []sim.Event
-	evBufOf   *sim.State // the state whose enabled events evBuf holds
+	evBufOf   *sim.State  // the state whose enabled events evBuf holds
+	obsBuf    []sim.Event // room for observersLast
 	tape      []int
 	tapeList  [][]int // the tapes by id, as far as this worker has needed them
 	n         int64   // transitions not yet added to the search's count
@@ -923,8 +947,29 @@ func (k *worker) expand(c *chunk, i int) bool {
 	if recordEdges {
 		c.sources = append(c.sources, source{fp: k.w.Key(s), node: uint32(i), asleep: asleep})
 	}
+	// Observer postponement: the other nodes' events come first in evs;
+	// the observers' from postpone on are left out unless one of the
+	// others' leads to a state of this level or an earlier one (the
+	// cycle proviso: see reduce.go).
+	postpone, proviso := -1, false
+	if g.por {
+		n := 0
+		for n < len(evs) && !k.w.Observer(evs[n].Node) {
+			n++
+		}
+		if n > 0 && n < len(evs) {
+			postpone = n
+		}
+	}
 	for e, ev := range evs {
+		if e == postpone && !proviso {
+			c.postponed += int64(len(evs) - e)
+			break
+		}
 		if e < 64 && asleep&(1<<e) != 0 {
+			if e < postpone && !proviso {
+				proviso = k.reachesOld(s, ev, path)
+			}
 			c.slept++
 			continue
 		}
@@ -976,6 +1021,9 @@ func (k *worker) expand(c *chunk, i int) bool {
 			}
 			if g.visited.has(fp) {
 				// found in an earlier level: nothing to do
+				if e < postpone {
+					proviso = true
+				}
 				k.w.Discard(next)
 			} else if j := k.local.put(fp, int32(len(c.cands))); int(j) != len(c.cands) {
 				if sleeps {
@@ -1072,7 +1120,7 @@ func (k *worker) classify(s *sim.State, d int) (flags uint8, f *find) {
 		flags |= candLive
 	}
 	if !live || d == g.opts.Depth {
-		k.evBuf, k.evBufOf = k.w.Enabled(s, k.evBuf[:0]), s
+		k.evBuf, k.evBufOf = k.enabled(s, k.evBuf[:0]), s
 		if len(k.evBuf) == 0 {
 			flags |= candQuiescent
 			if !live && len(g.liveness) > 0 {
@@ -1216,7 +1264,7 @@ func (k *worker) setChain(d, i int, s *sim.State) {
 
 func (k *worker) events(d int) []sim.Event {
 	if !k.chainOK[d] {
-		k.chainEvs[d], k.chainOK[d] = k.w.Enabled(k.chain[d], k.chainEvs[d][:0]), true
+		k.chainEvs[d], k.chainOK[d] = k.enabled(k.chain[d], k.chainEvs[d][:0]), true
 	}
 	return k.chainEvs[d]
 }

@@ -49,6 +49,89 @@ import "github.com/livecheck/livecheck/sim"
 // what the renaming would have (renamed), so the argument above holds for
 // the renaming classes.
 
+// Observer postponement (Options.Observers), a persistent-set reduction.
+//
+// Observers (sim.Spec.Observers) never send, and with datagrams and no
+// failures an event is a delivery, timer or call at one node. Let T be
+// the enabled events of the other nodes in a state s, when there are
+// some. T is persistent: along any run from s that takes no event of T,
+// every event is an observer's (the other nodes' events not yet enabled
+// need a message, and only the other nodes send; their timers and calls
+// are enabled already, so in T), and an observer's event is independent
+// of every event of T (see above). The events of T are invisible: they
+// change no observer's state, and the safety and reachability
+// properties read only the observers (the spec's promise). A search
+// that takes only T in s, and all events where T is empty, therefore
+// reaches every state of observers (with some state of the others) that
+// the full search reaches, provided no observer event is postponed
+// forever around a cycle of T events. The proviso that rules that out:
+// s takes every event when an event of T (asleep or not) leads back to
+// a state of its own level or an earlier one; a cycle of the reduced
+// graph has such a step, since breadth-first depths cannot rise all
+// the way around it. Every violation of such a property is then found,
+// and so is every quiescent state (one with no event), but not all at
+// their fewest steps: an observer's step may come later on the reduced
+// path. Sleep sets work on top of it as usual: the events are listed
+// with T first, in the order the search takes them, so what was taken
+// before an event is what is listed before it. Closed dead regions are
+// not sought (an event left out leads to states the search never saw):
+// walks judge liveness.
+
+// observersLast reorders evs in place so that the observers' events come
+// after the others' (each part in its order), with scratch as room.
+func observersLast(w *sim.World, evs []sim.Event, scratch *[]sim.Event) {
+	n := 0
+	*scratch = (*scratch)[:0]
+	for _, ev := range evs {
+		if w.Observer(ev.Node) {
+			*scratch = append(*scratch, ev)
+		} else {
+			evs[n] = ev
+			n++
+		}
+	}
+	copy(evs[n:], *scratch)
+}
+
+// enabled lists the events enabled in s in the search's order: World's,
+// or with observer postponement the observers' last.
+func (k *worker) enabled(s *sim.State, buf []sim.Event) []sim.Event {
+	evs := k.w.Enabled(s, buf)
+	if k.g.por {
+		observersLast(k.w, evs, &k.obsBuf)
+	}
+	return evs
+}
+
+// reachesOld says whether ev (with any choices) leads from s, a state of
+// the level under way, to a state of this level or an earlier one: the
+// cycle proviso of observer postponement, for an event sleep sets spare.
+// A step that fails says yes: s then takes every event.
+func (k *worker) reachesOld(s *sim.State, ev sim.Event, path sim.Path) bool {
+	k.tape = k.tape[:0]
+	for {
+		k.trail.Path, k.trail.Event, k.trail.Tape = path, ev, k.tape
+		next, err := k.w.Apply(s, ev, k.tape)
+		if err != nil {
+			return true
+		}
+		info := k.w.Last()
+		old := k.g.visited.has(next.Key())
+		if k.evBufOf == next {
+			k.evBufOf = nil
+		}
+		k.w.Discard(next)
+		if old {
+			return true
+		}
+		nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape)
+		if !more {
+			return false
+		}
+		k.tape = nt
+	}
+}
+
 // nextSleepNeeded says whether the states found in the level under way
 // need sleep sets: with reduction, unless they are at the depth bound.
 func (g *global) nextSleepNeeded() bool {
@@ -85,7 +168,7 @@ func (k *worker) sleepSet(next *sim.State, evs []sim.Event, e int, asleep uint64
 		if !listed {
 			// classify has listed them already when next is not live
 			if k.evBufOf != next {
-				k.evBuf, k.evBufOf = k.w.Enabled(next, k.evBuf[:0]), next
+				k.evBuf, k.evBufOf = k.enabled(next, k.evBuf[:0]), next
 			}
 			listed = true
 		}

@@ -53,6 +53,7 @@ type tree struct {
 	n      int
 	levels []int
 	tapes  *tapeTable
+	por    bool // the search lists observers' events last (observersLast)
 	// starts are the roots: node i < len(starts) is initial state
 	// starts[i], its own parent.
 	starts []sim.Start
@@ -123,10 +124,13 @@ func (t *tree) replay(w *sim.World, i int) (sim.Path, *sim.State, []int, error) 
 	path := make(sim.Path, 0, len(chain)-1)
 	st := t.starts[chain[0]]
 	s, init := st.State, st.Init
-	var evs []sim.Event
+	var evs, scratch []sim.Event
 	for _, j := range chain[1:] {
 		n := t.at(j)
 		evs = w.Enabled(s, evs[:0])
+		if t.por {
+			observersLast(w, evs, &scratch)
+		}
 		if int(n.ev) >= len(evs) {
 			return path, s, init, fmt.Errorf("internal error: the search's step %d does not replay (event %d of %d)", len(path)+1, n.ev, len(evs))
 		}

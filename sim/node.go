@@ -155,6 +155,17 @@ type Spec struct {
 	// later" (properties.LeadsTo); at most MaxMonitors. Nil: none, and
 	// states cost nothing more.
 	Monitors []Monitor
+	// Observers lists nodes that only observe: they never send a message
+	// (a Send from one panics, a finding that names it), and the safety
+	// and reachability properties read no other node's state, nor the
+	// messages in flight or the timers. The search may then take the
+	// other nodes' events first and an observer's only once nothing else
+	// can happen or a cycle forces it (a persistent-set reduction: see
+	// search/reduce.go), which keeps every violation the properties can
+	// see. That the properties read only observers is the spec's promise:
+	// nothing checks it. A learner that only counts votes and the
+	// properties about what it learned are the model case. Nil: none.
+	Observers []NodeID
 }
 
 // A Monitor is one bit of every state, [State.Pending], that remembers
@@ -197,6 +208,16 @@ func (s *Spec) Validate() error {
 	}
 	if len(s.Monitors) > MaxMonitors {
 		return fmt.Errorf("the spec has %d monitors (leads-to properties); at most %d are possible", len(s.Monitors), MaxMonitors)
+	}
+	seen := make(map[NodeID]bool, len(s.Observers))
+	for _, id := range s.Observers {
+		switch {
+		case id < 0 || int(id) >= s.Nodes:
+			return fmt.Errorf("observer node %d is not a node: nodes are 0 to %d", id, s.Nodes-1)
+		case seen[id]:
+			return fmt.Errorf("observer node %d is listed twice", id)
+		}
+		seen[id] = true
 	}
 	for i, m := range s.Monitors {
 		if m.P == nil || m.Q == nil {

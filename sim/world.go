@@ -71,7 +71,8 @@ type World struct {
 	// initNodes[i] is where node i's choices begin in the last
 	// InitialFrom's Choices.
 	initNodes []int
-	localStep bool // ApplyLocal is stepping: no monitors
+	localStep bool   // ApplyLocal is stepping: no monitors
+	observer  []bool // Spec.Observers, by node id
 }
 
 // StepInfo is what the last Apply did. Its slices are reused by the next
@@ -114,9 +115,18 @@ func NewWorld(spec Spec) (*World, error) {
 		spareNodes: make([]Node, 0, 16)}
 	w.ctx.w = w
 	w.touched = make([]bool, spec.Nodes)
+	if len(spec.Observers) > 0 {
+		w.observer = make([]bool, spec.Nodes)
+		for _, id := range spec.Observers {
+			w.observer[id] = true
+		}
+	}
 	w.ownTime = make([]bool, spec.Nodes)
 	return w, nil
 }
+
+// Observer says whether node id is one of Spec.Observers.
+func (w *World) Observer(id NodeID) bool { return w.observer != nil && w.observer[id] }
 
 // Spec returns the world's spec.
 func (w *World) Spec() *Spec { return &w.spec }
@@ -898,6 +908,9 @@ func (w *World) breakConn(s *State, a, b NodeID) {
 func (w *World) send(s *State, from, to NodeID, msg Message) {
 	if to < 0 || int(to) >= len(s.nodes) {
 		panic(fmt.Sprintf("Send to node %d: nodes are 0 to %d", to, len(s.nodes)-1))
+	}
+	if w.observer != nil && w.observer[from] {
+		panic(fmt.Sprintf("Send to node %d: node %d is an observer (Spec.Observers), which never sends", to, from))
 	}
 	// Hash before copying: hashing stops a pointer cycle with a *TypeError,
 	// while copying one would overflow the stack and kill the process.

@@ -153,7 +153,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check", "lcr", "--frob"}, "unknown flag: --frob"},
 		{[]string{"check", "lcr", "--ids", "1,2"}, "--ids lists 2 ids for 3 nodes"},
 		{[]string{"check", "lcr", "--resets", "-1"}, "--resets cannot be negative"},
-		{[]string{"check", "lcr", "--reduce", "por"}, `--reduce: unknown reduction "por" (valid: sleep, symmetry, both as sleep,symmetry, or none)`},
+		{[]string{"check", "lcr", "--reduce", "por"}, `--reduce: unknown reduction "por" (valid: a comma-separated list of sleep, symmetry and observers, or none)`},
 		{[]string{"check", "lcr", "extra"}, `unexpected argument "extra"`},
 		{[]string{"replay"}, "give exactly one trace file"},
 		{[]string{"list", "x"}, `takes no arguments`},

@@ -59,6 +59,10 @@ type Program struct {
 	// handlers are one code (the same slices in Init, Receive, ...), and
 	// the program runs SymNodes that send SMsgs.
 	Members []sim.NodeID
+
+	// Observers are nodes that never send and that the properties alone
+	// read (sim.Spec.Observers): set by WithObserver.
+	Observers []sim.NodeID
 }
 
 // Op is what a statement does.
@@ -279,6 +283,45 @@ func Generate(seed uint64) *Program {
 			pr.Atoms = append(pr.Atoms, a)
 		}
 		p.Props = append(p.Props, pr)
+	}
+	return p
+}
+
+// WithObserver returns the program of seed (Generate's) made fit for
+// observer postponement: its last node sends nothing (its Send statements
+// are dropped), every property reads that node alone (each atom's node
+// becomes it), datagrams carry the messages and nothing fails. It is
+// declared the program's observer.
+func WithObserver(seed uint64) *Program {
+	p := Generate(seed)
+	obs := p.Nodes - 1
+	p.Transport, p.Budget = sim.Datagram, sim.Budget{}
+	p.Observers = []sim.NodeID{sim.NodeID(obs)}
+	var strip func([]Stmt) []Stmt
+	strip = func(b []Stmt) []Stmt {
+		var out []Stmt
+		for _, st := range b {
+			switch st.Op {
+			case Send, Relay:
+				continue
+			case If:
+				st.Then, st.Else = strip(st.Then), strip(st.Else)
+			}
+			out = append(out, st)
+		}
+		return out
+	}
+	p.Init[obs], p.App[obs], p.Error[obs] = strip(p.Init[obs]), strip(p.App[obs]), strip(p.Error[obs])
+	for i := range p.Receive[obs] {
+		p.Receive[obs][i] = strip(p.Receive[obs][i])
+	}
+	for i := range p.Timer[obs] {
+		p.Timer[obs][i] = strip(p.Timer[obs][i])
+	}
+	for i := range p.Props {
+		for j := range p.Props[i].Atoms {
+			p.Props[i].Atoms[j].Node = obs
+		}
 	}
 	return p
 }
@@ -640,6 +683,7 @@ func (p *Program) Spec() sim.Spec {
 		Transport: p.Transport,
 		Calls:     p.Calls,
 		Budget:    p.Budget,
+		Observers: p.Observers,
 	}
 	if len(p.Members) > 0 {
 		spec.New = func(sim.NodeID) sim.Node { return &SymNode{Node: Node{P: p}, Last: -1} }

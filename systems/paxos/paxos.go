@@ -478,6 +478,13 @@ var System = livecheck.System{
 		for i := range calls {
 			calls[i] = sim.Call{To: sim.NodeID(i), Call: Propose{Value: 100 + i}}
 		}
+		// With split roles the learner only counts votes, and what the
+		// properties read (Chosen, Conflict) only a learner sets: it is
+		// an observer, whose deliveries the search may postpone.
+		var observers []sim.NodeID
+		if split {
+			observers = []sim.NodeID{sim.NodeID(cfg.Nodes - 1)}
+		}
 		return &livecheck.Model{
 			Spec: sim.Spec{
 				New: func(id sim.NodeID) sim.Node {
@@ -496,6 +503,7 @@ var System = livecheck.System{
 				Transport: sim.Datagram,
 				Calls:     calls,
 				Symmetry:  symmetry(acceptors, proposers),
+				Observers: observers,
 			},
 			Properties: []properties.Property{agreement, Chosen},
 		}, nil

@@ -50,7 +50,7 @@ func Main(systems ...*System) {
 		name = "livecheck"
 	}
 	bi, _ := debug.ReadBuildInfo()
-	c := &cli{name: name, cmd: CommandName(os.Args[0], bi), build: bi, systems: systems, stdout: os.Stdout, stderr: os.Stderr}
+	c := &cli{name: name, cmd: CommandName(os.Args[0], bi), build: bi, systems: systems, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
 	os.Exit(c.run(os.Args[1:]))
 }
 
@@ -143,7 +143,7 @@ func Version(name string, bi *debug.BuildInfo) string {
 // and returns the exit status (ExitOK and the rest).
 func Run(args []string, stdout, stderr io.Writer, systems ...*System) int {
 	bi, _ := debug.ReadBuildInfo()
-	c := &cli{name: "livecheck", cmd: "livecheck", build: bi, systems: systems, stdout: stdout, stderr: stderr}
+	c := &cli{name: "livecheck", cmd: "livecheck", build: bi, systems: systems, stdin: os.Stdin, stdout: stdout, stderr: stderr}
 	return c.run(args)
 }
 
@@ -154,6 +154,7 @@ type cli struct {
 	name, cmd      string
 	build          *debug.BuildInfo
 	systems        []*System
+	stdin          io.Reader // debug's commands
 	stdout, stderr io.Writer
 }
 
@@ -178,6 +179,8 @@ func (c *cli) run(args []string) int {
 		return c.prefix(args[1:])
 	case "report":
 		return c.reportCmd(args[1:])
+	case "debug":
+		return c.debug(args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, c.usage())
 		return ExitOK
@@ -185,7 +188,7 @@ func (c *cli) run(args []string) int {
 		fmt.Fprintln(stdout, Version(name, c.build))
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, prefix, replay, report)\n", name, args[0])
+	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, prefix, replay, report, debug)\n", name, args[0])
 	return ExitUsage
 }
 
@@ -199,13 +202,14 @@ Usage:
   %s prefix SYSTEM [flags]    make live prefixes to start checks from (check --from)
   %s replay TRACE [--json]    re-execute a trace file step by step
   %s report TRACE --html FILE the event graph of a trace file as a web page
+  %s debug TRACE [--vs LIVE]  step through a trace: commands on stdin ('help' lists them)
   %s --version                the module version and VCS revision of this build
 
 Run '%s COMMAND --help' for a command's flags.
 
 Exit status: 0 nothing found, 1 violation found, 2 usage or input error,
 3 inconclusive (the check was cut short before it could tell).
-`, c.name, n, n, n, n, n, n, n)
+`, c.name, n, n, n, n, n, n, n, n)
 }
 
 // names returns the systems' names.
@@ -346,6 +350,8 @@ func (c *cli) check(args []string) int {
 	from := fs.String("from", "", "start from the end of this prefix file (made by '"+c.cmd+" prefix'): it replays first, then the search begins with failures enabled")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	stepsFlag := fs.String("steps", "", "all: print every step of a liveness violation's path (by default the steps around its critical step, then a summary of the rest)")
+	junit := fs.String("junit", "", "also write the result as JUnit XML to this file, a test case per property, for CI")
+	graph := fs.Bool("graph", false, "draw the steps around a liveness violation's critical step as an event graph: a lane per node, arrows for messages")
 	out := fs.String("out", "livecheck-out", "directory for trace files")
 	htmlFile := fs.String("html", "", "also write the report as a web page to this file: the path as an event graph (one lane per node), the nearest live path beside a dead one, every step's state, the walk statistics")
 	params := paramFlags(fs, sys)
@@ -477,6 +483,9 @@ func (c *cli) check(args []string) int {
 	}
 	c.warnBugs(sys, opts.Config)
 	if *mode == "compare" {
+		if *junit != "" {
+			return c.usageErr("check", "--junit reports one mode: give --mode global or local")
+		}
 		return c.compare(sys, opts, *out, *asJSON)
 	}
 	res, err := Check(sys, opts)
@@ -496,9 +505,14 @@ func (c *cli) check(args []string) int {
 		}
 	}
 	rep := c.report(res, trace, liveTrace)
-	rep.AllSteps = *stepsFlag == "all"
+	rep.AllSteps, rep.Graph = *stepsFlag == "all", *graph
 	if *from != "" {
 		rep.Prefix = &reports.Prefix{File: *from, Length: res.PrefixLen}
+	}
+	if *junit != "" {
+		if err := writeJUnit(*junit, sys, res, rep); err != nil {
+			fmt.Fprintf(c.stderr, "%s check: --junit: %v\n", c.name, err)
+		}
 	}
 	if *asJSON {
 		reports.WriteJSON(c.stdout, rep)

@@ -86,8 +86,8 @@ func heapInUse() int64 {
 
 // isTerminal says whether w is a terminal: progress then never mixes with
 // JSON that a program reads from a pipe.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
 	if !ok {
 		return false
 	}

@@ -12,7 +12,7 @@ import (
 // sets the commands that replay them.
 func (r *Result) Report(trace, liveTrace string) *reports.Check {
 	c := &reports.Check{
-		Result: string(r.Verdict), System: r.System, Bugs: r.Config.Bugs, Nodes: r.Config.Nodes,
+		Schema: reports.CheckSchema, Result: string(r.Verdict), System: r.System, Bugs: r.Config.Bugs, Nodes: r.Config.Nodes,
 		Params: r.Config.Params, Budget: Counts(r.Config.Budget), Seed: r.Seed, Depth: r.Depth,
 		Property: r.Property, Message: r.Message, Trace: trace, PathLen: len(r.Path), Init: r.Init,
 		Complete: r.Complete, Exhausted: r.Exhausted, Covered: r.Covered, Cut: r.Cut,
@@ -42,7 +42,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 	if len(r.Steps) == 0 && len(r.Path) > 0 {
 		// Not replayed (a result cut short): the events alone.
 		for i, st := range r.Path {
-			c.Steps = append(c.Steps, reports.Step{Step: i + 1, Kind: st.Event.Kind.String(), Node: int(st.Event.Node), Event: st.Event.String()})
+			c.Steps = append(c.Steps, reports.Step{Step: i + 1, Kind: st.Event.Kind.String(), Node: int(st.Event.Node), Peer: int(st.Event.Peer), Event: st.Event.String()})
 		}
 	}
 	if l := r.Local; l != nil {
@@ -98,7 +98,7 @@ func (rep *Replayed) Report(file string, t *reports.Trace, reproduced bool) *rep
 func stepsReport(steps []ReplayStep) []reports.Step {
 	var out []reports.Step
 	for _, st := range steps {
-		out = append(out, reports.Step{Step: st.Step, Kind: st.Event.Kind.String(), Node: int(st.Event.Node),
+		out = append(out, reports.Step{Step: st.Step, Kind: st.Event.Kind.String(), Node: int(st.Event.Node), Peer: int(st.Event.Peer),
 			Event: st.Text, Sent: st.Sent, Logs: st.Logs, Violation: st.Violation, State: st.State})
 	}
 	return out

@@ -20,6 +20,9 @@ import (
 // prints, and what its text and livecheck.Test's failures are written
 // from. Fields tagged json:"-" are for the text only.
 type Check struct {
+	// Schema names the version of this JSON (CheckSchema), described by
+	// docs/check.schema.json.
+	Schema string `json:"schema"`
 	Result string `json:"result"`
 	System string `json:"system"`
 	// Symmetry is the groups of interchangeable nodes the search reduced
@@ -79,7 +82,14 @@ type Check struct {
 	// shows; AllSteps shows every step instead (--steps all).
 	Tail     *Tail `json:"tail,omitempty"`
 	AllSteps bool  `json:"-"`
+	// Graph draws the steps around the critical step as an event graph.
+	Graph bool `json:"-"`
 }
+
+// CheckSchema is the version of a Check's JSON. A change that removes or
+// renames a key, or changes what one means, makes a new version; a new
+// key does not.
+const CheckSchema = "livecheck/check/v1"
 
 // Sometimes is one reachability property: whether the check reached it,
 // and at which step (from the initial state; -1 when never reached).
@@ -306,6 +316,7 @@ type Step struct {
 	Step      int      `json:"step"`
 	Kind      string   `json:"kind"`
 	Node      int      `json:"node"`
+	Peer      int      `json:"-"`     // the sender of a delivery or a drop, the other end of a socket error
 	Event     string   `json:"event"` // the event, with the message it carries
 	Sent      []string `json:"sent,omitempty"`
 	Logs      []string `json:"-"`
@@ -656,6 +667,9 @@ func writeCritical(w io.Writer, c *Check) {
 		fmt.Fprintf(w, "the path was last live after step %s.\n", Thousands(cx.Dinit-1))
 	}
 	writePath(w, c)
+	if c.Graph {
+		writeCriticalGraph(w, c)
+	}
 	writeChanges(w, c)
 	if cx.LivePathLen == liveStep {
 		fmt.Fprintf(w, "\nthe state after step %s is live itself: the critical step is the one that leaves it for good.\n\n", Thousands(liveStep))
@@ -667,14 +681,7 @@ func writeCritical(w io.Writer, c *Check) {
 		fmt.Fprintln(w, "  (the same node states and messages in flight; the paths differ in the timers)")
 	}
 	for _, d := range cx.LiveChanges {
-		parts := make([]string, len(d.Changes))
-		for i, ch := range d.Changes {
-			parts[i] = ch.Field + ": " + ch.From + " vs " + ch.To
-			if ch.Field == "" {
-				parts[i] = ch.From + " vs " + ch.To
-			}
-		}
-		fmt.Fprintf(w, "  node %d: %s\n", d.Node, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  node %d: %s\n", d.Node, d.Versus())
 	}
 	if n := cx.LiveNetwork; n != nil {
 		writeNet(w, "in flight on the dead path only", n.Only1)
@@ -744,11 +751,7 @@ func writeChanges(w io.Writer, c *Check) {
 	cx := c.Critical
 	fmt.Fprintf(w, "\nwhat step %s changes:\n", Thousands(cx.TraceStep))
 	for _, d := range cx.Changes {
-		parts := make([]string, len(d.Changes))
-		for i, ch := range d.Changes {
-			parts[i] = ch.String()
-		}
-		fmt.Fprintf(w, "  node %d: %s\n", d.Node, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  node %d: %s\n", d.Node, d)
 	}
 	if len(cx.Changes) == 0 {
 		why := ""

@@ -12,8 +12,9 @@ import (
 // dump does not split into fields. From or To is "(none)" for a field
 // only one side has.
 type Change struct {
-	Field    string `json:"field,omitempty"`
-	From, To string
+	Field string `json:"field,omitempty"`
+	From  string `json:"from"`
+	To    string `json:"to"`
 }
 
 func (c Change) String() string {
@@ -27,6 +28,29 @@ func (c Change) String() string {
 type NodeDiff struct {
 	Node    int      `json:"node"`
 	Changes []Change `json:"changes"`
+}
+
+// String says the changes from one state to the next: "parent: 0 -> 2,
+// joining -> joined".
+func (d NodeDiff) String() string {
+	parts := make([]string, len(d.Changes))
+	for i, ch := range d.Changes {
+		parts[i] = ch.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Versus says the changes as one path's state against another's: "parent:
+// 0 vs 2, joined vs init".
+func (d NodeDiff) Versus() string {
+	parts := make([]string, len(d.Changes))
+	for i, ch := range d.Changes {
+		parts[i] = ch.From + " vs " + ch.To
+		if ch.Field != "" {
+			parts[i] = ch.Field + ": " + parts[i]
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // A NetDiff is how two networks differ: the messages in flight (as

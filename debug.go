@@ -1,0 +1,138 @@
+package livecheck
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// Frames replays trace t of system sys and returns every state of its
+// path for the stepper: the initial state, then the state after each
+// step, with what the step did. A trace that does not replay is an error.
+func Frames(sys *System, t *reports.Trace, timeout time.Duration) ([]reports.Frame, error) {
+	if sys.Name != t.System {
+		return nil, fmt.Errorf("the trace is of system %s, not %s", t.System, sys.Name)
+	}
+	p, err := reports.Path(t.Steps)
+	if err != nil {
+		return nil, err
+	}
+	// A handler that never returns leaves the replay's goroutine behind,
+	// still able to call visit: what it adds after the replay returned
+	// is not looked at.
+	var mu sync.Mutex
+	var frames []reports.Frame
+	done := false
+	visit := func(step int, s *sim.State, _ *sim.StepInfo) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done && step == len(frames) {
+			frames = append(frames, reports.Frame{Step: reports.Step{Step: step}, Nodes: dumpNodes(s), Net: dumpNet(s)})
+		}
+	}
+	rep, err := replayFrom(sys, ConfigOf(t), t.Init, p, timeout, visit)
+	mu.Lock()
+	defer mu.Unlock()
+	done = true
+	if err != nil {
+		return nil, err
+	}
+	if len(frames) == 0 {
+		return nil, fmt.Errorf("the initial state could not be built: %s", rep.Message)
+	}
+	for i, st := range stepsReport(rep.Steps) {
+		if i+1 == len(frames) {
+			// The step did not finish (its handler panicked or hung):
+			// the state stays the one before it.
+			f := frames[i]
+			f.Step = st
+			frames = append(frames, f)
+			continue
+		}
+		if i+1 < len(frames) {
+			frames[i+1].Step = st
+		}
+	}
+	return frames[:len(rep.Steps)+1], nil
+}
+
+// Debugger loads trace file for `livecheck debug`: its frames, and those
+// of the live path to compare with, from liveFile or else from the live
+// trace the dead one names (beside it), where there is one.
+func Debugger(sys *System, file, liveFile string, timeout time.Duration) (*reports.Debugger, error) {
+	t, err := reports.ReadTraceFile(file)
+	if err != nil {
+		return nil, err
+	}
+	cfg := ConfigOf(t)
+	d := &reports.Debugger{Critical: t.Critical,
+		Title: fmt.Sprintf("%s: %s; %s", file, reports.DescribeConfig(t.System, t.Nodes, t.Bugs, t.Params, Counts(cfg.Budget)), recorded(t))}
+	if d.Dead, err = Frames(sys, t, timeout); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	named := liveFile == "" && t.Critical != nil && t.Critical.LiveTrace != ""
+	if named {
+		liveFile = filepath.Join(filepath.Dir(file), filepath.Base(t.Critical.LiveTrace))
+	}
+	if liveFile == "" {
+		return d, nil
+	}
+	lt, err := reports.ReadTraceFile(liveFile)
+	if err != nil && named {
+		// The session is still worth having without it.
+		d.NoLive = fmt.Sprintf("the live path the trace names could not be read: %v", err)
+		return d, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the live path: %w", err)
+	}
+	if d.Live, err = Frames(sys, lt, timeout); err != nil {
+		return nil, fmt.Errorf("the live path %s: %w", liveFile, err)
+	}
+	d.LiveFile = liveFile
+	return d, nil
+}
+
+// debug is `livecheck debug TRACE [--vs LIVE_TRACE]`: the stepper, its
+// commands read from stdin.
+func (c *cli) debug(args []string) int {
+	fs := pflag.NewFlagSet("debug", pflag.ContinueOnError)
+	vs := fs.String("vs", "", "the live path to compare with (default: the one the trace names, beside it)")
+	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
+	synopsis := c.cmd + " debug TRACE [--vs LIVE_TRACE]: step through a trace file. Commands, one a line on stdin\n" +
+		"(so that a session can be a script): step N, next, prev, run node N, run msg TYPE, state [N], net,\n" +
+		"diff [A B], vs, logs PATTERN, graph [A B], where, help, quit."
+	if code, stop := c.parse(fs, args, synopsis); stop {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return c.usageErr("debug", "give exactly one trace file")
+	}
+	file := fs.Arg(0)
+	t, err := reports.ReadTraceFile(file)
+	if err != nil {
+		return c.usageErr("debug", "%v", err)
+	}
+	sys, err := c.lookup(t.System)
+	if err != nil {
+		return c.usageErr("debug", "%s: %v", file, err)
+	}
+	d, err := Debugger(sys, file, *vs, *timeout)
+	if err != nil {
+		return c.usageErr("debug", "%v", err)
+	}
+	if isTerminal(c.stdout) && isTerminal(c.stdin) {
+		d.Prompt = "(debug) "
+	}
+	d.Intro(c.stdout)
+	if err := d.Run(c.stdin, c.stdout); err != nil {
+		return c.usageErr("debug", "reading commands: %v", err)
+	}
+	return ExitOK
+}

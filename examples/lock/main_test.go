@@ -24,7 +24,7 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr, out string) {
 func TestCheckCommand(t *testing.T) {
 	t.Parallel()
 	code, stdout, stderr, out := run(t, "check", "lock")
-	if code != livecheck.ExitOK || !strings.Contains(stdout, "\nok: no violation in every state within 20 steps (11749 states)\n") {
+	if code != livecheck.ExitOK || !strings.Contains(stdout, "\nok: no violation in every state within 20 steps (11,749 states)\n") {
 		t.Errorf("check lock: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if files, _ := os.ReadDir(out); len(files) != 0 {

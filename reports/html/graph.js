@@ -216,7 +216,7 @@
       const d = h("div", "node" + (changed.has(k) ? " changed" : ""), p, "node " + k + ": " + line);
       d.dataset.node = k;
       const c = changed.get(k);
-      if (c) for (const f of c.d) h("div", "chg", p, (f.field ? f.field + ": " : "") + f.From + " -> " + f.To);
+      if (c) for (const f of c.d) h("div", "chg", p, (f.field ? f.field + ": " : "") + f.from + " -> " + f.to);
     });
     let inflight = 0;
     for (const v of s.net.values()) inflight += v;

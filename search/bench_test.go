@@ -15,7 +15,7 @@ import (
 )
 
 // benchSpaces are the spaces the search is measured on, each searched to
-// its end (Exhausted): LCR with 5 nodes, the bundled Paxos with every
+// its end (Exhausted): LCR with 5, 8 and 10 nodes, the bundled Paxos with every
 // role on 3 nodes and one proposer at its default depth, and Paxos with
 // split roles, 2 proposers x 3 acceptors, the configuration that
 // bench/spin compares with Spin.
@@ -31,6 +31,7 @@ var benchSpaces = []struct {
 }{
 	{"lcr5", &lcr.System, livecheck.Config{Nodes: 5}, 20, 1188, 0},
 	{"lcr8", &lcr.System, livecheck.Config{Nodes: 8}, 100, 49572, 0},
+	{"lcr10", &lcr.System, livecheck.Config{Nodes: 10}, 100, 551124, 0},
 	{"paxos3x1", &paxos.System, livecheck.Config{Nodes: 3, Params: map[string]string{"proposers": "1"}}, 20, 10974, 0},
 	{"paxos-split2x3", &paxos.System, livecheck.Config{Nodes: 6, Params: map[string]string{"proposers": "2", "roles": "split"}}, 100, 170572, 29378},
 }

@@ -109,10 +109,13 @@ func (t *Trail) PathTo(w *sim.World) ([]int, sim.Path, error) {
 const maxDeadEdges = 1 << 20
 
 // maxKept is the most states of the next level the search keeps as they
-// are found (global.keepPer): 32,768 states, some 20 to 30 megabytes,
-// spare levels of that size their replays (LCR 10: 2.07 s on 1 worker
-// and 1.35 s on 2 with 2,048 kept, 1.8 s and 1.09 s with these).
-const maxKept = 1 << 15
+// are found (global.keepPer): a few thousand states, a few megabytes,
+// spare most levels of small searches their replays. More pays little:
+// with 32,768 LCR 10 took 1.89 s on 1 worker against 2.04 s, and Paxos
+// with every role to depth 18 (last-promise) 5.35 s and 380 MB against
+// 4.46 s and 240 MB, its kept states costing the collector more than the
+// replays they spare.
+const maxKept = 1 << 11
 
 // chunkSize is how many states of a level a worker takes at a time. The
 // level is cut into chunks the same way whatever the number of workers,

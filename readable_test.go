@@ -26,6 +26,8 @@ func TestReadableDeadPaths(t *testing.T) {
 		{"lcr", []string{"ignore-early"}, 0, nil, false},
 		{"randtree", []string{"RT3"}, 4, nil, true},
 		{"randtree", []string{"RT10"}, 0, map[string]string{"peers": "all"}, true},
+		{"ring", []string{"partition-forget"}, 0, nil, true},
+		{"ring", []string{"rejoin-self"}, 0, nil, true},
 	} {
 		t.Run(tc.system+"-"+strings.Join(tc.bugs, ","), func(t *testing.T) {
 			if tc.slow && testing.Short() {
@@ -50,7 +52,7 @@ func TestReadableDeadPaths(t *testing.T) {
 				t.Errorf("%d lines:\n%s", n, text)
 			}
 			wants := []string{
-				fmt.Sprintf("critical transition (case C1): step %s of %s\n    %s\n", reports.Thousands(cx.Step), reports.Thousands(len(res.Path)), cx.EventText),
+				fmt.Sprintf("critical transition (case %s): step %s of %s\n    %s\n", cx.Case, reports.Thousands(cx.Step), reports.Thousands(len(res.Path)), cx.EventText),
 				fmt.Sprintf(" * %2d. %s", cx.Step, cx.EventText),
 				fmt.Sprintf("\nwhat step %d changes:\n", cx.Step),
 				fmt.Sprintf("the nearest live path shares the first %s, then takes instead\n    %s\n", reports.Count(cx.LiveStep, "step"), cx.LiveEventText),

@@ -612,6 +612,24 @@ func (c *cli) warnBugs(sys *System, cfg Config) {
 
 // ---- replay ----
 
+// traceArg reads the one trace file the command cmd was given and finds
+// its system; a problem is cmd's usage error (its exit code, and false).
+func (c *cli) traceArg(cmd string, fs *pflag.FlagSet) (string, *reports.Trace, *System, int, bool) {
+	if fs.NArg() != 1 {
+		return "", nil, nil, c.usageErr(cmd, "give exactly one trace file"), false
+	}
+	file := fs.Arg(0)
+	t, err := reports.ReadTraceFile(file)
+	if err != nil {
+		return "", nil, nil, c.usageErr(cmd, "%v", err), false
+	}
+	sys, err := c.lookup(t.System)
+	if err != nil {
+		return "", nil, nil, c.usageErr(cmd, "%s: %v", file, err), false
+	}
+	return file, t, sys, 0, true
+}
+
 func (c *cli) replay(args []string) int {
 	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
@@ -622,17 +640,9 @@ func (c *cli) replay(args []string) int {
 	if code, stop := c.parse(fs, args, synopsis); stop {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return c.usageErr("replay", "give exactly one trace file")
-	}
-	file := fs.Arg(0)
-	t, err := reports.ReadTraceFile(file)
-	if err != nil {
-		return c.usageErr("replay", "%v", err)
-	}
-	sys, err := c.lookup(t.System)
-	if err != nil {
-		return c.usageErr("replay", "%s: %v", file, err)
+	file, t, sys, code, ok := c.traceArg("replay", fs)
+	if !ok {
+		return code
 	}
 	path, err := reports.Path(t.Steps)
 	if err != nil {
@@ -703,20 +713,12 @@ func (c *cli) reportCmd(args []string) int {
 	if code, stop := c.parse(fs, args, synopsis); stop {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return c.usageErr("report", "give exactly one trace file")
-	}
-	if *htmlFile == "" {
+	if fs.NArg() == 1 && *htmlFile == "" {
 		return c.usageErr("report", "--html FILE is required: where to write the page")
 	}
-	file := fs.Arg(0)
-	t, err := reports.ReadTraceFile(file)
-	if err != nil {
-		return c.usageErr("report", "%v", err)
-	}
-	sys, err := c.lookup(t.System)
-	if err != nil {
-		return c.usageErr("report", "%s: %v", file, err)
+	file, t, sys, code, ok := c.traceArg("report", fs)
+	if !ok {
+		return code
 	}
 	liveFile := *vs
 	if liveFile == "" {
@@ -724,6 +726,7 @@ func (c *cli) reportCmd(args []string) int {
 	}
 	var live *reports.Trace
 	if liveFile != "" {
+		var err error
 		if live, err = reports.ReadTraceFile(liveFile); err != nil {
 			if *vs != "" {
 				return c.usageErr("report", "--vs: %v", err)

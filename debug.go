@@ -111,17 +111,9 @@ func (c *cli) debug(args []string) int {
 	if code, stop := c.parse(fs, args, synopsis); stop {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return c.usageErr("debug", "give exactly one trace file")
-	}
-	file := fs.Arg(0)
-	t, err := reports.ReadTraceFile(file)
-	if err != nil {
-		return c.usageErr("debug", "%v", err)
-	}
-	sys, err := c.lookup(t.System)
-	if err != nil {
-		return c.usageErr("debug", "%s: %v", file, err)
+	file, _, sys, code, ok := c.traceArg("debug", fs)
+	if !ok {
+		return code
 	}
 	d, err := Debugger(sys, file, *vs, *timeout)
 	if err != nil {

@@ -329,7 +329,7 @@ type global struct {
 	sometimes []*properties.Property
 	liveNames []string
 	workers   []*worker
-	visited   *visitedSet
+	visited   *shardedSet
 	tree      *tree
 	tapes     *tapeTable
 
@@ -368,8 +368,11 @@ type global struct {
 	// merged fingerprints are, to intersect the sleep sets of a state
 	// reached from several.
 	sleep, nextSleep []uint64
-	levelIdx         *fpIndex
-	nextConc         []uint64 // with conc: the fingerprints of the states nextSleep is for
+	// levelIdx maps the level's new states, by visited shard, to their
+	// place among the level's candidates (candOff[chunk] + index).
+	levelIdx [visitedShards]*fpIndex
+	candOff  []int
+	nextConc []uint64 // with conc: the fingerprints of the states nextSleep is for
 	// Up to maxKept states of the next level are kept as they are found
 	// (the first keepPer new states of each chunk), so that expanding
 	// them needs no replay: levelStates[i] is node lo+i's state or nil,
@@ -421,6 +424,7 @@ const (
 	candPanic     // the step panicked: no state (fp is 0)
 	candFind      // a finding: see the chunk's finds
 	candReach     // reaches a reachability property: see the chunk's reaches
+	candNew       // the first of the level with its key: a new state (dedupe)
 )
 
 // A reach is a chunk's candidate that satisfies reachability property
@@ -471,7 +475,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 	}
 	g.tapes = newTapeTable()
 	g.tree = &tree{tapes: g.tapes, levels: []int{0}, por: g.por}
-	g.visited = newVisitedSet(0)
+	g.visited = newShardedSet()
 	// Under observer postponement the edges left out lead to states the
 	// search never saw, which closed regions cannot be judged without:
 	// walks alone judge liveness then.
@@ -554,7 +558,9 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		k.chainMade = append(k.chainMade[:0], false)
 	}
 	if opts.Reduce {
-		g.levelIdx = newFPIndex()
+		for i := range g.levelIdx {
+			g.levelIdx[i] = newFPIndex()
+		}
 	}
 	for d := 0; d < opts.Depth; d++ {
 		g.lo, g.hi, g.depth = g.tree.levels[d], g.tree.n, d
@@ -705,6 +711,77 @@ func (g *global) expandLevel() {
 	wg.Wait()
 }
 
+// dedupe marks the candidates of chunks 0 to cut that are the first of
+// the level with their key (candNew) and adds them to the visited set;
+// with sleep sets for the next level, a candidate reached again gives up
+// what it may not skip: the first's sleep set keeps only what every way
+// there may skip (a renaming of it, none: see mergeSleep). Each worker
+// takes the visited shards of its own, over the candidates in the
+// level's order, so the result is that of one worker.
+func (g *global) dedupe(cut int) {
+	g.candOff = g.candOff[:0]
+	n := 0
+	for ci := 0; ci <= cut; ci++ {
+		g.candOff = append(g.candOff, n)
+		n += len(g.chunks[ci].cands)
+	}
+	sleeps := g.nextSleep != nil
+	if sleeps {
+		for _, x := range g.levelIdx {
+			x.reset()
+		}
+	}
+	workers := len(g.workers)
+	if n < 1<<12 {
+		workers = 1 // goroutines cost more than they save
+	}
+	run := func(w int) {
+		for ci := 0; ci <= cut; ci++ {
+			c := &g.chunks[ci]
+			for i := range c.cands {
+				cd := &c.cands[i]
+				sh := shardOf(cd.fp)
+				if sh%workers != w || cd.flags&candPanic != 0 {
+					continue
+				}
+				if g.visited.s[sh].add(cd.fp) {
+					cd.flags |= candNew
+					if sleeps {
+						g.levelIdx[sh].put(cd.fp, int32(g.candOff[ci]+i))
+					}
+					continue
+				}
+				if !sleeps {
+					continue
+				}
+				j := int(g.levelIdx[sh].get(cd.fp))
+				if j < 0 {
+					continue
+				}
+				wc, _ := slices.BinarySearch(g.candOff, j+1)
+				wc--
+				wi := j - g.candOff[wc]
+				first := &g.chunks[wc].cands[wi]
+				if !g.conc || g.chunks[wc].conc[wi] == c.conc[i] {
+					first.sleep &= cd.sleep
+				} else {
+					first.sleep = 0
+				}
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(w)
+		}()
+	}
+	run(0)
+	wg.Wait()
+}
+
 // oldHit says whether a step of the level under way, up to the chunk
 // with a finding that ends the search, reached a state of an earlier
 // level or of this one.
@@ -743,13 +820,13 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 		}
 		g.nextSleep = g.nextSleep[:0]
 		g.nextConc = g.nextConc[:0]
-		g.levelIdx.reset()
 	} else {
 		g.nextSleep = nil
 	}
 	var quiet *find // the first quiescent state, reported if no safety violation is as near
 	var quietNode int
 	cut := int(min(g.cut.Load(), int64(len(g.chunks)-1)))
+	g.dedupe(cut)
 	for ci := 0; ci <= cut; ci++ {
 		c := &g.chunks[ci]
 		fi, ri := 0, 0
@@ -772,19 +849,8 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			if cd.flags&candPanic != 0 {
 				return g.violation(w, f.v, int(cd.parent), f.step)
 			}
-			if !g.visited.add(cd.fp) {
-				if g.nextSleep != nil {
-					// Reached again in this level: only what every way
-					// here may skip can be skipped.
-					if j := g.levelIdx.get(cd.fp); j >= 0 {
-						if !g.conc || g.nextConc[j] == c.conc[i] {
-							g.nextSleep[j] &= cd.sleep
-						} else {
-							g.nextSleep[j] = 0 // a renaming: see mergeSleep
-						}
-					}
-				}
-				continue
+			if cd.flags&candNew == 0 {
+				continue // reached again in this level (dedupe)
 			}
 			if g.tree.n >= maxNodes {
 				return false, fmt.Errorf("the search found more than %d states: too many for its tree of paths", maxNodes)
@@ -799,7 +865,6 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				g.nextStates = append(g.nextStates, s)
 			}
 			if g.nextSleep != nil {
-				g.levelIdx.put(cd.fp, int32(len(g.nextSleep)))
 				g.nextSleep = append(g.nextSleep, cd.sleep)
 				if g.conc {
 					g.nextConc = append(g.nextConc, c.conc[i])

@@ -22,6 +22,46 @@ type visitedSet struct {
 	hasZero bool
 }
 
+// shardedSet is the visited set in visitedShards tables, a fingerprint's
+// chosen by its low bits (the tables' slots by its mixed high bits): the
+// merge of a level adds to the tables on every worker at once, each
+// worker to its own tables, in the level's order, so that what is new is
+// the same for any number of workers.
+type shardedSet struct {
+	s [visitedShards]*visitedSet
+}
+
+const visitedShards = 64
+
+func shardOf(fp uint64) int { return int(fp & (visitedShards - 1)) }
+
+func newShardedSet() *shardedSet {
+	t := &shardedSet{}
+	for i := range t.s {
+		t.s[i] = newVisitedSet(0)
+	}
+	return t
+}
+
+func (t *shardedSet) has(fp uint64) bool { return t.s[shardOf(fp)].has(fp) }
+func (t *shardedSet) add(fp uint64) bool { return t.s[shardOf(fp)].add(fp) }
+
+func (t *shardedSet) len() int {
+	n := 0
+	for _, s := range t.s {
+		n += s.len()
+	}
+	return n
+}
+
+func (t *shardedSet) bytes() int64 {
+	var n int64
+	for _, s := range t.s {
+		n += s.bytes()
+	}
+	return n
+}
+
 // minVisitedSlots is the size of a new table: small, so that the many
 // short searches the checker runs (tests from one state) do not each pay
 // for a large one.

@@ -355,7 +355,7 @@ func dumpNet(s *sim.State) []string {
 // liveness violation with a critical transition also its nearest live
 // path; it returns the files' paths.
 func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
-	return r.writeTraces(dir, func(property string, p sim.Path) string { return reports.TraceName(r.System, property, p) })
+	return r.writeTraces(dir, func(property string, p sim.Path) string { return reports.TraceName(r.System, property, r.Init, p) })
 }
 
 // writeTraces is WriteTraces with the files named by name, given the

@@ -107,7 +107,7 @@ func WritePrefix(dir string, sys *System, cfg Config, seed int64, settle int, p 
 	if len(names) > 0 {
 		t.Property = names[0]
 	}
-	path := filepath.Join(dir, reports.TraceName(sys.Name, "prefix", p.Path))
+	path := filepath.Join(dir, reports.TraceName(sys.Name, "prefix", p.Init, p.Path))
 	return path, reports.WriteFileAtomic(path, t.Write)
 }
 

@@ -158,9 +158,9 @@ func Test(t testing.TB, sys *System, opts ...TestOption) {
 	}
 	dead, live, err := res.writeTraces(st.dir, func(property string, p sim.Path) string {
 		if property == "live" {
-			return stem + "-live-" + reports.PathHash(p) + ".json"
+			return stem + "-live-" + reports.PathHash(res.Init, p) + ".json"
 		}
-		return stem + "-" + reports.PathHash(p) + ".json"
+		return stem + "-" + reports.PathHash(res.Init, p) + ".json"
 	})
 	var b strings.Builder
 	if err != nil {

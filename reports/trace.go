@@ -306,14 +306,27 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 }
 
 // TraceName returns a file name for a trace: the system, the property and
-// a short hash of the path, so the same finding always gets the same name.
-func TraceName(system, property string, p sim.Path) string {
+// a short hash of the path and the initial state it starts from, so the
+// same finding always gets the same name.
+func TraceName(system, property string, init []int, p sim.Path) string {
 	if property == "" {
 		property = "trace"
 	}
-	return fmt.Sprintf("%s-%s-%s.json", system, property, PathHash(p))
+	return fmt.Sprintf("%s-%s-%s.json", system, property, PathHash(init, p))
 }
 
 // PathHash is the short hash of a path that names its trace files: 8 hex
-// digits.
-func PathHash(p sim.Path) string { return fmt.Sprintf("%08x", uint32(p.Hash())) }
+// digits. The choices of the first Init calls (init) count where there
+// are any: two paths alike from two initial states are two traces.
+func PathHash(init []int, p sim.Path) string {
+	h := p.Hash()
+	if len(init) > 0 {
+		var x sim.Hasher
+		x.Uint64(h)
+		for _, c := range init {
+			x.Int(c)
+		}
+		h = x.Sum64()
+	}
+	return fmt.Sprintf("%08x", uint32(h))
+}

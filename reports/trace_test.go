@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -52,8 +53,18 @@ func TestTraceRoundTrip(t *testing.T) {
 	if back, err = ReadTrace(&buf); err != nil || back.Version != TraceVersion || !reflect.DeepEqual(back.Init, tr.Init) {
 		t.Fatalf("with init choices: %v, version %d, init %v", err, back.Version, back.Init)
 	}
-	if got := TraceName("x", "p", p); got != TraceName("x", "p", q) || !strings.HasPrefix(got, "x-p-") {
+	if got := TraceName("x", "p", nil, p); got != TraceName("x", "p", nil, q) || !strings.HasPrefix(got, "x-p-") {
 		t.Fatalf("trace name %q", got)
+	}
+	// Without init choices the name is the path's hash, as before init
+	// choices existed; with them, the same path from two initial states
+	// gets two names, and the same choices the same one.
+	if got, want := PathHash(nil, p), fmt.Sprintf("%08x", uint32(p.Hash())); got != want {
+		t.Errorf("PathHash(nil, p) = %s, want %s", got, want)
+	}
+	a, b := TraceName("x", "p", []int{1, 0}, p), TraceName("x", "p", []int{0, 1}, p)
+	if a == b || a == TraceName("x", "p", nil, p) || a != TraceName("x", "p", []int{1, 0}, q) {
+		t.Errorf("names %s and %s from two initial states", a, b)
 	}
 }
 

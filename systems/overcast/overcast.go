@@ -129,8 +129,12 @@ type (
 	}
 	// Busy refuses the lock.
 	Busy struct{}
-	// Unlock frees the lock; Left says the sender moved away.
-	Unlock struct{ Left bool }
+	// Unlock frees the lock; Left says the sender moved away in spell
+	// Epoch (a child taken again since, in a later spell, stays).
+	Unlock struct {
+		Left  bool
+		Epoch int
+	}
 )
 
 // Node is one tree node.
@@ -236,9 +240,7 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 			n.endMove(ctx)
 		}
 	case Remove:
-		if i, ok := slices.BinarySearch(n.Children, from); ok && n.Taken[i] == m.Epoch {
-			n.dropChild(from)
-		}
+		n.dropChildUpTo(from, m.Epoch)
 	case Probe:
 		_, child := slices.BinarySearch(n.Children, from)
 		free := n.LockedBy == None || n.cfg.bt1 // BT1: the lock is taken without a look
@@ -292,7 +294,7 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 			n.LockedBy = None
 		}
 		if m.Left {
-			n.dropChild(from)
+			n.dropChildUpTo(from, m.Epoch)
 		}
 	}
 }
@@ -330,7 +332,7 @@ func (n *Node) place(ctx sim.Context, m Join) {
 			n.Children = slices.Insert(n.Children, i, m.Joiner)
 			n.Taken = slices.Insert(n.Taken, i, m.Epoch)
 		}
-		n.Taken[i] = m.Epoch
+		n.Taken[i] = max(n.Taken[i], m.Epoch) // a stale Join must not make a later Remove drop it
 		ctx.Send(m.Joiner, JoinOK{Epoch: m.Epoch})
 		return
 	}
@@ -353,7 +355,7 @@ func (n *Node) joinOK(ctx sim.Context, from sim.NodeID, m JoinOK) {
 		n.Parent, n.Moving = from, false
 		n.Moved = true
 		ctx.CancelTimer(MoveTimer)
-		ctx.Send(old, Unlock{Left: true})
+		ctx.Send(old, Unlock{Left: true, Epoch: n.Epoch})
 	default:
 		ctx.Send(from, Remove{Epoch: m.Epoch})
 	}
@@ -365,6 +367,15 @@ func (n *Node) endMove(ctx sim.Context) {
 	n.Epoch++ // a late acceptance of this move is refused
 	ctx.CancelTimer(MoveTimer)
 	ctx.Send(n.Parent, Unlock{})
+}
+
+// dropChildUpTo drops child c if it was last taken in spell epoch or an
+// earlier one: a Remove or a Left that crossed a later acceptance on the
+// way must not undo it.
+func (n *Node) dropChildUpTo(c sim.NodeID, epoch int) {
+	if i, ok := slices.BinarySearch(n.Children, c); ok && n.Taken[i] <= epoch {
+		n.dropChild(c)
+	}
 }
 
 func (n *Node) dropChild(c sim.NodeID) {

@@ -3,6 +3,13 @@
 // periodically, where a node moves only while it holds a lock at its
 // parent.
 //
+// Known limit: the correct version is sound on 2 and 3 nodes only (the
+// system refuses more). On 4 nodes with a socket error, and on 5 without,
+// it still forms parent loops: a node that has moved and then lost its
+// new parent rejoins, and its Join is passed down to a former child that
+// is still listed under it. A sounder rule for a node between two parents
+// is the next step.
+//
 // Node 0 is the root from the start. Every other node joins by sending
 // Join to the root; a node with room for another child (fewer than degree)
 // takes the joiner (JoinOK) and a full one passes the Join on to one of its
@@ -465,7 +472,11 @@ var System = livecheck.System{
 	Doc:          "BrokenTree/Overcast: a tree rooted at node 0, joins passed down, periodic moves under a sibling or the grandparent behind a lock at the parent",
 	DefaultNodes: 3,
 	MinNodes:     2,
-	MaxNodes:     10,
+	// At 4 nodes and more the correct version still forms loops (a node
+	// between two parents takes a join passed down from its own old
+	// subtree): until it is fixed, the system is offered only where it is
+	// correct, so that no check reports a slip of the model as a finding.
+	MaxNodes:     3,
 	DefaultDepth: 12,
 	PrefixDepth:  6,
 	Bugs: []livecheck.Bug{

@@ -7,6 +7,7 @@ import (
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/systems/lcr"
+	"github.com/livecheck/livecheck/systems/overcast"
 	"github.com/livecheck/livecheck/systems/paxos"
 	"github.com/livecheck/livecheck/systems/randtree"
 	"github.com/livecheck/livecheck/systems/ring"
@@ -14,7 +15,7 @@ import (
 
 // All returns the bundled systems, by name.
 func All() []*livecheck.System {
-	return []*livecheck.System{&lcr.System, &randtree.System, &paxos.System, &ring.System}
+	return []*livecheck.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System}
 }
 
 // Names returns the names of the bundled systems.

@@ -27,6 +27,11 @@ var bugs = []struct{ sys, bug, property string }{
 	{"randtree", "RT14", "recovery-timer"},
 	{"ring", "partition-forget", "ring-formed"},
 	{"ring", "rejoin-self", "ring-formed"},
+	{"overcast", "BT1", "no-loops"},
+	{"overcast", "BT2", "no-loops"},
+	// A liveness violation names every liveness property of the system:
+	// a live state is one where all hold.
+	{"overcast", "probe-lock", "one-tree,locks-released"},
 }
 
 func bugNeeds(t *testing.T, sys *livecheck.System, given string) livecheck.Needs {

@@ -349,6 +349,32 @@ func SometimesNode[T sim.Node](name, doc string, reach func(n T) bool) Property 
 }
 
 // joinIDs writes ids as "0 and 2" or "0, 1 and 2".
+// PointerLoop follows a pointer from every node (a parent, a successor)
+// and returns the first loop it finds, as "1 -> 2 -> 1", or "". next gives
+// node id's pointer, and false where the walk stops (no pointer, or a root
+// that points at itself).
+func PointerLoop(s *sim.State, next func(id sim.NodeID) (sim.NodeID, bool)) string {
+	for i := range s.N() {
+		chain := []sim.NodeID{sim.NodeID(i)}
+		for cur := sim.NodeID(i); ; {
+			p, ok := next(cur)
+			if !ok {
+				break
+			}
+			chain = append(chain, p)
+			if slices.Contains(chain[:len(chain)-1], p) {
+				parts := make([]string, len(chain))
+				for k, id := range chain {
+					parts[k] = strconv.Itoa(int(id))
+				}
+				return strings.Join(parts, " -> ")
+			}
+			cur = p
+		}
+	}
+	return ""
+}
+
 func joinIDs(ids []int) string {
 	var b strings.Builder
 	for k, id := range ids {

@@ -396,31 +396,15 @@ func (n *Node) dropChild(c sim.NodeID) {
 var NoLoops = properties.Always("no-loops",
 	"following parent pointers from any node never cycles (the root is its own parent)",
 	func(s *sim.State) error {
-		nodes := properties.Nodes[*Node](s)
-		for i := range nodes {
-			chain := []sim.NodeID{sim.NodeID(i)}
-			for cur := sim.NodeID(i); ; {
-				p := nodes[cur].Parent
-				if p == None || p == cur && cur == Root {
-					break
-				}
-				if slices.Contains(chain, p) {
-					return fmt.Errorf("parent pointers loop: %s", formatChain(append(chain, p)))
-				}
-				chain = append(chain, p)
-				cur = p
-			}
+		loop := properties.PointerLoop(s, func(id sim.NodeID) (sim.NodeID, bool) {
+			p := properties.Node[*Node](s, id).Parent
+			return p, !(p == None || p == id && id == Root)
+		})
+		if loop != "" {
+			return fmt.Errorf("parent pointers loop: %s", loop)
 		}
 		return nil
 	})
-
-func formatChain(c []sim.NodeID) string {
-	parts := make([]string, len(c))
-	for i, id := range c {
-		parts[i] = strconv.Itoa(int(id))
-	}
-	return strings.Join(parts, " -> ")
-}
 
 // OneTree is the liveness property: one tree rooted at node 0 spans every
 // node.

@@ -545,31 +545,15 @@ var SingleTree = properties.Eventually("single-tree",
 var NoLoops = properties.Always("no-loops",
 	"following parent pointers never cycles, except for a root's own self-loop",
 	func(s *sim.State) error {
-		nodes := properties.Nodes[*Node](s)
-		for i := range nodes {
-			chain := []sim.NodeID{sim.NodeID(i)}
-			for cur := sim.NodeID(i); ; {
-				p := nodes[cur].Parent
-				if p == None || p == cur {
-					break
-				}
-				if slices.Contains(chain, p) {
-					return fmt.Errorf("parent pointers loop: %s", formatChain(append(chain, p)))
-				}
-				chain = append(chain, p)
-				cur = p
-			}
+		loop := properties.PointerLoop(s, func(id sim.NodeID) (sim.NodeID, bool) {
+			p := properties.Node[*Node](s, id).Parent
+			return p, !(p == None || p == id)
+		})
+		if loop != "" {
+			return fmt.Errorf("parent pointers loop: %s", loop)
 		}
 		return nil
 	})
-
-func formatChain(c []sim.NodeID) string {
-	parts := make([]string, len(c))
-	for i, id := range c {
-		parts[i] = strconv.Itoa(int(id))
-	}
-	return strings.Join(parts, " -> ")
-}
 
 // RecoveryTimerScheduled is the safety property behind RT14: a node leaves
 // Init only through joinOverlay, which schedules its recovery timer. It is

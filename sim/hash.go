@@ -124,13 +124,18 @@ func (h *Hasher) String(s string) {
 
 // Value writes any value: through its HashState method when it has one, by
 // reflection otherwise.
-func (h *Hasher) Value(v any) {
+func (h *Hasher) Value(v any) { h.value(v) }
+
+// value is Value, returning the plan it hashed v by (nil for nil).
+func (h *Hasher) value(v any) *plan {
 	if v == nil {
 		h.buf = append(h.buf, 0)
-		return
+		return nil
 	}
 	h.buf = append(h.buf, 1)
-	planOf(typeOf(v)).hashAny(h, v)
+	p := planOf(typeOf(v))
+	p.hashAny(h, v)
+	return p
 }
 
 // child returns an empty hasher for one nesting level below h.

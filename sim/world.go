@@ -915,11 +915,7 @@ func (w *World) send(s *State, from, to NodeID, msg Message) {
 	// Hash before copying: hashing stops a pointer cycle with a *TypeError,
 	// while copying one would overflow the stack and kill the process.
 	w.h.Reset()
-	var p *plan
-	if msg != nil {
-		p = planOf(typeOf(msg))
-	}
-	w.h.Value(msg)
+	p := w.h.value(msg)
 	e := Envelope{From: from, To: to, Msg: msg, FP: w.h.Sum64()}
 	if p != nil && (p.copier || !p.flat) {
 		e.Msg = Copy(msg)

@@ -74,6 +74,9 @@ type Bug struct {
 	// them in words for `livecheck list` ("--nodes 2K --proposers 2").
 	NeedsArg func(arg string) Needs
 	NeedsDoc string
+	// Example is, for a bug with an Arg, a value that shows it ("1" for
+	// quorum=K): the one the finding-power table (bench/findings) checks.
+	Example string
 }
 
 // Needs is a configuration a bug needs to show: nodes, parameters and

@@ -431,7 +431,7 @@ var System = livecheck.System{
 		{Name: "last-promise", Doc: "phase 2 proposes the value of the last promise received, not of the highest accepted ballot: two values chosen",
 			Needs: livecheck.Needs{Nodes: 3, Params: map[string]string{"proposers": "2"}}},
 		{Name: "quorum", Arg: "K", Doc: "quorums of K acceptors instead of a majority: with K at most half the nodes, two values chosen",
-			Needs: livecheck.Needs{Nodes: 2, Params: map[string]string{"proposers": "2"}}, NeedsArg: quorumNeeds, NeedsDoc: "--nodes 2K --proposers 2"},
+			Needs: livecheck.Needs{Nodes: 2, Params: map[string]string{"proposers": "2"}}, NeedsArg: quorumNeeds, NeedsDoc: "--nodes 2K --proposers 2", Example: "1"},
 	},
 	Params: []livecheck.Param{
 		{Name: "proposers", Doc: "how many nodes propose (nodes 0 to P-1, node i proposing 100+i), from 1 to the number of nodes", Default: "1"},

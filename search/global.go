@@ -1586,6 +1586,7 @@ func (g *global) expandSlept(todo []int) error {
 	const batch = 64
 	n := (len(todo) + batch - 1) / batch
 	out := make([][][2]uint64, n)
+	unseen := make([][]uint64, n)
 	errs := make([]error, n)
 	var next atomic.Int64
 	work := func(k *worker) {
@@ -1598,7 +1599,7 @@ func (g *global) expandSlept(todo []int) error {
 			for _, si := range todo[b*batch : min(len(todo), (b+1)*batch)] {
 				src := &g.sources[si]
 				var err error
-				if edges, err = k.sleptEdges(int(src.node), src.asleep, edges); err != nil {
+				if edges, err = k.sleptEdges(int(src.node), src.asleep, edges, &unseen[b]); err != nil {
 					errs[b] = err
 					break
 				}
@@ -1621,6 +1622,9 @@ func (g *global) expandSlept(todo []int) error {
 			return errs[b]
 		}
 		g.edges = append(g.edges, out[b]...)
+		for _, fp := range unseen[b] {
+			g.good[fp] = true
+		}
 	}
 	for _, si := range todo {
 		g.sources[si].asleep = 0
@@ -1629,9 +1633,10 @@ func (g *global) expandSlept(todo []int) error {
 }
 
 // sleptEdges appends the transitions out of node i that sleep sets spared
-// (asleep, over its enabled events) to edges. The state is made on the
-// worker's chain, as when it was expanded.
-func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64) ([][2]uint64, error) {
+// (asleep, over its enabled events) to edges, and to unseen the states
+// they lead to that the search never stored (in a shard only). The state
+// is made on the worker's chain, as when it was expanded.
+func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64, unseen *[]uint64) ([][2]uint64, error) {
 	d, _ := slices.BinarySearch(k.g.tree.levels, i+1)
 	d-- // the level whose first node is the last at or before i
 	s, err := k.state(i, d)
@@ -1649,7 +1654,14 @@ func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64) ([][2]uint6
 				return edges, &sim.StepError{Index: d, Event: ev, Err: err}
 			}
 			info := k.w.Last()
-			edges = append(edges, [2]uint64{k.w.Key(s), next.Key()})
+			to := next.Key()
+			if !k.g.visited.has(to) {
+				// Only in a shard: the state is reached another way, through
+				// a state of the split level left to another shard. Its
+				// future is not seen here, so it counts as good.
+				*unseen = append(*unseen, to)
+			}
+			edges = append(edges, [2]uint64{k.w.Key(s), to})
 			nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape)
 			if !more {
 				break

@@ -40,6 +40,7 @@ func TestShardsCoverTheSearch(t *testing.T) {
 		{"lcr 5 split at 3", &lcr.System, livecheck.Config{Nodes: 5}, 100, 3},
 		{"randtree 3 peers=all", &randtree.System, livecheck.Config{Nodes: 3, Params: map[string]string{"peers": "all"}}, 9, 0},
 		{"randtree 3 reset", &randtree.System, livecheck.Config{Nodes: 3, Budget: sim.Budget{Resets: 1}}, 8, 0},
+		{"randtree RT3 2 nodes", &randtree.System, livecheck.Config{Nodes: 2, Bugs: []string{"RT3"}}, 20, 0},
 		{"ring 3 reset at the bound", &ring.System, livecheck.Config{Nodes: 3, Budget: sim.Budget{Resets: 1, Errors: livecheck.None}}, 4, 0},
 	} {
 		for _, reduce := range []bool{false, true} {
@@ -69,6 +70,13 @@ func TestShardsCoverTheSearch(t *testing.T) {
 					}
 					if sh.res.Violation != nil && (least < 0 || len(sh.res.Violation.Path) < least) {
 						least = len(sh.res.Violation.Path)
+					}
+					// A closed dead region a shard finds is dead: the shard
+					// counts the states it did not see the future of
+					// (another shard's, or reached only through one) as
+					// live.
+					if sh.res.Dead != 0 && whole.res.Dead == 0 {
+						t.Fatalf("shard %d finds a closed dead region (%x), the unsplit search none", i, sh.res.Dead)
 					}
 					union = append(union, sh.res.Fingerprints...)
 					periphery = append(periphery, sh.periphery...)

@@ -244,8 +244,11 @@ func mergeProblem(files []string, shards []*reports.ShardFile) string {
 			missing = append(missing, i)
 		}
 	}
-	if len(missing) > 0 {
-		return fmt.Sprintf("%s of %d missing (given: %s)", reports.Count(len(missing), "shard is", "shards are"), a.Shards, reports.ShardsSeen(slices.Collect(maps.Keys(at))))
+	switch {
+	case len(missing) == 1:
+		return fmt.Sprintf("shard %d of %d is missing (given: %s)", missing[0], a.Shards, reports.ShardsSeen(slices.Collect(maps.Keys(at))))
+	case len(missing) > 1:
+		return fmt.Sprintf("shards %s of %d are missing (given: %s)", reports.ShardsSeen(missing), a.Shards, reports.ShardsSeen(slices.Collect(maps.Keys(at))))
 	}
 	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/search"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/walk"
 )
@@ -181,6 +182,8 @@ func (c *cli) run(args []string) int {
 		return c.reportCmd(args[1:])
 	case "debug":
 		return c.debug(args[1:])
+	case "merge":
+		return c.merge(args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, c.usage())
 		return ExitOK
@@ -188,7 +191,7 @@ func (c *cli) run(args []string) int {
 		fmt.Fprintln(stdout, Version(name, c.build))
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, prefix, replay, report, debug)\n", name, args[0])
+	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, merge, prefix, replay, report, debug)\n", name, args[0])
 	return ExitUsage
 }
 
@@ -199,6 +202,7 @@ func (c *cli) usage() string {
 Usage:
   %s list [--json]            the systems, their bugs and properties
   %s check SYSTEM [flags]     search SYSTEM's behaviours for a violation
+  %s merge SHARD_FILES...     combine the results of a check split with --shard
   %s prefix SYSTEM [flags]    make live prefixes to start checks from (check --from)
   %s replay TRACE [--json]    re-execute a trace file step by step
   %s report TRACE --html FILE the event graph of a trace file as a web page
@@ -209,7 +213,7 @@ Run '%s COMMAND --help' for a command's flags.
 
 Exit status: 0 nothing found, 1 violation found, 2 usage or input error,
 3 inconclusive (the check was cut short before it could tell).
-`, c.name, n, n, n, n, n, n, n, n)
+`, c.name, n, n, n, n, n, n, n, n, n)
 }
 
 // names returns the systems' names.
@@ -354,6 +358,9 @@ func (c *cli) check(args []string) int {
 	graph := fs.Bool("graph", false, "draw the steps around a liveness violation's critical step as an event graph: a lane per node, arrows for messages")
 	out := fs.String("out", "livecheck-out", "directory for trace files")
 	htmlFile := fs.String("html", "", "also write the report as a web page to this file: the path as an event graph (one lane per node), the nearest live path beside a dead one, every step's state, the walk statistics")
+	shardFlag := fs.String("shard", "", "run slice I of a check split into N (I/N, 0 <= I < N): every slice searches the same first levels, then only the states of the split level whose fingerprint falls to it, and walks with seeds of its own; --out FILE is then the shard's result file, for '"+c.cmd+" merge'; no time budget")
+	splitDepth := fs.Int("split-depth", 0, "with --shard: the level at which the slices divide the states (default: the first level with at least "+fmt.Sprint(search.SplitFactor)+" states a slice, or the depth bound)")
+	saveFPs := fs.Bool("save-fingerprints", false, "with --shard: also write the fingerprints of the states the slice stored beside the result file (FILE without .json, with .fingerprints; 8 bytes a state), so that merge counts the distinct states exactly")
 	params := paramFlags(fs, sys)
 	synopsis := c.cmd + " check SYSTEM [flags]: search every ordering of SYSTEM's events up to --depth steps\n" +
 		"and report the first safety or liveness violation, with a trace file that replays it.\n" +
@@ -403,6 +410,28 @@ func (c *cli) check(args []string) int {
 	}
 	if *stepsFlag != "" && *stepsFlag != "all" {
 		return c.usageErr("check", "--steps takes only all, not %q", *stepsFlag)
+	}
+	var shard search.Shard
+	if *shardFlag != "" {
+		if shard, err = parseShard(*shardFlag); err != nil {
+			return c.usageErr("check", "--shard: %v", err)
+		}
+		switch {
+		case !fs.Changed("out"):
+			return c.usageErr("check", "--shard needs --out FILE: where to write the shard's result")
+		case fs.Changed("time") && *budget != 0:
+			return c.usageErr("check", "--shard runs without a time budget (its result must not depend on the machine): drop --time, or bound the check with --depth or --max-states")
+		case *mode != "global":
+			return c.usageErr("check", "--shard splits the global search; --mode %s does not split", *mode)
+		case *splitDepth < 0:
+			return c.usageErr("check", "--split-depth must be at least 1, not %d", *splitDepth)
+		case fs.Changed("split-depth") && *splitDepth < 1:
+			return c.usageErr("check", "--split-depth must be at least 1, not %d", *splitDepth)
+		}
+		shard.SplitDepth = *splitDepth
+		*budget = 0
+	} else if fs.Changed("split-depth") || *saveFPs {
+		return c.usageErr("check", "--split-depth and --save-fingerprints go with --shard I/N")
 	}
 	if err := ValidReduce(*reduce); err != nil {
 		return c.usageErr("check", "--reduce: %v", err)
@@ -480,6 +509,8 @@ func (c *cli) check(args []string) int {
 		Prefix:         prefixPath,
 		PrefixInit:     prefixInit,
 		Progress:       prog.report,
+		Shard:          shard,
+		Fingerprints:   *saveFPs,
 	}
 	c.warnBugs(sys, opts.Config)
 	if *mode == "compare" {
@@ -488,6 +519,7 @@ func (c *cli) check(args []string) int {
 		}
 		return c.compare(sys, opts, *out, *asJSON)
 	}
+	started := time.Now()
 	res, err := Check(sys, opts)
 	if err != nil {
 		if errors.Is(err, ErrPrefix) {
@@ -495,8 +527,22 @@ func (c *cli) check(args []string) int {
 		}
 		return c.usageErr("check", "%v", err)
 	}
+	if *shardFlag != "" {
+		// The shard's result goes to its file, traces inside, for merge.
+		sf := res.ShardFile(sys, opts, c.build, time.Since(started))
+		var fps []uint64
+		if *saveFPs {
+			fps = res.Fingerprints
+			if fps == nil {
+				fps = []uint64{}
+			}
+		}
+		if err := WriteShardFile(*out, sf, fps); err != nil {
+			return c.usageErr("check", "--out %s: %v", *out, err)
+		}
+	}
 	trace, liveTrace := "", ""
-	if res.Verdict == SafetyViolation || res.Verdict == LivenessViolation || res.Verdict == PropertyError {
+	if *shardFlag == "" && (res.Verdict == SafetyViolation || res.Verdict == LivenessViolation || res.Verdict == PropertyError) {
 		trace, liveTrace, err = res.WriteTraces(*out)
 		if err != nil {
 			// The finding matters more than its file: report it anyway.
@@ -518,6 +564,9 @@ func (c *cli) check(args []string) int {
 		reports.WriteJSON(c.stdout, rep)
 	} else {
 		reports.WriteCheck(c.stdout, rep, true)
+		if *shardFlag != "" {
+			fmt.Fprintf(c.stdout, "\nshard %d/%d written to %s (split at depth %d); merge the shards with: %s merge FILES...\n", shard.Index, shard.Count, *out, res.Shard.SplitDepth, c.cmd)
+		}
 	}
 	if *htmlFile != "" {
 		g, err := res.Graph(sys, rep, *timeout)

@@ -147,6 +147,17 @@ type Options struct {
 	// PrefixInit names the initial state it starts from (see Result.Init).
 	Prefix     sim.Path
 	PrefixInit []int
+	// Shard, when its Count is more than 1, makes the check one slice of
+	// a check split among Count processes (search.Shard): the search
+	// divides the states of its split level among them, and each walks
+	// from its own periphery, with seeds of its own (walk i of shard j of
+	// n takes the seed of walk i*n+j). Its Index must be in [0, Count).
+	// A split check has no time budget: its result must not depend on the
+	// machine, so that merged shards mean what the unsplit check would.
+	Shard search.Shard
+	// Fingerprints keeps the keys of the states the search stored, for
+	// Result.Fingerprints: a merge of shards counts their union.
+	Fingerprints bool
 }
 
 // Progress is a snapshot of a running check.
@@ -295,6 +306,14 @@ type Result struct {
 	// the periphery ran (nil when there were none; nil both in local
 	// mode).
 	Coverage, WalkCoverage *coverage.Summary
+	// Shard is the slice of a split check this one was (Options.Shard),
+	// its SplitDepth the level where the search divided its states (-1:
+	// it ended before), Foreign the states of that level it left to the
+	// other shards. Fingerprints are the keys of the states the search
+	// stored, sorted (Options.Fingerprints).
+	Shard        search.Shard
+	Foreign      int64
+	Fingerprints []uint64
 }
 
 // Sometimes is what the check found of one reachability property.
@@ -363,6 +382,18 @@ func Check(sys *System, opts Options) (*Result, error) {
 	w.Recheck = recheckEvery
 	if opts.Mode == "local" && len(opts.Prefix) > 0 {
 		return nil, fmt.Errorf("local mode starts from the initial state: it does not take a prefix")
+	}
+	if sh := opts.Shard; sh.Count != 0 || sh.Index != 0 {
+		switch {
+		case sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count:
+			return nil, fmt.Errorf("shard %d/%d: the index must be at least 0 and less than the count", sh.Index, sh.Count)
+		case sh.SplitDepth < 0:
+			return nil, fmt.Errorf("the split depth cannot be negative")
+		case opts.Mode != "global":
+			return nil, fmt.Errorf("only the global search splits into shards, not %s mode", opts.Mode)
+		case opts.Time != 0:
+			return nil, fmt.Errorf("a shard runs without a time budget, so that its result does not depend on the machine")
+		}
 	}
 	c := &checker{w: w, m: m, opts: opts, red: red, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory)}
 	c.mem.start()
@@ -634,6 +665,9 @@ func (c *checker) run(trail *search.Trail) error {
 		Workers:    c.searchWorkers(),
 		Reduce:     c.red.sleep,
 		Observers:  c.red.observers,
+		Shard:      c.opts.Shard,
+
+		Fingerprints: c.opts.Fingerprints,
 	}
 	if c.opts.Progress != nil {
 		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }
@@ -647,6 +681,10 @@ func (c *checker) run(trail *search.Trail) error {
 		return err
 	}
 	res.Stats = sr.Stats
+	res.Shard, res.Foreign, res.Fingerprints = c.opts.Shard, sr.Foreign, sr.Fingerprints
+	if res.Shard.Count > 1 {
+		res.Shard.SplitDepth = sr.SplitDepth
+	}
 	c.searchReached(sr)
 	res.Complete = sr.Complete
 	res.Exhausted = sr.Exhausted
@@ -704,7 +742,7 @@ func (c *checker) run(trail *search.Trail) error {
 		p, init := sim.Path{}, []int(nil)
 		if len(c.starts) > 1 || c.base.Fingerprint() != sr.Dead {
 			to := sopts
-			to.Target, to.Progress = sr.Dead, nil
+			to.Target, to.Progress, to.Fingerprints = sr.Dead, nil, false
 			tr, err := search.Global(c.w, to)
 			if err != nil {
 				return err
@@ -746,6 +784,7 @@ func (c *checker) deadEvidence(init []int, p sim.Path, sopts search.Options) err
 		return err
 	}
 	sopts.Start, sopts.Starts, sopts.Target, sopts.Progress, sopts.Trail = end, nil, 0, nil, nil
+	sopts.Shard, sopts.Fingerprints = search.Shard{}, false
 	sr, err := search.Global(c.w, sopts)
 	if err != nil {
 		return err

@@ -202,7 +202,7 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 		if r.LiveAt >= 0 {
 			continue
 		}
-		found, err := settle(i, init, base, r.Path, r.End)
+		found, err := settle(c.walkIndex(i), init, base, r.Path, r.End)
 		if err != nil || found {
 			return err
 		}
@@ -361,6 +361,21 @@ func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
 // writeTraces is WriteTraces with the files named by name, given the
 // property ("live" for the nearest live path) and the path.
 func (r *Result) writeTraces(dir string, name func(property string, p sim.Path) string) (dead, live string, err error) {
+	t, lt := r.traces(name)
+	dead = filepath.Join(dir, name(r.Property, r.Path))
+	if lt != nil {
+		live = filepath.Join(dir, t.Critical.LiveTrace)
+		if err := reports.WriteFileAtomic(live, lt.Write); err != nil {
+			return "", "", err
+		}
+	}
+	return dead, live, reports.WriteFileAtomic(dead, t.Write)
+}
+
+// traces are the violation's trace and, with a critical step, the
+// nearest live path's (nil otherwise), which the first names by the
+// file name name gives it.
+func (r *Result) traces(name func(property string, p sim.Path) string) (t, lt *reports.Trace) {
 	describe := func(steps []ReplayStep) func(i int) string {
 		return func(i int) string {
 			if i < len(steps) {
@@ -369,20 +384,25 @@ func (r *Result) writeTraces(dir string, name func(property string, p sim.Path) 
 			return ""
 		}
 	}
-	t := r.Trace(describe(r.Steps))
-	dead = filepath.Join(dir, name(r.Property, r.Path))
+	t = r.Trace(describe(r.Steps))
 	if cx := r.Critical; cx != nil {
-		lt := r.Trace(nil)
+		lt = r.Trace(nil)
 		lt.Result, lt.Message = string(Live), fmt.Sprintf("the nearest live path: the dead path's first %d steps, then a walk that reaches a live state", cx.LiveStep)
 		lt.Steps = reports.FromPath(cx.LivePath, describe(cx.liveSteps))
-		live = filepath.Join(dir, name("live", cx.LivePath))
-		if err := reports.WriteFileAtomic(live, lt.Write); err != nil {
-			return "", "", err
-		}
 		t.Critical = &reports.TraceCritical{Case: string(cx.Case), Step: cx.Step, Event: cx.EventText,
-			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: filepath.Base(live)}
+			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: name("live", cx.LivePath)}
 	}
-	return dead, live, reports.WriteFileAtomic(dead, t.Write)
+	return t, lt
+}
+
+// walkIndex numbers walk i from the periphery among all the shards' walks
+// (Options.Shard): walk i of shard j of n is walk i*n+j, so that no two
+// shards walk with the same seeds. Unsplit, it is i.
+func (c *checker) walkIndex(i int) int {
+	if sh := c.opts.Shard; sh.Count > 1 {
+		return i*sh.Count + sh.Index
+	}
+	return i
 }
 
 type walkOut struct {
@@ -448,7 +468,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 					outs[i] <- walkOut{err: err}
 					continue
 				}
-				seed := walk.Seed(uint64(c.opts.Seed), uint64(i), 0)
+				seed := walk.Seed(uint64(c.opts.Seed), uint64(c.walkIndex(i)), 0)
 				wk.Reseed(seed)
 				trail.Init, trail.Base = c.fullInit(f.Init), f.Path
 				// A walk goes on past recovery to its full depth, checking

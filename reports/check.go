@@ -66,6 +66,9 @@ type Check struct {
 	Sometimes []Sometimes `json:"sometimes"`
 	// Coverage counts the handlers the check ran (nil in local mode).
 	Coverage *Coverage `json:"coverage,omitempty"`
+	// Merge says how `livecheck merge` combined the shards of a split
+	// check into this report (nil for a check's own report).
+	Merge *Merge `json:"merge,omitempty"`
 
 	// PrefixLen is the length of the live prefix the check started
 	// after (Prefix is set only when it came from a file).

@@ -188,13 +188,19 @@ func Path(steps []TraceStep) (sim.Path, error) {
 
 // Write writes t as indented JSON.
 func (t *Trace) Write(w io.Writer) error {
+	t.Stamp()
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(t)
+}
+
+// Stamp sets the trace's format and version, as Write does: for a trace
+// kept inside another file (a shard's result).
+func (t *Trace) Stamp() {
 	t.Format, t.Version = traceFormat, TraceVersion
 	if len(t.Init) == 0 {
 		t.Version = 1
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(t)
 }
 
 // ReadTrace reads and checks a trace. The error says what is wrong with it.

@@ -69,7 +69,41 @@ type Options struct {
 	// steps; the depth bound counts steps of the reduced search.
 	// Stats.Postponed says whether it took effect.
 	Observers bool
+	// Shard, when its Count is more than 1, makes the search one slice of
+	// a search split among Count processes (see Shard).
+	Shard Shard
+	// Fingerprints keeps the key of every state the search stores, for
+	// Result.Fingerprints (8 bytes a state more).
+	Fingerprints bool
 }
+
+// A Shard is one slice of a search split among Count processes, each
+// given its own Index (0 <= Index < Count). Every slice searches the same
+// first levels; at the split level each expands only the states whose
+// key (the fingerprint the visited set holds) falls to it, key mod Count
+// == Index, and goes on from those. The split level is SplitDepth when it
+// is not 0, otherwise the first level with at least SplitFactor*Count
+// states; it depends only on the level sizes, the same in every slice
+// and for any number of workers. Where no level below the depth bound is
+// that large, the states at the bound are divided instead (the
+// periphery, which the walks start from). A state at the split level is
+// expanded by one slice only; a state below it may be reached by
+// several, so the slices' counts add up to more than the unsplit
+// search's, and the union of their fingerprint sets is the unsplit
+// search's set.
+type Shard struct {
+	Index, Count int
+	SplitDepth   int
+}
+
+// SplitFactor is how many states per shard the first level must hold to
+// be the split level, when Shard.SplitDepth does not name one: enough
+// that the slices get shares of about the same size.
+const SplitFactor = 8
+
+// owns says whether the shard expands the state with key fp at the split
+// level.
+func (sh Shard) owns(fp uint64) bool { return fp%uint64(sh.Count) == uint64(sh.Index) }
 
 // A Worker is a world for a worker of the search, and its trail (nil:
 // none).
@@ -255,6 +289,16 @@ type Result struct {
 	// Coverage counts the handlers run by the transitions Stats counts
 	// (and the initial states' Init calls, when the search built them).
 	Coverage coverage.Counter
+	// SplitDepth is the level where a sharded search (Options.Shard)
+	// divided its states among the shards, -1 where it ended before it
+	// split (a violation nearer, or no state left); Foreign counts the
+	// states of that level left to the other shards (Stats.States counts
+	// them: the search stored them).
+	SplitDepth int
+	Foreign    int64
+	// Fingerprints are the keys of the states the search stored
+	// (Stats.States of them), sorted, with Options.Fingerprints.
+	Fingerprints []uint64
 }
 
 // A Reach is where a reachability property was first reached: Depth is
@@ -288,7 +332,8 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 		opts.Reduce = false
 	}
 	spec := w.Spec()
-	g := &global{opts: &opts, res: &Result{}, start: time.Now(), conc: opts.Reduce && len(spec.Symmetry) > 0}
+	g := &global{opts: &opts, res: &Result{SplitDepth: -1}, start: time.Now(), conc: opts.Reduce && len(spec.Symmetry) > 0, split: -1}
+	g.sharded = opts.Shard.Count > 1
 	g.por = opts.Observers && len(spec.Observers) > 0 && spec.Transport == sim.Datagram && spec.Budget == (sim.Budget{}) && len(spec.Monitors) == 0
 	defer func() {
 		st := &g.res.Stats
@@ -383,6 +428,14 @@ type global struct {
 	// their keys: with symmetry and sleep sets, to tell a state met
 	// again from a renaming of it.
 	conc bool
+	// sharded says the search is a slice (Options.Shard); until it has
+	// split, keys holds every stored state's key, node by node (always,
+	// with Options.Fingerprints). foreign[i], once split at level split,
+	// says node lo+i of that level is left to another shard.
+	sharded bool
+	split   int
+	keys    []uint64
+	foreign []bool
 	// por says observer events are postponed (Options.Observers, where
 	// it applies): each state's events list the other nodes' first.
 	// cyclic says a step went back to a state of its level or an
@@ -527,6 +580,9 @@ func (g *global) run(w *sim.World) (*Result, error) {
 			}
 		}
 		g.lastFPs = append(g.lastFPs, key)
+		if g.keeping() {
+			g.keys = append(g.keys, key)
+		}
 		g.levelStates = append(g.levelStates, s)
 		if opts.Reduce {
 			g.sleep = append(g.sleep, 0)
@@ -570,6 +626,11 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		}
 		st.Queue = g.hi - g.lo
 		g.liveBefore = g.live.Load()
+		if g.sharded && g.split < 0 && (opts.Shard.SplitDepth > 0 && d == opts.Shard.SplitDepth || opts.Shard.SplitDepth == 0 && g.hi-g.lo >= SplitFactor*opts.Shard.Count) {
+			g.splitLevel(d)
+		} else {
+			g.foreign = nil
+		}
 		g.expandLevel()
 		if g.por && !g.cyclic && g.oldHit() {
 			// A step of this level went back to a state seen before: the
@@ -619,6 +680,12 @@ func (g *global) run(w *sim.World) (*Result, error) {
 	res.Exhausted = exhausted
 	res.Depth = opts.Depth
 	st.Depth = opts.Depth
+	if !exhausted && g.sharded && g.split < 0 {
+		// No level below the bound was large enough: the shards divide
+		// the states at the bound, which the walks start from.
+		g.lo, g.hi = g.tree.levels[len(g.tree.levels)-1], g.tree.n
+		g.splitLevel(opts.Depth)
+	}
 	g.finishStats()
 	if !exhausted {
 		g.periphery(g.tree.levels[len(g.tree.levels)-1])
@@ -638,6 +705,9 @@ func (g *global) run(w *sim.World) (*Result, error) {
 // within d steps, and the periphery is taken at depth d.
 func (g *global) cutShort(d int) *Result {
 	g.tree.truncate(g.hi)
+	if len(g.keys) > g.hi {
+		g.keys = g.keys[:g.hi]
+	}
 	g.states.Store(int64(g.hi))
 	g.live.Store(g.liveBefore)
 	g.res.Depth, g.res.Stats.Depth = d, d
@@ -653,6 +723,39 @@ func (g *global) finishStats() {
 	st.States, st.Live = g.states.Load(), g.live.Load()
 	st.Transitions = g.counted
 	st.Queue = 0
+	if g.opts.Fingerprints {
+		g.res.Fingerprints = slices.Clone(g.keys)
+		slices.Sort(g.res.Fingerprints)
+	}
+}
+
+// keeping says whether the keys of new states are kept: all of them for
+// Options.Fingerprints, and a shard's until it has split.
+func (g *global) keeping() bool {
+	return g.opts.Fingerprints || g.sharded && g.split < 0
+}
+
+// splitLevel divides the states of the level at depth d, nodes lo to hi,
+// among the shards: those that fall to another are not expanded (nor,
+// at the bound, walked from). The search does not see their future, so
+// they count as states that may be live when closed dead regions are
+// sought.
+func (g *global) splitLevel(d int) {
+	g.split, g.res.SplitDepth = d, d
+	g.foreign = make([]bool, g.hi-g.lo)
+	for i := range g.foreign {
+		fp := g.keys[g.lo+i]
+		if !g.opts.Shard.owns(fp) {
+			g.foreign[i] = true
+			g.res.Foreign++
+			if g.good != nil {
+				g.good[fp] = true
+			}
+		}
+	}
+	if !g.opts.Fingerprints {
+		g.keys = nil
+	}
 }
 
 // periphery takes the states from node first to the last as the
@@ -660,7 +763,7 @@ func (g *global) finishStats() {
 func (g *global) periphery(first int) {
 	p := &Periphery{t: g.tree}
 	for i := first; i < g.tree.n; i++ {
-		if g.tree.at(i).live() {
+		if g.tree.at(i).live() || g.split == g.res.Depth && g.foreign != nil && g.foreign[i-first] {
 			continue
 		}
 		p.nodes = append(p.nodes, uint32(i))
@@ -870,6 +973,9 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 					g.nextConc = append(g.nextConc, c.conc[i])
 				}
 			}
+			if g.keeping() {
+				g.keys = append(g.keys, cd.fp)
+			}
 			g.states.Add(1)
 			res.Stats.MaxDepth = g.depth + 1
 			if live {
@@ -1009,6 +1115,9 @@ func (k *worker) expandChunks() {
 func (k *worker) expand(c *chunk, i int) bool {
 	g := k.g
 	d := g.depth
+	if g.foreign != nil && g.foreign[i-g.lo] {
+		return false // another shard's
+	}
 	var s *sim.State
 	path := k.steps[:0]
 	if j := i - g.lo; j < len(g.levelStates) && g.levelStates[j] != nil {
@@ -1477,6 +1586,7 @@ func (g *global) expandSlept(todo []int) error {
 	const batch = 64
 	n := (len(todo) + batch - 1) / batch
 	out := make([][][2]uint64, n)
+	unseen := make([][]uint64, n)
 	errs := make([]error, n)
 	var next atomic.Int64
 	work := func(k *worker) {
@@ -1489,7 +1599,7 @@ func (g *global) expandSlept(todo []int) error {
 			for _, si := range todo[b*batch : min(len(todo), (b+1)*batch)] {
 				src := &g.sources[si]
 				var err error
-				if edges, err = k.sleptEdges(int(src.node), src.asleep, edges); err != nil {
+				if edges, err = k.sleptEdges(int(src.node), src.asleep, edges, &unseen[b]); err != nil {
 					errs[b] = err
 					break
 				}
@@ -1512,6 +1622,9 @@ func (g *global) expandSlept(todo []int) error {
 			return errs[b]
 		}
 		g.edges = append(g.edges, out[b]...)
+		for _, fp := range unseen[b] {
+			g.good[fp] = true
+		}
 	}
 	for _, si := range todo {
 		g.sources[si].asleep = 0
@@ -1520,9 +1633,10 @@ func (g *global) expandSlept(todo []int) error {
 }
 
 // sleptEdges appends the transitions out of node i that sleep sets spared
-// (asleep, over its enabled events) to edges. The state is made on the
-// worker's chain, as when it was expanded.
-func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64) ([][2]uint64, error) {
+// (asleep, over its enabled events) to edges, and to unseen the states
+// they lead to that the search never stored (in a shard only). The state
+// is made on the worker's chain, as when it was expanded.
+func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64, unseen *[]uint64) ([][2]uint64, error) {
 	d, _ := slices.BinarySearch(k.g.tree.levels, i+1)
 	d-- // the level whose first node is the last at or before i
 	s, err := k.state(i, d)
@@ -1540,7 +1654,14 @@ func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64) ([][2]uint6
 				return edges, &sim.StepError{Index: d, Event: ev, Err: err}
 			}
 			info := k.w.Last()
-			edges = append(edges, [2]uint64{k.w.Key(s), next.Key()})
+			to := next.Key()
+			if !k.g.visited.has(to) {
+				// Only in a shard: the state is reached another way, through
+				// a state of the split level left to another shard. Its
+				// future is not seen here, so it counts as good.
+				*unseen = append(*unseen, to)
+			}
+			edges = append(edges, [2]uint64{k.w.Key(s), to})
 			nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape)
 			if !more {
 				break

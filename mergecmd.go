@@ -1,0 +1,137 @@
+package livecheck
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/search"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// parseShard reads --shard's I/N.
+func parseShard(s string) (search.Shard, error) {
+	bad := fmt.Errorf("takes I/N, the slice I of N with 0 <= I < N (e.g. 2/4), not %q", s)
+	is, ns, ok := strings.Cut(s, "/")
+	if !ok {
+		return search.Shard{}, bad
+	}
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return search.Shard{}, bad
+	}
+	return search.Shard{Index: i, Count: n}, nil
+}
+
+// merge is `livecheck merge FILES...`: the shard files of a split check
+// as one report, with the exit status a check would have.
+func (c *cli) merge(args []string) int {
+	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print one JSON object instead of text (check's, with a merge key)")
+	htmlFile := fs.String("html", "", "also write the report as a web page to this file, as check --html does")
+	out := fs.String("out", "livecheck-out", "directory for the trace files of the violation shown")
+	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run when a trace is replayed")
+	synopsis := c.cmd + " merge SHARD_FILES... [--json] [--html FILE]: combine the result files of a check split\n" +
+		"with 'check --shard I/N --out FILE' into one report: the shortest violation of each property, the\n" +
+		"counts of all the shards. A shard missing or given twice, or shards of another check or build,\n" +
+		"make the result inconclusive (exit 3)."
+	if code, stop := c.parse(fs, args, synopsis); stop {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return c.usageErr("merge", "give the shard files to merge (written by '%s check SYSTEM --shard I/N --out FILE')", c.cmd)
+	}
+	files := fs.Args()
+	var shards []*reports.ShardFile
+	for _, f := range files {
+		sh, err := reports.ReadShardFile(f)
+		if err != nil {
+			return c.usageErr("merge", "%v", err)
+		}
+		shards = append(shards, sh)
+	}
+	m, err := MergeShards(files, shards)
+	if err != nil {
+		return c.usageErr("merge", "%v", err)
+	}
+	rep := m.Report
+	sys, lerr := c.lookup(shards[0].Config.System)
+	if m.Problem != "" {
+		fmt.Fprintf(c.stderr, "%s merge: inconclusive: %s\n", c.name, m.Problem)
+	} else if v := m.Violation; v != nil {
+		if lerr != nil {
+			return c.usageErr("merge", "%s: %v", files[0], lerr)
+		}
+		// The trace files, as the check would have written them, and the
+		// steps replayed for the text.
+		trace := filepath.Join(*out, v.TraceName)
+		if err := reports.WriteFileAtomic(trace, v.Trace.Write); err != nil {
+			return c.usageErr("merge", "--out %s: %v", *out, err)
+		}
+		rep.Trace, rep.ReplayCommand = trace, c.cmd+" replay "+trace
+		if v.LiveTrace != nil {
+			live := filepath.Join(*out, v.LiveTraceName)
+			if err := reports.WriteFileAtomic(live, v.LiveTrace.Write); err != nil {
+				return c.usageErr("merge", "--out %s: %v", *out, err)
+			}
+			if rep.Critical != nil {
+				rep.Critical.LiveTrace = live
+			}
+			rep.LiveReplayCommand = c.cmd + " replay " + live
+		}
+		for i := range rep.Merge.Violations {
+			mv := &rep.Merge.Violations[i]
+			mv.Trace = filepath.Join(*out, mv.Trace)
+			if i > 0 {
+				if err := reports.WriteFileAtomic(mv.Trace, m.Violations[i].Trace.Write); err != nil {
+					return c.usageErr("merge", "--out %s: %v", *out, err)
+				}
+			}
+		}
+		p, err := reports.Path(v.Trace.Steps)
+		if err == nil {
+			var rp *Replayed
+			if rp, err = ReplayFrom(sys, ConfigOf(v.Trace), v.Trace.Init, p, *timeout); err == nil {
+				rep.Steps = stepsReport(rp.Steps)
+			}
+		}
+		if err != nil {
+			return c.usageErr("merge", "the trace of shard %d's %s does not replay on this build: %v", rep.Merge.Violations[0].Shard, v.Property, err)
+		}
+	}
+	if *asJSON {
+		reports.WriteJSON(c.stdout, rep)
+	} else {
+		reports.WriteMerge(c.stdout, rep)
+	}
+	if *htmlFile != "" && lerr == nil {
+		var g *reports.Graph
+		if v := m.Violation; v != nil {
+			g, err = GraphOfTrace(sys, v.Trace, v.LiveTrace, *timeout)
+			if err == nil {
+				g.Trace = rep.Trace
+			}
+		} else {
+			g, err = graphOf(sys, ConfigOf(&reports.Trace{Nodes: rep.Nodes, Bugs: rep.Bugs, Params: rep.Params, Budget: reports.Budget(rep.Budget)}), nil, sim.Path{}, nil, 0, *timeout)
+			if err == nil {
+				g.Title = fmt.Sprintf("%s: %s (%s merged)", rep.System, rep.Result, reports.Count(rep.Merge.Shards, "shard"))
+				g.Result, g.Message = rep.Result, rep.Message
+			}
+		}
+		if err == nil {
+			err = writeGraph(*htmlFile, g)
+		}
+		if err != nil {
+			return c.usageErr("merge", "--html %s: %v", *htmlFile, err)
+		}
+	}
+	if m.Problem != "" {
+		return ExitInconclusive
+	}
+	return exitCode(Verdict(rep.Result))
+}

@@ -1,0 +1,452 @@
+package reports
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// ShardSchema is the version of a shard file's JSON (ShardFile).
+const ShardSchema = "livecheck/shard/v1"
+
+// A ShardFile is what `livecheck check --shard i/n --out FILE` writes: one
+// slice of a split check, for `livecheck merge`. Everything in it but
+// Timing is the same for the same inputs, whatever the machine or the
+// number of workers.
+type ShardFile struct {
+	Schema string `json:"schema"`
+	// Shard is this slice's index, Shards how many there are.
+	Shard  int `json:"shard"`
+	Shards int `json:"shards"`
+	// SplitDepth is the level where the search divided its states among
+	// the shards (-1: it ended before, and every shard searched the
+	// same); ForeignStates the states of that level left to the others.
+	SplitDepth    int           `json:"split_depth"`
+	ForeignStates int64         `json:"foreign_states"`
+	Identity      ShardIdentity `json:"identity"`
+	Config        ShardConfig   `json:"config"`
+	// Report is the shard's report, as `check --json` prints it, with its
+	// times and memory figures moved to Timing and no trace file names.
+	Report *Check `json:"report"`
+	// Violations holds the violation the shard found, if any, with its
+	// traces.
+	Violations []ShardViolation `json:"violations"`
+	// Fingerprints names the side file that holds the keys of every
+	// state the shard stored (check --save-fingerprints), if written.
+	Fingerprints *FingerprintRef `json:"fingerprints,omitempty"`
+	Timing       ShardTiming     `json:"timing"`
+}
+
+// ShardIdentity says which build checked what: shards merge only when
+// all of it is the same.
+type ShardIdentity struct {
+	// Module, Version and Revision are the build's main module, its
+	// version and VCS revision (Modified: with uncommitted changes), Go
+	// the toolchain, as debug.ReadBuildInfo gives them.
+	Module   string `json:"module"`
+	Version  string `json:"version"`
+	Revision string `json:"revision,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+	Go       string `json:"go"`
+	// ConfigHash is the SHA-256 of Config as JSON; SystemHash that of the
+	// system's name, doc, properties and bugs (names and docs).
+	ConfigHash string `json:"config_sha256"`
+	SystemHash string `json:"system_sha256"`
+}
+
+// ShardConfig is a split check's configuration, with every default
+// filled in: what each shard must share (not the shard's index, nor the
+// workers, nor the memory limit).
+type ShardConfig struct {
+	System         string            `json:"system"`
+	Nodes          int               `json:"nodes"`
+	Bugs           []string          `json:"bugs"`
+	Params         map[string]string `json:"params,omitempty"`
+	Budget         sim.Budget        `json:"budget"`
+	Seed           int64             `json:"seed"`
+	Depth          int               `json:"depth"`
+	MaxStates      int               `json:"max_states"`
+	Reduce         string            `json:"reduce"`
+	WalkDepth      int               `json:"walk_depth"`
+	Walks          int               `json:"walks"`
+	Escalations    int               `json:"escalations"`
+	Weights        string            `json:"weights"`
+	NoWalks        bool              `json:"no_walks"`
+	StopAtLive     bool              `json:"stop_at_live"`
+	HandlerTimeout string            `json:"handler_timeout"`
+	// Prefix is the SHA-256 of the live prefix the check started after
+	// (its initial state and path), or empty.
+	Prefix string `json:"prefix,omitempty"`
+	// Shards and SplitDepth are --shard's n and --split-depth (0: the
+	// level chosen from the level sizes).
+	Shards     int `json:"shards"`
+	SplitDepth int `json:"split_depth_flag"`
+}
+
+// A ShardViolation is a violation a shard found, with its trace (in the
+// trace file format) and, for a liveness violation with a critical step,
+// the nearest live path's; TraceName and LiveTraceName are the file
+// names check would have given them.
+type ShardViolation struct {
+	Result        string `json:"result"`
+	Property      string `json:"property"`
+	Message       string `json:"message"`
+	PathLen       int    `json:"path_length"`
+	Trace         *Trace `json:"trace"`
+	TraceName     string `json:"trace_name"`
+	LiveTrace     *Trace `json:"live_trace,omitempty"`
+	LiveTraceName string `json:"live_trace_name,omitempty"`
+}
+
+// A FingerprintRef names a fingerprint file (WriteFingerprints) beside
+// the shard file, with its count of keys and its SHA-256.
+type FingerprintRef struct {
+	File   string `json:"file"`
+	Count  int64  `json:"count"`
+	SHA256 string `json:"sha256"`
+}
+
+// ShardTiming holds what depends on the machine: times and memory.
+type ShardTiming struct {
+	SearchMS   int64 `json:"search_ms"`
+	WalksMS    int64 `json:"walks_ms"`
+	CriticalMS int64 `json:"critical_ms"`
+	TotalMS    int64 `json:"total_ms"`
+	Workers    int   `json:"workers"`
+	MaxMemory  int64 `json:"max_memory_bytes,omitempty"`
+	PeakMemory int64 `json:"peak_memory_bytes,omitempty"`
+}
+
+// ShardTimes moves the times and memory figures of a check's report into
+// a ShardTiming, leaving the report the same for the same inputs.
+func ShardTimes(c *Check) ShardTiming {
+	t := ShardTiming{SearchMS: c.Stats.ElapsedMS, MaxMemory: c.MaxMemory, PeakMemory: c.PeakMemory}
+	c.Stats.ElapsedMS, c.Stats.Elapsed, c.MaxMemory, c.PeakMemory = 0, 0, 0, 0
+	if l := c.Liveness; l != nil {
+		t.WalksMS, t.CriticalMS = l.ElapsedMS, int64(l.CriticalMS)
+		l.ElapsedMS, l.CriticalMS, l.Elapsed, l.CriticalTime = 0, 0, 0, 0
+	}
+	return t
+}
+
+// Write writes the shard file as indented JSON.
+func (f *ShardFile) Write(w io.Writer) error {
+	f.Schema = ShardSchema
+	for _, v := range f.Violations {
+		v.Trace.Stamp()
+		if v.LiveTrace != nil {
+			v.LiveTrace.Stamp()
+		}
+	}
+	return WriteJSON(w, f)
+}
+
+// ReadShardFile reads and checks a shard file; the error says what is
+// wrong with it.
+func ReadShardFile(path string) (*ShardFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f ShardFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: not a valid shard file (malformed or truncated JSON: %v)", path, err)
+		}
+		return nil, fmt.Errorf("%s: not a valid shard file: %v", path, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: not a valid shard file: data after the JSON object", path)
+	}
+	bad := func(format string, args ...any) (*ShardFile, error) {
+		return nil, fmt.Errorf("%s: not a valid shard file: %s", path, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case f.Schema != ShardSchema:
+		return bad("schema %q, want %q (written by `check --shard I/N --out FILE`)", f.Schema, ShardSchema)
+	case f.Shards < 1 || f.Shard < 0 || f.Shard >= f.Shards:
+		return bad("shard %d/%d: the index must be at least 0 and less than the count", f.Shard, f.Shards)
+	case f.Report == nil:
+		return bad("it holds no report")
+	case f.Config.System == "" || f.Report.System != f.Config.System:
+		return bad("its report is of system %q, its configuration of %q", f.Report.System, f.Config.System)
+	case f.Identity.ConfigHash == "" || f.Identity.SystemHash == "":
+		return bad("it has no identity")
+	case len(f.Violations) > 0 && (f.Report.Result == "ok" || f.Report.Result == "inconclusive"):
+		return bad("its result is %s, yet it holds a violation", f.Report.Result)
+	}
+	for i, v := range f.Violations {
+		for _, t := range []*Trace{v.Trace, v.LiveTrace} {
+			if t == nil {
+				if v.Trace == nil {
+					return bad("violation %d has no trace", i)
+				}
+				continue
+			}
+			var b bytes.Buffer
+			if err := WriteJSON(&b, t); err != nil {
+				return nil, err
+			}
+			if _, err := ReadTrace(&b); err != nil {
+				return bad("the trace of violation %d: %v", i, err)
+			}
+		}
+		if v.TraceName == "" || filepath.Base(v.TraceName) != v.TraceName || v.LiveTrace != nil && (v.LiveTraceName == "" || filepath.Base(v.LiveTraceName) != v.LiveTraceName) {
+			return bad("violation %d's trace names must be plain file names", i)
+		}
+	}
+	if r := f.Fingerprints; r != nil && (r.File == "" || r.Count < 0) {
+		return bad("its fingerprint file reference is malformed")
+	}
+	return &f, nil
+}
+
+// fingerprintMagic opens a fingerprint file: then the count of keys and
+// the keys, sorted and distinct, each a little-endian uint64.
+const fingerprintMagic = "LCFP0001"
+
+// WriteFingerprints writes the sorted, distinct keys fps to path
+// (atomically) and returns its reference, the file named relative to the
+// shard file dir.
+func WriteFingerprints(path, dir string, fps []uint64) (*FingerprintRef, error) {
+	h := sha256.New()
+	err := WriteFileAtomic(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(io.MultiWriter(w, h))
+		bw.WriteString(fingerprintMagic)
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(len(fps)))
+		bw.Write(b[:])
+		for _, fp := range fps {
+			binary.LittleEndian.PutUint64(b[:], fp)
+			bw.Write(b[:])
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		rel = path
+	}
+	return &FingerprintRef{File: rel, Count: int64(len(fps)), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// fpReader reads one fingerprint file, key by key, checking its order and
+// at the end its count and hash.
+type fpReader struct {
+	name string
+	r    *bufio.Reader
+	f    *os.File
+	ref  *FingerprintRef
+	sum  func() []byte
+	left int64
+	cur  uint64
+	ok   bool
+}
+
+func openFingerprints(path string, ref *FingerprintRef) (*fpReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	fr := &fpReader{name: path, f: f, r: bufio.NewReaderSize(io.TeeReader(f, h), 1<<16), ref: ref, sum: func() []byte { return h.Sum(nil) }}
+	var head [16]byte
+	if _, err := io.ReadFull(fr.r, head[:]); err != nil || string(head[:8]) != fingerprintMagic {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a fingerprint file", path)
+	}
+	fr.left = int64(binary.LittleEndian.Uint64(head[8:]))
+	if fr.left != ref.Count {
+		f.Close()
+		return nil, fmt.Errorf("%s: holds %d keys, its shard file says %d", path, fr.left, ref.Count)
+	}
+	return fr, fr.next()
+}
+
+// next reads the next key into cur (ok false at the end, where the hash
+// is checked).
+func (fr *fpReader) next() error {
+	if fr.left == 0 {
+		fr.ok = false
+		var b [1]byte
+		if n, _ := fr.r.Read(b[:]); n > 0 {
+			return fmt.Errorf("%s: data after its last key", fr.name)
+		}
+		if hex.EncodeToString(fr.sum()) != fr.ref.SHA256 {
+			return fmt.Errorf("%s: its SHA-256 is not the one its shard file records (changed or damaged)", fr.name)
+		}
+		return nil
+	}
+	var b [8]byte
+	if _, err := io.ReadFull(fr.r, b[:]); err != nil {
+		return fmt.Errorf("%s: truncated (%d keys missing)", fr.name, fr.left)
+	}
+	v := binary.LittleEndian.Uint64(b[:])
+	if fr.ok && v <= fr.cur {
+		return fmt.Errorf("%s: the keys are not sorted", fr.name)
+	}
+	fr.cur, fr.ok = v, true
+	fr.left--
+	return nil
+}
+
+// UnionFingerprints counts the distinct keys of the fingerprint files
+// the shard files name, paths relative to their directories, merging the
+// sorted files as streams: it holds a few buffers, not the sets.
+func UnionFingerprints(shardPaths []string, refs []*FingerprintRef) (int64, error) {
+	var rs []*fpReader
+	defer func() {
+		for _, r := range rs {
+			r.f.Close()
+		}
+	}()
+	for i, ref := range refs {
+		p := ref.File
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(shardPaths[i]), p)
+		}
+		r, err := openFingerprints(p, ref)
+		if err != nil {
+			return 0, err
+		}
+		rs = append(rs, r)
+	}
+	var n int64
+	for {
+		// The least current key among the files; few files, so a scan.
+		least, any := uint64(0), false
+		for _, r := range rs {
+			if r.ok && (!any || r.cur < least) {
+				least, any = r.cur, true
+			}
+		}
+		if !any {
+			return n, nil
+		}
+		n++
+		for _, r := range rs {
+			for r.ok && r.cur == least {
+				if err := r.next(); err != nil {
+					return 0, err
+				}
+			}
+		}
+	}
+}
+
+// ShardsSeen lists the shard indices given, for messages: "0, 1 and 3".
+func ShardsSeen(idx []int) string {
+	idx = slices.Clone(idx)
+	slices.Sort(idx)
+	s := ""
+	for i, x := range idx {
+		switch {
+		case i == 0:
+		case i == len(idx)-1:
+			s += " and "
+		default:
+			s += ", "
+		}
+		s += fmt.Sprint(x)
+	}
+	return s
+}
+
+// Merge is what `livecheck merge` adds to a check's report: how the
+// shards of a split check were combined.
+type Merge struct {
+	Shards     int      `json:"shards"`
+	Files      []string `json:"files"`
+	SplitDepth int      `json:"split_depth"`
+	// StatesSum adds up the shards' counts of states; StatesUnion, when
+	// UnionExact (every shard saved its fingerprints), counts the
+	// distinct ones among them, which the report's states then are.
+	StatesSum   int64 `json:"states_sum"`
+	StatesUnion int64 `json:"states_union,omitempty"`
+	UnionExact  bool  `json:"union_exact"`
+	// PerShard is what each shard found, in the order given.
+	PerShard []MergeShard `json:"per_shard"`
+	// Violations is the shortest violation of each property, the one
+	// the report shows first.
+	Violations []MergeViolation `json:"violations"`
+	// Problem says why the shards do not make one check, if they do not.
+	Problem string `json:"problem,omitempty"`
+}
+
+// MergeShard is one shard's result in a merge.
+type MergeShard struct {
+	Shard      int    `json:"shard"`
+	File       string `json:"file"`
+	Result     string `json:"result"`
+	States     int64  `json:"states"`
+	Foreign    int64  `json:"foreign_states"`
+	Periphery  int    `json:"periphery"`
+	Walks      int    `json:"walks"`
+	Complete   bool   `json:"complete"`
+	Covered    int    `json:"covered_depth"`
+	SplitDepth int    `json:"split_depth"`
+	Property   string `json:"property,omitempty"`
+	PathLen    int    `json:"path_length,omitempty"`
+}
+
+// MergeViolation is the shortest violation of one property among the
+// shards: the shard that found it, and its trace's file name.
+type MergeViolation struct {
+	Result   string `json:"result"`
+	Property string `json:"property"`
+	Shard    int    `json:"shard"`
+	PathLen  int    `json:"path_length"`
+	Trace    string `json:"trace"`
+}
+
+// WriteMerge writes a merged report as text: the check's report, then
+// how the shards were combined.
+func WriteMerge(w io.Writer, c *Check) {
+	WriteCheck(w, c, true)
+	m := c.Merge
+	if m == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	split := "the search ended before it split: every shard searched the same"
+	if m.SplitDepth >= 0 {
+		split = "split at depth " + fmt.Sprint(m.SplitDepth)
+	}
+	fmt.Fprintf(w, "merged %s (%s): %s in all", Count(m.Shards, "shard"), split, Count(m.StatesSum, "state"))
+	if m.UnionExact {
+		fmt.Fprintf(w, ", %s distinct (the exact union of their fingerprints)\n", Thousands(m.StatesUnion))
+	} else {
+		fmt.Fprintf(w, " (states two shards reach count twice; --save-fingerprints gives the distinct count)\n")
+	}
+	var rows [][]string
+	for _, s := range m.PerShard {
+		v := ""
+		if s.Property != "" {
+			v = fmt.Sprintf("%s in %s", s.Property, Count(s.PathLen, "step"))
+		}
+		rows = append(rows, []string{fmt.Sprintf("%d/%d", s.Shard, m.Shards), s.File, s.Result, Thousands(s.States), Thousands(s.Periphery), Thousands(s.Walks), v})
+	}
+	Table(w, []string{"shard", "file", "result", "states", "periphery", "walks", "violation"}, rows)
+	if len(m.Violations) > 1 {
+		fmt.Fprintln(w, "shortest violation of each property:")
+		for _, v := range m.Violations {
+			fmt.Fprintf(w, "    %s of %s in %s (shard %d): %s\n", v.Result, v.Property, Count(v.PathLen, "step"), v.Shard, v.Trace)
+		}
+	}
+}

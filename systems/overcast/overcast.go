@@ -111,13 +111,15 @@ const (
 
 // Messages.
 type (
-	// Join asks to take Joiner as a child, in its spell Epoch. Sibling is
-	// the parent the joiner believes it shares with the receiver (a move
-	// to a sibling), None otherwise; a Join passed on drops it.
+	// Join asks to take Joiner as a child, in its spell Epoch. Under is
+	// the node the sender believes to be the receiver's parent: the
+	// parent a mover shares with a sibling, or the node that passed the
+	// Join on to its child; None for a Join sent to the root or to the
+	// grandparent.
 	Join struct {
-		Joiner  sim.NodeID
-		Epoch   int
-		Sibling sim.NodeID
+		Joiner sim.NodeID
+		Epoch  int
+		Under  sim.NodeID
 	}
 	// JoinOK says the sender took the receiver as a child in spell Epoch.
 	JoinOK struct{ Epoch int }
@@ -155,8 +157,12 @@ type Node struct {
 	LockedBy sim.NodeID // the child holding this node's lock, or None
 	Probing  bool       // asked its parent for the lock
 	Moving   bool       // holds its parent's lock and asked to move
-	Epoch    int
-	Moved    bool // has moved once, for the canary
+	// Epoch numbers the node's spells of joining and moving. It is kept on
+	// disk: a Join relayed by a third node outlives a reset of its joiner,
+	// and a number used again after the reset would take its answer for
+	// a current one.
+	Epoch int  `livecheck:"durable"`
+	Moved bool // has moved once, for the canary
 
 	self sim.NodeID `livecheck:"-"`
 	cfg  *config    `livecheck:"-"`
@@ -211,7 +217,7 @@ func (n *Node) Timer(ctx sim.Context, name string) {
 	case JoinTimer:
 		if n.Status == Joining {
 			ctx.SetTimer(JoinTimer)
-			ctx.Send(Root, Join{Joiner: n.self, Epoch: n.Epoch, Sibling: None})
+			ctx.Send(Root, Join{Joiner: n.self, Epoch: n.Epoch, Under: None})
 		}
 	case ReorgTimer:
 		if n.Status == Joined && n.LockedBy == None && !n.Probing && !n.Moving {
@@ -231,10 +237,14 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 	case Join:
 		switch {
 		case n.Status != Joined || m.Joiner == n.Parent:
-			// Not in the tree, or the parent rejoining (see the package
-			// comment): a joiner asks again, a mover gives up.
+			// Not in the tree, between two parents, or the parent
+			// rejoining (see the package comment): a joiner asks again, a
+			// mover gives up.
 			ctx.Send(m.Joiner, JoinNo{Epoch: m.Epoch})
-		case m.Sibling != None && m.Sibling != n.Parent:
+		case n.LockedBy != None && from == m.Joiner:
+			ctx.Send(m.Joiner, JoinNo{Epoch: m.Epoch})
+		case m.Under != None && m.Under != n.Parent:
+			// Sent to a child of a node this one has left since.
 			ctx.Send(m.Joiner, JoinNo{Epoch: m.Epoch})
 		default:
 			n.place(ctx, m)
@@ -283,15 +293,15 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 			return
 		}
 		t := targets[k]
-		sibling := None
+		under := None
 		if t != m.Grandparent {
-			sibling = n.Parent
+			under = n.Parent
 		}
 		n.Moving = true
 		n.Epoch++
 		ctx.SetTimer(MoveTimer)
 		ctx.Logf("move under %d", t)
-		ctx.Send(t, Join{Joiner: n.self, Epoch: n.Epoch, Sibling: sibling})
+		ctx.Send(t, Join{Joiner: n.self, Epoch: n.Epoch, Under: under})
 	case Busy:
 		if from == n.Parent {
 			n.Probing = false
@@ -325,7 +335,7 @@ func (n *Node) rejoin(ctx sim.Context) {
 	ctx.CancelTimer(MoveTimer)
 	n.Epoch++
 	ctx.SetTimer(JoinTimer)
-	ctx.Send(Root, Join{Joiner: n.self, Epoch: n.Epoch, Sibling: None})
+	ctx.Send(Root, Join{Joiner: n.self, Epoch: n.Epoch, Under: None})
 }
 
 // place takes the joiner as a child, or passes its Join on to a child.
@@ -343,7 +353,7 @@ func (n *Node) place(ctx sim.Context, m Join) {
 		ctx.Send(m.Joiner, JoinOK{Epoch: m.Epoch})
 		return
 	}
-	m.Sibling = None
+	m.Under = n.self
 	ctx.Send(n.Children[ctx.Choose(len(n.Children))], m)
 }
 
@@ -460,7 +470,7 @@ var System = livecheck.System{
 	// between two parents takes a join passed down from its own old
 	// subtree): until it is fixed, the system is offered only where it is
 	// correct, so that no check reports a slip of the model as a finding.
-	MaxNodes:     3,
+	MaxNodes:     5,
 	DefaultDepth: 12,
 	PrefixDepth:  6,
 	Bugs: []livecheck.Bug{

@@ -1,6 +1,7 @@
 package overcast_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/overcast"
 )
@@ -150,14 +152,18 @@ func TestCorrectSilentAtBugConfigs(t *testing.T) {
 
 // The state space of the correct version at its defaults, pinned: a change
 // in these numbers changes what the search explores and must be explained.
+// (4,100 and 7,820 before a Join passed on named the node passing it and a
+// locked node refused Joins sent to it: the Under field tells apart Joins
+// that were equal, and a refused Join is a JoinNo in flight where a Join
+// was passed on.)
 func TestStateCounts(t *testing.T) {
 	t.Parallel()
 	res, err := livecheck.Check(&overcast.System, livecheck.Options{NoWalks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != livecheck.OK || res.Stats.States != 4100 || res.Stats.Transitions != 7820 {
-		t.Errorf("%s, %d states, %d transitions; want ok, 4100 and 7820", res.Verdict, res.Stats.States, res.Stats.Transitions)
+	if res.Verdict != livecheck.OK || res.Stats.States != 4670 || res.Stats.Transitions != 8566 {
+		t.Errorf("%s, %d states, %d transitions; want ok, 4670 and 8566", res.Verdict, res.Stats.States, res.Stats.Transitions)
 	}
 }
 
@@ -168,5 +174,112 @@ func TestBadDegree(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "--degree") {
 			t.Errorf("degree %q: %v, want an error naming --degree", d, err)
 		}
+	}
+}
+
+// The correct version is silent beyond the bugs' configurations, where the
+// rules of a Join passed on and of a locked node matter: 4 nodes with a
+// socket error or a reset, 5 nodes, at degree 2 and 1. The search is
+// bounded lower than the default depth 12 so that each check takes seconds
+// (seed 1); with LIVECHECK_SLOW_TESTS=1, at 4 nodes the default depth and
+// seeds 1-30 (5 nodes: depth 8, seeds 1-30).
+func TestCorrectSilentOnMoreNodes(t *testing.T) {
+	slow := os.Getenv("LIVECHECK_SLOW_TESTS") != ""
+	if testing.Short() && !slow {
+		t.Skip("seconds a check; runs without -short")
+	}
+	seeds, d4, d5 := int64(1), 10, 7
+	if slow {
+		seeds, d4, d5 = 30, 12, 8
+	}
+	for _, tc := range []struct {
+		nodes, depth int
+		degree       string
+		budget       sim.Budget
+	}{
+		{4, d4, "2", sim.Budget{Errors: 1}},
+		{4, d4, "1", sim.Budget{Errors: 1}},
+		{4, d4, "2", sim.Budget{Resets: 1}},
+		{5, d5, "2", sim.Budget{}},
+		{5, d5, "1", sim.Budget{}},
+		{5, d5, "2", sim.Budget{Errors: 1}},
+	} {
+		t.Run(fmt.Sprintf("%dnodes-degree%s-%+v", tc.nodes, tc.degree, tc.budget), func(t *testing.T) {
+			t.Parallel()
+			cfg := livecheck.Config{Nodes: tc.nodes, Params: map[string]string{"degree": tc.degree}, Budget: tc.budget}
+			for seed := int64(1); seed <= seeds; seed++ {
+				res, err := livecheck.Check(&overcast.System, livecheck.Options{Config: cfg, Depth: tc.depth, Seed: seed, WalkDepth: 1000, StopAtLive: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != livecheck.OK || !res.Complete {
+					t.Fatalf("seed %d: %s of %q: %s", seed, res.Verdict, res.Property, res.Message)
+				}
+			}
+		})
+	}
+}
+
+// The loop the correct version formed before the fix, at 4 nodes with a
+// socket error (testdata/loop-4nodes-socket-error.json, from `check
+// overcast --nodes 4 --socket-errors 1` then): node 1 moves under its
+// sibling 2 holding root 0's lock, and 2 takes it; the connection 0<->2
+// breaks and 2 rejoins through the root; 0, which still lists 1 (its
+// JoinOK from 2 is on its way), passed 2's Join down to 1, which took it,
+// and six steps later each was the other's parent: 1 -> 2 -> 1. On the
+// fixed protocol the first ten steps replay as they were; at step 11 root
+// 0, whose lock 1 holds, refuses the rejoin instead of passing it on (the
+// step the trace records, with its choice of a child, is not enabled);
+// and no state within eight steps of step 10 has a loop.
+func TestOldFourNodeLoopGone(t *testing.T) {
+	tr, err := reports.ReadTraceFile("testdata/loop-4nodes-socket-error.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := reports.Path(tr.Steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Message != "parent pointers loop: 1 -> 2 -> 1" || len(p) != 16 {
+		t.Fatalf("the trace records %q after %d steps", tr.Message, len(p))
+	}
+	cfg := livecheck.Config{Nodes: tr.Nodes, Params: tr.Params, Budget: sim.Budget(tr.Budget)}
+	_, m, err := overcast.System.Model(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := sim.NewWorld(m.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Strict = true // a recorded choice the step no longer makes is an error
+	s, err := w.Initial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const replays = 10
+	for i, st := range p[:replays] {
+		if s, err = w.Apply(s, st.Event, st.Choices); err != nil {
+			t.Fatalf("step %d (%s): %v", i+1, tr.Steps[i].Text, err)
+		}
+	}
+	if _, err := w.Apply(s, p[replays].Event, p[replays].Choices); !errors.Is(err, sim.ErrNotEnabled) {
+		t.Fatalf("step %d as recorded (%s): %v, want it not enabled", replays+1, tr.Steps[replays].Text, err)
+	}
+	if _, err := w.Apply(s, p[replays].Event, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := sim.DescribeSent(w.Last().Sent); got != "JoinNo{Epoch:2} 0->2" {
+		t.Errorf("root 0 answers the rejoin with %s, want a JoinNo", got)
+	}
+	res, err := livecheck.Check(&overcast.System, livecheck.Options{Config: cfg, Prefix: p[:replays], Depth: 8, NoWalks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.OK || !res.Complete {
+		t.Fatalf("from step %d: %s of %q: %s", replays, res.Verdict, res.Property, res.Message)
+	}
+	if res.Covered != 8 {
+		t.Errorf("searched %d steps past the prefix, want 8", res.Covered)
 	}
 }

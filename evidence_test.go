@@ -58,10 +58,11 @@ func checkEvidence(sys *livecheck.System, opts livecheck.Options) error {
 }
 
 // Every liveness bug's critical transition, by evidence rather than by
-// event name. In go test: LCR's ignore-early and RT10 seed 8, with walks of
-// 1,000 steps to keep it quick (the evidence is of the same kind as at the
-// default depth). LIVECHECK_SLOW_TESTS=1 adds RT3 and partition-forget and runs
-// RT10 over seeds 1 to 20, all at the default walk depth (minutes).
+// event name. With -short: LCR's ignore-early and RT10 seed 8, with walks
+// of 1,000 steps to keep it quick (the evidence is of the same kind as at
+// the default depth). Without -short (CI) it adds RT3 and partition-forget
+// at the default walk depth; LIVECHECK_SLOW_TESTS=1 also runs RT10 over
+// seeds 1 to 20 at the default walk depth (minutes).
 func TestCriticalEvidence(t *testing.T) {
 	all := map[string]string{"peers": "all"}
 	type tc struct {
@@ -72,10 +73,12 @@ func TestCriticalEvidence(t *testing.T) {
 	}
 	cases := []tc{{"lcr ignore-early", &lcr.System, livecheck.Config{Bugs: []string{"ignore-early"}}, 1}}
 	seeds, depth := []int64{8}, 1000
-	if os.Getenv("LIVECHECK_SLOW_TESTS") != "" {
+	if !testing.Short() {
 		cases = append(cases,
 			tc{"randtree RT3", &randtree.System, livecheck.Config{Nodes: 4, Bugs: []string{"RT3"}}, 1},
 			tc{"ring partition-forget", &ring.System, livecheck.Config{Nodes: 4, Bugs: []string{"partition-forget"}, Budget: sim.Budget{Errors: 1}}, 1})
+	}
+	if os.Getenv("LIVECHECK_SLOW_TESTS") != "" {
 		seeds, depth = nil, 0
 		for s := int64(1); s <= 20; s++ {
 			seeds = append(seeds, s)

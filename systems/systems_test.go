@@ -76,8 +76,11 @@ func TestEveryBugListed(t *testing.T) {
 // (3 min on two busy cores), most of it RT14 (4 nodes and a reset),
 // rejoin-self and the liveness bugs' critical-transition searches, before
 // main's walks past recovery; seed 1 alone now takes about 40 s wall, so
-// seeds 2-10 run only with LIVECHECK_SLOW_TESTS=1.
+// -short skips it and seeds 2-10 run only with LIVECHECK_SLOW_TESTS=1.
 func TestBugsFoundAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 40 s: runs without -short")
+	}
 	seeds := int64(1)
 	if os.Getenv("LIVECHECK_SLOW_TESTS") != "" {
 		seeds = 10
@@ -116,8 +119,8 @@ func TestBugsFoundAlone(t *testing.T) {
 // The full audit at the CLI's settings is `livecheck check SYS` with the
 // same flags, seeds 1-30.
 func TestCorrectSilentAtBugConfigs(t *testing.T) {
-	if testing.Short() || os.Getenv("LIVECHECK_SLOW_TESTS") == "" {
-		t.Skip("240 checks: set LIVECHECK_SLOW_TESTS=1")
+	if testing.Short() {
+		t.Skip("240 checks: runs without -short")
 	}
 	seen := map[string]bool{}
 	for _, c := range bugs {

@@ -116,15 +116,15 @@ func TestProbeLockFound(t *testing.T) {
 }
 
 // The correct version is silent at each bug's configuration over seeds
-// 1-5 (1-30 with LIVECHECK_SLOW_TESTS=1), and nodes move (the canary)
+// 1-30 (1-5 with -short), and nodes move (the canary)
 // wherever a node can have two children: at degree 1 (BT2's
 // configuration) the tree is a chain, with no siblings, and a move to the
 // grandparent is passed down to the mover's own parent, which takes it
 // again.
 func TestCorrectSilentAtBugConfigs(t *testing.T) {
-	seeds := int64(5)
-	if os.Getenv("LIVECHECK_SLOW_TESTS") != "" {
-		seeds = 30
+	seeds := int64(30)
+	if testing.Short() {
+		seeds = 5
 	}
 	for _, b := range overcast.System.Bugs {
 		t.Run(b.Name, func(t *testing.T) {

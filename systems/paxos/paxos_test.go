@@ -2,7 +2,6 @@ package paxos_test
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -338,13 +337,12 @@ func TestCorrectStateCounts(t *testing.T) {
 
 // The correct protocol with two proposers at the depth where last-promise
 // is found: 1,952,263 states, 4.8 million transitions with sleep sets (9.25
-// million without, `--reduce none`), about 20 s: run with
-// LIVECHECK_SLOW_TESTS=1. (The first pin, 1,951,615 states, came from the
+// million without, `--reduce none`), about 20 s: -short skips it. (The first pin, 1,951,615 states, came from the
 // depth-first search, which missed states first met at the bound and then
 // nearer the start; breadth-first counts every state within 18 steps.)
 func TestCorrectTwoProposersDeep(t *testing.T) {
-	if os.Getenv("LIVECHECK_SLOW_TESTS") == "" {
-		t.Skip("about 10 million transitions; set LIVECHECK_SLOW_TESTS=1 to run")
+	if testing.Short() {
+		t.Skip("about 5 million transitions: runs without -short")
 	}
 	res := check(t, 3, 2, 18)
 	if res.Verdict != livecheck.OK || !res.Complete {

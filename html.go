@@ -48,6 +48,14 @@ func graphPath(sys *System, cfg Config, init []int, p sim.Path, timeout time.Dur
 			if q := sent[k]; len(q) > 0 {
 				st.From, sent[k] = q[0], q[1:]
 			}
+		case sim.Duplicate:
+			// The copy was sent when the original was: a later delivery
+			// of either draws its arrow from there.
+			st.Peer = int(ev.Peer)
+			k := msgKey{ev.Peer, ev.Node, ev.Msg}
+			if q := sent[k]; len(q) > 0 {
+				sent[k] = append(q, q[0])
+			}
 		case sim.SocketError:
 			st.Peer = int(ev.Peer)
 		}

@@ -32,7 +32,11 @@ import (
 // initial state. A trace without them is written as version 1, byte for
 // byte as before, so that only a file a version-1 reader cannot replay is
 // refused by it, for its version.
-const TraceVersion = 2
+//
+// Version 3 adds the failures duplicate (a datagram copied; its budget is
+// Budget.Dups). A trace whose budget allows none of them is written as
+// version 1 or 2, as before.
+const TraceVersion = 3
 
 // A Trace is the content of a trace file.
 type Trace struct {
@@ -84,12 +88,18 @@ type TraceDeadTest struct {
 	Weights   string `json:"weights,omitempty"`
 }
 
-// Budget is the failure budget of a trace's configuration.
+// Budget is the failure budget of a trace's configuration. The failures
+// added after version 2 are left out when 0, so that a trace without
+// them is written as before.
 type Budget struct {
 	Resets int `json:"resets"`
 	Drops  int `json:"drops"`
 	Errors int `json:"errors"`
+	Dups   int `json:"dups,omitempty"`
 }
+
+// newer says whether b allows a failure that version 2 does not know.
+func (b Budget) newer() bool { return b.Dups != 0 }
 
 // A TraceStep is one event of a path, by content, with its choices.
 type TraceStep struct {
@@ -115,7 +125,7 @@ func FromPath(p sim.Path, describe func(i int) string) []TraceStep {
 		ev := st.Event
 		ts := TraceStep{Kind: ev.Kind.String(), Node: int(ev.Node), Choices: st.Choices}
 		switch ev.Kind {
-		case sim.Deliver, sim.Drop:
+		case sim.Deliver, sim.Drop, sim.Duplicate:
 			peer := int(ev.Peer)
 			ts.Peer = &peer
 			ts.Msg = fmt.Sprintf("%016x", ev.Msg)
@@ -153,7 +163,7 @@ func Path(steps []TraceStep) (sim.Path, error) {
 			return nil, bad("node %d is negative", ts.Node)
 		}
 		switch k {
-		case sim.Deliver, sim.Drop, sim.SocketError:
+		case sim.Deliver, sim.Drop, sim.Duplicate, sim.SocketError:
 			if ts.Peer == nil || *ts.Peer < 0 {
 				return nil, bad("a %s step needs a peer node", ts.Kind)
 			}
@@ -189,7 +199,11 @@ func Path(steps []TraceStep) (sim.Path, error) {
 // Write writes t as indented JSON.
 func (t *Trace) Write(w io.Writer) error {
 	t.Format, t.Version = traceFormat, TraceVersion
-	if len(t.Init) == 0 {
+	switch {
+	case t.Budget.newer():
+	case len(t.Init) > 0:
+		t.Version = 2
+	default:
 		t.Version = 1
 	}
 	enc := json.NewEncoder(w)
@@ -241,7 +255,7 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 		return nil, fmt.Errorf("the trace names no system")
 	case t.Nodes < 1:
 		return nil, fmt.Errorf("the trace has %d nodes; at least 1 is needed", t.Nodes)
-	case t.Budget.Resets < 0 || t.Budget.Drops < 0 || t.Budget.Errors < 0:
+	case t.Budget.Resets < 0 || t.Budget.Drops < 0 || t.Budget.Errors < 0 || t.Budget.Dups < 0:
 		return nil, fmt.Errorf("the trace has a negative failure budget")
 	}
 	if _, err := Path(t.Steps); err != nil {

@@ -105,8 +105,9 @@ type Context interface {
 type Transport uint8
 
 const (
-	// Datagram: any message in flight may be delivered next, and with a drop
-	// budget any may be lost.
+	// Datagram: any message in flight may be delivered next, with a drop
+	// budget any may be lost, and with a duplication budget any may be
+	// copied, so that it arrives twice.
 	Datagram Transport = iota
 	// Stream: each ordered pair of nodes has a connection that delivers in
 	// order. A reset of either end or an injected socket error breaks it: its
@@ -134,6 +135,14 @@ type Budget struct {
 	Resets int `json:"resets"` // node resets (crash and restart)
 	Drops  int `json:"drops"`  // lost datagrams (datagram transport)
 	Errors int `json:"errors"` // injected socket errors (stream transport)
+	// Dups counts duplicated datagrams (datagram transport): a message in
+	// flight copied, so that it may arrive twice.
+	Dups int `json:"dups,omitempty"`
+}
+
+// negative says whether any field of b is negative.
+func (b Budget) negative() bool {
+	return b.Resets < 0 || b.Drops < 0 || b.Errors < 0 || b.Dups < 0
 }
 
 // Spec describes a world: its nodes, transport, driver and failure budget.
@@ -198,7 +207,7 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("a world needs at least 1 node, not %d", s.Nodes)
 	case s.New == nil:
 		return fmt.Errorf("the spec has no New function to build a node")
-	case s.Budget.Resets < 0 || s.Budget.Drops < 0 || s.Budget.Errors < 0:
+	case s.Budget.negative():
 		return fmt.Errorf("failure budgets cannot be negative")
 	}
 	for i, c := range s.Calls {

@@ -79,7 +79,7 @@ type World struct {
 // Apply: copy what must outlive it.
 type StepInfo struct {
 	Event   Event
-	Msg     Message    // the message delivered or dropped, if any
+	Msg     Message    // the message delivered, dropped or duplicated, if any
 	Sent    []Envelope // messages sent during the step
 	Choices []int      // values Choose returned, in order
 	Bounds  []int      // the n of each Choose call
@@ -261,8 +261,9 @@ func (w *World) widestInit() (NodeID, int) {
 }
 
 // Enabled appends the events enabled in s to buf, in a stable order:
-// deliveries, timers, application calls, drops, socket errors, resets.
-// Deliveries of equal messages between the same nodes appear once.
+// deliveries, timers, application calls, drops, duplications, socket
+// errors, resets. Deliveries (drops, duplications) of equal messages
+// between the same nodes appear once.
 func (w *World) Enabled(s *State, buf []Event) []Event {
 	stream := w.spec.Transport == Stream
 	for i := range s.net {
@@ -301,16 +302,10 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 		}
 	}
 	if !stream && s.used.Drops < w.spec.Budget.Drops {
-		for i := range s.net {
-			e := &s.net[i]
-			if i > 0 {
-				p := &s.net[i-1]
-				if p.From == e.From && p.To == e.To && p.FP == e.FP {
-					continue
-				}
-			}
-			buf = append(buf, Event{Kind: Drop, Node: e.To, Peer: e.From, Msg: e.FP})
-		}
+		buf = distinctInFlight(s, Drop, buf)
+	}
+	if !stream && s.used.Dups < w.spec.Budget.Dups {
+		buf = distinctInFlight(s, Duplicate, buf)
 	}
 	if stream && s.used.Errors < w.spec.Budget.Errors {
 		for _, c := range s.conns {
@@ -321,6 +316,23 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 		for i := range s.nodes {
 			buf = append(buf, Event{Kind: Reset, Node: NodeID(i)})
 		}
+	}
+	return buf
+}
+
+// distinctInFlight appends an event of kind k (a drop or a duplication)
+// for each distinct datagram in flight: equal ones between the same nodes
+// are one event, as they are one delivery.
+func distinctInFlight(s *State, k Kind, buf []Event) []Event {
+	for i := range s.net {
+		e := &s.net[i]
+		if i > 0 {
+			p := &s.net[i-1]
+			if p.From == e.From && p.To == e.To && p.FP == e.FP {
+				continue
+			}
+		}
+		buf = append(buf, Event{Kind: k, Node: e.To, Peer: e.From, Msg: e.FP})
 	}
 	return buf
 }
@@ -600,6 +612,18 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		// The handler gets a copy: a message it keeps and changes later
 		// must not change the one in flight, which other states share.
 		err = w.invoke(n, ev.Node, receiveH, ev.Peer, Copy(msg), "", nil)
+	case Duplicate:
+		i := w.findMessage(n, ev)
+		if i < 0 || w.spec.Transport == Stream || n.used.Dups >= w.spec.Budget.Dups {
+			return fmt.Errorf("%w: %v: no such datagram in flight or no duplications left", ErrNotEnabled, ev)
+		}
+		n.used.Dups++
+		w.last.Msg = n.net[i].Msg
+		// The copy goes beside the original, which keeps the network
+		// sorted; the two share the message, which no one changes (a
+		// handler gets its own copy).
+		w.ownNet(n)
+		n.net = slices.Insert(n.net, i, n.net[i])
 	case Timer:
 		ts := n.nodes[ev.Node].timers
 		j, ok := slices.BinarySearch(ts, ev.Timer)
@@ -834,6 +858,11 @@ func (w *World) hashRest(h *Hasher, s *State) {
 		h.Uint64(x)
 	}
 	h.Uint64(uint64(s.used.Resets)<<42 | uint64(s.used.Drops)<<21 | uint64(s.used.Errors))
+	// Only when used, so that states of worlds without these failures
+	// hash as they did before there were any.
+	if s.used.Dups != 0 {
+		h.Uint64(uint64(s.used.Dups))
+	}
 	// Only with monitors, so that other worlds hash as they did before
 	// there were monitors (and do no more work). Renaming keeps the bits
 	// (see Monitor), so the Key hashes them as they are too.
@@ -1084,7 +1113,7 @@ func (c *nodeCtx) Logf(format string, args ...any) {
 // Describe says in words what ev does in s, naming the message it carries.
 func (w *World) Describe(s *State, ev Event) string {
 	switch ev.Kind {
-	case Deliver, Drop:
+	case Deliver, Drop, Duplicate:
 		for _, e := range s.net {
 			if e.From == ev.Peer && e.To == ev.Node && e.FP == ev.Msg {
 				return fmt.Sprintf("%s %s %d->%d", ev.Kind, Dump(e.Msg), ev.Peer, ev.Node)

@@ -233,6 +233,19 @@ func (p *Program) pickBudget(r *rand.Rand, n int) {
 	}
 }
 
+// GenerateFaults returns the program of seed (Generate's) with a budget
+// of the failures added after the first ones instead of its own: one
+// duplicated datagram. It returns nil for a program whose transport has
+// none of them (streams).
+func GenerateFaults(seed uint64) *Program {
+	p := Generate(seed)
+	if p.Transport != sim.Datagram {
+		return nil
+	}
+	p.Budget = sim.Budget{Dups: 1}
+	return p
+}
+
 // Generate returns the program of seed.
 func Generate(seed uint64) *Program {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))

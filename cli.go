@@ -335,6 +335,7 @@ func (c *cli) check(args []string) int {
 	drops := fs.Int("drops", 0, "lost datagrams allowed per run, datagram transport (default: the bugs' needs, then the system's)")
 	sockErrs := fs.Int("socket-errors", 0, "injected socket errors allowed per run, stream transport (default: the bugs' needs, then the system's)")
 	dups := fs.Int("dups", 0, "duplicated datagrams allowed per run, datagram transport: a message in flight is copied and may arrive twice (default: the bugs' needs, then the system's)")
+	partitions := fs.Int("partitions", 0, "network partitions allowed per run, one at a time: the links between a set of nodes and the rest go down (datagrams across are lost, connections across break and both ends get Error) until a heal event (default: the bugs' needs, then the system's)")
 	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
 	walkDepth := fs.Int("walk-depth", DefaultWalkDepth, "steps of each random walk from the states at the depth bound (dmax); doubled up to --escalations times when too short to tell")
 	walks := fs.Int("walks", DefaultWalks, "random walks per probe of the critical-transition search (k)")
@@ -424,7 +425,7 @@ func (c *cli) check(args []string) int {
 		v    int
 		to   *int
 	}{{"resets", *resets, &cfg.Budget.Resets}, {"drops", *drops, &cfg.Budget.Drops}, {"socket-errors", *sockErrs, &cfg.Budget.Errors},
-		{"dups", *dups, &cfg.Budget.Dups}} {
+		{"dups", *dups, &cfg.Budget.Dups}, {"partitions", *partitions, &cfg.Budget.Partitions}} {
 		switch {
 		case f.v < 0:
 			return c.usageErr("check", "--%s cannot be negative", f.name)

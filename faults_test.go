@@ -92,3 +92,51 @@ func TestBadFailureFlags(t *testing.T) {
 		}
 	}
 }
+
+// A partition loses the pings in flight across it, and the heal does not
+// bring them back: echo with --partitions 1 is a liveness violation whose
+// critical step is the partition, and the trace (version 3, the cut's
+// side in the step) replays to it.
+func TestPartitionFoundAndReplayed(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	code := livecheck.Run([]string{"check", "echo", "--nodes", "2", "--partitions", "1", "--time", "0", "-q", "--out", dir}, &out, &errs, echoSystem(false))
+	if code != livecheck.ExitViolation {
+		t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, livecheck.ExitViolation, out.String(), errs.String())
+	}
+	for _, want := range []string{
+		"echo, 2 nodes, no bugs, failures: 0 resets, 0 drops, 0 socket errors, 1 partition;",
+		"liveness-violation of all-answered",
+		"critical transition (case C1): step 1 of ",
+		"    partition {0} | {1}\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "echo-all-answered-*.json"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("trace files %v, %v", files, err)
+	}
+	tr, err := reports.ReadTraceFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Version != 3 || tr.Budget.Partitions != 1 || len(tr.Steps) == 0 || tr.Steps[0].Kind != "partition" || len(tr.Steps[0].Cut) != 1 || tr.Steps[0].Cut[0] != 0 {
+		t.Fatalf("trace version %d, budget %+v, steps %+v; want version 3, 1 partition, first the cut {0}", tr.Version, tr.Budget, tr.Steps)
+	}
+	p, err := reports.Path(tr.Steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := livecheck.Replay(echoSystem(false), livecheck.ConfigOf(tr), p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Reproduces(livecheck.LivenessViolation, "all-answered") {
+		t.Errorf("the trace does not replay to the violation: %+v", rep)
+	}
+	if code := livecheck.Run([]string{"check", "echo", "--partitions", "-2"}, &out, &errs, echoSystem(false)); code != livecheck.ExitUsage {
+		t.Errorf("--partitions -2: exit %d, want %d", code, livecheck.ExitUsage)
+	}
+}

@@ -58,8 +58,18 @@ func graphPath(sys *System, cfg Config, init []int, p sim.Path, timeout time.Dur
 			}
 		case sim.SocketError:
 			st.Peer = int(ev.Peer)
+		case sim.Partition:
+			// What was in flight across the cut is lost with it.
+			for k := range sent {
+				if s.Cut(k.from, k.to) {
+					delete(sent, k)
+				}
+			}
 		}
 		for _, e := range info.Sent {
+			if s.Cut(e.From, e.To) {
+				continue // lost at the partition
+			}
 			k := msgKey{e.From, e.To, e.FP}
 			sent[k] = append(sent[k], step)
 		}

@@ -27,6 +27,7 @@ type Counter struct {
 	Errors      int64 // Error calls on socket errors (one per end)
 	Drops       int64
 	Dups        int64 // duplicated datagrams
+	Partitions  int64
 	msgTypes    []reflect.Type
 	received    []int64
 	timers      []string
@@ -51,6 +52,8 @@ func (c *Counter) Event(ev *sim.Event, msg sim.Message) {
 		c.Drops++
 	case sim.Duplicate:
 		c.Dups++
+	case sim.Partition:
+		c.Partitions++
 	case sim.SocketError:
 		c.Errors++
 		if ev.Node != ev.Peer {
@@ -98,6 +101,7 @@ func (c *Counter) Add(o *Counter) {
 	c.Errors += o.Errors
 	c.Drops += o.Drops
 	c.Dups += o.Dups
+	c.Partitions += o.Partitions
 	for i, t := range o.msgTypes {
 		if n := o.received[i]; n != 0 {
 			c.received[c.msgType(t)] += n
@@ -128,11 +132,12 @@ type Summary struct {
 	Error       int64   `json:"error"`
 	Drops       int64   `json:"drops"`
 	Dups        int64   `json:"dups,omitempty"`
+	Partitions  int64   `json:"partitions,omitempty"`
 }
 
 // Summary names what c counted.
 func (c *Counter) Summary() Summary {
-	s := Summary{Transitions: c.Transitions, Init: c.Init, Resets: c.Resets, App: c.App, Error: c.Errors, Drops: c.Drops, Dups: c.Dups,
+	s := Summary{Transitions: c.Transitions, Init: c.Init, Resets: c.Resets, App: c.App, Error: c.Errors, Drops: c.Drops, Dups: c.Dups, Partitions: c.Partitions,
 		Receive: []Count{}, Timer: []Count{}}
 	for i, t := range c.msgTypes {
 		if c.received[i] != 0 {

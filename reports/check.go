@@ -115,7 +115,7 @@ type Coverage struct {
 type Setting struct {
 	Bug string `json:"bug"`
 	// Name is "nodes", a parameter's name, "resets", "drops",
-	// "socket-errors" or "dups": the CLI's flag for it.
+	// "socket-errors", "dups" or "partitions": the CLI's flag for it.
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
@@ -334,8 +334,8 @@ func WriteJSON(w io.Writer, v any) error {
 }
 
 // DescribeConfig says a configuration in one line: "lcr, 3 nodes, no bugs,
-// failures: 0 resets, 0 drops, 0 socket errors" (and "1 duplicate"
-// where duplicates are allowed).
+// failures: 0 resets, 0 drops, 0 socket errors" (and "1 duplicate",
+// "1 partition" where those are allowed).
 func DescribeConfig(system string, nodes int, bugs []string, params map[string]string, b sim.Budget) string {
 	bs := "no bugs"
 	if len(bugs) > 0 {
@@ -350,6 +350,9 @@ func DescribeConfig(system string, nodes int, bugs []string, params map[string]s
 	// reads as it did for checks without them.
 	if b.Dups > 0 {
 		s += ", " + Count(b.Dups, "duplicate")
+	}
+	if b.Partitions > 0 {
+		s += ", " + Count(b.Partitions, "partition")
 	}
 	return s
 }
@@ -584,7 +587,7 @@ func writeCoverage(w io.Writer, what string, s *coverage.Summary, unit string) {
 	for _, n := range []struct {
 		name string
 		n    int64
-	}{{"App", s.App}, {"Error", s.Error}, {"resets", s.Resets}, {"drops", s.Drops}, {"duplicates", s.Dups}} {
+	}{{"App", s.App}, {"Error", s.Error}, {"resets", s.Resets}, {"drops", s.Drops}, {"duplicates", s.Dups}, {"partitions", s.Partitions}} {
 		if n.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", n.name, Thousands(int(n.n))))
 		}

@@ -37,7 +37,8 @@ type EventCount struct {
 // kindWords names an event of each kind, and several, in a tail summary.
 var kindWords = map[string][2]string{"deliver": {"delivery", "deliveries"}, "timer": {"timer firing", "timer firings"},
 	"app": {"driver call", "driver calls"}, "drop": {"drop", "drops"}, "socket-error": {"socket error", "socket errors"},
-	"reset": {"reset", "resets"}, "duplicate": {"duplication", "duplications"}}
+	"reset": {"reset", "resets"}, "duplicate": {"duplication", "duplications"},
+	"partition": {"partition", "partitions"}, "heal": {"heal", "heals"}}
 
 // words names one event of kind, and several.
 func words(kind string) (string, string) {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,8 +35,10 @@ import (
 // refused by it, for its version.
 //
 // Version 3 adds the failures duplicate (a datagram copied; its budget is
-// Budget.Dups). A trace whose budget allows none of them is written as
-// version 1 or 2, as before.
+// Budget.Dups) and partition (a cut between two sets of nodes, a step
+// with the nodes of its side in Cut) with its heal (budget
+// Budget.Partitions). A trace whose budget allows none of them is written
+// as version 1 or 2, as before.
 const TraceVersion = 3
 
 // A Trace is the content of a trace file.
@@ -96,20 +99,25 @@ type Budget struct {
 	Drops  int `json:"drops"`
 	Errors int `json:"errors"`
 	Dups   int `json:"dups,omitempty"`
+	// Partitions: see sim.Budget.
+	Partitions int `json:"partitions,omitempty"`
 }
 
 // newer says whether b allows a failure that version 2 does not know.
-func (b Budget) newer() bool { return b.Dups != 0 }
+func (b Budget) newer() bool { return b.Dups != 0 || b.Partitions != 0 }
 
 // A TraceStep is one event of a path, by content, with its choices.
 type TraceStep struct {
-	Kind    string `json:"kind"`
-	Node    int    `json:"node"`
-	Peer    *int   `json:"peer,omitempty"`
-	Timer   string `json:"timer,omitempty"`
-	Call    *int   `json:"call,omitempty"`
-	Msg     string `json:"msg,omitempty"` // fingerprint of the message, 16 hex digits
-	Choices []int  `json:"choices,omitempty"`
+	Kind  string `json:"kind"`
+	Node  int    `json:"node"`
+	Peer  *int   `json:"peer,omitempty"`
+	Timer string `json:"timer,omitempty"`
+	Call  *int   `json:"call,omitempty"`
+	Msg   string `json:"msg,omitempty"` // fingerprint of the message, 16 hex digits
+	// Cut is a partition's side: the nodes it cuts off from the others
+	// (never the highest node).
+	Cut     []int `json:"cut,omitempty"`
+	Choices []int `json:"choices,omitempty"`
 	// Text says what the step did in words; it is for people and is not
 	// read back.
 	Text string `json:"text,omitempty"`
@@ -137,6 +145,11 @@ func FromPath(p sim.Path, describe func(i int) string) []TraceStep {
 		case sim.App:
 			c := ev.Call
 			ts.Call = &c
+		case sim.Partition:
+			for t := ev.Side(); t != 0; t &= t - 1 {
+				id := bits.TrailingZeros64(uint64(t))
+				ts.Cut = append(ts.Cut, id)
+			}
 		}
 		if describe != nil {
 			ts.Text = describe(i)
@@ -185,6 +198,20 @@ func Path(steps []TraceStep) (sim.Path, error) {
 				return nil, bad("an app step needs the index of the driver's call")
 			}
 			ev.Call = *ts.Call
+		case sim.Partition:
+			var side sim.NodeSet
+			for _, id := range ts.Cut {
+				if id < 0 || id >= sim.MaxPartitionNodes-1 || side.Has(sim.NodeID(id)) {
+					return nil, bad("a partition's cut lists node %d: nodes are 0 to %d, each once", id, sim.MaxPartitionNodes-2)
+				}
+				side = side.Add(sim.NodeID(id))
+			}
+			if side == 0 {
+				return nil, bad("a partition step needs the nodes of its side (cut)")
+			}
+			ev = sim.PartitionEvent(side)
+		case sim.Heal:
+			ev = sim.Event{Kind: sim.Heal}
 		}
 		for _, c := range ts.Choices {
 			if c < 0 {
@@ -255,7 +282,7 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 		return nil, fmt.Errorf("the trace names no system")
 	case t.Nodes < 1:
 		return nil, fmt.Errorf("the trace has %d nodes; at least 1 is needed", t.Nodes)
-	case t.Budget.Resets < 0 || t.Budget.Drops < 0 || t.Budget.Errors < 0 || t.Budget.Dups < 0:
+	case t.Budget.Resets < 0 || t.Budget.Drops < 0 || t.Budget.Errors < 0 || t.Budget.Dups < 0 || t.Budget.Partitions < 0:
 		return nil, fmt.Errorf("the trace has a negative failure budget")
 	}
 	if _, err := Path(t.Steps); err != nil {

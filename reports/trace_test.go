@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -160,6 +161,35 @@ func TestScope(t *testing.T) {
 	} {
 		if got := Scope(tc.depth, tc.exhausted, tc.postponed); got != tc.want {
 			t.Errorf("Scope(%d, %v, %d) = %q, want %q", tc.depth, tc.exhausted, tc.postponed, got, tc.want)
+		}
+	}
+}
+
+// A partition step carries its side as the nodes it cuts off, and a heal
+// nothing; both come back as the events they were. A cut that is empty,
+// names a node twice or one past the bound is malformed.
+func TestTracePartitionSteps(t *testing.T) {
+	p := sim.Path{{Event: sim.PartitionEvent(sim.NodeSet(0).Add(0).Add(2))}, {Event: sim.Event{Kind: sim.Heal}}}
+	steps := FromPath(p, nil)
+	if got := fmt.Sprint(steps[0].Cut); steps[0].Kind != "partition" || got != "[0 2]" || steps[1].Kind != "heal" || steps[1].Cut != nil {
+		t.Fatalf("steps %+v", steps)
+	}
+	q, err := Path(steps)
+	if err != nil || !reflect.DeepEqual(p, q) {
+		t.Fatalf("round trip: %v, %v, want %v", q, err, p)
+	}
+	for cut, want := range map[string]string{
+		"[]":     "step 1: a partition step needs the nodes of its side (cut)",
+		"[1,1]":  "step 1: a partition's cut lists node 1: nodes are 0 to 10, each once",
+		"[11]":   "step 1: a partition's cut lists node 11: nodes are 0 to 10, each once",
+		"[0,-1]": "step 1: a partition's cut lists node -1: nodes are 0 to 10, each once",
+	} {
+		var c []int
+		if err := json.Unmarshal([]byte(cut), &c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Path([]TraceStep{{Kind: "partition", Cut: c}}); err == nil || err.Error() != want {
+			t.Errorf("cut %s: %v, want %q", cut, err, want)
 		}
 	}
 }

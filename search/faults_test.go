@@ -31,8 +31,8 @@ func (n *pinger) Timer(sim.Context, string)          {}
 func (n *pinger) App(ctx sim.Context, _ sim.AppCall) { ctx.Send(1, ping{}) }
 func (n *pinger) Error(sim.Context, sim.NodeID)      {}
 
-func pingSpec(b sim.Budget) sim.Spec {
-	return sim.Spec{Nodes: 2, New: func(sim.NodeID) sim.Node { return &pinger{} }, Transport: sim.Datagram,
+func pingSpec(tr sim.Transport, b sim.Budget) sim.Spec {
+	return sim.Spec{Nodes: 2, New: func(sim.NodeID) sim.Node { return &pinger{} }, Transport: tr,
 		Calls: []sim.Call{{To: 0, Call: "go"}}, Budget: b}
 }
 
@@ -44,21 +44,30 @@ var always = []properties.Property{properties.Always("ok", "nothing is wrong", f
 func TestFailureCounts(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
+		tr     sim.Transport
 		budget sim.Budget
 		states int64
 	}{
 		// start, ping sent, ping delivered (pong in flight), pong
 		// delivered.
-		{"none", sim.Budget{}, 4},
+		{"none", sim.Datagram, sim.Budget{}, 4},
 		// Those 4, and with the one duplication: ping copied (then the
 		// first delivered, then the second or the pong, then the rest),
 		// or pong copied (then one, then the other delivered): 9 more,
 		// since two pings then one pong, or one ping, one pong, one ping,
 		// end alike.
-		{"dups 1", sim.Budget{Dups: 1}, 13},
+		{"dups 1", sim.Datagram, sim.Budget{Dups: 1}, 13},
+		// The 4, each also with the cut {0} | {1} in force and after it
+		// healed (8 more), and two states where the ping or the pong was
+		// lost at the cut (or sent into it), cut and healed: 14 in all.
+		{"partitions 1", sim.Datagram, sim.Budget{Partitions: 1}, 14},
+		// On a stream the same, but that the end, cut and healed, has
+		// no connection, while the end reached after the heal has one:
+		// 15.
+		{"partitions 1, stream", sim.Stream, sim.Budget{Partitions: 1}, 15},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w, err := sim.NewWorld(pingSpec(tc.budget))
+			w, err := sim.NewWorld(pingSpec(tc.tr, tc.budget))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -18,10 +19,12 @@ const (
 	SocketError             // the connection between Node and Peer breaks
 	Reset                   // Node crashes and restarts: state (but durable fields), timers and connections lost
 	Duplicate               // a datagram in flight from Peer to Node is copied: the copy may arrive as well
+	Partition               // the links between the nodes of Msg's set (see Event) and the others go down
+	Heal                    // the partition's links come back up
 	numKinds
 )
 
-var kindNames = [numKinds]string{"deliver", "timer", "app", "drop", "socket-error", "reset", "duplicate"}
+var kindNames = [numKinds]string{"deliver", "timer", "app", "drop", "socket-error", "reset", "duplicate", "partition", "heal"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -34,7 +37,9 @@ func (k Kind) String() string {
 // Kinds added later are numbered after the first ones, so that the
 // numbers (and the hashes of paths, which name trace files) stay as
 // they were.
-func Kinds() []Kind { return []Kind{Deliver, Timer, App, Drop, Duplicate, SocketError, Reset} }
+func Kinds() []Kind {
+	return []Kind{Deliver, Timer, App, Drop, Duplicate, SocketError, Reset, Partition, Heal}
+}
 
 // ParseKind returns the kind named s.
 func ParseKind(s string) (Kind, error) {
@@ -64,12 +69,22 @@ func KindNames() string {
 // recorded event either applies to a state exactly or is rejected.
 type Event struct {
 	Kind  Kind
-	Node  NodeID // the node that handles the event (for socket errors, the lower end)
+	Node  NodeID // the node that handles the event (socket error: the lower end; partition: the side's lowest)
 	Peer  NodeID // the sender (deliver, drop, duplicate) or the other end (socket error)
 	Timer string // the timer's name (timer)
 	Call  int    // index into the driver's calls (app)
-	Msg   uint64 // fingerprint of the message (deliver, drop, duplicate)
+	Msg   uint64 // fingerprint of the message (deliver, drop, duplicate); partition: the side's NodeSet
 }
+
+// PartitionEvent is the event that cuts the nodes of side off from the
+// others. The side of a partition is the one without the highest node
+// (see World.Enabled).
+func PartitionEvent(side NodeSet) Event {
+	return Event{Kind: Partition, Node: NodeID(bits.TrailingZeros64(uint64(side))), Msg: uint64(side)}
+}
+
+// Side is the side of a partition event: the nodes it cuts off.
+func (e Event) Side() NodeSet { return NodeSet(e.Msg) }
 
 func (e Event) String() string {
 	switch e.Kind {
@@ -83,6 +98,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("socket-error %d<->%d", e.Node, e.Peer)
 	case Reset:
 		return fmt.Sprintf("reset %d", e.Node)
+	case Partition:
+		return fmt.Sprintf("partition %v", e.Side())
 	}
 	return e.Kind.String()
 }

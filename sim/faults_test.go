@@ -3,6 +3,7 @@ package sim_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/livecheck/livecheck/sim"
@@ -96,5 +97,154 @@ func TestDuplicateFingerprint(t *testing.T) {
 	s0 = apply(t, w0, s0, app(0, 0))
 	if s0.Fingerprint() != s.Fingerprint() {
 		t.Errorf("the duplication budget changed the fingerprint of a state that used none")
+	}
+}
+
+func partition(side ...sim.NodeID) sim.Event {
+	var s sim.NodeSet
+	for _, id := range side {
+		s = s.Add(id)
+	}
+	return sim.PartitionEvent(s)
+}
+
+var heal = sim.Event{Kind: sim.Heal}
+
+// Partitions are enabled while the budget lasts and none is in force, one
+// for each side without the highest node, in order; then only the heal.
+func TestPartitionEnabled(t *testing.T) {
+	for _, tr := range []sim.Transport{sim.Datagram, sim.Stream} {
+		t.Run(tr.String(), func(t *testing.T) {
+			w, s := newWorld(t, spec(3, tr, nil, sim.Budget{}))
+			wantEvents(t, enabled(w, s), nil)
+			wantNotEnabled(t, w, s, partition(0))
+			w, s = newWorld(t, spec(3, tr, nil, sim.Budget{Partitions: 1}))
+			wantEvents(t, enabled(w, s), []sim.Event{partition(0), partition(1), partition(0, 1)})
+			wantNotEnabled(t, w, s, heal)
+			wantNotEnabled(t, w, s, partition(2))       // the highest node's side is named by the other
+			wantNotEnabled(t, w, s, partition(0, 1, 2)) // not a cut
+			wantNotEnabled(t, w, s, sim.Event{Kind: sim.Partition, Node: 1, Msg: 1})
+			cut := apply(t, w, s, partition(1))
+			if cut.Partition() != 2 || !cut.Cut(1, 2) || !cut.Cut(0, 1) || cut.Cut(0, 2) || cut.Used().Partitions != 1 {
+				t.Fatalf("after partition {1}: side %v, used %+v", cut.Partition(), cut.Used())
+			}
+			wantEvents(t, enabled(w, cut), []sim.Event{heal})
+			wantNotEnabled(t, w, cut, partition(0))
+			healed := apply(t, w, cut, heal)
+			if healed.Partition() != 0 || healed.Used().Partitions != 1 {
+				t.Fatalf("after the heal: side %v, used %+v", healed.Partition(), healed.Used())
+			}
+			wantEvents(t, enabled(w, healed), nil) // the budget is spent
+			if healed.Fingerprint() == s.Fingerprint() || cut.Fingerprint() == s.Fingerprint() || cut.Fingerprint() == healed.Fingerprint() {
+				t.Errorf("before, during and after a partition are not three states")
+			}
+			w, s = newWorld(t, spec(3, tr, nil, sim.Budget{Partitions: 2}))
+			s = applyAll(t, w, s, partition(0), heal, partition(0, 1))
+			if s.Partition() != 3 || s.Used().Partitions != 2 {
+				t.Fatalf("second partition: side %v, used %+v", s.Partition(), s.Used())
+			}
+			if got := w.Describe(s, heal); got != "heal {0,1} | {2}" {
+				t.Errorf("Describe(heal) = %q", got)
+			}
+		})
+	}
+	if _, err := sim.NewWorld(spec(sim.MaxPartitionNodes+1, sim.Datagram, nil, sim.Budget{Partitions: 1})); err == nil {
+		t.Errorf("a world of %d nodes with partitions was accepted", sim.MaxPartitionNodes+1)
+	}
+}
+
+// On datagrams, what is in flight across the cut is lost with it, and
+// what is sent across while it holds is lost when sent; within a side,
+// and after the heal, messages go through.
+func TestPartitionDatagrams(t *testing.T) {
+	a, b, c := note("a"), note("b"), note("c")
+	calls := []sim.Call{
+		{To: 0, Call: batch{send{1, a}, send{2, a}}},
+		{To: 0, Call: batch{send{1, b}, send{2, b}}},
+		{To: 0, Call: batch{send{1, c}, send{2, c}}},
+	}
+	w, s := newWorld(t, spec(3, sim.Datagram, calls, sim.Budget{Partitions: 1}))
+	s = applyAll(t, w, s, app(0, 0), partition(0, 1))
+	// 0->2 crossed the cut: lost; 0->1 did not.
+	wantEvents(t, enabled(w, s)[:1], []sim.Event{deliver(0, 1, a)})
+	if n := len(s.InFlight()); n != 1 {
+		t.Fatalf("%d in flight after the cut, want 1", n)
+	}
+	s = apply(t, w, s, app(0, 1))
+	if n := len(w.Last().Sent); n != 2 {
+		t.Errorf("Last().Sent has %d messages, want both sent", n)
+	}
+	if n := len(s.InFlight()); n != 2 {
+		t.Fatalf("%d in flight after sends during the cut, want 2 (b to 2 lost)", n)
+	}
+	s = applyAll(t, w, s, heal, app(0, 2), deliver(0, 2, c))
+	wantLog(t, s, 2, "init", `recv 0 "c"`)
+	s = applyAll(t, w, s, deliver(0, 1, a), deliver(0, 1, b), deliver(0, 1, c))
+	wantLog(t, s, 1, "init", `recv 0 "a"`, `recv 0 "b"`, `recv 0 "c"`)
+}
+
+// On streams the cut breaks the connections across it, both ends told;
+// a send across it fails, the sender told once a peer in the step, and
+// opens nothing; connections within a side stay.
+func TestPartitionStreams(t *testing.T) {
+	a, b := note("a"), note("b")
+	calls := []sim.Call{
+		{To: 0, Call: batch{send{1, a}, send{2, a}}},
+		{To: 0, Call: batch{send{1, b}, send{2, b}, send{2, b}}},
+	}
+	w, s := newWorld(t, spec(3, sim.Stream, calls, sim.Budget{Partitions: 1}))
+	s = applyAll(t, w, s, app(0, 0), partition(0, 1))
+	wantLog(t, s, 0, "init", `app [send{To:1 Msg:"a"} send{To:2 Msg:"a"}]`, "error 2")
+	wantLog(t, s, 2, "init", "error 0")
+	wantLog(t, s, 1, "init")
+	if !strings.Contains(s.Dump(), "connections: 0<->1\n") || !strings.Contains(s.Dump(), "partition: {0,1} | {2}\n") {
+		t.Errorf("after the cut:\n%s", s.Dump())
+	}
+	s = apply(t, w, s, app(0, 1))
+	wantLog(t, s, 0, "init", `app [send{To:1 Msg:"a"} send{To:2 Msg:"a"}]`, "error 2",
+		`app [send{To:1 Msg:"b"} send{To:2 Msg:"b"} send{To:2 Msg:"b"}]`, "error 2")
+	if strings.Contains(s.Dump(), "0<->2") {
+		t.Errorf("a send across the cut opened a connection:\n%s", s.Dump())
+	}
+	s = applyAll(t, w, s, deliver(0, 1, a), deliver(0, 1, b), heal)
+	wantLog(t, s, 1, "init", `recv 0 "a"`, `recv 0 "b"`)
+}
+
+// Under symmetry a partition is renamed with the nodes: of two members
+// alike but for the message one of them got, the state where that one is
+// cut off is a renaming of the one where the other got it and is cut
+// off, and not of the one where the other is.
+func TestPartitionRenamed(t *testing.T) {
+	x := note("x")
+	sp := spec(3, sim.Datagram, []sim.Call{{To: 2, Call: batch{send{0, x}, send{1, x}}}}, sim.Budget{Partitions: 1})
+	sp.Symmetry = [][]sim.NodeID{{0, 1}}
+	w, s := newWorld(t, sp)
+	s = apply(t, w, s, app(2, 0))
+	got0, got1 := apply(t, w, s, deliver(2, 0, x)), apply(t, w, s, deliver(2, 1, x))
+	if got0.Key() != got1.Key() {
+		t.Fatalf("the members are alike: one got x or the other, the same class")
+	}
+	cut0, cut1 := apply(t, w, got0, partition(0)), apply(t, w, got1, partition(1))
+	other := apply(t, w, got0, partition(1))
+	if cut0.Key() != cut1.Key() {
+		t.Errorf("the member that got x cut off: two keys, want one class")
+	}
+	if cut0.Key() == other.Key() || cut0.Fingerprint() == other.Fingerprint() {
+		t.Errorf("the member that got x cut off, or the other one: one key")
+	}
+	// A side that holds a member and the highest node is named by the
+	// other side after renaming: cut {1} | {0,2} renamed 0<->1 is {0} |
+	// {1,2}, which RenamedKey must hash as the state with that cut.
+	swap := []sim.NodeID{1, 0, 2}
+	if w.RenamedKey(cut0, swap) != w.RenamedKey(cut1, []sim.NodeID{0, 1, 2}) {
+		t.Errorf("RenamedKey does not rename the partition")
+	}
+	both := apply(t, w, got0, partition(0, 1))
+	if w.RenamedKey(both, swap) != w.RenamedKey(apply(t, w, got1, partition(0, 1)), []sim.NodeID{0, 1, 2}) {
+		t.Errorf("RenamedKey of a cut of both members")
+	}
+	healed0, healed1 := apply(t, w, cut0, heal), apply(t, w, cut1, heal)
+	if healed0.Key() != healed1.Key() || healed0.Key() == got0.Key() {
+		t.Errorf("after the heal: keys %x, %x (before the partition %x)", healed0.Key(), healed1.Key(), got0.Key())
 	}
 }

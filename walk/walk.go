@@ -38,6 +38,10 @@ var DefaultWeights = Weights{
 	sim.SocketError: 0.1,
 	sim.Reset:       0.1,
 	sim.Duplicate:   0.1,
+	sim.Partition:   0.1,
+	// A heal is not a failure but the end of one: weighed as a timer,
+	// so that a walk does not stay cut off for most of its steps.
+	sim.Heal: 1,
 }
 
 // String writes w in the form ParseWeights reads.

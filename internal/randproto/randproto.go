@@ -234,15 +234,21 @@ func (p *Program) pickBudget(r *rand.Rand, n int) {
 }
 
 // GenerateFaults returns the program of seed (Generate's) with a budget
-// of the failures added after the first ones instead of its own: one
-// duplicated datagram. It returns nil for a program whose transport has
-// none of them (streams).
+// of the failures added after the first ones instead of its own: on
+// streams one partition; on datagrams, by the seed, one duplication, one
+// partition, or both.
 func GenerateFaults(seed uint64) *Program {
 	p := Generate(seed)
-	if p.Transport != sim.Datagram {
-		return nil
+	switch {
+	case p.Transport == sim.Stream:
+		p.Budget = sim.Budget{Partitions: 1}
+	case seed%3 == 0:
+		p.Budget = sim.Budget{Dups: 1}
+	case seed%3 == 1:
+		p.Budget = sim.Budget{Partitions: 1}
+	default:
+		p.Budget = sim.Budget{Dups: 1, Partitions: 1}
 	}
-	p.Budget = sim.Budget{Dups: 1}
 	return p
 }
 

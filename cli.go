@@ -338,6 +338,8 @@ func (c *cli) check(args []string) int {
 	resets := fs.Int("resets", 0, "node resets (crash and restart) allowed per run (default: the bugs' needs, then the system's, 0 for most)")
 	drops := fs.Int("drops", 0, "lost datagrams allowed per run, datagram transport (default: the bugs' needs, then the system's)")
 	sockErrs := fs.Int("socket-errors", 0, "injected socket errors allowed per run, stream transport (default: the bugs' needs, then the system's)")
+	dups := fs.Int("dups", 0, "duplicated datagrams allowed per run, datagram transport: a message in flight is copied and may arrive twice (default: the bugs' needs, then the system's)")
+	partitions := fs.Int("partitions", 0, "network partitions allowed per run, one at a time: the links between a set of nodes and the rest go down (datagrams across are lost, connections across break and both ends get Error) until a heal event (default: the bugs' needs, then the system's)")
 	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
 	walkDepth := fs.Int("walk-depth", DefaultWalkDepth, "steps of each random walk from the states at the depth bound (dmax); doubled up to --escalations times when too short to tell")
 	walks := fs.Int("walks", DefaultWalks, "random walks per probe of the critical-transition search (k)")
@@ -451,7 +453,8 @@ func (c *cli) check(args []string) int {
 		name string
 		v    int
 		to   *int
-	}{{"resets", *resets, &cfg.Budget.Resets}, {"drops", *drops, &cfg.Budget.Drops}, {"socket-errors", *sockErrs, &cfg.Budget.Errors}} {
+	}{{"resets", *resets, &cfg.Budget.Resets}, {"drops", *drops, &cfg.Budget.Drops}, {"socket-errors", *sockErrs, &cfg.Budget.Errors},
+		{"dups", *dups, &cfg.Budget.Dups}, {"partitions", *partitions, &cfg.Budget.Partitions}} {
 		switch {
 		case f.v < 0:
 			return c.usageErr("check", "--%s cannot be negative", f.name)
@@ -817,7 +820,7 @@ func (c *cli) prefix(args []string) int {
 	out := fs.String("out", "", "directory for the prefix files (required)")
 	asJSON := fs.Bool("json", false, "print a JSON array of {file, length, first_live}")
 	params := paramFlags(fs, sys)
-	synopsis := c.cmd + " prefix SYSTEM --out DIR [flags]: walk SYSTEM with resets, drops and socket errors\n" +
+	synopsis := c.cmd + " prefix SYSTEM --out DIR [flags]: walk SYSTEM with every failure (resets, drops, socket errors...)\n" +
 		"disabled until its liveness property holds (and keeps holding for --settle steps), and write\n" +
 		"each path as a prefix file. '" + c.cmd + " check SYSTEM --from FILE' then starts from its end.\n" +
 		"Systems: " + c.names()

@@ -38,7 +38,7 @@ func TestCrossCheck(t *testing.T) {
 	var tooBig, props, violated, panics int
 	for seed := uint64(1); seed <= xcheckSeeds; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			orc := crossCheck(t, seed)
+			orc := crossCheck(t, randproto.Generate(seed))
 			if orc == nil {
 				tooBig++
 				return
@@ -66,6 +66,49 @@ func TestCrossCheck(t *testing.T) {
 	}
 }
 
+// xcheckFaultSeeds is how many seeds TestCrossCheckFaults runs (a tenth
+// with -short); FuzzCrossCheckFaults runs more.
+const xcheckFaultSeeds = 100
+
+// The cross-check of the failures added later (duplicated datagrams,
+// partitions), on
+// the random programs with those failures in their budget
+// (randproto.GenerateFaults): global mode, with and without sleep sets,
+// against the oracle, as TestCrossCheck does. Local mode does not inject
+// failures.
+func TestCrossCheckFaults(t *testing.T) {
+	seeds := uint64(xcheckFaultSeeds)
+	if testing.Short() {
+		seeds /= 10
+	}
+	var tooBig, checked int
+	for seed := uint64(1); seed <= seeds; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			p := randproto.GenerateFaults(seed)
+			checked++
+			if crossCheck(t, p) == nil {
+				tooBig++
+			}
+		})
+	}
+	t.Logf("%d programs with the new failures, %d of them larger than %d states", checked, tooBig, xcheckMaxStates)
+	if tooBig > checked/5 {
+		t.Errorf("%d programs with the new failures, %d too large: tune the generator", checked, tooBig)
+	}
+}
+
+// FuzzCrossCheckFaults runs TestCrossCheckFaults' check on any seed:
+//
+//	go test -run '^$' -fuzz FuzzCrossCheckFaults -fuzztime 5m
+func FuzzCrossCheckFaults(f *testing.F) {
+	for _, s := range []uint64{1, 2, 3} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		crossCheck(t, randproto.GenerateFaults(seed))
+	})
+}
+
 // FuzzCrossCheck runs the cross-check on any seed:
 //
 //	go test -run '^$' -fuzz FuzzCrossCheck -fuzztime 5m
@@ -74,7 +117,7 @@ func FuzzCrossCheck(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
-		if crossCheck(t, seed) == nil {
+		if crossCheck(t, randproto.Generate(seed)) == nil {
 			t.Skipf("seed %d: the space is larger than %d states", seed, xcheckMaxStates)
 		}
 	})
@@ -287,11 +330,11 @@ type verdict struct {
 	path     sim.Path
 }
 
-// crossCheck checks every property of seed's program in every mode
-// against the oracle, and returns what the oracle found. It returns nil
-// when the space is too large to check.
-func crossCheck(t *testing.T, seed uint64) *oracle.Result {
-	p := randproto.Generate(seed)
+// crossCheck checks every property of program p in every mode against
+// the oracle, and returns what the oracle found. It returns nil when the
+// space is too large to check.
+func crossCheck(t *testing.T, p *randproto.Program) *oracle.Result {
+	seed := p.Seed
 	w, err := sim.NewWorld(p.Spec())
 	if err != nil {
 		t.Fatalf("seed %d: %v\n%s", seed, err, p)

@@ -48,10 +48,28 @@ func graphPath(sys *System, cfg Config, init []int, p sim.Path, timeout time.Dur
 			if q := sent[k]; len(q) > 0 {
 				st.From, sent[k] = q[0], q[1:]
 			}
+		case sim.Duplicate:
+			// The copy was sent when the original was: a later delivery
+			// of either draws its arrow from there.
+			st.Peer = int(ev.Peer)
+			k := msgKey{ev.Peer, ev.Node, ev.Msg}
+			if q := sent[k]; len(q) > 0 {
+				sent[k] = append(q, q[0])
+			}
 		case sim.SocketError:
 			st.Peer = int(ev.Peer)
+		case sim.Partition:
+			// What was in flight across the cut is lost with it.
+			for k := range sent {
+				if s.Cut(k.from, k.to) {
+					delete(sent, k)
+				}
+			}
 		}
 		for _, e := range info.Sent {
+			if s.Cut(e.From, e.To) {
+				continue // lost at the partition
+			}
 			k := msgKey{e.From, e.To, e.FP}
 			sent[k] = append(sent[k], step)
 		}

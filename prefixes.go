@@ -37,7 +37,7 @@ type LivePrefix struct {
 }
 
 // Prefixes makes live prefixes of a system by biased random walks with
-// resets, drops and socket errors disabled.
+// every failure (resets, drops, socket errors, duplications) disabled.
 func Prefixes(sys *System, opts PrefixOptions) (Config, []LivePrefix, error) {
 	if opts.Seed == 0 {
 		opts.Seed = 1

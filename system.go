@@ -126,7 +126,8 @@ type budgetField struct {
 }
 
 func budgetFields(b *sim.Budget) []budgetField {
-	return []budgetField{{&b.Resets, "resets", "reset"}, {&b.Drops, "drops", "drop"}, {&b.Errors, "socket-errors", "socket error"}}
+	return []budgetField{{&b.Resets, "resets", "reset"}, {&b.Drops, "drops", "drop"}, {&b.Errors, "socket-errors", "socket error"},
+		{&b.Dups, "dups", "duplicate"}, {&b.Partitions, "partitions", "partition"}}
 }
 
 // bugNeeds returns the needs of each bug of cfg that the system has, by
@@ -227,6 +228,10 @@ func unset(cfg Config, name string) bool {
 		return cfg.Budget.Drops == 0
 	case "socket-errors":
 		return cfg.Budget.Errors == 0
+	case "dups":
+		return cfg.Budget.Dups == 0
+	case "partitions":
+		return cfg.Budget.Partitions == 0
 	}
 	_, ok := cfg.Params[name]
 	return !ok
@@ -244,6 +249,10 @@ func finalValue(cfg Config, name string) string {
 		return strconv.Itoa(cfg.Budget.Drops)
 	case "socket-errors":
 		return strconv.Itoa(cfg.Budget.Errors)
+	case "dups":
+		return strconv.Itoa(cfg.Budget.Dups)
+	case "partitions":
+		return strconv.Itoa(cfg.Budget.Partitions)
 	}
 	return cfg.Params[name]
 }
@@ -296,13 +305,13 @@ type Config struct {
 }
 
 // None, in a budget field of a Config, says "none of this failure": the
-// command's --resets 0, --drops 0, --socket-errors 0. It cannot be 0,
+// command's --resets 0, --drops 0 and so on. It cannot be 0,
 // which takes the default as a flag left out does.
 const None = -1
 
 // NoFailures is the budget of a Config that allows no failure of any
 // kind, whatever the system's DefaultBudget or the bugs' needs.
-var NoFailures = sim.Budget{Resets: None, Drops: None, Errors: None}
+var NoFailures = sim.Budget{Resets: None, Drops: None, Errors: None, Dups: None, Partitions: None}
 
 // Counts returns a Config's budget as counts of failures, None as 0: what
 // a run may inject, as reports and trace files give it.
@@ -493,6 +502,11 @@ func (s *System) Model(cfg Config) (Config, *Model, error) {
 	m = &mc
 	m.Spec.Nodes = cfg.Nodes
 	m.Spec.Budget = built.Budget
+	if m.Spec.Budget.Partitions > 0 && m.Spec.Transport == sim.Stream {
+		// sim refuses the two together (see sim.Spec.Validate): the
+		// check goes on without symmetry reduction.
+		m.Spec.Symmetry = nil
+	}
 	if err := properties.Validate(m.Properties); err != nil {
 		return cfg, nil, bad("Model.Properties: %v", err)
 	}
@@ -528,7 +542,7 @@ func (s *System) Validate() error {
 		return bad("MinNodes is %d, more than MaxNodes, %d", s.MinNodes, s.MaxNodes)
 	case s.DefaultNodes > 0 && (s.DefaultNodes < s.MinNodes || s.MaxNodes > 0 && s.DefaultNodes > s.MaxNodes):
 		return bad("DefaultNodes is %d, outside MinNodes to MaxNodes (%d to %d)", s.DefaultNodes, s.MinNodes, s.MaxNodes)
-	case s.DefaultBudget.Resets < 0 || s.DefaultBudget.Drops < 0 || s.DefaultBudget.Errors < 0:
+	case s.DefaultBudget.Resets < 0 || s.DefaultBudget.Drops < 0 || s.DefaultBudget.Errors < 0 || s.DefaultBudget.Dups < 0 || s.DefaultBudget.Partitions < 0:
 		return bad("DefaultBudget cannot be negative")
 	}
 	seen := map[string]bool{}

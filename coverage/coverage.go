@@ -26,6 +26,8 @@ type Counter struct {
 	App         int64
 	Errors      int64 // Error calls on socket errors (one per end)
 	Drops       int64
+	Dups        int64 // duplicated datagrams
+	Partitions  int64
 	msgTypes    []reflect.Type
 	received    []int64
 	timers      []string
@@ -48,6 +50,10 @@ func (c *Counter) Event(ev *sim.Event, msg sim.Message) {
 		c.App++
 	case sim.Drop:
 		c.Drops++
+	case sim.Duplicate:
+		c.Dups++
+	case sim.Partition:
+		c.Partitions++
 	case sim.SocketError:
 		c.Errors++
 		if ev.Node != ev.Peer {
@@ -94,6 +100,8 @@ func (c *Counter) Add(o *Counter) {
 	c.App += o.App
 	c.Errors += o.Errors
 	c.Drops += o.Drops
+	c.Dups += o.Dups
+	c.Partitions += o.Partitions
 	for i, t := range o.msgTypes {
 		if n := o.received[i]; n != 0 {
 			c.received[c.msgType(t)] += n
@@ -123,11 +131,13 @@ type Summary struct {
 	App         int64   `json:"app"`
 	Error       int64   `json:"error"`
 	Drops       int64   `json:"drops"`
+	Dups        int64   `json:"dups,omitempty"`
+	Partitions  int64   `json:"partitions,omitempty"`
 }
 
 // Summary names what c counted.
 func (c *Counter) Summary() Summary {
-	s := Summary{Transitions: c.Transitions, Init: c.Init, Resets: c.Resets, App: c.App, Error: c.Errors, Drops: c.Drops,
+	s := Summary{Transitions: c.Transitions, Init: c.Init, Resets: c.Resets, App: c.App, Error: c.Errors, Drops: c.Drops, Dups: c.Dups, Partitions: c.Partitions,
 		Receive: []Count{}, Timer: []Count{}}
 	for i, t := range c.msgTypes {
 		if c.received[i] != 0 {

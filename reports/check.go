@@ -117,8 +117,8 @@ type Coverage struct {
 // A Setting is one setting of a configuration that a bug's needs supplied.
 type Setting struct {
 	Bug string `json:"bug"`
-	// Name is "nodes", a parameter's name, "resets", "drops" or
-	// "socket-errors": the CLI's flag for it.
+	// Name is "nodes", a parameter's name, "resets", "drops",
+	// "socket-errors", "dups" or "partitions": the CLI's flag for it.
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
@@ -337,7 +337,8 @@ func WriteJSON(w io.Writer, v any) error {
 }
 
 // DescribeConfig says a configuration in one line: "lcr, 3 nodes, no bugs,
-// failures: 0 resets, 0 drops, 0 socket errors".
+// failures: 0 resets, 0 drops, 0 socket errors" (and "1 duplicate",
+// "1 partition" where those are allowed).
 func DescribeConfig(system string, nodes int, bugs []string, params map[string]string, b sim.Budget) string {
 	bs := "no bugs"
 	if len(bugs) > 0 {
@@ -347,7 +348,16 @@ func DescribeConfig(system string, nodes int, bugs []string, params map[string]s
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		s += fmt.Sprintf(", %s=%s", k, params[k])
 	}
-	return s + fmt.Sprintf(", failures: %s, %s, %s", Count(b.Resets, "reset"), Count(b.Drops, "drop"), Count(b.Errors, "socket error"))
+	s += fmt.Sprintf(", failures: %s, %s, %s", Count(b.Resets, "reset"), Count(b.Drops, "drop"), Count(b.Errors, "socket error"))
+	// Failures added later are named only when allowed, so that the line
+	// reads as it did for checks without them.
+	if b.Dups > 0 {
+		s += ", " + Count(b.Dups, "duplicate")
+	}
+	if b.Partitions > 0 {
+		s += ", " + Count(b.Partitions, "partition")
+	}
+	return s
 }
 
 // Thousands writes n with thousands separators: 514,698. Every figure of
@@ -580,7 +590,7 @@ func writeCoverage(w io.Writer, what string, s *coverage.Summary, unit string) {
 	for _, n := range []struct {
 		name string
 		n    int64
-	}{{"App", s.App}, {"Error", s.Error}, {"resets", s.Resets}, {"drops", s.Drops}} {
+	}{{"App", s.App}, {"Error", s.Error}, {"resets", s.Resets}, {"drops", s.Drops}, {"duplicates", s.Dups}, {"partitions", s.Partitions}} {
 		if n.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", n.name, Thousands(int(n.n))))
 		}

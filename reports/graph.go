@@ -11,10 +11,12 @@ import (
 // WriteGraph draws steps as an event graph for the terminal: one lane
 // per node of n, time going down, a row per step. A delivery is an arrow
 // from the sender's lane to the receiver's (o---> or <---o), a drop the
-// same ending in x; a timer is T, a driver call A, a reset R, a socket
-// error E at both ends joined by =. Each row ends with what the step
-// was, and the messages it sent (=> their types). The step numbered mark
-// is marked * (0: none). Plain ASCII, so that it survives pipes and logs.
+// same ending in x, a duplication ending in 2; a timer is T, a driver
+// call A, a reset R, a socket error E at both ends joined by =, a
+// partition P (at the lowest node it cuts off) and its heal H (at node
+// 0). Each row ends with what the step was, and the messages it sent (=>
+// their types). The step numbered mark is marked * (0: none). Plain
+// ASCII, so that it survives pipes and logs.
 func WriteGraph(w io.Writer, n int, steps []Step, mark int) {
 	if n < 1 || len(steps) == 0 {
 		return
@@ -76,8 +78,11 @@ func drawStep(lanes []byte, width, n int, st Step) string {
 	}
 	var label string
 	switch st.Kind {
-	case "deliver", "drop":
+	case "deliver", "drop", "duplicate":
 		end := byte('x')
+		if st.Kind == "duplicate" {
+			end = '2' // one in flight becomes two
+		}
 		if st.Kind == "deliver" {
 			end = '>'
 			if st.Peer > st.Node {
@@ -91,8 +96,8 @@ func drawStep(lanes []byte, width, n int, st Step) string {
 			set(st.Node, '@') // a message to itself
 		}
 		label = fmt.Sprintf("%s %d->%d", msgType(st), st.Peer, st.Node)
-		if st.Kind == "drop" {
-			label = "drop " + label
+		if st.Kind != "deliver" {
+			label = st.Kind + " " + label
 		}
 	case "timer":
 		set(st.Node, 'T')
@@ -103,6 +108,9 @@ func drawStep(lanes []byte, width, n int, st Step) string {
 	case "reset":
 		set(st.Node, 'R')
 		label = "reset"
+	case "partition", "heal":
+		set(st.Node, st.Kind[0]-'a'+'A')
+		label = st.Event
 	case "socket-error":
 		line(st.Node, st.Peer, '=')
 		set(st.Node, 'E')

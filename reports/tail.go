@@ -37,7 +37,8 @@ type EventCount struct {
 // kindWords names an event of each kind, and several, in a tail summary.
 var kindWords = map[string][2]string{"deliver": {"delivery", "deliveries"}, "timer": {"timer firing", "timer firings"},
 	"app": {"driver call", "driver calls"}, "drop": {"drop", "drops"}, "socket-error": {"socket error", "socket errors"},
-	"reset": {"reset", "resets"}}
+	"reset": {"reset", "resets"}, "duplicate": {"duplication", "duplications"},
+	"partition": {"partition", "partitions"}, "heal": {"heal", "heals"}}
 
 // words names one event of kind, and several.
 func words(kind string) (string, string) {
@@ -105,10 +106,10 @@ func SummarizeTail(path []Step, from int) *Tail {
 	return t
 }
 
-// msgType is the type of the message a delivery or a drop carries, from
+// msgType is the type of the message a delivery, drop or duplication carries, from
 // its words ("deliver Probe{Root:0} 1->0": Probe).
 func msgType(st Step) string {
-	if st.Kind != "deliver" && st.Kind != "drop" {
+	if st.Kind != "deliver" && st.Kind != "drop" && st.Kind != "duplicate" {
 		return ""
 	}
 	_, rest, _ := strings.Cut(st.Event, " ")

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,7 +33,13 @@ import (
 // initial state. A trace without them is written as version 1, byte for
 // byte as before, so that only a file a version-1 reader cannot replay is
 // refused by it, for its version.
-const TraceVersion = 2
+//
+// Version 3 adds the failures duplicate (a datagram copied; its budget is
+// Budget.Dups) and partition (a cut between two sets of nodes, a step
+// with the nodes of its side in Cut) with its heal (budget
+// Budget.Partitions). A trace whose budget allows none of them is written
+// as version 1 or 2, as before.
+const TraceVersion = 3
 
 // A Trace is the content of a trace file.
 type Trace struct {
@@ -84,22 +91,33 @@ type TraceDeadTest struct {
 	Weights   string `json:"weights,omitempty"`
 }
 
-// Budget is the failure budget of a trace's configuration.
+// Budget is the failure budget of a trace's configuration. The failures
+// added after version 2 are left out when 0, so that a trace without
+// them is written as before.
 type Budget struct {
 	Resets int `json:"resets"`
 	Drops  int `json:"drops"`
 	Errors int `json:"errors"`
+	Dups   int `json:"dups,omitempty"`
+	// Partitions: see sim.Budget.
+	Partitions int `json:"partitions,omitempty"`
 }
+
+// newer says whether b allows a failure that version 2 does not know.
+func (b Budget) newer() bool { return b.Dups != 0 || b.Partitions != 0 }
 
 // A TraceStep is one event of a path, by content, with its choices.
 type TraceStep struct {
-	Kind    string `json:"kind"`
-	Node    int    `json:"node"`
-	Peer    *int   `json:"peer,omitempty"`
-	Timer   string `json:"timer,omitempty"`
-	Call    *int   `json:"call,omitempty"`
-	Msg     string `json:"msg,omitempty"` // fingerprint of the message, 16 hex digits
-	Choices []int  `json:"choices,omitempty"`
+	Kind  string `json:"kind"`
+	Node  int    `json:"node"`
+	Peer  *int   `json:"peer,omitempty"`
+	Timer string `json:"timer,omitempty"`
+	Call  *int   `json:"call,omitempty"`
+	Msg   string `json:"msg,omitempty"` // fingerprint of the message, 16 hex digits
+	// Cut is a partition's side: the nodes it cuts off from the others
+	// (never the highest node).
+	Cut     []int `json:"cut,omitempty"`
+	Choices []int `json:"choices,omitempty"`
 	// Text says what the step did in words; it is for people and is not
 	// read back.
 	Text string `json:"text,omitempty"`
@@ -115,7 +133,7 @@ func FromPath(p sim.Path, describe func(i int) string) []TraceStep {
 		ev := st.Event
 		ts := TraceStep{Kind: ev.Kind.String(), Node: int(ev.Node), Choices: st.Choices}
 		switch ev.Kind {
-		case sim.Deliver, sim.Drop:
+		case sim.Deliver, sim.Drop, sim.Duplicate:
 			peer := int(ev.Peer)
 			ts.Peer = &peer
 			ts.Msg = fmt.Sprintf("%016x", ev.Msg)
@@ -127,6 +145,11 @@ func FromPath(p sim.Path, describe func(i int) string) []TraceStep {
 		case sim.App:
 			c := ev.Call
 			ts.Call = &c
+		case sim.Partition:
+			for t := ev.Side(); t != 0; t &= t - 1 {
+				id := bits.TrailingZeros64(uint64(t))
+				ts.Cut = append(ts.Cut, id)
+			}
 		}
 		if describe != nil {
 			ts.Text = describe(i)
@@ -153,7 +176,7 @@ func Path(steps []TraceStep) (sim.Path, error) {
 			return nil, bad("node %d is negative", ts.Node)
 		}
 		switch k {
-		case sim.Deliver, sim.Drop, sim.SocketError:
+		case sim.Deliver, sim.Drop, sim.Duplicate, sim.SocketError:
 			if ts.Peer == nil || *ts.Peer < 0 {
 				return nil, bad("a %s step needs a peer node", ts.Kind)
 			}
@@ -175,6 +198,20 @@ func Path(steps []TraceStep) (sim.Path, error) {
 				return nil, bad("an app step needs the index of the driver's call")
 			}
 			ev.Call = *ts.Call
+		case sim.Partition:
+			var side sim.NodeSet
+			for _, id := range ts.Cut {
+				if id < 0 || id >= sim.MaxPartitionNodes-1 || side.Has(sim.NodeID(id)) {
+					return nil, bad("a partition's cut lists node %d: nodes are 0 to %d, each once", id, sim.MaxPartitionNodes-2)
+				}
+				side = side.Add(sim.NodeID(id))
+			}
+			if side == 0 {
+				return nil, bad("a partition step needs the nodes of its side (cut)")
+			}
+			ev = sim.PartitionEvent(side)
+		case sim.Heal:
+			ev = sim.Event{Kind: sim.Heal}
 		}
 		for _, c := range ts.Choices {
 			if c < 0 {
@@ -198,7 +235,11 @@ func (t *Trace) Write(w io.Writer) error {
 // kept inside another file (a shard's result).
 func (t *Trace) Stamp() {
 	t.Format, t.Version = traceFormat, TraceVersion
-	if len(t.Init) == 0 {
+	switch {
+	case t.Budget.newer():
+	case len(t.Init) > 0:
+		t.Version = 2
+	default:
 		t.Version = 1
 	}
 }
@@ -247,7 +288,7 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 		return nil, fmt.Errorf("the trace names no system")
 	case t.Nodes < 1:
 		return nil, fmt.Errorf("the trace has %d nodes; at least 1 is needed", t.Nodes)
-	case t.Budget.Resets < 0 || t.Budget.Drops < 0 || t.Budget.Errors < 0:
+	case t.Budget.Resets < 0 || t.Budget.Drops < 0 || t.Budget.Errors < 0 || t.Budget.Dups < 0 || t.Budget.Partitions < 0:
 		return nil, fmt.Errorf("the trace has a negative failure budget")
 	}
 	if _, err := Path(t.Steps); err != nil {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -50,9 +51,20 @@ func TestTraceRoundTrip(t *testing.T) {
 	if err := tr.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if back, err = ReadTrace(&buf); err != nil || back.Version != TraceVersion || !reflect.DeepEqual(back.Init, tr.Init) {
+	if back, err = ReadTrace(&buf); err != nil || back.Version != 2 || !reflect.DeepEqual(back.Init, tr.Init) {
 		t.Fatalf("with init choices: %v, version %d, init %v", err, back.Version, back.Init)
 	}
+	// A budget with duplicates makes it version 3, which a version-2
+	// reader refuses for its version rather than for the field.
+	tr.Budget.Dups = 1
+	buf.Reset()
+	if err := tr.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if back, err = ReadTrace(&buf); err != nil || back.Version != 3 || back.Budget.Dups != 1 || !reflect.DeepEqual(back.Init, tr.Init) {
+		t.Fatalf("with duplicates: %v, version %d, budget %+v", err, back.Version, back.Budget)
+	}
+	tr.Budget.Dups = 0
 	if got := TraceName("x", "p", nil, p); got != TraceName("x", "p", nil, q) || !strings.HasPrefix(got, "x-p-") {
 		t.Fatalf("trace name %q", got)
 	}
@@ -117,14 +129,15 @@ func TestTraceVersions(t *testing.T) {
 		{"no version", `{"format":"livecheck-trace",` + body + `}`, ""},
 		{"version 1", `{"format":"livecheck-trace","version":1,` + body + `}`, ""},
 		{"version 2", `{"format":"livecheck-trace","version":2,"init":[1],` + body + `}`, ""},
-		{"newer", `{"format":"livecheck-trace","version":3,"shrunk":true,` + body + `}`,
-			"trace format version 3 is not supported (this livecheck reads versions up to 2; replay it with a newer one)"},
+		{"version 3", `{"format":"livecheck-trace","version":3,"budget":{"resets":0,"drops":0,"errors":0,"dups":2},` + body[strings.Index(body, `"seed"`):] + `,"system":"x","nodes":2,"bugs":[]}`, ""},
+		{"newer", `{"format":"livecheck-trace","version":4,"shrunk":true,` + body + `}`,
+			"trace format version 4 is not supported (this livecheck reads versions up to 3; replay it with a newer one)"},
 		{"negative init", `{"format":"livecheck-trace","version":2,"init":[0,-3],` + body + `}`, "the trace's init choice 1 is -3: choices are not negative"},
 		{"negative", `{"format":"livecheck-trace","version":-1,` + body + `}`, "trace format version -1 is not a version"},
 	} {
 		tr, err := ReadTrace(strings.NewReader(tc.file))
 		switch {
-		case tc.err == "" && (err != nil || tr.Version != max(1, len(tr.Init)+1) || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
+		case tc.err == "" && (err != nil || tr.Version != max(1, len(tr.Init)+1, 3*min(1, tr.Budget.Dups)) || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
 			t.Errorf("%s: %v, %+v; want its version with its step", tc.name, err, tr)
 		case tc.err != "" && (err == nil || err.Error() != tc.err):
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
@@ -148,6 +161,35 @@ func TestScope(t *testing.T) {
 	} {
 		if got := Scope(tc.depth, tc.exhausted, tc.postponed); got != tc.want {
 			t.Errorf("Scope(%d, %v, %d) = %q, want %q", tc.depth, tc.exhausted, tc.postponed, got, tc.want)
+		}
+	}
+}
+
+// A partition step carries its side as the nodes it cuts off, and a heal
+// nothing; both come back as the events they were. A cut that is empty,
+// names a node twice or one past the bound is malformed.
+func TestTracePartitionSteps(t *testing.T) {
+	p := sim.Path{{Event: sim.PartitionEvent(sim.NodeSet(0).Add(0).Add(2))}, {Event: sim.Event{Kind: sim.Heal}}}
+	steps := FromPath(p, nil)
+	if got := fmt.Sprint(steps[0].Cut); steps[0].Kind != "partition" || got != "[0 2]" || steps[1].Kind != "heal" || steps[1].Cut != nil {
+		t.Fatalf("steps %+v", steps)
+	}
+	q, err := Path(steps)
+	if err != nil || !reflect.DeepEqual(p, q) {
+		t.Fatalf("round trip: %v, %v, want %v", q, err, p)
+	}
+	for cut, want := range map[string]string{
+		"[]":     "step 1: a partition step needs the nodes of its side (cut)",
+		"[1,1]":  "step 1: a partition's cut lists node 1: nodes are 0 to 10, each once",
+		"[11]":   "step 1: a partition's cut lists node 11: nodes are 0 to 10, each once",
+		"[0,-1]": "step 1: a partition's cut lists node -1: nodes are 0 to 10, each once",
+	} {
+		var c []int
+		if err := json.Unmarshal([]byte(cut), &c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Path([]TraceStep{{Kind: "partition", Cut: c}}); err == nil || err.Error() != want {
+			t.Errorf("cut %s: %v, want %q", cut, err, want)
 		}
 	}
 }

@@ -323,8 +323,10 @@ func localFrom(w *sim.World, opts LocalOptions, s0 *sim.State) (*LocalResult, er
 		opts.QuickBudget = 5_000
 	}
 	b := w.Spec().Budget
-	if b.Resets > 0 || b.Drops > 0 || b.Errors > 0 {
-		return nil, fmt.Errorf("local mode does not inject failures: resets, drops and socket errors must be 0 (use --mode global)")
+	// Local steps are a node's own events; a failure acts on the network
+	// or on two nodes at once, which local states do not hold.
+	if b != (sim.Budget{}) {
+		return nil, fmt.Errorf("local mode does not inject failures: resets, drops, socket errors, duplicates and partitions must be 0 (use --mode global)")
 	}
 	start := time.Now()
 	ls := &localSearch{w: w, opts: opts, n: w.Spec().Nodes, res: &LocalResult{}, msgIndex: map[msgKey]int32{}}

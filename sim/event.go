@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
+	"strings"
 )
 
 // Kind is the kind of an event. Every package that drives the world speaks
@@ -16,10 +18,13 @@ const (
 	Drop                    // a datagram in flight from Peer to Node is lost
 	SocketError             // the connection between Node and Peer breaks
 	Reset                   // Node crashes and restarts: state (but durable fields), timers and connections lost
+	Duplicate               // a datagram in flight from Peer to Node is copied: the copy may arrive as well
+	Partition               // the links between the nodes of Msg's set (see Event) and the others go down
+	Heal                    // the partition's links come back up
 	numKinds
 )
 
-var kindNames = [numKinds]string{"deliver", "timer", "app", "drop", "socket-error", "reset"}
+var kindNames = [numKinds]string{"deliver", "timer", "app", "drop", "socket-error", "reset", "duplicate", "partition", "heal"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -29,7 +34,12 @@ func (k Kind) String() string {
 }
 
 // Kinds lists every event kind, in the order Enabled lists them.
-func Kinds() []Kind { return []Kind{Deliver, Timer, App, Drop, SocketError, Reset} }
+// Kinds added later are numbered after the first ones, so that the
+// numbers (and the hashes of paths, which name trace files) stay as
+// they were.
+func Kinds() []Kind {
+	return []Kind{Deliver, Timer, App, Drop, Duplicate, SocketError, Reset, Partition, Heal}
+}
 
 // ParseKind returns the kind named s.
 func ParseKind(s string) (Kind, error) {
@@ -38,7 +48,20 @@ func ParseKind(s string) (Kind, error) {
 			return Kind(k), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown event kind %q (valid: deliver, timer, app, drop, socket-error, reset)", s)
+	return 0, fmt.Errorf("unknown event kind %q (valid: %s)", s, KindNames())
+}
+
+// KindNames lists the kinds' names, comma-separated, in the order Kinds
+// gives them: for messages that say what is valid.
+func KindNames() string {
+	var b strings.Builder
+	for i, k := range Kinds() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k.String())
+	}
+	return b.String()
 }
 
 // An Event is one atomic step of the world. Events name what they act on by
@@ -46,16 +69,26 @@ func ParseKind(s string) (Kind, error) {
 // recorded event either applies to a state exactly or is rejected.
 type Event struct {
 	Kind  Kind
-	Node  NodeID // the node that handles the event (for socket errors, the lower end)
-	Peer  NodeID // the sender (deliver, drop) or the other end (socket error)
+	Node  NodeID // the node that handles the event (socket error: the lower end; partition: the side's lowest)
+	Peer  NodeID // the sender (deliver, drop, duplicate) or the other end (socket error)
 	Timer string // the timer's name (timer)
 	Call  int    // index into the driver's calls (app)
-	Msg   uint64 // fingerprint of the message (deliver, drop)
+	Msg   uint64 // fingerprint of the message (deliver, drop, duplicate); partition: the side's NodeSet
 }
+
+// PartitionEvent is the event that cuts the nodes of side off from the
+// others. The side of a partition is the one without the highest node
+// (see World.Enabled).
+func PartitionEvent(side NodeSet) Event {
+	return Event{Kind: Partition, Node: NodeID(bits.TrailingZeros64(uint64(side))), Msg: uint64(side)}
+}
+
+// Side is the side of a partition event: the nodes it cuts off.
+func (e Event) Side() NodeSet { return NodeSet(e.Msg) }
 
 func (e Event) String() string {
 	switch e.Kind {
-	case Deliver, Drop:
+	case Deliver, Drop, Duplicate:
 		return fmt.Sprintf("%s %d->%d #%016x", e.Kind, e.Peer, e.Node, e.Msg)
 	case Timer:
 		return fmt.Sprintf("timer %s at %d", e.Timer, e.Node)
@@ -65,6 +98,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("socket-error %d<->%d", e.Node, e.Peer)
 	case Reset:
 		return fmt.Sprintf("reset %d", e.Node)
+	case Partition:
+		return fmt.Sprintf("partition %v", e.Side())
 	}
 	return e.Kind.String()
 }

@@ -8,11 +8,11 @@ import (
 )
 
 func TestKinds(t *testing.T) {
-	want := []sim.Kind{sim.Deliver, sim.Timer, sim.App, sim.Drop, sim.SocketError, sim.Reset}
+	want := []sim.Kind{sim.Deliver, sim.Timer, sim.App, sim.Drop, sim.Duplicate, sim.SocketError, sim.Reset, sim.Partition, sim.Heal}
 	if got := sim.Kinds(); !slices.Equal(got, want) {
 		t.Fatalf("Kinds() = %v, want %v", got, want)
 	}
-	names := []string{"deliver", "timer", "app", "drop", "socket-error", "reset"}
+	names := []string{"deliver", "timer", "app", "drop", "duplicate", "socket-error", "reset", "partition", "heal"}
 	for i, k := range want {
 		if k.String() != names[i] {
 			t.Errorf("Kind %d String = %q, want %q", k, k.String(), names[i])
@@ -25,7 +25,7 @@ func TestKinds(t *testing.T) {
 	if got := sim.Kind(42).String(); got != "kind(42)" {
 		t.Errorf("unknown kind prints %q", got)
 	}
-	const msg = `unknown event kind "Deliver" (valid: deliver, timer, app, drop, socket-error, reset)`
+	const msg = `unknown event kind "Deliver" (valid: deliver, timer, app, drop, duplicate, socket-error, reset, partition, heal)`
 	if _, err := sim.ParseKind("Deliver"); err == nil || err.Error() != msg {
 		t.Errorf("ParseKind(Deliver) error = %v, want %q", err, msg)
 	}

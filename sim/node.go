@@ -105,8 +105,9 @@ type Context interface {
 type Transport uint8
 
 const (
-	// Datagram: any message in flight may be delivered next, and with a drop
-	// budget any may be lost.
+	// Datagram: any message in flight may be delivered next, with a drop
+	// budget any may be lost, and with a duplication budget any may be
+	// copied, so that it arrives twice.
 	Datagram Transport = iota
 	// Stream: each ordered pair of nodes has a connection that delivers in
 	// order. A reset of either end or an injected socket error breaks it: its
@@ -134,7 +135,24 @@ type Budget struct {
 	Resets int `json:"resets"` // node resets (crash and restart)
 	Drops  int `json:"drops"`  // lost datagrams (datagram transport)
 	Errors int `json:"errors"` // injected socket errors (stream transport)
+	// Dups counts duplicated datagrams (datagram transport): a message in
+	// flight copied, so that it may arrive twice.
+	Dups int `json:"dups,omitempty"`
+	// Partitions counts network partitions (both transports): the links
+	// between a set of nodes and the others go down, until they heal.
+	// One is in force at a time.
+	Partitions int `json:"partitions,omitempty"`
 }
+
+// negative says whether any field of b is negative.
+func (b Budget) negative() bool {
+	return b.Resets < 0 || b.Drops < 0 || b.Errors < 0 || b.Dups < 0 || b.Partitions < 0
+}
+
+// MaxPartitionNodes is the most nodes a world with partitions may have:
+// a state without one has an event for each way to cut the nodes in
+// two, 2^(n-1)-1 of them.
+const MaxPartitionNodes = 12
 
 // Spec describes a world: its nodes, transport, driver and failure budget.
 type Spec struct {
@@ -198,8 +216,15 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("a world needs at least 1 node, not %d", s.Nodes)
 	case s.New == nil:
 		return fmt.Errorf("the spec has no New function to build a node")
-	case s.Budget.Resets < 0 || s.Budget.Drops < 0 || s.Budget.Errors < 0:
+	case s.Budget.negative():
 		return fmt.Errorf("failure budgets cannot be negative")
+	case s.Budget.Partitions > 0 && s.Nodes > MaxPartitionNodes:
+		return fmt.Errorf("partitions need at most %d nodes, not %d: the ways to cut n nodes in two are 2^(n-1)-1", MaxPartitionNodes, s.Nodes)
+	case s.Budget.Partitions > 0 && s.Transport == Stream && len(s.Symmetry) > 0:
+		// A cut tells a node of each of its connections across it, one
+		// Error after another in the order of the peers' ids, which a
+		// renaming does not keep: symmetry reduction would be unsound.
+		return fmt.Errorf("partitions on streams and symmetry reduction do not go together: a node told of several broken connections is told in id order, which renaming does not keep (drop Symmetry)")
 	}
 	for i, c := range s.Calls {
 		if c.To < 0 || int(c.To) >= s.Nodes {

@@ -115,8 +115,11 @@ type State struct {
 	calls uint64     // bit i set: driver call i was made (calls 0 to 63)
 	ext   *stateExt  // nil unless calls past 64 were made or timers are periodic
 	used  Budget
-	fp    uint64
-	key   uint64 // fp, or with symmetry the fingerprint of a renaming
+	// cut is the side of the partition in force (the nodes cut off from
+	// the others, never the highest node); 0: none.
+	cut NodeSet
+	fp  uint64
+	key uint64 // fp, or with symmetry the fingerprint of a renaming
 	// keyless says key is not worked out yet (World.NoKeys).
 	keyless bool
 	// ownsNet says net was made for this state by a step (not shared
@@ -179,6 +182,14 @@ func (s *State) InFlight() []Envelope { return s.net }
 
 // Used returns the failures spent so far on the path to this state.
 func (s *State) Used() Budget { return s.used }
+
+// Partition returns the side of the partition in force: the nodes cut
+// off from the others (never the highest node, so that each way to cut
+// the nodes in two has one side). It is empty when there is none.
+func (s *State) Partition() NodeSet { return s.cut }
+
+// Cut says whether the partition in force separates nodes a and b.
+func (s *State) Cut(a, b NodeID) bool { return s.cut != 0 && s.cut.Has(a) != s.cut.Has(b) }
 
 // Pending says whether monitor i (see [Spec.Monitors]) is waiting: its P
 // held in this state or an earlier one of the path, and its Q has not
@@ -254,6 +265,9 @@ func (s *State) Dump() string {
 			fmt.Fprintf(&b, " %d<->%d", c.a, c.b)
 		}
 		b.WriteByte('\n')
+	}
+	if s.cut != 0 {
+		fmt.Fprintf(&b, "partition: %v | %v\n", s.cut, NodeSet(1<<uint(len(s.nodes))-1)&^s.cut)
 	}
 	return b.String()
 }

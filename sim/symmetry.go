@@ -229,6 +229,23 @@ func (y *symmetry) key(w *World, s *State) uint64 {
 			alike = false
 		}
 	}
+	if s.cut != 0 {
+		// A member's side of the partition, as a multiset of what is on
+		// it (the nodes outside the groups by id, members anonymous):
+		// renaming does not change it. Two members alike otherwise may
+		// be on two sides, and swapping them then moves the cut: not
+		// alike.
+		var side [2]uint64
+		for i := range s.nodes {
+			side[b2i(s.cut.Has(NodeID(i)))] += mix(uint64(y.blind[i]), 6)
+		}
+		for i := range s.nodes {
+			if y.group[i] >= 0 {
+				y.sk[i] += mix(side[b2i(s.cut.Has(NodeID(i)))], 7)
+			}
+		}
+		alike = false
+	}
 	clear(y.ref)
 	y.sortGroups()
 	if named && len(y.blocks) > 0 {
@@ -454,8 +471,15 @@ func (y *symmetry) renamed(w *World, s *State) uint64 {
 	for _, v := range y.parts {
 		h.Uint64(v)
 	}
-	w.hashRest(h, s)
+	w.hashRest(h, s, y.perm)
 	return h.Sum64()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // mix is a 64-bit finaliser (splitmix64's) of a and b.

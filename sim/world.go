@@ -71,6 +71,9 @@ type World struct {
 	// initNodes[i] is where node i's choices begin in the last
 	// InitialFrom's Choices.
 	initNodes []int
+	// refused are the sends of the step across the partition in force,
+	// on a stream: (sender, receiver), each once; refuse tells the senders.
+	refused   []link
 	localStep bool   // ApplyLocal is stepping: no monitors
 	observer  []bool // Spec.Observers, by node id
 }
@@ -79,7 +82,7 @@ type World struct {
 // Apply: copy what must outlive it.
 type StepInfo struct {
 	Event   Event
-	Msg     Message    // the message delivered or dropped, if any
+	Msg     Message    // the message delivered, dropped or duplicated, if any
 	Sent    []Envelope // messages sent during the step
 	Choices []int      // values Choose returned, in order
 	Bounds  []int      // the n of each Choose call
@@ -261,8 +264,14 @@ func (w *World) widestInit() (NodeID, int) {
 }
 
 // Enabled appends the events enabled in s to buf, in a stable order:
-// deliveries, timers, application calls, drops, socket errors, resets.
-// Deliveries of equal messages between the same nodes appear once.
+// deliveries, timers, application calls, drops, duplications, socket
+// errors, resets, then partitions or the heal. Deliveries (drops,
+// duplications) of equal messages between the same nodes appear once.
+// While the budget allows a partition and none is in force, there is one
+// for each way to cut the nodes in two, named by the side without the
+// highest node (PartitionEvent): the sets of the other nodes that are
+// not empty, in increasing order of their bits. While one is in force,
+// the heal is enabled, whatever the budget, and no other partition.
 func (w *World) Enabled(s *State, buf []Event) []Event {
 	stream := w.spec.Transport == Stream
 	for i := range s.net {
@@ -301,16 +310,10 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 		}
 	}
 	if !stream && s.used.Drops < w.spec.Budget.Drops {
-		for i := range s.net {
-			e := &s.net[i]
-			if i > 0 {
-				p := &s.net[i-1]
-				if p.From == e.From && p.To == e.To && p.FP == e.FP {
-					continue
-				}
-			}
-			buf = append(buf, Event{Kind: Drop, Node: e.To, Peer: e.From, Msg: e.FP})
-		}
+		buf = distinctInFlight(s, Drop, buf)
+	}
+	if !stream && s.used.Dups < w.spec.Budget.Dups {
+		buf = distinctInFlight(s, Duplicate, buf)
 	}
 	if stream && s.used.Errors < w.spec.Budget.Errors {
 		for _, c := range s.conns {
@@ -321,6 +324,33 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 		for i := range s.nodes {
 			buf = append(buf, Event{Kind: Reset, Node: NodeID(i)})
 		}
+	}
+	switch {
+	case s.cut != 0:
+		buf = append(buf, Event{Kind: Heal})
+	case s.used.Partitions < w.spec.Budget.Partitions:
+		// Each way to cut the nodes in two once: by the side without
+		// the highest node, in increasing order of its bits.
+		for side := NodeSet(1); side < 1<<uint(len(s.nodes)-1); side++ {
+			buf = append(buf, PartitionEvent(side))
+		}
+	}
+	return buf
+}
+
+// distinctInFlight appends an event of kind k (a drop or a duplication)
+// for each distinct datagram in flight: equal ones between the same nodes
+// are one event, as they are one delivery.
+func distinctInFlight(s *State, k Kind, buf []Event) []Event {
+	for i := range s.net {
+		e := &s.net[i]
+		if i > 0 {
+			p := &s.net[i-1]
+			if p.From == e.From && p.To == e.To && p.FP == e.FP {
+				continue
+			}
+		}
+		buf = append(buf, Event{Kind: k, Node: e.To, Peer: e.From, Msg: e.FP})
 	}
 	return buf
 }
@@ -465,7 +495,7 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	w.from = s
 	n := w.reuse(len(s.nodes))
 	copy(n.nodes, s.nodes)
-	n.net, n.conns, n.calls, n.ext, n.used, n.pending = s.net, s.conns, s.calls, s.ext, s.used, s.pending
+	n.net, n.conns, n.calls, n.ext, n.used, n.cut, n.pending = s.net, s.conns, s.calls, s.ext, s.used, s.cut, s.pending
 	if err := w.step(n, ev, tape); err != nil {
 		return nil, err
 	}
@@ -549,7 +579,7 @@ func (w *World) Own(s *State) *State {
 	}
 	n.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
 	n.conns = slices.Clone(s.conns)
-	n.calls, n.ext, n.used, n.fp, n.key, n.keyless, n.pending = s.calls, s.ext, s.used, s.fp, s.key, s.keyless, s.pending
+	n.calls, n.ext, n.used, n.cut, n.fp, n.key, n.keyless, n.pending = s.calls, s.ext, s.used, s.cut, s.fp, s.key, s.keyless, s.pending
 	return n
 }
 
@@ -600,6 +630,18 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		// The handler gets a copy: a message it keeps and changes later
 		// must not change the one in flight, which other states share.
 		err = w.invoke(n, ev.Node, receiveH, ev.Peer, Copy(msg), "", nil)
+	case Duplicate:
+		i := w.findMessage(n, ev)
+		if i < 0 || w.spec.Transport == Stream || n.used.Dups >= w.spec.Budget.Dups {
+			return fmt.Errorf("%w: %v: no such datagram in flight or no duplications left", ErrNotEnabled, ev)
+		}
+		n.used.Dups++
+		w.last.Msg = n.net[i].Msg
+		// The copy goes beside the original, which keeps the network
+		// sorted; the two share the message, which no one changes (a
+		// handler gets its own copy).
+		w.ownNet(n)
+		n.net = slices.Insert(n.net, i, n.net[i])
 	case Timer:
 		ts := n.nodes[ev.Node].timers
 		j, ok := slices.BinarySearch(ts, ev.Timer)
@@ -627,6 +669,19 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		if err = w.invoke(n, ev.Node, errorH, ev.Peer, nil, "", nil); err == nil && ev.Node != ev.Peer {
 			err = w.invoke(n, ev.Peer, errorH, ev.Node, nil, "", nil)
 		}
+	case Partition:
+		side, all := ev.Side(), NodeSet(1)<<uint(len(n.nodes)-1)
+		if n.cut != 0 || n.used.Partitions >= w.spec.Budget.Partitions || side == 0 || side >= all || ev != PartitionEvent(side) {
+			return fmt.Errorf("%w: %v: a partition in force already, none left, or not a side without the highest node", ErrNotEnabled, ev)
+		}
+		n.used.Partitions++
+		n.cut = side
+		err = w.cutLinks(n)
+	case Heal:
+		if n.cut == 0 || ev != (Event{Kind: Heal}) {
+			return fmt.Errorf("%w: %v: no partition in force", ErrNotEnabled, ev)
+		}
+		n.cut = 0
 	case Reset:
 		if n.used.Resets >= w.spec.Budget.Resets {
 			return fmt.Errorf("%w: %v: no resets left", ErrNotEnabled, ev)
@@ -663,6 +718,9 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		}
 	default:
 		return fmt.Errorf("%w: unknown event kind %d", ErrNotEnabled, ev.Kind)
+	}
+	if err == nil {
+		err = w.refuse(n)
 	}
 	if err != nil {
 		return err
@@ -738,6 +796,7 @@ func (w *World) begin(ev Event, tape []int) {
 	w.last.Choices = w.last.Choices[:0]
 	w.last.Bounds = w.last.Bounds[:0]
 	w.last.Logs = w.last.Logs[:0]
+	w.refused = w.refused[:0]
 }
 
 // finish recomputes the fingerprints of the nodes the step touched, then the
@@ -780,7 +839,7 @@ func (w *World) finish(s *State) (err error) {
 	for _, c := range s.conns {
 		h.Uint64(uint64(c.a)<<32 | uint64(uint32(c.b)))
 	}
-	w.hashRest(h, s)
+	w.hashRest(h, s, nil)
 	s.fp = h.Sum64()
 	s.key, s.keyless = s.fp, false
 	if w.sym != nil {
@@ -821,8 +880,9 @@ func hashSlot(h *Hasher, s *State, i NodeID) {
 }
 
 // hashRest writes what a state holds besides its nodes and network: the
-// driver's progress and the failures used.
-func (w *World) hashRest(h *Hasher, s *State) {
+// driver's progress, the failures used and the partition in force, its
+// nodes renamed by perm (nil: as they are).
+func (w *World) hashRest(h *Hasher, s *State, perm []NodeID) {
 	h.Uint64(s.calls)
 	// A fixed number of words for calls from 64 on, so that a state that
 	// has made none of them hashes alike whether or not it has the words.
@@ -834,6 +894,12 @@ func (w *World) hashRest(h *Hasher, s *State) {
 		h.Uint64(x)
 	}
 	h.Uint64(uint64(s.used.Resets)<<42 | uint64(s.used.Drops)<<21 | uint64(s.used.Errors))
+	// Only when used, so that states of worlds without these failures
+	// hash as they did before there were any.
+	if s.used.Dups != 0 || s.used.Partitions != 0 || s.cut != 0 {
+		h.Uint64(uint64(s.used.Dups)<<32 | uint64(s.used.Partitions))
+		h.Uint64(uint64(renameCut(s.cut, perm, len(s.nodes))))
+	}
 	// Only with monitors, so that other worlds hash as they did before
 	// there were monitors (and do no more work). Renaming keeps the bits
 	// (see Monitor), so the Key hashes them as they are too.
@@ -889,6 +955,72 @@ func (w *World) ownTimers(s *State, id NodeID) {
 	}
 }
 
+// renameCut returns the side of partition cut (of n nodes) with node i
+// renamed perm[i] (nil: none), as the side without the highest node.
+func renameCut(cut NodeSet, perm []NodeID, n int) NodeSet {
+	if cut == 0 || perm == nil {
+		return cut
+	}
+	var out NodeSet
+	for t := uint64(cut); t != 0; t &= t - 1 {
+		out = out.Add(perm[bits.TrailingZeros64(t)])
+	}
+	if out.Has(NodeID(n - 1)) {
+		out = NodeSet(1<<uint(n)-1) &^ out
+	}
+	return out
+}
+
+// cutLinks makes the partition just put in force take effect: datagrams
+// in flight across it are lost, and connections across it break, what is
+// queued on them lost and both ends told (Error), lower end first, as a
+// socket error does, in the order of the connections.
+func (w *World) cutLinks(s *State) error {
+	if w.spec.Transport != Stream {
+		if slices.ContainsFunc(s.net, func(e Envelope) bool { return s.Cut(e.From, e.To) }) {
+			w.ownNet(s)
+			s.net = slices.DeleteFunc(s.net, func(e Envelope) bool { return s.Cut(e.From, e.To) })
+		}
+		return nil
+	}
+	var broken []conn
+	for _, c := range s.conns {
+		if s.Cut(c.a, c.b) {
+			broken = append(broken, c)
+		}
+	}
+	for _, c := range broken {
+		w.breakConn(s, c.a, c.b)
+	}
+	for _, c := range broken {
+		if err := w.invoke(s, c.a, errorH, c.b, nil, "", nil); err != nil {
+			return err
+		}
+		if err := w.invoke(s, c.b, errorH, c.a, nil, "", nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refuse tells each node that sent across the partition in force during
+// the step, on a stream, that the connection failed (Error), once per
+// peer in a step, in the order of the sends: what its Error handler
+// sends to that peer again is lost without a word, as the connection
+// was refused already.
+func (w *World) refuse(s *State) error {
+	for i := 0; i < len(w.refused); i++ {
+		l := w.refused[i]
+		if err := w.invoke(s, l.from, errorH, l.to, nil, "", nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A link is a sender and a receiver.
+type link struct{ from, to NodeID }
+
 // breakConn closes the connection a<->b and loses what is queued on it.
 func (w *World) breakConn(s *State, a, b NodeID) {
 	if a > b {
@@ -922,6 +1054,14 @@ func (w *World) send(s *State, from, to NodeID, msg Message) {
 	}
 	if w.sym != nil {
 		e.bfp = w.sym.blindMessage(msg)
+	}
+	if s.Cut(from, to) {
+		// Lost at the partition; on a stream the sender is told.
+		w.last.Sent = append(w.last.Sent, e)
+		if w.spec.Transport == Stream && !slices.Contains(w.refused, link{from, to}) {
+			w.refused = append(w.refused, link{from, to})
+		}
+		return
 	}
 	w.ownNet(s)
 	var i int
@@ -1084,7 +1224,7 @@ func (c *nodeCtx) Logf(format string, args ...any) {
 // Describe says in words what ev does in s, naming the message it carries.
 func (w *World) Describe(s *State, ev Event) string {
 	switch ev.Kind {
-	case Deliver, Drop:
+	case Deliver, Drop, Duplicate:
 		for _, e := range s.net {
 			if e.From == ev.Peer && e.To == ev.Node && e.FP == ev.Msg {
 				return fmt.Sprintf("%s %s %d->%d", ev.Kind, Dump(e.Msg), ev.Peer, ev.Node)
@@ -1093,6 +1233,12 @@ func (w *World) Describe(s *State, ev Event) string {
 	case App:
 		if ev.Call >= 0 && ev.Call < len(w.spec.Calls) {
 			return fmt.Sprintf("app %s at %d", Dump(w.spec.Calls[ev.Call].Call), ev.Node)
+		}
+	case Partition:
+		return fmt.Sprintf("partition %v | %v", ev.Side(), NodeSet(1<<uint(len(s.nodes))-1)&^ev.Side())
+	case Heal:
+		if s.cut != 0 {
+			return fmt.Sprintf("heal %v | %v", s.cut, NodeSet(1<<uint(len(s.nodes))-1)&^s.cut)
 		}
 	}
 	return ev.String()

@@ -37,6 +37,11 @@ var DefaultWeights = Weights{
 	sim.Drop:        0.1,
 	sim.SocketError: 0.1,
 	sim.Reset:       0.1,
+	sim.Duplicate:   0.1,
+	sim.Partition:   0.1,
+	// A heal is not a failure but the end of one: weighed as a timer,
+	// so that a walk does not stay cut off for most of its steps.
+	sim.Heal: 1,
 }
 
 // String writes w in the form ParseWeights reads.
@@ -57,7 +62,7 @@ func ParseWeights(s string, base Weights) (Weights, error) {
 	for _, part := range strings.Split(s, ",") {
 		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
-			return w, fmt.Errorf("weight %q is not KIND=NUMBER (kinds: deliver, timer, app, drop, socket-error, reset)", part)
+			return w, fmt.Errorf("weight %q is not KIND=NUMBER (kinds: %s)", part, sim.KindNames())
 		}
 		k, err := sim.ParseKind(name)
 		if err != nil {

@@ -124,7 +124,7 @@ func TestParseWeights(t *testing.T) {
 	if w[sim.App] != 8 || w[sim.Deliver] != 4 || w[sim.Timer] != 1 || w[sim.Reset] != 0 || w[sim.Drop] != walk.DefaultWeights[sim.Drop] {
 		t.Fatalf("parsed %v", w)
 	}
-	if got := w.String(); got != "deliver=4,timer=1,app=8,drop=0.1,socket-error=0.1,reset=0" {
+	if got := w.String(); got != "deliver=4,timer=1,app=8,drop=0.1,socket-error=0.1,reset=0,duplicate=0.1,partition=0.1,heal=1" {
 		t.Fatalf("String() = %q", got)
 	}
 	for in, want := range map[string]string{

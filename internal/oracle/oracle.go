@@ -206,7 +206,7 @@ func key(w *sim.World, s *sim.State) string {
 			b.WriteByte('0')
 		}
 	}
-	fmt.Fprintf(&b, " used:%d,%d,%d", s.Used().Resets, s.Used().Drops, s.Used().Errors)
+	fmt.Fprintf(&b, " used:%+v", s.Used())
 	return b.String()
 }
 

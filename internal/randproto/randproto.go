@@ -233,6 +233,25 @@ func (p *Program) pickBudget(r *rand.Rand, n int) {
 	}
 }
 
+// GenerateFaults returns the program of seed (Generate's) with a budget
+// of the failures added after the first ones instead of its own: on
+// streams one partition; on datagrams, by the seed, one duplication, one
+// partition, or both.
+func GenerateFaults(seed uint64) *Program {
+	p := Generate(seed)
+	switch {
+	case p.Transport == sim.Stream:
+		p.Budget = sim.Budget{Partitions: 1}
+	case seed%3 == 0:
+		p.Budget = sim.Budget{Dups: 1}
+	case seed%3 == 1:
+		p.Budget = sim.Budget{Partitions: 1}
+	default:
+		p.Budget = sim.Budget{Dups: 1, Partitions: 1}
+	}
+	return p
+}
+
 // Generate returns the program of seed.
 func Generate(seed uint64) *Program {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))

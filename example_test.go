@@ -93,7 +93,9 @@ func ExampleTest() {
 	defer os.RemoveAll(dir)
 	t := &tbrec.Recorder{Test: "TestEarlyRelease"}
 	livecheck.Test(t, &lock.System, livecheck.WithTraceDir(dir),
-		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Bugs: []string{"early-release"}}}))
+		// The depth is the default one, given so that go test -short,
+		// which halves a depth left out, prints the same.
+		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Bugs: []string{"early-release"}}, Depth: 20}))
 	fmt.Println(strings.ReplaceAll(strings.Join(t.Fatals, "\n"), dir, "DIR"))
 	// Output:
 	// lock, 3 nodes, bugs early-release, failures: 0 resets, 0 drops, 0 socket errors; depth 20, seed 1

@@ -122,6 +122,15 @@ func TestLivecheckTestPasses(t *testing.T) {
 	}
 }
 
+// testDepth is the depth livecheck.Test searches by default: the default
+// 20, halved under -short.
+func testDepth() string {
+	if testing.Short() {
+		return "10"
+	}
+	return "20"
+}
+
 func TestLivecheckTestSafety(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "traces")
@@ -138,7 +147,7 @@ func TestLivecheckTestSafety(t *testing.T) {
 		t.Fatalf("fatals = %q, want one", r.Fatals)
 	}
 	want := strings.Join([]string{
-		"echo, 3 nodes, bugs double-pong, failures: 0 resets, 0 drops, 0 socket errors; depth 20, seed 1",
+		"echo, 3 nodes, bugs double-pong, failures: 0 resets, 0 drops, 0 socket errors; depth " + testDepth() + ", seed 1",
 		"",
 		"safety-violation of pongs-bounded: node 0 counted 3 pongs from 2 nodes",
 		"",
@@ -203,7 +212,7 @@ func TestLivecheckTestLiveness(t *testing.T) {
 	}
 	dead, live := filepath.Join(dir, files[0]), filepath.Join(dir, files[1])
 	want := strings.Join([]string{
-		"echo, 3 nodes, no bugs, failures: 0 resets, 1 drop, 0 socket errors; depth 20, seed 1",
+		"echo, 3 nodes, no bugs, failures: 0 resets, 1 drop, 0 socket errors; depth " + testDepth() + ", seed 1",
 		"",
 		"liveness-violation of all-answered: it can never hold again on this path of 3 steps.",
 		"",

@@ -236,7 +236,8 @@ func (s *Stacked) HashState(h *Hasher) {
 	}
 }
 
-// DumpState writes each layer as "name:{fields}".
+// DumpState writes each layer as "name:{fields}": the layer's dump
+// without its type's name, in braces.
 func (s *Stacked) DumpState() string {
 	var b strings.Builder
 	for i, l := range s.layers {
@@ -245,7 +246,11 @@ func (s *Stacked) DumpState() string {
 		}
 		b.WriteString(s.names[i])
 		b.WriteByte(':')
-		b.WriteString(Dump(l))
+		d := dumpBare(l)
+		if !strings.HasPrefix(d, "{") || !strings.HasSuffix(d, "}") {
+			d = "{" + d + "}"
+		}
+		b.WriteString(d)
 	}
 	return b.String()
 }

@@ -127,7 +127,7 @@ func layers(t *testing.T, s *sim.State, i sim.NodeID) (*wire, *greeter) {
 func TestStackDeliversUpAndDown(t *testing.T) {
 	w, s := newWorld(t, stackSpec(2, []sim.Call{{To: 0, Call: "hi"}}, sim.Budget{}))
 	w.Record = true
-	if d := sim.DumpNode(s, 0); d != `wire:wire{Sent:0 Got:0 Last:-1 Boots:1 Ticks:0} app:greeter{Heard:[] Epoch:1 Ticks:0} timers=app/tick,wire/tick` {
+	if d := sim.DumpNode(s, 0); d != `wire:{Sent:0 Got:0 Last:-1 Boots:1 Ticks:0} app:{Heard:[] Epoch:1 Ticks:0} timers=app/tick,wire/tick` {
 		t.Errorf("node 0 starts as %s", d)
 	}
 	if text := w.Describe(s, app(0, 0)); text != `app "hi" at 0 [app]` {
@@ -229,7 +229,7 @@ func TestStackValue(t *testing.T) {
 	if sim.Fingerprint(other) == sim.Fingerprint(a) {
 		t.Error("a change in the bottom layer leaves the fingerprint")
 	}
-	if d := sim.Dump(a); d != `wire:wire{Sent:1 Got:0 Last:0 Boots:0 Ticks:0} app:greeter{Heard:["x"] Epoch:0 Ticks:0}` {
+	if d := sim.Dump(a); d != `wire:{Sent:1 Got:0 Last:0 Boots:0 Ticks:0} app:{Heard:["x"] Epoch:0 Ticks:0}` {
 		t.Errorf("dump %s", d)
 	}
 }

@@ -860,6 +860,17 @@ func Dump(v any) string {
 	return b.String()
 }
 
+// dumpBare is Dump without the name of a struct's type.
+func dumpBare(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	var b strings.Builder
+	rv := reflect.ValueOf(v)
+	planOf(rv.Type()).dump(&b, rv)
+	return b.String()
+}
+
 func dumpValue(b *strings.Builder, v reflect.Value) {
 	if v.CanInterface() {
 		switch x := v.Interface().(type) {

@@ -161,7 +161,8 @@ func LayerOf[T any](n Node) (T, bool) {
 	return zero, false
 }
 
-// Init starts every layer, the bottom one first.
+// Init starts every layer, the bottom one first (so a layer that delivers
+// a message up from its Init reaches a layer not started yet).
 func (s *Stacked) Init(ctx Context) {
 	tab := s.contexts(ctx)
 	for i := range s.layers {
@@ -255,48 +256,63 @@ func (s *Stacked) DumpState() string {
 	return b.String()
 }
 
+// A stackRun is a stack handling one event: the context it was given,
+// and its layers' contexts.
+type stackRun struct {
+	base  Context  // the stacked node's own context
+	nc    *nodeCtx // the world's context under base, nil if none
+	stack *Stacked
+	tab   []layerCtx
+	// recent holds, by layer, the last timer name made for it, so that a
+	// layer that sets one timer again and again finds it at once.
+	recent []layerTimer
+}
+
 // A layerCtx is the Context of one layer of a stack while it handles an
 // event: what it sends goes down, what it delivers goes up, its timers
 // carry its name.
 type layerCtx struct {
-	base  Context  // the stacked node's own context
-	nc    *nodeCtx // the world's context under base, nil if none
-	stack *Stacked
-	i     int
-	tab   []layerCtx // the contexts of every layer of the stack
+	r *stackRun
+	i int
 }
 
 // contexts returns the contexts of s's layers under ctx: the world's
 // reused ones when ctx is the world's, new ones otherwise.
 func (s *Stacked) contexts(ctx Context) []layerCtx {
-	var tab []layerCtx
 	nc, own := ctx.(*nodeCtx)
 	if own {
-		if cap(nc.layers) < len(s.layers) {
-			nc.layers = make([]layerCtx, len(s.layers))
+		r := &nc.run
+		if len(r.tab) < len(s.layers) {
+			r.base, r.nc = nc, nc
+			r.tab = make([]layerCtx, len(s.layers))
+			r.recent = make([]layerTimer, len(s.layers))
+			for i := range r.tab {
+				r.tab[i] = layerCtx{r, i}
+			}
 		}
-		tab = nc.layers[:len(s.layers)]
-	} else {
-		tab = make([]layerCtx, len(s.layers))
-		if lc, ok := ctx.(*layerCtx); ok {
-			nc = lc.nc
-		}
+		r.stack = s
+		return r.tab[:len(s.layers)]
 	}
-	for i := range tab {
-		tab[i] = layerCtx{base: ctx, nc: nc, stack: s, i: i, tab: tab}
+	r := &stackRun{base: ctx, stack: s, tab: make([]layerCtx, len(s.layers)), recent: make([]layerTimer, len(s.layers))}
+	if lc, ok := ctx.(*layerCtx); ok {
+		r.nc = lc.r.nc
 	}
-	return tab
+	for i := range r.tab {
+		r.tab[i] = layerCtx{r, i}
+	}
+	return r.tab
 }
 
 // run runs handler h of the layer, recording it as the one under way so
 // that a panic names it.
 func (c *layerCtx) run(h handler, peer NodeID, msg Message, timer string, call AppCall) {
+	st, nc := c.r.stack, c.r.nc
 	var saved layerMark
-	if c.nc != nil {
-		saved = c.nc.mark
-		c.nc.mark = layerMark{c.stack.names[c.i], h}
+	if nc != nil {
+		saved = nc.mark
+		nc.mark = layerMark{st.names[c.i], h}
 	}
-	l := c.stack.layers[c.i]
+	l := st.layers[c.i]
 	switch h {
 	case initH:
 		l.Init(c)
@@ -311,8 +327,8 @@ func (c *layerCtx) run(h handler, peer NodeID, msg Message, timer string, call A
 	case downH:
 		l.(Carrier).Down(c, peer, msg)
 	}
-	if c.nc != nil {
-		c.nc.mark = saved
+	if nc != nil {
+		nc.mark = saved
 	}
 }
 
@@ -322,60 +338,68 @@ type layerMark struct {
 	handler handler
 }
 
-func (c *layerCtx) Self() NodeID     { return c.base.Self() }
-func (c *layerCtx) Nodes() int       { return c.base.Nodes() }
-func (c *layerCtx) Choose(n int) int { return c.base.Choose(n) }
+func (c *layerCtx) Self() NodeID     { return c.r.base.Self() }
+func (c *layerCtx) Nodes() int       { return c.r.base.Nodes() }
+func (c *layerCtx) Choose(n int) int { return c.r.base.Choose(n) }
 
 // Send puts msg on the wire from the bottom layer, and hands it to the
 // Down handler of the layer below from any other.
 func (c *layerCtx) Send(to NodeID, msg Message) {
 	if c.i == 0 {
-		c.base.Send(to, msg)
+		c.r.base.Send(to, msg)
 		return
 	}
-	c.tab[c.i-1].run(downH, to, msg, "", nil)
+	c.r.tab[c.i-1].run(downH, to, msg, "", nil)
 }
 
 // Deliver hands msg to the Receive of the layer above; from the top
 // layer, to whatever is above the stack.
 func (c *layerCtx) Deliver(from NodeID, msg Message) {
-	if c.i == len(c.tab)-1 {
-		c.base.Deliver(from, msg)
+	if c.i == len(c.r.stack.layers)-1 {
+		c.r.base.Deliver(from, msg)
 		return
 	}
-	c.tab[c.i+1].run(receiveH, from, msg, "", nil)
+	c.r.tab[c.i+1].run(receiveH, from, msg, "", nil)
 }
 
-func (c *layerCtx) SetTimer(name string)    { c.base.SetTimer(c.timer(name)) }
-func (c *layerCtx) SetPeriodic(name string) { c.base.SetPeriodic(c.timer(name)) }
-func (c *layerCtx) CancelTimer(name string) { c.base.CancelTimer(c.timer(name)) }
+func (c *layerCtx) SetTimer(name string)    { c.r.base.SetTimer(c.timer(name)) }
+func (c *layerCtx) SetPeriodic(name string) { c.r.base.SetPeriodic(c.timer(name)) }
+func (c *layerCtx) CancelTimer(name string) { c.r.base.CancelTimer(c.timer(name)) }
 
 // timer returns the node's name for the layer's timer name: the layer's
 // name, a slash, the name. The world's context keeps the names it has
 // made, so that a step makes none.
 func (c *layerCtx) timer(name string) string {
-	layer := c.stack.names[c.i]
-	if c.nc == nil {
-		return layer + "/" + name
+	layer := c.r.stack.names[c.i]
+	if last := &c.r.recent[c.i]; last.name == name && last.layer == layer {
+		return last.full
 	}
-	k := layerTimer{layer, name}
-	if full, ok := c.nc.timerNames[k]; ok {
-		return full
+	var full string
+	if nc := c.r.nc; nc == nil {
+		full = layer + "/" + name
+	} else {
+		k := layerTimer{layer: layer, name: name}
+		var ok bool
+		if full, ok = nc.timerNames[k]; !ok {
+			if nc.timerNames == nil {
+				nc.timerNames = make(map[layerTimer]string)
+			}
+			full = layer + "/" + name
+			nc.timerNames[k] = full
+		}
 	}
-	if c.nc.timerNames == nil {
-		c.nc.timerNames = make(map[layerTimer]string)
-	}
-	full := layer + "/" + name
-	c.nc.timerNames[k] = full
+	c.r.recent[c.i] = layerTimer{layer, name, full}
 	return full
 }
 
-type layerTimer struct{ layer, name string }
+// A layerTimer is a layer's timer name (and the node's name for it).
+type layerTimer struct{ layer, name, full string }
 
 func (c *layerCtx) Logf(format string, args ...any) {
-	if nc, ok := c.base.(*nodeCtx); ok {
-		nc.logf(c.stack.names[c.i], format, args...)
+	name := c.r.stack.names[c.i]
+	if nc, ok := c.r.base.(*nodeCtx); ok {
+		nc.logf(name, format, args...)
 		return
 	}
-	c.base.Logf("%s: %s", c.stack.names[c.i], fmt.Sprintf(format, args...))
+	c.r.base.Logf("%s: %s", name, fmt.Sprintf(format, args...))
 }

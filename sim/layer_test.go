@@ -438,3 +438,41 @@ func TestStackResetNeedsTheSameLayers(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// A stack can be the top layer of another: its timers carry both names,
+// its layers are found by type, and a message goes down through both
+// bottoms. It has no Down, so it cannot be below another layer.
+func TestStackNested(t *testing.T) {
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "has no Down method") {
+				t.Errorf("a stack below a layer: %v, want a panic that says it cannot carry", r)
+			}
+		}()
+		sim.Stack(sim.Layer{Name: "a", Node: sim.Stack(sim.Layer{Name: "b", Node: &wire{}})}, sim.Layer{Name: "c", Node: &greeter{}})
+	}()
+
+	sp := stackSpec(2, []sim.Call{{To: 0, Call: "hi"}}, sim.Budget{})
+	sp.New = func(sim.NodeID) sim.Node {
+		inner := sim.Stack(sim.Layer{Name: "frames", Node: &wire{}}, sim.Layer{Name: "app", Node: &greeter{}})
+		return sim.Stack(sim.Layer{Name: "wire", Node: &relay{}}, sim.Layer{Name: "top", Node: inner})
+	}
+	w, s := newWorld(t, sp)
+	if got := strings.Join(s.Timers(0), ","); got != "top/app/tick,top/frames/tick" {
+		t.Errorf("timers %s", got)
+	}
+	s = apply(t, w, s, app(0, 0))
+	// Two frames: the inner wire's inside the relay's.
+	if net := s.InFlight(); len(net) != 1 || sim.Dump(net[0].Msg) != `frame{N:1 Body:frame{N:1 Body:hello{Text:"hi"}}}` {
+		t.Fatalf("in flight: %s", s.Dump())
+	}
+	e := s.InFlight()[0]
+	s = apply(t, w, s, sim.Event{Kind: sim.Deliver, Node: 1, Peer: 0, Msg: e.FP})
+	if _, g := layers(t, s, 1); len(g.Heard) != 1 || g.Heard[0] != "hi from 0" {
+		t.Errorf("node 1: %s", sim.Dump(s.Node(1)))
+	}
+	s = apply(t, w, s, timer(1, "top/frames/tick"))
+	if wr, _ := layers(t, s, 1); wr.Ticks != 1 {
+		t.Errorf("node 1 after its inner wire's tick: %s", sim.Dump(s.Node(1)))
+	}
+}

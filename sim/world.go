@@ -1026,11 +1026,11 @@ type nodeCtx struct {
 	s    *State
 	self NodeID
 	// For stacked nodes (see Stack): the layer whose handler is under way,
-	// the layers' contexts, reused from step to step, and the timer
-	// names made of a layer's name and its own.
+	// the stack's run with its layers' contexts, reused from step to step,
+	// and the timer names made of a layer's name and its own.
 	mark       layerMark
-	layers     []layerCtx
-	timerNames map[layerTimer]string
+	run        stackRun
+	timerNames map[layerTimer]string // keys without full
 }
 
 func (c *nodeCtx) Self() NodeID { return c.self }

@@ -119,17 +119,22 @@ func TestSynOrderFound(t *testing.T) {
 	}
 }
 
-// The correct version is silent at each bug's configuration over seeds
-// 1-30 (1-3 with -short), and delivers (the canary).
+// The correct version is silent at each bug's configuration, and with a
+// reset and a lost datagram, over seeds 1-30 (1-3 with -short), and
+// delivers (the canary).
 func TestCorrectSilentAtBugConfigs(t *testing.T) {
 	seeds := int64(30)
 	if testing.Short() {
 		seeds = 3
 	}
+	configs := map[string]livecheck.Config{"reset-and-drop": {Budget: sim.Budget{Resets: 1, Drops: 1}}}
 	for _, b := range transport.System.Bugs {
-		t.Run(b.Name, func(t *testing.T) {
+		configs[b.Name] = livecheck.Config{Bugs: []string{b.Name}, Budget: sim.Budget{}}
+	}
+	for name, given := range configs {
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			cfg, err := transport.System.Normalize(livecheck.Config{Bugs: []string{b.Name}, Budget: sim.Budget{}})
+			cfg, err := transport.System.Normalize(given)
 			if err != nil {
 				t.Fatal(err)
 			}

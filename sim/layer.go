@@ -15,7 +15,10 @@ import (
 // come to its Receive and Error. A layer above sends through the layer
 // below it: its Send is handed to that layer's Down handler (so every
 // layer but the top is a [Carrier]), and a layer hands a message up with
-// [Context.Deliver], which calls the Receive of the layer above.
+// [Context.Deliver], which calls the Receive of the layer above. Both run
+// the other layer's handler at once, before they return, all within the
+// one step: a layer whose Deliver leads the layer above to send is
+// called (Down) again before its own handler has returned.
 //
 // Each layer keeps its own state, its own timers (a timer "retransmit"
 // of layer "transport" is the node's timer "transport/retransmit", so

@@ -393,10 +393,12 @@ func joinIDs(ids []int) string {
 // as returns n as T, or panics as Node does. Filter and Pair need it:
 // local model checking hands them node states without a system state.
 func as[T sim.Node](n sim.Node) T {
-	t, ok := n.(T)
+	if t, ok := n.(T); ok {
+		return t
+	}
+	t, ok := sim.LayerOf[T](n)
 	if !ok {
-		var zero T
-		panic(fmt.Sprintf("a node is a %T, not a %T", n, zero))
+		panic("a node " + notA[T](n))
 	}
 	return t
 }
@@ -429,14 +431,32 @@ func All[T sim.Node](s *sim.State) iter.Seq2[sim.NodeID, T] {
 	}
 }
 
-// Node returns node i's state as T.
+// Node returns node i's state as T: the node itself, or for a node built
+// from layers (sim.Stack) its layer that is a T.
 func Node[T sim.Node](s *sim.State, i sim.NodeID) T {
-	n, ok := s.Node(i).(T)
+	if n, ok := s.Node(i).(T); ok {
+		return n
+	}
+	n, ok := sim.LayerOf[T](s.Node(i))
 	if !ok {
-		var zero T
-		panic(fmt.Sprintf("node %d is a %T, not a %T", i, s.Node(i), zero))
+		panic(fmt.Sprintf("node %d %s", i, notA[T](s.Node(i))))
 	}
 	return n
+}
+
+// notA says that n is not a T, and what it is.
+func notA[T sim.Node](n sim.Node) string {
+	var zero T
+	st, ok := n.(*sim.Stacked)
+	if !ok {
+		return fmt.Sprintf("is a %T, not a %T", n, zero)
+	}
+	var ls []string
+	for i := range st.Len() {
+		name, l := st.Layer(i)
+		ls = append(ls, fmt.Sprintf("%s (%T)", name, l))
+	}
+	return fmt.Sprintf("has no layer that is a %T: its layers are %s", zero, strings.Join(ls, ", "))
 }
 
 // Names returns the names of props.

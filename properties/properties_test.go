@@ -115,6 +115,33 @@ func TestHelperWrongType(t *testing.T) {
 	}
 }
 
+// carrier is a layer that carries another.
+type carrier struct{ sim.BaseNode }
+
+func (carrier) Down(sim.Context, sim.NodeID, sim.Message) {}
+
+// Properties read a layer of a stacked node by its type, in the system
+// state (Node) and in local mode's Filter and Pair (as); a node with no
+// layer of the type is named with its layers.
+func TestHelperLayers(t *testing.T) {
+	p := properties.AtMostOne("one-leader", "", func(n *replica) bool { return n.Leader })
+	stack := func(leader bool) sim.Node {
+		return sim.Stack(sim.Layer{Name: "net", Node: &carrier{}}, sim.Layer{Name: "log", Node: &replica{Leader: leader}})
+	}
+	s := sim.NewState([]sim.Node{stack(true), stack(false), stack(true)})
+	if err := p.Check(s); err == nil || err.Error() != "nodes 0 and 2 at once" {
+		t.Errorf("Check = %v", err)
+	}
+	if err := p.Pair(stack(true), stack(true)); err == nil {
+		t.Error("Pair of two leaders in layers is nil")
+	}
+	s = sim.NewState([]sim.Node{sim.Stack(sim.Layer{Name: "net", Node: &carrier{}}, sim.Layer{Name: "other", Node: &other{}})})
+	var pe *properties.Error
+	if err := p.CheckSafety(s); !errors.As(err, &pe) || pe.Error() != "property one-leader panicked: node 0 has no layer that is a *properties_test.replica: its layers are net (*properties_test.carrier), other (*properties_test.other)" {
+		t.Errorf("CheckSafety = %v", err)
+	}
+}
+
 // candidate becomes leader when the driver says so, and steps down when
 // it hears of another leader.
 type candidate struct {

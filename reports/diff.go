@@ -80,8 +80,10 @@ func DiffNodes(a, b []string) []NodeDiff {
 }
 
 // DiffFields compares two one-line dumps of a node field by field: the
-// fields of sim.Dump's struct form ({A:1 B:2}, Name{A:1}) and the
-// key=value words of a DumpState line or of the timers. A dump that does
+// fields of sim.Dump's struct form ({A:1 B:2}, Name{A:1}), the key=value
+// words of a DumpState line or of the timers, and the fields of each layer
+// of a stacked node (transport:{Next:1} app:{...}), named after the layer
+// (transport.Next). A dump that does
 // not split into distinct fields is compared as a whole line.
 func DiffFields(a, b string) []Change {
 	fa, oka := fields(a)
@@ -124,35 +126,47 @@ func fields(s string) ([]field, bool) {
 	}
 	var out []field
 	bare := 0
-	var add func(w string) bool
-	add = func(w string) bool {
-		// A struct, bare or named: its fields are the node's.
-		if open := strings.IndexByte(w, '{'); open >= 0 && strings.HasSuffix(w, "}") && ident(w[:open]) {
-			inner, ok := split(w[open+1 : len(w)-1])
-			if !ok {
+	// add adds word w, its field names prefixed by prefix ("transport.").
+	var add func(w, prefix string) bool
+	addAll := func(s, prefix string) bool {
+		inner, ok := split(s)
+		if !ok {
+			return false
+		}
+		for _, x := range inner {
+			if !add(x, prefix) {
 				return false
 			}
-			for _, x := range inner {
-				if !add(x) {
-					return false
-				}
-			}
-			return true
+		}
+		return true
+	}
+	add = func(w, prefix string) bool {
+		// A struct, bare or named: its fields are the node's.
+		if open := strings.IndexByte(w, '{'); open >= 0 && strings.HasSuffix(w, "}") && ident(w[:open]) {
+			return addAll(w[open+1:len(w)-1], prefix)
 		}
 		if k := keyEnd(w); k > 0 {
-			name := w[:k]
+			name := prefix + w[:k]
 			if slices.ContainsFunc(out, func(f field) bool { return f.key == name }) {
 				return false
 			}
 			out = append(out, field{key: name, name: name, val: w[k+1:]})
 			return true
 		}
-		out = append(out, field{key: "#" + strconv.Itoa(bare), val: w})
+		out = append(out, field{key: prefix + "#" + strconv.Itoa(bare), name: strings.TrimSuffix(prefix, "."), val: w})
 		bare++
 		return true
 	}
 	for _, w := range words {
-		if !add(w) {
+		// A layer of a stacked node, "transport:{...}": its fields are
+		// the node's, named after the layer ("transport.Next").
+		if k := keyEnd(w); k > 0 && w[k] == ':' && strings.HasPrefix(w[k+1:], "{") && strings.HasSuffix(w, "}") {
+			if !addAll(w[k+2:len(w)-1], w[:k]+".") {
+				return nil, false
+			}
+			continue
+		}
+		if !add(w, "") {
 			return nil, false
 		}
 	}

@@ -17,6 +17,13 @@
 // value recorded in the path. Walks use [World.Own] and [World.Step] to
 // change one copy in place.
 //
+// A node can be built from layers with [Stack]: an application over a
+// transport, say. The bottom layer talks to the network, a layer sends
+// through the one below it (its [Carrier] Down handler) and hands
+// messages up with [Context.Deliver]; each layer has its own timers
+// (named "layer/name"), durable fields and log lines, and reports name the
+// layer that acted. [LayerOf] reads one layer of a node.
+//
 // Node states and messages are copied, fingerprinted and dumped by
 // reflection, with a plan built once per type ([Copy], [Fingerprint],
 // [Dump]); a field tagged `livecheck:"-"` is left out of fingerprints and

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -59,6 +61,9 @@ func keepDurable(id NodeID, old, fresh Node) (Node, error) {
 	if old == nil {
 		return fresh, nil
 	}
+	if os, ok := old.(*Stacked); ok {
+		return keepDurableLayers(id, os, fresh)
+	}
 	t := reflect.TypeOf(old)
 	paths := durableFields(t)
 	if len(paths) == 0 {
@@ -78,4 +83,30 @@ func keepDurable(id NodeID, old, fresh Node) (Node, error) {
 		cloneInto(planOf(d.Type()), d, s)
 	}
 	return fresh, nil
+}
+
+// keepDurableLayers keeps the durable fields of each layer of a stacked
+// node in the same layer of fresh, which must be a stack of the same
+// layers.
+func keepDurableLayers(id NodeID, old *Stacked, fresh Node) (Node, error) {
+	fs, ok := fresh.(*Stacked)
+	if !ok || fs == nil || !slices.Equal(fs.names, old.names) {
+		return nil, fmt.Errorf("node %d is a stack of layers %s, but New built a %v for its restart: durable fields need the same layers",
+			id, strings.Join(old.names, ", "), describeNode(fresh))
+	}
+	for i, l := range old.layers {
+		n, err := keepDurable(id, l, fs.layers[i])
+		if err != nil {
+			return nil, fmt.Errorf("layer %s: %w", old.names[i], err)
+		}
+		fs.layers[i] = n
+	}
+	return fs, nil
+}
+
+func describeNode(n Node) string {
+	if s, ok := n.(*Stacked); ok && s != nil {
+		return "stack of layers " + strings.Join(s.names, ", ")
+	}
+	return fmt.Sprintf("%T", n)
 }

@@ -76,8 +76,14 @@ type Context interface {
 	Self() NodeID
 	// Nodes is the number of nodes in the world.
 	Nodes() int
-	// Send queues msg for node to.
+	// Send queues msg for node to. In a layer of a stacked node (see
+	// [Stack]) above the bottom one, it hands msg to the Down handler of
+	// the layer below instead.
 	Send(to NodeID, msg Message)
+	// Deliver hands msg, as if from node from, to the Receive handler of
+	// the layer above, in a layer of a stacked node (see [Stack]). Where
+	// there is none (a node of one layer, the top layer) it panics.
+	Deliver(from NodeID, msg Message)
 	// SetTimer schedules the named timer to fire once, at any later step
 	// (timers are not ordered by time: the check tries every point), unless
 	// cancelled first. Once it has fired it is no longer set: a handler sets

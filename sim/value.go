@@ -764,26 +764,67 @@ func (w *World) copyNode(n Node) Node {
 	if n == nil {
 		return n
 	}
+	if st, ok := n.(*Stacked); ok {
+		return w.copyStacked(st)
+	}
 	p := planOf(typeOf(n))
 	if p.copier || p.t.Kind() != reflect.Pointer {
 		return Copy(n)
 	}
-	src := ifaceData(n)
-	if src == nil {
-		return n
-	}
-	var out Node
+	return copyInto(p, w.spare(n), n)
+}
+
+// spare takes a spare node of n's type from the world, nil if it has none.
+func (w *World) spare(n Node) Node {
 	for k := len(w.spareNodes) - 1; k >= 0; k-- {
 		// Two Node values have the same dynamic type exactly when their
 		// itabs are the same.
 		if s := w.spareNodes[k]; ifaceTab(s) == ifaceTab(n) {
-			out = s
 			w.spareNodes[k] = w.spareNodes[len(w.spareNodes)-1]
 			w.spareNodes[len(w.spareNodes)-1] = nil
 			w.spareNodes = w.spareNodes[:len(w.spareNodes)-1]
-			break
+			return s
 		}
 	}
+	return nil
+}
+
+// copyStacked copies a stacked node as copyNode copies a plain one: into a
+// spare stack of as many layers, each layer into the spare's layer when it
+// is of the same type.
+func (w *World) copyStacked(st *Stacked) Node {
+	if st == nil {
+		return st
+	}
+	out, _ := w.spare(st).(*Stacked)
+	if out == nil || len(out.layers) != len(st.layers) {
+		out = newStacked(len(st.layers))
+	}
+	out.names = st.names
+	for i, l := range st.layers {
+		var into Node
+		if o := out.layers[i]; o != nil && ifaceTab(o) == ifaceTab(l) {
+			into = o
+		}
+		p := planOf(typeOf(l))
+		if _, ok := l.(*Stacked); ok || p.copier || p.t.Kind() != reflect.Pointer {
+			out.layers[i] = Copy(l)
+			continue
+		}
+		out.layers[i] = copyInto(p, into, l)
+	}
+	return out
+}
+
+// copyInto returns a deep copy of n, a pointer of plan p that copies by
+// reflection, made in spare when spare is not nil: a node of the same type
+// that nothing else holds.
+func copyInto(p *plan, spare, n Node) Node {
+	src := ifaceData(n)
+	if src == nil {
+		return n
+	}
+	out := spare
 	et := p.t.Elem()
 	if out == nil {
 		out = n
@@ -816,6 +857,17 @@ func Dump(v any) string {
 		return "nil"
 	}
 	dumpValue(&b, reflect.ValueOf(v))
+	return b.String()
+}
+
+// dumpBare is Dump without the name of a struct's type.
+func dumpBare(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	var b strings.Builder
+	rv := reflect.ValueOf(v)
+	planOf(rv.Type()).dump(&b, rv)
 	return b.String()
 }
 

@@ -96,13 +96,19 @@ var ErrNotEnabled = errors.New("event not enabled")
 // A HandlerPanic is a handler that panicked: a safety violation of the
 // protocol, reported with the path that led to it.
 type HandlerPanic struct {
-	Node    NodeID
-	Handler string
+	Node NodeID
+	// Layer is the layer of a stacked node whose handler panicked (see
+	// [Stack]); empty for a node of one layer.
+	Layer   string
+	Handler string // Init, Receive, Timer, App, Error, or a layer's Down
 	Value   any
 	Stack   string
 }
 
 func (p *HandlerPanic) Error() string {
+	if p.Layer != "" {
+		return fmt.Sprintf("node %d panicked in %s of layer %s: %v", p.Node, p.Handler, p.Layer, p.Value)
+	}
 	return fmt.Sprintf("node %d panicked in %s: %v", p.Node, p.Handler, p.Value)
 }
 
@@ -1107,9 +1113,10 @@ const (
 	timerH
 	appH
 	errorH
+	downH // a layer's Down (see Stack)
 )
 
-var handlerNames = [...]string{"Init", "Receive", "Timer", "App", "Error"}
+var handlerNames = [...]string{"Init", "Receive", "Timer", "App", "Error", "Down"}
 
 // invoke runs one handler of node id on a private copy of its state.
 func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message, timer string, call AppCall) (err error) {
@@ -1119,7 +1126,7 @@ func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message,
 		w.touched[id] = true
 	}
 	c := &w.ctx
-	c.s, c.self = s, id
+	c.s, c.self, c.mark = s, id, layerMark{}
 	defer func() {
 		if g := w.Guard; g != nil {
 			g.exit()
@@ -1129,7 +1136,11 @@ func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message,
 				err = te
 				return
 			}
-			err = &HandlerPanic{Node: id, Handler: handlerNames[h], Value: r, Stack: string(debug.Stack())}
+			hp := &HandlerPanic{Node: id, Handler: handlerNames[h], Value: r, Stack: string(debug.Stack())}
+			if c.mark.layer != "" {
+				hp.Layer, hp.Handler = c.mark.layer, handlerNames[c.mark.handler]
+			}
+			err = hp
 		}
 	}()
 	if g := w.Guard; g != nil {
@@ -1154,6 +1165,12 @@ type nodeCtx struct {
 	w    *World
 	s    *State
 	self NodeID
+	// For stacked nodes (see Stack): the layer whose handler is under way,
+	// the stack's run with its layers' contexts, reused from step to step,
+	// and the timer names made of a layer's name and its own.
+	mark       layerMark
+	run        stackRun
+	timerNames map[layerTimer]string // keys without full
 }
 
 func (c *nodeCtx) Self() NodeID { return c.self }
@@ -1215,14 +1232,45 @@ func (c *nodeCtx) Choose(n int) int {
 	return v
 }
 
+// Deliver has no layer above to go to: the node is not a layer of a
+// stack, or the top one.
+func (c *nodeCtx) Deliver(from NodeID, msg Message) {
+	panic(fmt.Sprintf("Deliver from %d: there is no layer above to deliver %s to", from, Dump(msg)))
+}
+
 func (c *nodeCtx) Logf(format string, args ...any) {
 	if c.w.Record {
 		c.w.last.Logs = append(c.w.last.Logs, fmt.Sprintf("%d: ", c.self)+fmt.Sprintf(format, args...))
 	}
 }
 
-// Describe says in words what ev does in s, naming the message it carries.
+// logf records a line of layer layer of a stacked node: "1 transport: ...".
+func (c *nodeCtx) logf(layer, format string, args ...any) {
+	if c.w.Record {
+		c.w.last.Logs = append(c.w.last.Logs, fmt.Sprintf("%d %s: ", c.self, layer)+fmt.Sprintf(format, args...))
+	}
+}
+
+// Describe says in words what ev does in s, naming the message it carries,
+// and for a stacked node the layer that handles it ("[transport]"; a
+// timer's name says its layer).
 func (w *World) Describe(s *State, ev Event) string {
+	text := w.describe(s, ev)
+	if ev.Node >= 0 && int(ev.Node) < len(s.nodes) {
+		if st, ok := s.nodes[ev.Node].node.(*Stacked); ok {
+			var call AppCall
+			if ev.Kind == App && ev.Call >= 0 && ev.Call < len(w.spec.Calls) {
+				call = w.spec.Calls[ev.Call].Call
+			}
+			if l := st.layerFor(ev, call); l != "" {
+				text += " [" + l + "]"
+			}
+		}
+	}
+	return text
+}
+
+func (w *World) describe(s *State, ev Event) string {
 	switch ev.Kind {
 	case Deliver, Drop, Duplicate:
 		for _, e := range s.net {

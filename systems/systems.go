@@ -11,11 +11,12 @@ import (
 	"github.com/livecheck/livecheck/systems/paxos"
 	"github.com/livecheck/livecheck/systems/randtree"
 	"github.com/livecheck/livecheck/systems/ring"
+	"github.com/livecheck/livecheck/systems/transport"
 )
 
 // All returns the bundled systems, by name.
 func All() []*livecheck.System {
-	return []*livecheck.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System}
+	return []*livecheck.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System, &transport.System}
 }
 
 // Names returns the names of the bundled systems.

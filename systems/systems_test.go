@@ -32,6 +32,9 @@ var bugs = []struct{ sys, bug, property string }{
 	// A liveness violation names every liveness property of the system:
 	// a live state is one where all hold.
 	{"overcast", "probe-lock", "one-tree,locks-released"},
+	{"transport", "syn-dup", "delivered-once-in-order"},
+	{"transport", "syn-order", "all-delivered"},
+	{"transport", "stale-retransmit", "no-panic"},
 }
 
 func bugNeeds(t *testing.T, sys *livecheck.System, given string) livecheck.Needs {

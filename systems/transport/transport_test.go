@@ -119,15 +119,21 @@ func TestSynOrderFound(t *testing.T) {
 	}
 }
 
-// The correct version is silent at each bug's configuration, and with a
-// reset and a lost datagram, over seeds 1-30 (1-3 with -short), and
-// delivers (the canary).
+// The correct version is silent at each bug's configuration, with a reset
+// and a lost datagram, with duplicated datagrams (what its duplicate
+// suppression is for), and across a partition that heals, over seeds 1-30
+// (1-3 with -short), and delivers (the canary).
 func TestCorrectSilentAtBugConfigs(t *testing.T) {
 	seeds := int64(30)
 	if testing.Short() {
 		seeds = 3
 	}
-	configs := map[string]livecheck.Config{"reset-and-drop": {Budget: sim.Budget{Resets: 1, Drops: 1}}}
+	configs := map[string]livecheck.Config{
+		"reset-and-drop": {Budget: sim.Budget{Resets: 1, Drops: 1}},
+		"dups":           {Budget: sim.Budget{Dups: 2}},
+		"dup-reset-drop": {Budget: sim.Budget{Dups: 1, Resets: 1, Drops: 1}},
+		"partition":      {Budget: sim.Budget{Partitions: 1, Dups: 1}},
+	}
 	for _, b := range transport.System.Bugs {
 		configs[b.Name] = livecheck.Config{Bugs: []string{b.Name}, Budget: sim.Budget{}}
 	}

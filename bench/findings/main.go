@@ -10,6 +10,7 @@
 //
 //	go run ./bench/findings                 # every system, 3 runs, seeds 1-30
 //	go run ./bench/findings --systems paxos --seeds 5
+//	go run ./bench/findings --silence-flags "--depth 8"   # shallower sweeps
 package main
 
 import (
@@ -79,6 +80,7 @@ func run() error {
 	seeds := fs.Int("seeds", 30, "the correct versions are checked on seeds 1 to this (0: not at all)")
 	only := fs.StringSlice("systems", nil, "systems to measure (default: every bundled one)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "checks of the correct versions run at once (the bugs' timed runs run one at a time)")
+	extra := fs.String("silence-flags", "", "more flags for the checks of the correct versions, as one string (\"--depth 8\"); the table shows them")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			os.Exit(0)
@@ -151,6 +153,9 @@ func run() error {
 			}
 			seen[key] = true
 			silence = append(silence, &silenceRow{sys: r.sys, args: r.args, counts: map[string]int{}})
+		}
+		for _, s := range silence {
+			s.args = append(slices.Clip(s.args), strings.Fields(*extra)...)
 		}
 		sweep(*bin, silence, *seeds, *jobs)
 	}

@@ -1,6 +1,7 @@
 package onepaxos_test
 
 import (
+	"bytes"
 	"os"
 	"slices"
 	"strings"
@@ -181,6 +182,25 @@ func TestCorrectWholeSpace(t *testing.T) {
 	if res.Verdict != livecheck.OK || !res.Exhausted || res.Stats.States != 790_572 || res.Stats.MaxDepth != 29 {
 		t.Errorf("%s (%s), exhausted %v, %d states, depth %d; want ok, exhausted, 790572 states within 29 steps",
 			res.Verdict, res.Message, res.Exhausted, res.Stats.States, res.Stats.MaxDepth)
+	}
+}
+
+// --max-verify reaches local mode's verification: 1,000 steps leave the
+// correct version's candidates undecided (exit 3, and the message says
+// what to raise); 0 is a usage error, one line, exit 2.
+func TestMaxVerifyFlag(t *testing.T) {
+	for _, tc := range []struct {
+		flag, stderr, stdout string
+		code                 int
+	}{
+		{"0", "livecheck check: --max-verify must be at least 1\n", "", livecheck.ExitUsage},
+		{"1000", "", "the search for a real run to the others ran out of its budget, so they are neither reported nor ruled out (raise --max-verify, or try --mode global)", livecheck.ExitInconclusive},
+	} {
+		var out, errs bytes.Buffer
+		code := livecheck.Run([]string{"check", "onepaxos", "--mode", "local", "--quiet", "--out", t.TempDir(), "--max-verify", tc.flag}, &out, &errs, &onepaxos.System)
+		if code != tc.code || errs.String() != tc.stderr || !strings.Contains(out.String(), tc.stdout) {
+			t.Errorf("--max-verify %s: exit %d, stderr %q, stdout %q; want %d, %q, %q", tc.flag, code, errs.String(), out.String(), tc.code, tc.stderr, tc.stdout)
+		}
 	}
 }
 

@@ -353,6 +353,7 @@ func (c *cli) check(args []string) int {
 	reduce := fs.String("reduce", DefaultReduce, "reductions of the exhaustive search, comma-separated: sleep: skip the transitions that sleep sets show lead only to states reached another way at the same depth (the same states, violations and periphery, fewer transitions); symmetry: keep one state of each set of states that are renamings of each other under the system's symmetric nodes (paxos: the acceptors that do not propose), so that counts are of those sets; observers: take the events of observer nodes (nodes that never send and that the properties alone read: paxos --roles split, its learner) only where no other node has one, which keeps every violation but not every state, nor every violation at its fewest steps; none: take every transition and keep every state")
 	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run; compare: both, side by side (no walks)")
 	rounds := fs.Int("rounds", DefaultRounds, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
+	maxVerify := fs.Int("max-verify", DefaultMaxVerify, "local mode: the most steps of the search for real runs to the preliminary violations the message summaries leave; one that runs out leaves them undecided (inconclusive)")
 	from := fs.String("from", "", "start from the end of this prefix file (made by '"+c.cmd+" prefix'): it replays first, then the search begins with failures enabled")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	stepsFlag := fs.String("steps", "", "all: print every step of a liveness violation's path (by default the steps around its critical step, then a summary of the rest)")
@@ -409,6 +410,9 @@ func (c *cli) check(args []string) int {
 	}
 	if *rounds < 1 {
 		return c.usageErr("check", "--rounds must be at least 1")
+	}
+	if *maxVerify < 1 {
+		return c.usageErr("check", "--max-verify must be at least 1")
 	}
 	if *stepsFlag != "" && *stepsFlag != "all" {
 		return c.usageErr("check", "--steps takes only all, not %q", *stepsFlag)
@@ -509,6 +513,7 @@ func (c *cli) check(args []string) int {
 		Mode:           *mode,
 		Reduce:         *reduce,
 		Rounds:         *rounds,
+		MaxVerify:      *maxVerify,
 		Prefix:         prefixPath,
 		PrefixInit:     prefixInit,
 		Progress:       prog.report,

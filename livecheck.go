@@ -127,6 +127,11 @@ type Options struct {
 	// node on the first path to a state, raised round by round up to this
 	// (default 8). A result that the bound cut short is inconclusive.
 	Rounds int
+	// MaxVerify bounds, in local mode, the steps of the search for real
+	// runs to the preliminary violations that the message summaries do
+	// not refute (default DefaultMaxVerify). A search that runs out
+	// leaves them undecided, and the result inconclusive.
+	MaxVerify int
 	// Reduce is the reduction of the exhaustive search, "none" or a
 	// comma-separated list of: "sleep", which skips transitions that
 	// sleep sets show lead only to states found another way at the same
@@ -203,6 +208,9 @@ func (o *Options) fill(sys *System) {
 	}
 	if o.Rounds <= 0 {
 		o.Rounds = DefaultRounds
+	}
+	if o.MaxVerify <= 0 {
+		o.MaxVerify = DefaultMaxVerify
 	}
 	if o.Mode == "" {
 		o.Mode = "global"
@@ -508,6 +516,7 @@ const (
 	DefaultWalks          = 8
 	DefaultEscalations    = 3
 	DefaultRounds         = 8
+	DefaultMaxVerify      = 2_000_000
 	DefaultPrefixSteps    = 100000
 )
 
@@ -802,7 +811,7 @@ func (c *checker) deadEvidence(init []int, p sim.Path, sopts search.Options) err
 func (c *checker) runLocal() error {
 	res := c.res
 	c.phase = phaseLocal
-	lopts := search.LocalOptions{Rounds: c.opts.Rounds, Properties: c.m.Properties, Stop: c.stop, Fits: c.mem.fits}
+	lopts := search.LocalOptions{Rounds: c.opts.Rounds, MaxVerify: c.opts.MaxVerify, Properties: c.m.Properties, Stop: c.stop, Fits: c.mem.fits}
 	if c.opts.Progress != nil {
 		lopts.Progress = func(l search.LocalStats) {
 			c.opts.Progress(Progress{Phase: "local", Stats: search.Stats{States: int64(l.TotalNodeStates), Transitions: l.Transitions}})
@@ -846,7 +855,7 @@ func localInconclusive(lr *search.LocalResult) string {
 		return fmt.Sprintf("local mode explored every node state reachable without failures, but its search for real runs to %d preliminary violations met %d runs the simulator refused (a property that reads more than the node states, or a handler that is not deterministic?), so they are neither reported nor ruled out (try --mode global)",
 			l.Preliminary-l.Refuted, lr.Refused)
 	default:
-		return fmt.Sprintf("local mode explored every node state reachable without failures and found %d preliminary violations, %d refuted by message summaries; the search for a real run to the others ran out of its budget, so they are neither reported nor ruled out (try --mode global)",
+		return fmt.Sprintf("local mode explored every node state reachable without failures and found %d preliminary violations, %d refuted by message summaries; the search for a real run to the others ran out of its budget, so they are neither reported nor ruled out (raise --max-verify, or try --mode global)",
 			l.Preliminary, l.Refuted)
 	}
 }

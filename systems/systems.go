@@ -7,6 +7,7 @@ import (
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/systems/lcr"
+	"github.com/livecheck/livecheck/systems/onepaxos"
 	"github.com/livecheck/livecheck/systems/overcast"
 	"github.com/livecheck/livecheck/systems/paxos"
 	"github.com/livecheck/livecheck/systems/randtree"
@@ -16,7 +17,7 @@ import (
 
 // All returns the bundled systems, by name.
 func All() []*livecheck.System {
-	return []*livecheck.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System, &transport.System}
+	return []*livecheck.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System, &transport.System, &onepaxos.System}
 }
 
 // Names returns the names of the bundled systems.

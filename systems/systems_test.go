@@ -35,6 +35,7 @@ var bugs = []struct{ sys, bug, property string }{
 	{"transport", "syn-dup", "delivered-once-in-order"},
 	{"transport", "syn-order", "all-delivered"},
 	{"transport", "stale-retransmit", "no-panic"},
+	{"onepaxos", "init-acceptor", "agreement"},
 }
 
 func bugNeeds(t *testing.T, sys *livecheck.System, given string) livecheck.Needs {

@@ -145,6 +145,15 @@ type Node struct {
 	acceptors   [2]sim.NodeID `livecheck:"-"` // the acceptors: ids from [0] up to [1], excluded
 }
 
+// NewNode returns a Paxos node in all three roles for a system of nodes
+// nodes, with majority quorums: the node every node of the bundled system
+// is, for a system that builds another protocol on Paxos (as a layer of
+// a sim.Stack). It proposes at most once, with ballot Self()+1, when its
+// App is called with Propose, and sends every message to every node.
+func NewNode(nodes int) *Node {
+	return &Node{quorum: nodes/2 + 1, acceptors: [2]sim.NodeID{0, sim.NodeID(nodes)}}
+}
+
 // A role is what a node does: everything, or one part with split roles.
 type role uint8
 

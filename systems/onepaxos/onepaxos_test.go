@@ -2,7 +2,6 @@ package onepaxos_test
 
 import (
 	"bytes"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -113,14 +112,14 @@ func TestStepsNameLayers(t *testing.T) {
 }
 
 // The correct version is silent at the bug's configuration: in global
-// mode over seeds 1-3 (1-30 with LIVECHECK_SLOW_TESTS=1), with the leader
+// mode over seeds 1-30 (1-3 with -short), with the leader
 // change reached (the canary); in local mode it is proved, every
 // preliminary violation refuted by a real-run search of 11.4M steps,
 // which the default budget of 2M leaves undecided (inconclusive).
 func TestCorrectSilent(t *testing.T) {
-	seeds := int64(3)
-	if os.Getenv("LIVECHECK_SLOW_TESTS") != "" {
-		seeds = 30
+	seeds := int64(30)
+	if testing.Short() {
+		seeds = 3
 	}
 	cfg, err := onepaxos.System.Normalize(livecheck.Config{Bugs: []string{"init-acceptor"}, Budget: sim.Budget{}})
 	if err != nil {
@@ -173,10 +172,10 @@ func TestStateCounts(t *testing.T) {
 // The correct version's whole state space, searched to its end (no path
 // is longer than 29 steps: nothing is retried), holds no violation, and
 // every state where nothing more can happen is live: chosen holds in
-// every run. About 5 s on an idle core, so with LIVECHECK_SLOW_TESTS=1.
+// every run. About 5 s on an idle core: -short skips it.
 func TestCorrectWholeSpace(t *testing.T) {
-	if os.Getenv("LIVECHECK_SLOW_TESTS") == "" {
-		t.Skip("790,572 states: set LIVECHECK_SLOW_TESTS=1")
+	if testing.Short() {
+		t.Skip("790,572 states: runs without -short")
 	}
 	res := check(t, livecheck.Options{Depth: 40, NoWalks: true})
 	if res.Verdict != livecheck.OK || !res.Exhausted || res.Stats.States != 790_572 || res.Stats.MaxDepth != 29 {

@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -58,25 +59,40 @@ type symmetry struct {
 	memo [memoSize]memoEntry
 	// keys remembers the keys of recent states by their fingerprint: a
 	// search meets the same state again and again (each way of reaching
-	// it), and its key costs far more than its fingerprint.
-	keys []keyEntry
+	// it), and its key costs far more than its fingerprint. It starts at
+	// keyCacheMin entries and grows to keyCacheMax once it has missed
+	// twice as often as it has entries: a large search meets far more
+	// states between two visits of one than a small one. Split Paxos 2x4
+	// (163,289 classes): 1.22 s on one worker with 64K entries, 1.04 s
+	// with 1M; on two workers, each with a cache of its own, about 0.95 s
+	// against 0.65 s (1.27x against 1.60x).
+	keys      []keyEntry
+	keyBits   uint
+	keyMisses int
 }
 
-const keyCacheSize = 1 << 16
+const (
+	keyCacheMin = 1 << 16 // entries: 1 MB
+	keyCacheMax = 1 << 20 // 16 MB a world
+)
 
 type keyEntry struct{ fp, key uint64 }
 
 // cachedKey returns s's key, from the cache when s was met recently.
 func (y *symmetry) cachedKey(w *World, s *State) uint64 {
 	if y.keys == nil {
-		y.keys = make([]keyEntry, keyCacheSize)
+		y.keys, y.keyBits = make([]keyEntry, keyCacheMin), uint(bits.Len(keyCacheMin-1))
 	}
-	e := &y.keys[(s.fp*0x9e3779b97f4a7c15)>>(64-16)]
+	e := &y.keys[(s.fp*0x9e3779b97f4a7c15)>>(64-y.keyBits)]
 	if e.fp == s.fp && s.fp != 0 {
 		return e.key
 	}
 	k := y.key(w, s)
 	*e = keyEntry{s.fp, k}
+	if y.keyMisses++; y.keyMisses > 2*len(y.keys) && len(y.keys) < keyCacheMax {
+		// Entries are not moved over: the cache fills again.
+		y.keys, y.keyBits, y.keyMisses = make([]keyEntry, keyCacheMax), uint(bits.Len(keyCacheMax-1)), 0
+	}
 	return k
 }
 

@@ -72,7 +72,8 @@ func TestInitAcceptorFound(t *testing.T) {
 // The steps of the stack name the layer that handled them, and log lines
 // the layer that wrote them: the driver's calls go to 1Paxos, the
 // network's messages to the utility, which proposes the leader change to
-// Paxos and hands its decision up.
+// the Paxos of its first slot, tags that Paxos's messages and log lines
+// with the slot, and hands the decision up.
 func TestStepsNameLayers(t *testing.T) {
 	t.Parallel()
 	res := check(t, livecheck.Options{Config: livecheck.Config{Bugs: []string{"init-acceptor"}, Budget: sim.Budget{}}})
@@ -88,7 +89,7 @@ func TestStepsNameLayers(t *testing.T) {
 	for _, want := range []string{
 		"app Propose{Value:100} at 0 [onepaxos]",
 		"app Suspect{} at 2 [onepaxos]",
-		"deliver Prepare{Ballot:3} 2->1 [utility]",
+		"deliver Slot{Index:0 Msg:Prepare{Ballot:3}} 2->1 [utility]",
 		"deliver Carry{Msg:Accept{Epoch:1 Value:100}} 0->0 [utility]",
 	} {
 		if !slices.Contains(texts, want) {
@@ -96,8 +97,8 @@ func TestStepsNameLayers(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"2 utility: propose leader 2 with acceptor 1 (value 1021)",
-		"2 utility: chose 1021 (ballot 3 accepted by {0,1})",
+		"2 utility: propose {Leader:2} in slot 0 (value 1002)",
+		"2 utility: slot 0: chose 1002 (ballot 3 accepted by {0,1})",
 		"2 onepaxos: leader of epoch 2 with acceptor 1",
 		"0 onepaxos: chose 100 (epoch 1, accepted by 0)",
 	} {
@@ -105,8 +106,8 @@ func TestStepsNameLayers(t *testing.T) {
 			t.Errorf("no log line %q among %q", want, logs)
 		}
 	}
-	if d := sim.DumpNode(rep.Final, 2); !strings.HasPrefix(d, "utility:{acceptor{") || !strings.Contains(d, " proposer{ballot:3 value:1021 ") ||
-		!strings.Contains(d, " learner{votes:b3={0,1} chosen:1021}} onepaxos:{Leader:2 Acceptor:1 Epoch:2 Prepared:true Proposed:102 ") {
+	if d := sim.DumpNode(rep.Final, 2); !strings.HasPrefix(d, "utility:{slot0{acceptor{") || !strings.Contains(d, " proposer{ballot:3 value:1002 ") ||
+		!strings.Contains(d, " learner{votes:b3={0,1} chosen:1002}} slot1{acceptor{promised:0 accepted:-} learner{votes:-}}} onepaxos:{Leader:2 Acceptor:1 Epoch:2 Prepared:true Proposed:102 ") {
 		t.Errorf("node 2 dumps as %s", d)
 	}
 }

@@ -211,3 +211,130 @@ func TestResetsRefused(t *testing.T) {
 		t.Errorf("resets: %v, want an error refusing them", err)
 	}
 }
+
+// forget-proposal is found in global mode with no other flag (the bug's
+// needs turn the acceptor change on), by a walk from the depth bound: 100
+// is chosen through node 1 in epoch 1, node 2 carries it into epoch 2,
+// replaces node 1 with node 0 and, having forgotten 100, has node 0
+// accept its own 102 in epoch 3. The trace replays to the same violation.
+func TestForgetProposalFound(t *testing.T) {
+	t.Parallel()
+	res := check(t, livecheck.Options{Config: livecheck.Config{Bugs: []string{"forget-proposal"}, Budget: sim.Budget{}}})
+	if res.Verdict != livecheck.SafetyViolation || res.Property != onepaxos.Agreement.Name || res.Message != "nodes 0 and 1: one chose 100, the other 102" {
+		t.Fatalf("got %s of %q (%s), want a safety violation of agreement", res.Verdict, res.Property, res.Message)
+	}
+	if res.Config.Nodes != 3 || res.Config.Param("acceptor-change") != "on" {
+		t.Errorf("found at %d nodes, params %v; want 3 nodes, acceptor-change on", res.Config.Nodes, res.Config.Params)
+	}
+	rep, err := livecheck.Replay(&onepaxos.System, res.Config, res.Path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != res.Verdict || rep.Property != res.Property || rep.Message != res.Message || len(rep.Steps) != len(res.Path) {
+		t.Fatalf("the trace of %d steps replays to %s of %q (%s) after %d", len(res.Path), rep.Verdict, rep.Property, rep.Message, len(rep.Steps))
+	}
+	var logs []string
+	for _, s := range rep.Steps {
+		logs = append(logs, s.Logs...)
+	}
+	for _, want := range []string{
+		"2 onepaxos: epoch 2 carries forward 100 accepted in epoch 1",
+		"2 onepaxos: acceptor 1 suspected: ask the utility to make 0 acceptor",
+		"2 utility: propose {Acceptor:0} in slot 1 (value 2000)",
+		"2 onepaxos: leader of epoch 3 with acceptor 0",
+	} {
+		if !slices.Contains(logs, want) {
+			t.Errorf("no log line %q among %q", want, logs)
+		}
+	}
+	// Node 0, the backup, accepted 102 in epoch 3; node 1, the old
+	// acceptor, holds 100.
+	n0, n1 := properties.Node[*onepaxos.Replica](rep.Final, 0), properties.Node[*onepaxos.Replica](rep.Final, 1)
+	if n0.AccEpoch != 3 || n0.AccValue != 102 || n1.AccValue != 100 {
+		t.Errorf("at the end node 0 is %+v, node 1 %+v; want node 0 to have accepted 102 in epoch 3, node 1 100", *n0, *n1)
+	}
+}
+
+// The parameter acceptor-change takes on and off; anything else, or the
+// bug forget-proposal with it off, is refused with a message saying what
+// is valid.
+func TestAcceptorChangeParam(t *testing.T) {
+	for _, tc := range []struct {
+		value, bug, err string
+	}{
+		{"yes", "", "--acceptor-change must be on or off, not \"yes\""},
+		{"off", "forget-proposal", "bug forget-proposal needs --acceptor-change on"},
+	} {
+		cfg := livecheck.Config{Params: map[string]string{"acceptor-change": tc.value}}
+		if tc.bug != "" {
+			cfg.Bugs = []string{tc.bug}
+		}
+		_, err := livecheck.Check(&onepaxos.System, livecheck.Options{Config: cfg, Depth: 1, NoWalks: true})
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("acceptor-change=%s, bug %q: %v, want an error saying %q", tc.value, tc.bug, err, tc.err)
+		}
+	}
+}
+
+// onConfig is forget-proposal's configuration (acceptor change on)
+// without the bug: the correct version at the settings that find it.
+func onConfig(t *testing.T) livecheck.Config {
+	t.Helper()
+	cfg, err := onepaxos.System.Normalize(livecheck.Config{Bugs: []string{"forget-proposal"}, Budget: sim.Budget{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Bugs = nil
+	return cfg
+}
+
+// With the acceptor change on, the correct version is silent in global
+// mode over seeds 1-30 (1-3 with -short): the backup takes over (the
+// canary acceptor-changed, reached by a walk past the depth bound) and
+// every node chooses (chosen holds on every walk). In local mode it is
+// inconclusive, never a violation: the pairs of node states outgrow the
+// memory bound before the search ends.
+func TestAcceptorChangeSilent(t *testing.T) {
+	cfg := onConfig(t)
+	t.Run("global", func(t *testing.T) {
+		t.Parallel()
+		seeds := int64(30)
+		if testing.Short() {
+			seeds = 3
+		}
+		for seed := int64(1); seed <= seeds; seed++ {
+			res := check(t, livecheck.Options{Config: cfg, Seed: seed})
+			if res.Verdict != livecheck.OK || !res.Complete {
+				t.Fatalf("seed %d: %s of %q: %s", seed, res.Verdict, res.Property, res.Message)
+			}
+			if len(res.Sometimes) != 2 || !res.Sometimes[0].Reached || res.Sometimes[0].Step != 9 ||
+				res.Sometimes[1].Property != onepaxos.AcceptorChanged.Name || !res.Sometimes[1].Reached || !res.Sometimes[1].ByWalk {
+				t.Errorf("seed %d: canaries %+v, want leader-changed at step 9 and acceptor-changed by a walk", seed, res.Sometimes)
+			}
+		}
+	})
+	t.Run("local", func(t *testing.T) {
+		t.Parallel()
+		if testing.Short() {
+			t.Skip("a local check of 1 GB")
+		}
+		res := check(t, livecheck.Options{Config: cfg, Mode: "local", MaxMemory: 1 << 30})
+		if res.Verdict != livecheck.Inconclusive && res.Verdict != livecheck.OK {
+			t.Fatalf("%s of %q: %s; want inconclusive or ok", res.Verdict, res.Property, res.Message)
+		}
+	})
+}
+
+// The state space with the acceptor change on, pinned at depth 13, the
+// first where the slot of the AcceptorChange is at work: node 2 can ask
+// for the change at step 12 at the earliest (9 steps for the leader
+// change, 2 for its phase 1 with node 1, then SuspectAcceptor), and one
+// of its slot-1 Prepares be delivered at step 13. A change in these
+// numbers changes what the search explores and must be explained.
+func TestAcceptorChangeStateCounts(t *testing.T) {
+	t.Parallel()
+	res := check(t, livecheck.Options{Config: onConfig(t), Depth: 13, NoWalks: true})
+	if res.Verdict != livecheck.OK || res.Stats.States != 28_685 || res.Stats.Transitions != 86_201 {
+		t.Errorf("depth 13: %s, %d states, %d transitions; want ok, 28685 and 86201", res.Verdict, res.Stats.States, res.Stats.Transitions)
+	}
+}

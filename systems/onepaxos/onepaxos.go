@@ -27,10 +27,11 @@
 //     the acceptor the decision names (Prepare{e}; the acceptor promises
 //     and returns what it accepted), then proposes the accepted value if
 //     there is one, its own otherwise.
-//   - The leader told that its acceptor failed (the driver's
+//   - A node told that the acceptor failed (the driver's
 //     SuspectAcceptor call) replaces it with the backup, the next member
-//     after it that is not the leader: it asks the utility for an
-//     AcceptorChange. When the change is decided, the leader starts the
+//     after it that is not the leader, once it leads and has completed
+//     phase 1 with it: it asks the utility for an AcceptorChange. When
+//     the change is decided, the leader starts the
 //     new epoch with phase 1 with the backup, and proposes again the
 //     value it proposed through the old acceptor (or the backup's, if the
 //     backup accepted one in a later epoch).
@@ -56,13 +57,14 @@
 // from that promise whenever it had one. No higher epoch reaches the old
 // acceptor: the utility decides entries one slot after the other, so the
 // next epoch is the replacement's, whose acceptor is the backup. The
-// backup starts with nothing accepted in any epoch as high (no leader
-// ever named it before), so its empty promise says nothing, and the
-// leader must propose again the value it proposed in its earlier epoch:
-// whatever may have been chosen through the old acceptor is that value,
-// and it is the one the backup accepts. A leader that has not completed
-// phase 1 keeps its acceptor (its state is unknown, and replacing it
-// could lose a chosen value); a leader change after the replacement
+// backup has accepted nothing in an epoch as high as the leader's
+// (Accept goes only to the acceptor a configuration names), so its
+// promise says nothing of use, and the leader must propose again the
+// value it proposed in its earlier epoch: whatever may have been chosen
+// through the old acceptor is that value, and it is the one the backup
+// accepts. Until phase 1 has completed with the old acceptor the leader
+// keeps it, suspected or not: what it accepted is unknown, and replacing
+// it could lose a chosen value. A leader change after the replacement
 // runs phase 1 with the backup, which holds the value.
 //
 // The model keeps what the bug needs and no more: three nodes or more
@@ -73,10 +75,9 @@
 // entries: the driver asks node 0, the initial leader, to propose 100,
 // and node N-1 to suspect the leader, then, with the parameter
 // acceptor-change on, the acceptor. So node N-1 asks for a LeaderChange
-// in slot 0, and, if it suspects the acceptor once it leads and has
-// completed phase 1, for an AcceptorChange in slot 1 (on three nodes the
-// backup is node 0, the old leader); a detector that fires at a node
-// that does not lead, or too early, changes nothing. A node's own value
+// in slot 0, and, once it leads and has completed phase 1, for an
+// AcceptorChange in slot 1 (on three nodes the backup is node 0, the old
+// leader): a suspicion that comes earlier waits until then. A node's own value
 // is 100 plus its id, so the new leader proposes 102 on three nodes
 // unless the acceptor has accepted 100.
 //
@@ -342,6 +343,7 @@ type Replica struct {
 	Proposed  int  // the value last sent in Accept, in this epoch or one it led before (0: none yet)
 	PropEpoch int  // the epoch Proposed was sent in
 	Suspected bool // asked the utility to make it leader
+	AccFailed bool // its fault detector suspects the acceptor
 	Replacing bool // asked the utility to replace the acceptor
 
 	// Acceptor.
@@ -393,21 +395,24 @@ func (r *Replica) App(ctx sim.Context, call sim.AppCall) {
 		ctx.Logf("leader %d suspected: ask the utility to make %d leader", r.Leader, ctx.Self())
 		ctx.Send(ctx.Self(), LeaderChange{Leader: ctx.Self()})
 	case SuspectAcceptor:
-		switch {
-		case r.Epoch == 0:
-			ctx.Logf("acceptor %d suspected, but %d leads and replaces it", r.Acceptor, r.Leader)
-			return
-		case !r.Prepared:
-			ctx.Logf("acceptor %d suspected before it promised epoch %d: what it accepted is unknown, so it stays", r.Acceptor, r.Epoch)
-			return
-		case r.Replacing:
-			return
-		}
-		r.Replacing = true
-		b := r.backup(ctx)
-		ctx.Logf("acceptor %d suspected: ask the utility to make %d acceptor", r.Acceptor, b)
-		ctx.Send(ctx.Self(), AcceptorChange{Acceptor: b})
+		r.AccFailed = true
+		r.replaceAcceptor(ctx)
 	}
+}
+
+// replaceAcceptor asks the utility to replace a suspected acceptor with
+// the backup, once: at the leader, and only once phase 1 of its epoch has
+// completed with the acceptor (before, what it accepted is unknown, and
+// replacing it could lose a chosen value). Until then the suspicion
+// waits, as a fault detector goes on suspecting.
+func (r *Replica) replaceAcceptor(ctx sim.Context) {
+	if !r.AccFailed || r.Replacing || r.Epoch == 0 || !r.Prepared {
+		return
+	}
+	r.Replacing = true
+	b := r.backup(ctx)
+	ctx.Logf("acceptor %d suspected: ask the utility to make %d acceptor", r.Acceptor, b)
+	ctx.Send(ctx.Self(), AcceptorChange{Acceptor: b})
 }
 
 // backup is the node that replaces the acceptor: the next member after
@@ -457,6 +462,7 @@ func (r *Replica) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 			ctx.Logf("epoch %d proposes again %d proposed in epoch %d", r.Epoch, v, r.PropEpoch)
 		}
 		r.propose(ctx, v)
+		r.replaceAcceptor(ctx)
 	case Accept:
 		if m.Epoch < r.Promised {
 			ctx.Logf("reject %d of epoch %d: promised %d", m.Value, m.Epoch, r.Promised)

@@ -274,7 +274,11 @@ func (u *Utility) run(ctx sim.Context, k int, f func(p *paxos.Node, ctx sim.Cont
 	u.ctx = slotCtx{}
 }
 
-func (u *Utility) Init(sim.Context) {}
+func (u *Utility) Init(ctx sim.Context) {
+	for k := range u.Paxos {
+		u.run(ctx, k, func(p *paxos.Node, ctx sim.Context) { p.Init(ctx) })
+	}
+}
 
 // Down takes a message of 1Paxos: a change request becomes the node's
 // Paxos proposal for the first slot it has not seen decided, anything

@@ -37,6 +37,7 @@ var bugs = []struct{ sys, bug, property string }{
 	{"transport", "stale-retransmit", "no-panic"},
 	{"onepaxos", "init-acceptor", "agreement"},
 	{"onepaxos", "forget-proposal", "agreement"},
+	{"onepaxos", "replace-early", "agreement"},
 }
 
 func bugNeeds(t *testing.T, sys *livecheck.System, given string) livecheck.Needs {

@@ -109,6 +109,12 @@
 //     backup, which knows nothing: node N-1, having carried 100 (chosen
 //     through node 1 in epoch 1) into epoch 2, proposes its own 102 in
 //     epoch 3, which the backup accepts: two values chosen (agreement).
+//   - replace-early (needs acceptor-change on): the leader replaces a
+//     suspected acceptor as soon as it leads, without waiting for phase
+//     1 with it, the condition forgotten. Node N-1, made leader before
+//     it heard what node 1 accepted in epoch 1, runs phase 1 of epoch 3
+//     with the empty backup and proposes its own 102, though 100 was
+//     chosen through node 1 (agreement).
 package onepaxos
 
 import (
@@ -359,6 +365,7 @@ type Replica struct {
 
 	initAcceptor   bool `livecheck:"-"` // bug init-acceptor
 	forgetProposal bool `livecheck:"-"` // bug forget-proposal
+	replaceEarly   bool `livecheck:"-"` // bug replace-early
 }
 
 // Init caches the configuration the member list gives: the first member
@@ -410,7 +417,7 @@ func (r *Replica) App(ctx sim.Context, call sim.AppCall) {
 // replacing it could lose a chosen value). Until then the suspicion
 // waits, as a fault detector goes on suspecting.
 func (r *Replica) replaceAcceptor(ctx sim.Context) {
-	if !r.AccFailed || r.Replacing || r.Epoch == 0 || !r.Prepared {
+	if !r.AccFailed || r.Replacing || r.Epoch == 0 || !r.Prepared && !r.replaceEarly {
 		return
 	}
 	r.Replacing = true
@@ -503,6 +510,7 @@ func (r *Replica) decided(ctx sim.Context, c Config) {
 	}
 	ctx.Logf("leader of epoch %d with acceptor %d", c.Epoch, c.Acceptor)
 	ctx.Send(c.Acceptor, Prepare{Epoch: c.Epoch})
+	r.replaceAcceptor(ctx) // waits for phase 1, unless replace-early
 }
 
 func (r *Replica) Timer(sim.Context, string)     {}
@@ -551,6 +559,8 @@ var System = livecheck.System{
 			Needs: livecheck.Needs{Nodes: 3}},
 		{Name: "forget-proposal", Doc: "a leader starting a new epoch forgets the value it proposed in the one before, as if it were a new leader: after an acceptor change the backup, which knows nothing, accepts the leader's own value though another was chosen through the old acceptor (agreement)",
 			Needs: livecheck.Needs{Nodes: 3, Params: map[string]string{"acceptor-change": "on"}}},
+		{Name: "replace-early", Doc: "the new leader replaces a suspected acceptor before phase 1 with it has completed, not knowing what it accepted: the backup accepts the leader's own value though another was chosen through the old acceptor (agreement)",
+			Needs: livecheck.Needs{Nodes: 3, Params: map[string]string{"acceptor-change": "on"}}},
 	},
 	Params: []livecheck.Param{
 		{Name: "acceptor-change", Doc: "on: the new leader is also told its acceptor failed and replaces it with the backup through the utility (a second entry); off: no acceptor change", Default: "off"},
@@ -567,8 +577,10 @@ var System = livecheck.System{
 		props := []properties.Property{Agreement, Chosen, LeaderChanged}
 		switch a := cfg.Param("acceptor-change"); a {
 		case "", "off":
-			if cfg.HasBug("forget-proposal") {
-				return nil, fmt.Errorf("bug forget-proposal needs --acceptor-change on: without an acceptor change no leader starts a second epoch")
+			for _, bug := range []string{"forget-proposal", "replace-early"} {
+				if cfg.HasBug(bug) {
+					return nil, fmt.Errorf("bug %s needs --acceptor-change on: without it no acceptor is replaced", bug)
+				}
 			}
 		case "on":
 			// Calls to one node come in order: the acceptor is suspected
@@ -578,13 +590,13 @@ var System = livecheck.System{
 		default:
 			return nil, fmt.Errorf("--acceptor-change must be on or off, not %q", a)
 		}
-		initAcceptor, forgetProposal := cfg.HasBug("init-acceptor"), cfg.HasBug("forget-proposal")
+		initAcceptor, forgetProposal, replaceEarly := cfg.HasBug("init-acceptor"), cfg.HasBug("forget-proposal"), cfg.HasBug("replace-early")
 		return &livecheck.Model{
 			Spec: sim.Spec{
 				New: func(sim.NodeID) sim.Node {
 					return sim.Stack(
 						sim.Layer{Name: "utility", Node: NewUtility(cfg.Nodes)},
-						sim.Layer{Name: "onepaxos", Node: &Replica{initAcceptor: initAcceptor, forgetProposal: forgetProposal}})
+						sim.Layer{Name: "onepaxos", Node: &Replica{initAcceptor: initAcceptor, forgetProposal: forgetProposal, replaceEarly: replaceEarly}})
 				},
 				Transport: sim.Datagram,
 				Calls:     calls,

@@ -212,51 +212,70 @@ func TestResetsRefused(t *testing.T) {
 	}
 }
 
-// forget-proposal is found in global mode with no other flag (the bug's
-// needs turn the acceptor change on), by a walk from the depth bound: 100
-// is chosen through node 1 in epoch 1, node 2 carries it into epoch 2,
-// replaces node 1 with node 0 and, having forgotten 100, has node 0
-// accept its own 102 in epoch 3. The trace replays to the same violation.
-func TestForgetProposalFound(t *testing.T) {
-	t.Parallel()
-	res := check(t, livecheck.Options{Config: livecheck.Config{Bugs: []string{"forget-proposal"}, Budget: sim.Budget{}}})
-	if res.Verdict != livecheck.SafetyViolation || res.Property != onepaxos.Agreement.Name || res.Message != "nodes 0 and 2: one chose 100, the other 102" {
-		t.Fatalf("got %s of %q (%s), want a safety violation of agreement: nodes 0 and 2 chose 100 and 102", res.Verdict, res.Property, res.Message)
-	}
-	if res.Config.Nodes != 3 || res.Config.Param("acceptor-change") != "on" {
-		t.Errorf("found at %d nodes, params %v; want 3 nodes, acceptor-change on", res.Config.Nodes, res.Config.Params)
-	}
-	rep, err := livecheck.Replay(&onepaxos.System, res.Config, res.Path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Verdict != res.Verdict || rep.Property != res.Property || rep.Message != res.Message || len(rep.Steps) != len(res.Path) {
-		t.Fatalf("the trace of %d steps replays to %s of %q (%s) after %d", len(res.Path), rep.Verdict, rep.Property, rep.Message, len(rep.Steps))
-	}
-	var logs []string
-	for _, s := range rep.Steps {
-		logs = append(logs, s.Logs...)
-	}
-	for _, want := range []string{
-		"2 onepaxos: epoch 2 carries forward 100 accepted in epoch 1",
-		"2 onepaxos: acceptor 1 suspected: ask the utility to make 0 acceptor",
-		"2 utility: propose {Acceptor:0} in slot 1 (value 2000)",
-		"2 onepaxos: leader of epoch 3 with acceptor 0",
+// The bugs of the acceptor change are found in global mode with no other
+// flag (their needs turn the change on), by a walk from the depth bound:
+// 100 is chosen through node 1 in epoch 1, node 2 leads epoch 2 and
+// replaces node 1 with node 0, and has node 0 accept its own 102 in
+// epoch 3 (node 0 and another node choose 100 and 102). With
+// forget-proposal node 2 carried 100 into epoch 2 and then forgot it;
+// with replace-early it asked for the change before it heard from node 1
+// at all. Each trace replays to the same violation.
+func TestAcceptorChangeBugsFound(t *testing.T) {
+	for _, tc := range []struct {
+		bug, message string
+		logs         []string
+	}{
+		{"forget-proposal", "nodes 0 and 2: one chose 100, the other 102", []string{
+			"2 onepaxos: epoch 2 carries forward 100 accepted in epoch 1",
+			"2 onepaxos: acceptor 1 suspected: ask the utility to make 0 acceptor",
+			"2 utility: propose {Acceptor:0} in slot 1 (value 2000)",
+			"2 onepaxos: leader of epoch 3 with acceptor 0",
+		}},
+		{"replace-early", "nodes 0 and 2: one chose 100, the other 102", []string{
+			"2 onepaxos: acceptor 1 suspected: ask the utility to make 0 acceptor",
+			"2 utility: propose {Acceptor:0} in slot 1 (value 2000)",
+			"2 onepaxos: leader of epoch 3 with acceptor 0",
+			"2 onepaxos: chose 102 (epoch 3, accepted by 0)",
+		}},
 	} {
-		if !slices.Contains(logs, want) {
-			t.Errorf("no log line %q among %q", want, logs)
-		}
-	}
-	// Node 0, the backup, accepted 102 in epoch 3; node 1, the old
-	// acceptor, holds 100.
-	n0, n1 := properties.Node[*onepaxos.Replica](rep.Final, 0), properties.Node[*onepaxos.Replica](rep.Final, 1)
-	if n0.AccEpoch != 3 || n0.AccValue != 102 || n1.AccValue != 100 {
-		t.Errorf("at the end node 0 is %+v, node 1 %+v; want node 0 to have accepted 102 in epoch 3, node 1 100", *n0, *n1)
+		t.Run(tc.bug, func(t *testing.T) {
+			t.Parallel()
+			res := check(t, livecheck.Options{Config: livecheck.Config{Bugs: []string{tc.bug}, Budget: sim.Budget{}}})
+			if res.Verdict != livecheck.SafetyViolation || res.Property != onepaxos.Agreement.Name || res.Message != tc.message {
+				t.Fatalf("got %s of %q (%s), want a safety violation of agreement: %s", res.Verdict, res.Property, res.Message, tc.message)
+			}
+			if res.Config.Nodes != 3 || res.Config.Param("acceptor-change") != "on" {
+				t.Errorf("found at %d nodes, params %v; want 3 nodes, acceptor-change on", res.Config.Nodes, res.Config.Params)
+			}
+			rep, err := livecheck.Replay(&onepaxos.System, res.Config, res.Path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict != res.Verdict || rep.Property != res.Property || rep.Message != res.Message || len(rep.Steps) != len(res.Path) {
+				t.Fatalf("the trace of %d steps replays to %s of %q (%s) after %d", len(res.Path), rep.Verdict, rep.Property, rep.Message, len(rep.Steps))
+			}
+			var logs []string
+			for _, s := range rep.Steps {
+				logs = append(logs, s.Logs...)
+			}
+			for _, want := range tc.logs {
+				if !slices.Contains(logs, want) {
+					t.Errorf("no log line %q among %q", want, logs)
+				}
+			}
+			// Node 0, the backup, accepted 102 in epoch 3; node 1, the
+			// old acceptor, accepted 100 in epoch 1 (and maybe again in
+			// epoch 2).
+			n0, n1 := properties.Node[*onepaxos.Replica](rep.Final, 0), properties.Node[*onepaxos.Replica](rep.Final, 1)
+			if n0.AccEpoch != 3 || n0.AccValue != 102 || n1.AccValue != 100 {
+				t.Errorf("at the end node 0 is %+v, node 1 %+v; want node 0 to have accepted 102 in epoch 3, node 1 100", *n0, *n1)
+			}
+		})
 	}
 }
 
-// The parameter acceptor-change takes on and off; anything else, or the
-// bug forget-proposal with it off, is refused with a message saying what
+// The parameter acceptor-change takes on and off; anything else, or a
+// bug of the acceptor change with it off, is refused with a message saying what
 // is valid.
 func TestAcceptorChangeParam(t *testing.T) {
 	for _, tc := range []struct {
@@ -264,6 +283,7 @@ func TestAcceptorChangeParam(t *testing.T) {
 	}{
 		{"yes", "", "--acceptor-change must be on or off, not \"yes\""},
 		{"off", "forget-proposal", "bug forget-proposal needs --acceptor-change on"},
+		{"", "replace-early", "bug replace-early needs --acceptor-change on"},
 	} {
 		cfg := livecheck.Config{Params: map[string]string{"acceptor-change": tc.value}}
 		if tc.bug != "" {

@@ -563,7 +563,7 @@ var System = livecheck.System{
 			Needs: livecheck.Needs{Nodes: 3, Params: map[string]string{"acceptor-change": "on"}}},
 	},
 	Params: []livecheck.Param{
-		{Name: "acceptor-change", Doc: "on: the new leader is also told its acceptor failed and replaces it with the backup through the utility (a second entry); off: no acceptor change", Default: "off"},
+		{Name: "acceptor-change", Doc: "on: node N-1 is also told the acceptor failed, and once it leads and has completed phase 1 replaces it with the backup through the utility (a second entry); off: no acceptor change", Default: "off"},
 	},
 	Properties: livecheck.Docs(Agreement, Chosen, LeaderChanged, AcceptorChanged),
 	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {

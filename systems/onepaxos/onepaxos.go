@@ -83,7 +83,7 @@
 //
 // The acceptor change is off by default: with it the correct version's
 // global check takes twice as long, and its local check, which ends
-// proved without it, outgrows memory. Its bugs lie 27 steps deep or
+// proved without it, outgrows memory. Its bugs lie 25 steps deep or
 // more, past the search's default depth of 16: the walks from the depth
 // bound find them.
 //

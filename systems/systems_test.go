@@ -36,6 +36,8 @@ var bugs = []struct{ sys, bug, property string }{
 	{"transport", "syn-order", "all-delivered"},
 	{"transport", "stale-retransmit", "no-panic"},
 	{"onepaxos", "init-acceptor", "agreement"},
+	{"onepaxos", "forget-proposal", "agreement"},
+	{"onepaxos", "replace-early", "agreement"},
 }
 
 func bugNeeds(t *testing.T, sys *livecheck.System, given string) livecheck.Needs {

@@ -72,7 +72,8 @@ func TestInitAcceptorFound(t *testing.T) {
 // The steps of the stack name the layer that handled them, and log lines
 // the layer that wrote them: the driver's calls go to 1Paxos, the
 // network's messages to the utility, which proposes the leader change to
-// Paxos and hands its decision up.
+// the Paxos of its first slot, tags that Paxos's messages and log lines
+// with the slot, and hands the decision up.
 func TestStepsNameLayers(t *testing.T) {
 	t.Parallel()
 	res := check(t, livecheck.Options{Config: livecheck.Config{Bugs: []string{"init-acceptor"}, Budget: sim.Budget{}}})
@@ -88,7 +89,7 @@ func TestStepsNameLayers(t *testing.T) {
 	for _, want := range []string{
 		"app Propose{Value:100} at 0 [onepaxos]",
 		"app Suspect{} at 2 [onepaxos]",
-		"deliver Prepare{Ballot:3} 2->1 [utility]",
+		"deliver Slot{Index:0 Msg:Prepare{Ballot:3}} 2->1 [utility]",
 		"deliver Carry{Msg:Accept{Epoch:1 Value:100}} 0->0 [utility]",
 	} {
 		if !slices.Contains(texts, want) {
@@ -96,8 +97,8 @@ func TestStepsNameLayers(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"2 utility: propose leader 2 with acceptor 1 (value 1021)",
-		"2 utility: chose 1021 (ballot 3 accepted by {0,1})",
+		"2 utility: propose {Leader:2} in slot 0 (value 1002)",
+		"2 utility: slot 0: chose 1002 (ballot 3 accepted by {0,1})",
 		"2 onepaxos: leader of epoch 2 with acceptor 1",
 		"0 onepaxos: chose 100 (epoch 1, accepted by 0)",
 	} {
@@ -105,8 +106,8 @@ func TestStepsNameLayers(t *testing.T) {
 			t.Errorf("no log line %q among %q", want, logs)
 		}
 	}
-	if d := sim.DumpNode(rep.Final, 2); !strings.HasPrefix(d, "utility:{acceptor{") || !strings.Contains(d, " proposer{ballot:3 value:1021 ") ||
-		!strings.Contains(d, " learner{votes:b3={0,1} chosen:1021}} onepaxos:{Leader:2 Acceptor:1 Epoch:2 Prepared:true Proposed:102 ") {
+	if d := sim.DumpNode(rep.Final, 2); !strings.HasPrefix(d, "utility:{slot0{acceptor{") || !strings.Contains(d, " proposer{ballot:3 value:1002 ") ||
+		!strings.Contains(d, " learner{votes:b3={0,1} chosen:1002}} slot1{acceptor{promised:0 accepted:-} learner{votes:-}}} onepaxos:{Leader:2 Acceptor:1 Epoch:2 Prepared:true Proposed:102 ") {
 		t.Errorf("node 2 dumps as %s", d)
 	}
 }
@@ -208,5 +209,152 @@ func TestResetsRefused(t *testing.T) {
 	_, err := livecheck.Check(&onepaxos.System, livecheck.Options{Config: livecheck.Config{Budget: sim.Budget{Resets: 1}}})
 	if err == nil || !strings.Contains(err.Error(), "cannot be checked with resets") {
 		t.Errorf("resets: %v, want an error refusing them", err)
+	}
+}
+
+// The bugs of the acceptor change are found in global mode with no other
+// flag (their needs turn the change on), by a walk from the depth bound:
+// 100 is chosen through node 1 in epoch 1, node 2 leads epoch 2 and
+// replaces node 1 with node 0, and has node 0 accept its own 102 in
+// epoch 3 (node 0 and another node choose 100 and 102). With
+// forget-proposal node 2 carried 100 into epoch 2 and then forgot it;
+// with replace-early it asked for the change before it heard from node 1
+// at all. Each trace replays to the same violation.
+func TestAcceptorChangeBugsFound(t *testing.T) {
+	for _, tc := range []struct {
+		bug, message string
+		logs         []string
+	}{
+		{"forget-proposal", "nodes 0 and 2: one chose 100, the other 102", []string{
+			"2 onepaxos: epoch 2 carries forward 100 accepted in epoch 1",
+			"2 onepaxos: acceptor 1 suspected: ask the utility to make 0 acceptor",
+			"2 utility: propose {Acceptor:0} in slot 1 (value 2000)",
+			"2 onepaxos: leader of epoch 3 with acceptor 0",
+		}},
+		{"replace-early", "nodes 0 and 2: one chose 100, the other 102", []string{
+			"2 onepaxos: acceptor 1 suspected: ask the utility to make 0 acceptor",
+			"2 utility: propose {Acceptor:0} in slot 1 (value 2000)",
+			"2 onepaxos: leader of epoch 3 with acceptor 0",
+			"2 onepaxos: chose 102 (epoch 3, accepted by 0)",
+		}},
+	} {
+		t.Run(tc.bug, func(t *testing.T) {
+			t.Parallel()
+			res := check(t, livecheck.Options{Config: livecheck.Config{Bugs: []string{tc.bug}, Budget: sim.Budget{}}})
+			if res.Verdict != livecheck.SafetyViolation || res.Property != onepaxos.Agreement.Name || res.Message != tc.message {
+				t.Fatalf("got %s of %q (%s), want a safety violation of agreement: %s", res.Verdict, res.Property, res.Message, tc.message)
+			}
+			if res.Config.Nodes != 3 || res.Config.Param("acceptor-change") != "on" {
+				t.Errorf("found at %d nodes, params %v; want 3 nodes, acceptor-change on", res.Config.Nodes, res.Config.Params)
+			}
+			rep, err := livecheck.Replay(&onepaxos.System, res.Config, res.Path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict != res.Verdict || rep.Property != res.Property || rep.Message != res.Message || len(rep.Steps) != len(res.Path) {
+				t.Fatalf("the trace of %d steps replays to %s of %q (%s) after %d", len(res.Path), rep.Verdict, rep.Property, rep.Message, len(rep.Steps))
+			}
+			var logs []string
+			for _, s := range rep.Steps {
+				logs = append(logs, s.Logs...)
+			}
+			for _, want := range tc.logs {
+				if !slices.Contains(logs, want) {
+					t.Errorf("no log line %q among %q", want, logs)
+				}
+			}
+			// Node 0, the backup, accepted 102 in epoch 3; node 1, the
+			// old acceptor, accepted 100 in epoch 1 (and maybe again in
+			// epoch 2).
+			n0, n1 := properties.Node[*onepaxos.Replica](rep.Final, 0), properties.Node[*onepaxos.Replica](rep.Final, 1)
+			if n0.AccEpoch != 3 || n0.AccValue != 102 || n1.AccValue != 100 {
+				t.Errorf("at the end node 0 is %+v, node 1 %+v; want node 0 to have accepted 102 in epoch 3, node 1 100", *n0, *n1)
+			}
+		})
+	}
+}
+
+// The parameter acceptor-change takes on and off; anything else, or a
+// bug of the acceptor change with it off, is refused with a message saying what
+// is valid.
+func TestAcceptorChangeParam(t *testing.T) {
+	for _, tc := range []struct {
+		value, bug, err string
+	}{
+		{"yes", "", "--acceptor-change must be on or off, not \"yes\""},
+		{"off", "forget-proposal", "bug forget-proposal needs --acceptor-change on"},
+		{"", "replace-early", "bug replace-early needs --acceptor-change on"},
+	} {
+		cfg := livecheck.Config{Params: map[string]string{"acceptor-change": tc.value}}
+		if tc.bug != "" {
+			cfg.Bugs = []string{tc.bug}
+		}
+		_, err := livecheck.Check(&onepaxos.System, livecheck.Options{Config: cfg, Depth: 1, NoWalks: true})
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("acceptor-change=%s, bug %q: %v, want an error saying %q", tc.value, tc.bug, err, tc.err)
+		}
+	}
+}
+
+// onConfig is forget-proposal's configuration (acceptor change on)
+// without the bug: the correct version at the settings that find it.
+func onConfig(t *testing.T) livecheck.Config {
+	t.Helper()
+	cfg, err := onepaxos.System.Normalize(livecheck.Config{Bugs: []string{"forget-proposal"}, Budget: sim.Budget{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Bugs = nil
+	return cfg
+}
+
+// With the acceptor change on, the correct version is silent in global
+// mode over seeds 1-30 (1-3 with -short): the backup takes over (the
+// canary acceptor-changed, reached by a walk past the depth bound) and
+// every node chooses (chosen holds on every walk). In local mode it is
+// inconclusive, never a violation: the pairs of node states outgrow the
+// memory bound before the search ends.
+func TestAcceptorChangeSilent(t *testing.T) {
+	cfg := onConfig(t)
+	t.Run("global", func(t *testing.T) {
+		t.Parallel()
+		seeds := int64(30)
+		if testing.Short() {
+			seeds = 3
+		}
+		for seed := int64(1); seed <= seeds; seed++ {
+			res := check(t, livecheck.Options{Config: cfg, Seed: seed})
+			if res.Verdict != livecheck.OK || !res.Complete {
+				t.Fatalf("seed %d: %s of %q: %s", seed, res.Verdict, res.Property, res.Message)
+			}
+			if len(res.Sometimes) != 2 || !res.Sometimes[0].Reached || res.Sometimes[0].Step != 9 ||
+				res.Sometimes[1].Property != onepaxos.AcceptorChanged.Name || !res.Sometimes[1].Reached || !res.Sometimes[1].ByWalk {
+				t.Errorf("seed %d: canaries %+v, want leader-changed at step 9 and acceptor-changed by a walk", seed, res.Sometimes)
+			}
+		}
+	})
+	t.Run("local", func(t *testing.T) {
+		t.Parallel()
+		if testing.Short() {
+			t.Skip("a local check of 1 GB")
+		}
+		res := check(t, livecheck.Options{Config: cfg, Mode: "local", MaxMemory: 1 << 30})
+		if res.Verdict != livecheck.Inconclusive && res.Verdict != livecheck.OK {
+			t.Fatalf("%s of %q: %s; want inconclusive or ok", res.Verdict, res.Property, res.Message)
+		}
+	})
+}
+
+// The state space with the acceptor change on, pinned at depth 13, the
+// first where the slot of the AcceptorChange is at work: node 2 can ask
+// for the change at step 12 at the earliest (its two calls, 8 steps for
+// the utility to decide the leader change, 2 for phase 1 with node 1),
+// and one of its slot-1 Prepares be delivered at step 13. A change in these
+// numbers changes what the search explores and must be explained.
+func TestAcceptorChangeStateCounts(t *testing.T) {
+	t.Parallel()
+	res := check(t, livecheck.Options{Config: onConfig(t), Depth: 13, NoWalks: true})
+	if res.Verdict != livecheck.OK || res.Stats.States != 28_598 || res.Stats.Transitions != 86_195 {
+		t.Errorf("depth 13: %s, %d states, %d transitions; want ok, 28598 and 86195", res.Verdict, res.Stats.States, res.Stats.Transitions)
 	}
 }

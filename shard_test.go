@@ -345,3 +345,23 @@ func TestShardsCrossCheck(t *testing.T) {
 		t.Errorf("only %d of %d properties violated: the cross-check checks little", violated, checked)
 	}
 }
+
+// The text of a merge says what its state count is: the shards' sum,
+// which counts a state two shards reach twice, unless they saved their
+// fingerprints and the count is the exact union (the unsplit check's).
+func TestMergeTextSaysSumOrUnion(t *testing.T) {
+	args := []string{"lcr", "--nodes", "5"}
+	for _, tc := range []struct {
+		extra []string
+		want  string
+	}{
+		{nil, "ok: no violation in every reachable state (summed over 4 shards: 2,214 states)"},
+		{[]string{"--save-fingerprints"}, "ok: no violation in every reachable state (1,188 states)"},
+	} {
+		files := shards(t, t.TempDir(), 4, args, tc.extra...)
+		code, out, stderr := cli(append(append([]string{"merge"}, files...), "--out", t.TempDir())...)
+		if code != livecheck.ExitOK || !strings.Contains(out, tc.want+"\n") {
+			t.Errorf("merge %v: exit %d, want 0 and the line %q:\n%s%s", tc.extra, code, tc.want, out, stderr)
+		}
+	}
+}

@@ -471,7 +471,13 @@ func writeVerdict(w io.Writer, c *Check) {
 			return
 		}
 		scope := Scope(c.Depth, c.Exhausted, c.Stats.Postponed)
-		fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, StatesWords(c.Stats.States, c.Symmetry))
+		states := StatesWords(c.Stats.States, c.Symmetry)
+		if m := c.Merge; m != nil && !m.UnionExact {
+			// Without the shards' fingerprints the count is their sum:
+			// a state two shards reach counts twice.
+			states = "summed over " + Count(int64(m.Shards), "shard") + ": " + states
+		}
+		fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, states)
 		if l := c.Liveness; l != nil && l.Walks > 0 {
 			along := fmt.Sprintf("safety checked on every step, %s in all", Thousands(l.WalkSteps))
 			if l.SafetyToLive {

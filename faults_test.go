@@ -8,30 +8,26 @@ import (
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
 )
 
-// A duplicated datagram is a failure the echo protocol does not survive:
-// node 0 counts pongs, and a copy of one is a pong too many. The check
-// with --dups 1 finds it in the fewest steps (the ping, the pong, its
-// copy, both delivered), writes a trace of version 3 that names the
-// budget, and the trace replays to the same violation.
-func TestDuplicateFoundAndReplayed(t *testing.T) {
+// checkEchoTrace runs `check echo ARGS` on 2 nodes, which must find a
+// violation whose report has every line of want, and returns the trace it
+// wrote for property and the trace's path.
+func checkEchoTrace(t *testing.T, property string, want []string, args ...string) (*reports.Trace, sim.Path) {
+	t.Helper()
 	dir := t.TempDir()
 	var out, errs bytes.Buffer
-	code := livecheck.Run([]string{"check", "echo", "--nodes", "2", "--dups", "1", "--time", "0", "-q", "--out", dir}, &out, &errs, echoSystem(false))
+	code := livecheck.Run(append([]string{"check", "echo", "--nodes", "2", "--time", "0", "-q", "--out", dir}, args...), &out, &errs, echoSystem(false))
 	if code != livecheck.ExitViolation {
 		t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, livecheck.ExitViolation, out.String(), errs.String())
 	}
-	for _, want := range []string{
-		"echo, 2 nodes, no bugs, failures: 0 resets, 0 drops, 0 socket errors, 1 duplicate;",
-		"safety-violation of pongs-bounded: node 0 counted 2 pongs from 1 nodes",
-		"duplicate echoPong{} 1->0",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, out.String())
+	for _, w := range want {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("report lacks %q:\n%s", w, out.String())
 		}
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "echo-pongs-bounded-*.json"))
+	files, err := filepath.Glob(filepath.Join(dir, "echo-"+property+"-*.json"))
 	if err != nil || len(files) != 1 {
 		t.Fatalf("trace files %v, %v", files, err)
 	}
@@ -39,6 +35,24 @@ func TestDuplicateFoundAndReplayed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p, err := reports.Path(tr.Steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, p
+}
+
+// A duplicated datagram is a failure the echo protocol does not survive:
+// node 0 counts pongs, and a copy of one is a pong too many. The check
+// with --dups 1 finds it in the fewest steps (the ping, the pong, its
+// copy, both delivered), writes a trace of version 3 that names the
+// budget, and the trace replays to the same violation.
+func TestDuplicateFoundAndReplayed(t *testing.T) {
+	tr, p := checkEchoTrace(t, "pongs-bounded", []string{
+		"echo, 2 nodes, no bugs, failures: 0 resets, 0 drops, 0 socket errors, 1 duplicate;",
+		"safety-violation of pongs-bounded: node 0 counted 2 pongs from 1 nodes",
+		"duplicate echoPong{} 1->0",
+	}, "--dups", "1")
 	if tr.Version != 3 || tr.Budget.Dups != 1 || len(tr.Steps) != 4 {
 		t.Fatalf("trace version %d, budget %+v, %d steps; want version 3, 1 dup, 4 steps", tr.Version, tr.Budget, len(tr.Steps))
 	}
@@ -50,10 +64,6 @@ func TestDuplicateFoundAndReplayed(t *testing.T) {
 	}
 	if dups != 1 {
 		t.Errorf("%d duplicate steps in the trace, want 1", dups)
-	}
-	p, err := reports.Path(tr.Steps)
-	if err != nil {
-		t.Fatal(err)
 	}
 	rep, err := livecheck.Replay(echoSystem(false), livecheck.ConfigOf(tr), p, 0)
 	if err != nil {
@@ -70,8 +80,8 @@ func TestDuplicateFoundAndReplayed(t *testing.T) {
 		t.Errorf("a path with a duplication replayed without the budget for it")
 	}
 	// The correct protocol without the failure is silent.
-	out.Reset()
-	if code := livecheck.Run([]string{"check", "echo", "--nodes", "2", "--time", "0", "-q", "--out", dir}, &out, &errs, echoSystem(false)); code != livecheck.ExitOK {
+	var out, errs bytes.Buffer
+	if code := livecheck.Run([]string{"check", "echo", "--nodes", "2", "--time", "0", "-q", "--out", t.TempDir()}, &out, &errs, echoSystem(false)); code != livecheck.ExitOK {
 		t.Errorf("without --dups: exit %d:\n%s", code, out.String())
 	}
 }
@@ -98,36 +108,14 @@ func TestBadFailureFlags(t *testing.T) {
 // critical step is the partition, and the trace (version 3, the cut's
 // side in the step) replays to it.
 func TestPartitionFoundAndReplayed(t *testing.T) {
-	dir := t.TempDir()
-	var out, errs bytes.Buffer
-	code := livecheck.Run([]string{"check", "echo", "--nodes", "2", "--partitions", "1", "--time", "0", "-q", "--out", dir}, &out, &errs, echoSystem(false))
-	if code != livecheck.ExitViolation {
-		t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, livecheck.ExitViolation, out.String(), errs.String())
-	}
-	for _, want := range []string{
+	tr, p := checkEchoTrace(t, "all-answered", []string{
 		"echo, 2 nodes, no bugs, failures: 0 resets, 0 drops, 0 socket errors, 1 partition;",
 		"liveness-violation of all-answered",
 		"critical transition (case C1): step 1 of ",
 		"    partition {0} | {1}\n",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, out.String())
-		}
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "echo-all-answered-*.json"))
-	if err != nil || len(files) != 1 {
-		t.Fatalf("trace files %v, %v", files, err)
-	}
-	tr, err := reports.ReadTraceFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, "--partitions", "1")
 	if tr.Version != 3 || tr.Budget.Partitions != 1 || len(tr.Steps) == 0 || tr.Steps[0].Kind != "partition" || len(tr.Steps[0].Cut) != 1 || tr.Steps[0].Cut[0] != 0 {
 		t.Fatalf("trace version %d, budget %+v, steps %+v; want version 3, 1 partition, first the cut {0}", tr.Version, tr.Budget, tr.Steps)
-	}
-	p, err := reports.Path(tr.Steps)
-	if err != nil {
-		t.Fatal(err)
 	}
 	rep, err := livecheck.Replay(echoSystem(false), livecheck.ConfigOf(tr), p, 0)
 	if err != nil {
@@ -136,6 +124,7 @@ func TestPartitionFoundAndReplayed(t *testing.T) {
 	if !rep.Reproduces(livecheck.LivenessViolation, "all-answered") {
 		t.Errorf("the trace does not replay to the violation: %+v", rep)
 	}
+	var out, errs bytes.Buffer
 	if code := livecheck.Run([]string{"check", "echo", "--partitions", "-2"}, &out, &errs, echoSystem(false)); code != livecheck.ExitUsage {
 		t.Errorf("--partitions -2: exit %d, want %d", code, livecheck.ExitUsage)
 	}

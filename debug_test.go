@@ -13,6 +13,7 @@ import (
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/systems"
+	"github.com/livecheck/livecheck/traceview"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of the scripts under testdata/debug")
@@ -114,7 +115,7 @@ func checkForDebug(t *testing.T, args []string, out *strings.Builder) *reports.D
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := livecheck.Debugger(sys, rep.Trace, "", time.Minute)
+	d, err := traceview.Debugger(sys, rep.Trace, "", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/livecheck/livecheck/internal/randproto"
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/search"
+	"github.com/livecheck/livecheck/shard"
 	"github.com/livecheck/livecheck/systems"
 )
 
@@ -301,9 +302,9 @@ func TestShardsCrossCheck(t *testing.T) {
 					t.Fatalf("seed %d, %s, shard %d: %v", seed, pr.Name, i, err)
 				}
 				files = append(files, fmt.Sprint(i))
-				sfs = append(sfs, r.ShardFile(sys, o, nil, 0))
+				sfs = append(sfs, shard.FileOf(r, sys, o, nil, 0))
 			}
-			m, err := livecheck.MergeShards(files, sfs)
+			m, err := shard.Merge(files, sfs)
 			if err != nil || m.Problem != "" {
 				t.Fatalf("seed %d, %s: merge: %v %s", seed, pr.Name, err, m.Problem)
 			}

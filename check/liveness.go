@@ -1,78 +1,22 @@
-package livecheck
+package check
 
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/livecheck/livecheck/protocol"
+
 	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/properties"
-	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/search"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/walk"
 )
-
-// Critical is the critical transition of a liveness violation, with the
-// nearest live path beside it.
-type Critical struct {
-	Case critical.Case
-	// Step is the critical step (1-based): the path is dead after it, and
-	// the state after LiveStep = Step-1 steps still recovers.
-	Step      int
-	Event     sim.Event
-	EventText string // the event in words, with the message it carries
-	LiveStep  int
-	// LivePath shares the dead path's first LiveStep steps, then recovers.
-	LivePath sim.Path
-	// Before and After are the node states (one line each) just before
-	// and after the critical step on the dead path; LiveAfter after the
-	// live path's own step LiveStep+1, where the two paths part.
-	Before, After, LiveAfter []string
-	// BeforeNet, AfterNet and LiveAfterNet are the messages in flight
-	// then, "Msg from->to" each, sorted.
-	BeforeNet, AfterNet, LiveAfterNet []string
-	LiveEventText                     string // the live path's event at the parting step
-	// Dinit is the first step after which the dead path is never live.
-	Dinit int
-	// Dead is the evidence that the state after Step is dead, Alive how
-	// the state after LiveStep recovers (an empty Alive.Path: it is live
-	// itself), End the evidence that the path's last state is dead, by
-	// EndTest, which replay runs again. Overturned counts steps the
-	// cheaper probes called dead and the dead test showed to recover.
-	Dead, Alive, End *critical.Evidence
-	EndTest          DeadTest
-	Overturned       int
-	// Probes and ProbeSteps count the search's probes and dead tests, and
-	// their steps.
-	Probes     int
-	ProbeSteps int64
-	// WalkDepth is the walk depth that settled it; Tried lists the depths
-	// that were too short (case C2), with why.
-	WalkDepth int
-	Tried     []string
-	// Tested are the search's probes and dead tests, in the order run,
-	// steps counted from the initial state.
-	Tested []critical.Tested
-
-	liveSteps []ReplayStep
-	endFP     uint64 // the fingerprint of the path's last state
-}
-
-// LiveStats describe the liveness phase.
-type LiveStats struct {
-	Walks     int           // walks from the periphery
-	WalkSteps int64         // their simulator steps
-	Suspects  int           // walks that never became live
-	Cleared   int           // suspects that recovered with a longer walk
-	Elapsed   time.Duration // walks and critical searches
-	Critical  time.Duration // of which the critical-transition search
-}
 
 // liveness runs the second and third phases of a check: a walk from each
 // periphery state; for a walk that never becomes live, the critical
@@ -276,12 +220,12 @@ func (c *checker) report(init []int, p sim.Path, cr *critical.Result, dt DeadTes
 	after, _ := c.stateAfter(init, p, cr.Step)
 	if before != nil && after != nil {
 		cx.EventText = c.w.Describe(before, cr.Event)
-		cx.Before, cx.After = dumpNodes(before), dumpNodes(after)
-		cx.BeforeNet, cx.AfterNet = dumpNet(before), dumpNet(after)
+		cx.Before, cx.After = DumpNodes(before), DumpNodes(after)
+		cx.BeforeNet, cx.AfterNet = DumpNet(before), DumpNet(after)
 	}
 	if len(cr.LivePath) > cr.LiveStep {
 		if la, _ := c.stateAfter(init, cr.LivePath, cr.LiveStep+1); la != nil {
-			cx.LiveAfter, cx.LiveAfterNet = dumpNodes(la), dumpNet(la)
+			cx.LiveAfter, cx.LiveAfterNet = DumpNodes(la), DumpNet(la)
 			cx.LiveEventText = c.w.Describe(before, cr.LivePath[cr.LiveStep].Event)
 		}
 	}
@@ -309,7 +253,7 @@ func (c *checker) liveName() string { return liveNames(c.m) }
 
 // liveNames names the liveness properties of m, as a liveness violation
 // does: every one of them must hold in a live state.
-func liveNames(m *Model) string {
+func liveNames(m *protocol.Model) string {
 	var names []string
 	for _, p := range m.Properties {
 		if p.Kind == properties.Liveness {
@@ -333,7 +277,7 @@ func (c *checker) stateAfter(init []int, p sim.Path, n int) (*sim.State, error) 
 	return s, nil
 }
 
-func dumpNodes(s *sim.State) []string {
+func DumpNodes(s *sim.State) []string {
 	out := make([]string, s.N())
 	for i := range out {
 		out[i] = sim.DumpNode(s, sim.NodeID(i))
@@ -341,58 +285,14 @@ func dumpNodes(s *sim.State) []string {
 	return out
 }
 
-// dumpNet lists the messages in flight in s, "Msg from->to" each, sorted.
-func dumpNet(s *sim.State) []string {
+// DumpNet lists the messages in flight in s, "Msg from->to" each, sorted.
+func DumpNet(s *sim.State) []string {
 	out := []string{}
 	for _, e := range s.InFlight() {
 		out = append(out, fmt.Sprintf("%s %d->%d", sim.Dump(e.Msg), e.From, e.To))
 	}
 	slices.Sort(out)
 	return out
-}
-
-// WriteTraces writes the violation's trace into dir, atomically, and for a
-// liveness violation with a critical transition also its nearest live
-// path; it returns the files' paths.
-func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
-	return r.writeTraces(dir, func(property string, p sim.Path) string { return reports.TraceName(r.System, property, r.Init, p) })
-}
-
-// writeTraces is WriteTraces with the files named by name, given the
-// property ("live" for the nearest live path) and the path.
-func (r *Result) writeTraces(dir string, name func(property string, p sim.Path) string) (dead, live string, err error) {
-	t, lt := r.traces(name)
-	dead = filepath.Join(dir, name(r.Property, r.Path))
-	if lt != nil {
-		live = filepath.Join(dir, t.Critical.LiveTrace)
-		if err := reports.WriteFileAtomic(live, lt.Write); err != nil {
-			return "", "", err
-		}
-	}
-	return dead, live, reports.WriteFileAtomic(dead, t.Write)
-}
-
-// traces are the violation's trace and, with a critical step, the
-// nearest live path's (nil otherwise), which the first names by the
-// file name name gives it.
-func (r *Result) traces(name func(property string, p sim.Path) string) (t, lt *reports.Trace) {
-	describe := func(steps []ReplayStep) func(i int) string {
-		return func(i int) string {
-			if i < len(steps) {
-				return steps[i].Text
-			}
-			return ""
-		}
-	}
-	t = r.Trace(describe(r.Steps))
-	if cx := r.Critical; cx != nil {
-		lt = r.Trace(nil)
-		lt.Result, lt.Message = string(Live), fmt.Sprintf("the nearest live path: the dead path's first %d steps, then a walk that reaches a live state", cx.LiveStep)
-		lt.Steps = reports.FromPath(cx.LivePath, describe(cx.liveSteps))
-		t.Critical = &reports.TraceCritical{Case: string(cx.Case), Step: cx.Step, Event: cx.EventText,
-			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: name("live", cx.LivePath)}
-	}
-	return t, lt
 }
 
 // walkIndex numbers walk i from the periphery among all the shards' walks

@@ -1,10 +1,14 @@
-package livecheck
+package cli
 
 import (
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/livecheck/livecheck/check"
+	"github.com/livecheck/livecheck/shard"
+	"github.com/livecheck/livecheck/traceview"
 
 	"github.com/spf13/pflag"
 
@@ -35,7 +39,7 @@ func (c *cli) merge(args []string) int {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text (check's, with a merge key)")
 	htmlFile := fs.String("html", "", "also write the report as a web page to this file, as check --html does")
 	out := fs.String("out", "livecheck-out", "directory for the trace files of the violation shown")
-	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run when a trace is replayed")
+	timeout := fs.Duration("handler-timeout", check.DefaultHandlerTimeout, "how long one handler may run when a trace is replayed")
 	synopsis := c.cmd + " merge SHARD_FILES... [--json] [--html FILE]: combine the result files of a check split\n" +
 		"with 'check --shard I/N --out FILE' into one report: the shortest violation of each property, the\n" +
 		"counts of all the shards. A shard missing or given twice, or shards of another check or build,\n" +
@@ -55,7 +59,7 @@ func (c *cli) merge(args []string) int {
 		}
 		shards = append(shards, sh)
 	}
-	m, err := MergeShards(files, shards)
+	m, err := shard.Merge(files, shards)
 	if err != nil {
 		return c.usageErr("merge", "%v", err)
 	}
@@ -95,9 +99,9 @@ func (c *cli) merge(args []string) int {
 		}
 		p, err := reports.Path(v.Trace.Steps)
 		if err == nil {
-			var rp *Replayed
-			if rp, err = ReplayFrom(sys, ConfigOf(v.Trace), v.Trace.Init, p, *timeout); err == nil {
-				rep.Steps = stepsReport(rp.Steps)
+			var rp *check.Replayed
+			if rp, err = check.ReplayFrom(sys, check.ConfigOf(v.Trace), v.Trace.Init, p, *timeout); err == nil {
+				rep.Steps = check.StepsReport(rp.Steps)
 			}
 		}
 		if err != nil {
@@ -112,12 +116,12 @@ func (c *cli) merge(args []string) int {
 	if *htmlFile != "" && lerr == nil {
 		var g *reports.Graph
 		if v := m.Violation; v != nil {
-			g, err = GraphOfTrace(sys, v.Trace, v.LiveTrace, *timeout)
+			g, err = traceview.GraphOfTrace(sys, v.Trace, v.LiveTrace, *timeout)
 			if err == nil {
 				g.Trace = rep.Trace
 			}
 		} else {
-			g, err = graphOf(sys, ConfigOf(&reports.Trace{Nodes: rep.Nodes, Bugs: rep.Bugs, Params: rep.Params, Budget: reports.Budget(rep.Budget)}), nil, sim.Path{}, nil, 0, *timeout)
+			g, err = traceview.GraphOf(sys, check.ConfigOf(&reports.Trace{Nodes: rep.Nodes, Bugs: rep.Bugs, Params: rep.Params, Budget: reports.Budget(rep.Budget)}), nil, sim.Path{}, nil, 0, *timeout)
 			if err == nil {
 				g.Title = fmt.Sprintf("%s: %s (%s merged)", rep.System, rep.Result, reports.Count(rep.Merge.Shards, "shard"))
 				g.Result, g.Message = rep.Result, rep.Message
@@ -133,5 +137,5 @@ func (c *cli) merge(args []string) int {
 	if m.Problem != "" {
 		return ExitInconclusive
 	}
-	return exitCode(Verdict(rep.Result))
+	return exitCode(check.Verdict(rep.Result))
 }

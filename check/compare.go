@@ -1,6 +1,10 @@
-package livecheck
+package check
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/livecheck/livecheck/protocol"
+)
 
 // A Comparison is the same check in global mode (the search alone, no
 // walks) and in local mode.
@@ -16,7 +20,7 @@ type Comparison struct {
 // Compare runs a check in global mode without walks and in local mode,
 // as `livecheck check --mode compare` does. opts.Mode and opts.NoWalks
 // are ignored.
-func Compare(sys *System, opts Options) (*Comparison, error) {
+func Compare(sys *protocol.System, opts Options) (*Comparison, error) {
 	var res [2]*Result
 	for i, mode := range []string{"global", "local"} {
 		o := opts

@@ -1,4 +1,4 @@
-package livecheck
+package check
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/livecheck/livecheck/protocol"
 
 	"github.com/livecheck/livecheck/prefix"
 	"github.com/livecheck/livecheck/properties"
@@ -17,11 +19,11 @@ import (
 
 // PrefixOptions say what prefixes to make. Zero values take the defaults.
 type PrefixOptions struct {
-	Config   Config // its failure budget is ignored: prefixes have no failures
-	Count    int    // distinct prefixes (default 1)
-	Settle   int    // steps the liveness property must keep holding (default 0)
-	MaxSteps int    // bound on each walk (default 100,000)
-	Seed     int64  // default 1
+	Config   protocol.Config // its failure budget is ignored: prefixes have no failures
+	Count    int             // distinct prefixes (default 1)
+	Settle   int             // steps the liveness property must keep holding (default 0)
+	MaxSteps int             // bound on each walk (default 100,000)
+	Seed     int64           // default 1
 	// Weights are the walks' event weights when WeightsSet; otherwise the
 	// system's, or walk.DefaultWeights.
 	Weights    walk.Weights
@@ -38,12 +40,12 @@ type LivePrefix struct {
 
 // Prefixes makes live prefixes of a system by biased random walks with
 // every failure (resets, drops, socket errors, duplications) disabled.
-func Prefixes(sys *System, opts PrefixOptions) (Config, []LivePrefix, error) {
+func Prefixes(sys *protocol.System, opts PrefixOptions) (protocol.Config, []LivePrefix, error) {
 	if opts.Seed == 0 {
 		opts.Seed = 1
 	}
 	cfg := opts.Config
-	cfg.Budget = NoFailures
+	cfg.Budget = protocol.NoFailures
 	cfg, m, err := sys.Model(cfg)
 	if err != nil {
 		return cfg, nil, err
@@ -90,9 +92,9 @@ func Prefixes(sys *System, opts PrefixOptions) (Config, []LivePrefix, error) {
 
 // WritePrefix writes a prefix as a trace file in dir, atomically, and
 // returns its path.
-func WritePrefix(dir string, sys *System, cfg Config, seed int64, settle int, p LivePrefix) (string, error) {
+func WritePrefix(dir string, sys *protocol.System, cfg protocol.Config, seed int64, settle int, p LivePrefix) (string, error) {
 	names := []string{}
-	for _, d := range sys.propertyDocs() {
+	for _, d := range sys.PropertyDocs() {
 		if d.Kind == properties.Liveness {
 			names = append(names, d.Name)
 		}
@@ -123,7 +125,7 @@ const PrefixResult Verdict = "prefix"
 // leaves unset are the file's, and those it gives must match the file's.
 // It returns the merged configuration and the prefix's initial state (as
 // Options.PrefixInit) and path.
-func PrefixStart(sys *System, file string, cfg Config) (Config, []int, sim.Path, error) {
+func PrefixStart(sys *protocol.System, file string, cfg protocol.Config) (protocol.Config, []int, sim.Path, error) {
 	t, err := reports.ReadTraceFile(file)
 	if err != nil {
 		return cfg, nil, nil, err

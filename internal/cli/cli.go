@@ -1,4 +1,4 @@
-package livecheck
+package cli
 
 import (
 	"errors"
@@ -12,6 +12,12 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/livecheck/livecheck/check"
+	"github.com/livecheck/livecheck/shard"
+	"github.com/livecheck/livecheck/traceview"
+
+	"github.com/livecheck/livecheck/protocol"
 
 	"github.com/spf13/pflag"
 
@@ -38,13 +44,11 @@ const (
 //
 // Then `go run . check lock --bug early-release` checks it, and `go run .
 // replay FILE` replays the trace it writes.
-func Main(systems ...*System) {
+func Main(systems ...*protocol.System) {
 	// The collector's pace: see tuneGC; a GOGC in the environment is
 	// the user's choice, and stays.
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-		gcSet.Store(gcPercent)
-		adaptiveGC.Store(true)
+		check.AdaptiveGC()
 	}
 	name := filepath.Base(os.Args[0])
 	if name == "" || name == "." || strings.HasPrefix(name, "__debug_bin") {
@@ -142,7 +146,7 @@ func Version(name string, bi *debug.BuildInfo) string {
 // Run is Main without the exit: it runs the command line args (without
 // the program's name) for the systems given, writes to stdout and stderr,
 // and returns the exit status (ExitOK and the rest).
-func Run(args []string, stdout, stderr io.Writer, systems ...*System) int {
+func Run(args []string, stdout, stderr io.Writer, systems ...*protocol.System) int {
 	bi, _ := debug.ReadBuildInfo()
 	c := &cli{name: "livecheck", cmd: "livecheck", build: bi, systems: systems, stdin: os.Stdin, stdout: stdout, stderr: stderr}
 	return c.run(args)
@@ -154,14 +158,14 @@ func Run(args []string, stdout, stderr io.Writer, systems ...*System) int {
 type cli struct {
 	name, cmd      string
 	build          *debug.BuildInfo
-	systems        []*System
+	systems        []*protocol.System
 	stdin          io.Reader // debug's commands
 	stdout, stderr io.Writer
 }
 
 func (c *cli) run(args []string) int {
 	stderr, stdout, name := c.stderr, c.stdout, c.name
-	if err := validSystems(c.systems); err != nil {
+	if err := protocol.ValidSystems(c.systems); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return ExitUsage
 	}
@@ -226,7 +230,7 @@ func (c *cli) names() string {
 }
 
 // lookup finds a system by name; the error lists the valid names.
-func (c *cli) lookup(name string) (*System, error) {
+func (c *cli) lookup(name string) (*protocol.System, error) {
 	for _, s := range c.systems {
 		if s.Name == name {
 			return s, nil
@@ -259,8 +263,8 @@ func (c *cli) usageErr(cmd string, format string, args ...any) int {
 
 // ---- list ----
 
-// bugNeeds says in flags what a bug needs to show ("--nodes 3 --peers all").
-func bugNeeds(b Bug) string {
+// needsText says in flags what a bug needs to show ("--nodes 3 --peers all").
+func needsText(b protocol.Bug) string {
 	if b.NeedsDoc != "" {
 		return b.NeedsDoc
 	}
@@ -282,12 +286,12 @@ func (c *cli) list(args []string) int {
 	}
 	var entries []reports.ListEntry
 	for _, s := range c.systems {
-		e := reports.ListEntry{Name: s.Name, Doc: s.Doc, Nodes: s.defaultNodes(), Bugs: s.BugNames(), Properties: []string{}, BugNeeds: map[string]string{}}
+		e := reports.ListEntry{Name: s.Name, Doc: s.Doc, Nodes: s.NodeCount(), Bugs: s.BugNames(), Properties: []string{}, BugNeeds: map[string]string{}}
 		for _, b := range s.Bugs {
-			e.BugNeeds[b.Name] = bugNeeds(b)
-			e.Needs = append(e.Needs, bugNeeds(b))
+			e.BugNeeds[b.Name] = needsText(b)
+			e.Needs = append(e.Needs, needsText(b))
 		}
-		for _, p := range s.propertyDocs() {
+		for _, p := range s.PropertyDocs() {
 			e.Properties = append(e.Properties, p.Name)
 		}
 		entries = append(entries, e)
@@ -304,7 +308,7 @@ func (c *cli) list(args []string) int {
 
 // systemFirst takes the system's name off the front of args, so that its
 // own parameters can become flags before the rest is parsed.
-func (c *cli) systemFirst(args []string) (*System, []string, error) {
+func (c *cli) systemFirst(args []string) (*protocol.System, []string, error) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return nil, args, nil
 	}
@@ -313,7 +317,7 @@ func (c *cli) systemFirst(args []string) (*System, []string, error) {
 }
 
 // paramFlags makes a flag of each of the system's parameters.
-func paramFlags(fs *pflag.FlagSet, sys *System) map[string]*string {
+func paramFlags(fs *pflag.FlagSet, sys *protocol.System) map[string]*string {
 	params := map[string]*string{}
 	if sys != nil {
 		for _, p := range sys.Params {
@@ -331,8 +335,8 @@ func (c *cli) check(args []string) int {
 	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
 	nodes := fs.Int("nodes", 0, "number of nodes (default: the system's)")
 	bugs := fs.StringArray("bug", nil, "inject the named bug (repeat for several; see '"+c.cmd+" list')")
-	depth := fs.Int("depth", 0, "depth bound of the exhaustive search, in steps (default: the system's, or "+fmt.Sprint(DefaultDepth)+")")
-	maxMemory := fs.String("max-memory", "", "end the check, inconclusive with a partial report, when its heap outgrows this size, e.g. 4GB, 512MiB (default: 3/4 of the machine's memory, "+FormatBytes(DefaultMaxMemory())+" here; 0: no limit)")
+	depth := fs.Int("depth", 0, "depth bound of the exhaustive search, in steps (default: the system's, or "+fmt.Sprint(check.DefaultDepth)+")")
+	maxMemory := fs.String("max-memory", "", "end the check, inconclusive with a partial report, when its heap outgrows this size, e.g. 4GB, 512MiB (default: 3/4 of the machine's memory, "+check.FormatBytes(check.DefaultMaxMemory())+" here; 0: no limit)")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); the result is then inconclusive unless a violation was found")
 	seed := fs.Int64("seed", 1, "seed for every random choice")
 	resets := fs.Int("resets", 0, "node resets (crash and restart) allowed per run (default: the bugs' needs, then the system's, 0 for most)")
@@ -340,20 +344,20 @@ func (c *cli) check(args []string) int {
 	sockErrs := fs.Int("socket-errors", 0, "injected socket errors allowed per run, stream transport (default: the bugs' needs, then the system's)")
 	dups := fs.Int("dups", 0, "duplicated datagrams allowed per run, datagram transport: a message in flight is copied and may arrive twice (default: the bugs' needs, then the system's)")
 	partitions := fs.Int("partitions", 0, "network partitions allowed per run, one at a time: the links between a set of nodes and the rest go down (datagrams across are lost, connections across break and both ends get Error) until a heal event (default: the bugs' needs, then the system's)")
-	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
-	walkDepth := fs.Int("walk-depth", DefaultWalkDepth, "steps of each random walk from the states at the depth bound (dmax); doubled up to --escalations times when too short to tell")
-	walks := fs.Int("walks", DefaultWalks, "random walks per probe of the critical-transition search (k)")
-	escalations := fs.Int("escalations", DefaultEscalations, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
+	timeout := fs.Duration("handler-timeout", check.DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
+	walkDepth := fs.Int("walk-depth", check.DefaultWalkDepth, "steps of each random walk from the states at the depth bound (dmax); doubled up to --escalations times when too short to tell")
+	walks := fs.Int("walks", check.DefaultWalks, "random walks per probe of the critical-transition search (k)")
+	escalations := fs.Int("escalations", check.DefaultEscalations, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
 	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1,reset=0 (default: the system's)")
 	workers := fs.Int("workers", 0, "goroutines of the exhaustive search and of the walks (default: the number of cores); the result does not depend on it")
 	budget := fs.Duration("time", 60*time.Second, "time budget of the check (0: none): the search may use three quarters, then ends at the last depth it finished (the report says which) and the walks start there; a check cut short is inconclusive (exit 3) unless it found a violation")
 	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule): much faster, but safety is then checked on a walk only until it recovers, not to --walk-depth")
-	reduce := fs.String("reduce", DefaultReduce, "reductions of the exhaustive search, comma-separated: sleep: skip the transitions that sleep sets show lead only to states reached another way at the same depth (the same states, violations and periphery, fewer transitions); symmetry: keep one state of each set of states that are renamings of each other under the system's symmetric nodes (paxos: the acceptors that do not propose), so that counts are of those sets; observers: take the events of observer nodes (nodes that never send and that the properties alone read: paxos --roles split, its learner) only where no other node has one, which keeps every violation but not every state, nor every violation at its fewest steps; none: take every transition and keep every state")
+	reduce := fs.String("reduce", check.DefaultReduce, "reductions of the exhaustive search, comma-separated: sleep: skip the transitions that sleep sets show lead only to states reached another way at the same depth (the same states, violations and periphery, fewer transitions); symmetry: keep one state of each set of states that are renamings of each other under the system's symmetric nodes (paxos: the acceptors that do not propose), so that counts are of those sets; observers: take the events of observer nodes (nodes that never send and that the properties alone read: paxos --roles split, its learner) only where no other node has one, which keeps every violation but not every state, nor every violation at its fewest steps; none: take every transition and keep every state")
 	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run; compare: both, side by side (no walks)")
-	rounds := fs.Int("rounds", DefaultRounds, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
-	maxVerify := fs.Int("max-verify", DefaultMaxVerify, "local mode: the most steps of the search for real runs to the preliminary violations the message summaries leave; one that runs out leaves them undecided (inconclusive)")
+	rounds := fs.Int("rounds", check.DefaultRounds, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
+	maxVerify := fs.Int("max-verify", check.DefaultMaxVerify, "local mode: the most steps of the search for real runs to the preliminary violations the message summaries leave; one that runs out leaves them undecided (inconclusive)")
 	from := fs.String("from", "", "start from the end of this prefix file (made by '"+c.cmd+" prefix'): it replays first, then the search begins with failures enabled")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	stepsFlag := fs.String("steps", "", "all: print every step of a liveness violation's path (by default the steps around its critical step, then a summary of the rest)")
@@ -385,7 +389,7 @@ func (c *cli) check(args []string) int {
 	}
 	var maxMem int64
 	if *maxMemory != "" {
-		n, err := ParseBytes(*maxMemory)
+		n, err := check.ParseBytes(*maxMemory)
 		if err != nil {
 			return c.usageErr("check", "--max-memory: %v", err)
 		}
@@ -417,9 +421,9 @@ func (c *cli) check(args []string) int {
 	if *stepsFlag != "" && *stepsFlag != "all" {
 		return c.usageErr("check", "--steps takes only all, not %q", *stepsFlag)
 	}
-	var shard search.Shard
+	var slice search.Shard
 	if *shardFlag != "" {
-		if shard, err = parseShard(*shardFlag); err != nil {
+		if slice, err = parseShard(*shardFlag); err != nil {
 			return c.usageErr("check", "--shard: %v", err)
 		}
 		switch {
@@ -434,19 +438,19 @@ func (c *cli) check(args []string) int {
 		case fs.Changed("split-depth") && *splitDepth < 1:
 			return c.usageErr("check", "--split-depth must be at least 1, not %d", *splitDepth)
 		}
-		shard.SplitDepth = *splitDepth
+		slice.SplitDepth = *splitDepth
 		*budget = 0
 	} else if fs.Changed("split-depth") || *saveFPs {
 		return c.usageErr("check", "--split-depth and --save-fingerprints go with --shard I/N")
 	}
-	if err := ValidReduce(*reduce); err != nil {
+	if err := check.ValidReduce(*reduce); err != nil {
 		return c.usageErr("check", "--reduce: %v", err)
 	}
 	weights, err := walk.ParseWeights(*weightsFlag, walk.DefaultWeights)
 	if err != nil {
 		return c.usageErr("check", "--weights: %v", err)
 	}
-	cfg := Config{
+	cfg := protocol.Config{
 		Nodes:  *nodes,
 		Bugs:   *bugs,
 		Params: map[string]string{},
@@ -463,7 +467,7 @@ func (c *cli) check(args []string) int {
 		case f.v < 0:
 			return c.usageErr("check", "--%s cannot be negative", f.name)
 		case fs.Changed(f.name) && f.v == 0:
-			*f.to = None
+			*f.to = protocol.None
 		default:
 			*f.to = f.v
 		}
@@ -479,7 +483,7 @@ func (c *cli) check(args []string) int {
 	var prefixPath sim.Path
 	var prefixInit []int
 	if *from != "" {
-		if cfg, prefixInit, prefixPath, err = PrefixStart(sys, *from, cfg); err != nil {
+		if cfg, prefixInit, prefixPath, err = check.PrefixStart(sys, *from, cfg); err != nil {
 			return c.usageErr("check", "--from: %v", err)
 		}
 	}
@@ -493,7 +497,7 @@ func (c *cli) check(args []string) int {
 	if esc == 0 {
 		esc = -1 // Options: none
 	}
-	opts := Options{
+	opts := check.Options{
 		Config:         cfg,
 		Depth:          *depth,
 		MaxStates:      *maxStates,
@@ -517,7 +521,7 @@ func (c *cli) check(args []string) int {
 		Prefix:         prefixPath,
 		PrefixInit:     prefixInit,
 		Progress:       prog.report,
-		Shard:          shard,
+		Shard:          slice,
 		Fingerprints:   *saveFPs,
 	}
 	c.warnBugs(sys, opts.Config)
@@ -528,16 +532,16 @@ func (c *cli) check(args []string) int {
 		return c.compare(sys, opts, *out, *asJSON)
 	}
 	started := time.Now()
-	res, err := Check(sys, opts)
+	res, err := check.Check(sys, opts)
 	if err != nil {
-		if errors.Is(err, ErrPrefix) {
+		if errors.Is(err, check.ErrPrefix) {
 			return c.usageErr("check", "--from: %s: %v (a prefix must replay exactly under the check's configuration and bugs)", *from, err)
 		}
 		return c.usageErr("check", "%v", err)
 	}
 	if *shardFlag != "" {
 		// The shard's result goes to its file, traces inside, for merge.
-		sf := res.ShardFile(sys, opts, c.build, time.Since(started))
+		sf := shard.FileOf(res, sys, opts, c.build, time.Since(started))
 		var fps []uint64
 		if *saveFPs {
 			fps = res.Fingerprints
@@ -545,12 +549,12 @@ func (c *cli) check(args []string) int {
 				fps = []uint64{}
 			}
 		}
-		if err := WriteShardFile(*out, sf, fps); err != nil {
+		if err := shard.WriteFile(*out, sf, fps); err != nil {
 			return c.usageErr("check", "--out %s: %v", *out, err)
 		}
 	}
 	trace, liveTrace := "", ""
-	if *shardFlag == "" && (res.Verdict == SafetyViolation || res.Verdict == LivenessViolation || res.Verdict == PropertyError) {
+	if *shardFlag == "" && (res.Verdict == check.SafetyViolation || res.Verdict == check.LivenessViolation || res.Verdict == check.PropertyError) {
 		trace, liveTrace, err = res.WriteTraces(*out)
 		if err != nil {
 			// The finding matters more than its file: report it anyway.
@@ -573,11 +577,11 @@ func (c *cli) check(args []string) int {
 	} else {
 		reports.WriteCheck(c.stdout, rep, true)
 		if *shardFlag != "" {
-			fmt.Fprintf(c.stdout, "\nshard %d/%d written to %s (split at depth %d); merge the shards with: %s merge FILES...\n", shard.Index, shard.Count, *out, res.Shard.SplitDepth, c.cmd)
+			fmt.Fprintf(c.stdout, "\nshard %d/%d written to %s (split at depth %d); merge the shards with: %s merge FILES...\n", slice.Index, slice.Count, *out, res.Shard.SplitDepth, c.cmd)
 		}
 	}
 	if *htmlFile != "" {
-		g, err := res.Graph(sys, rep, *timeout)
+		g, err := traceview.ResultGraph(res, sys, rep, *timeout)
 		if err == nil {
 			err = writeGraph(*htmlFile, g)
 		}
@@ -589,7 +593,7 @@ func (c *cli) check(args []string) int {
 }
 
 // report is a result's report with the commands that replay its traces.
-func (c *cli) report(res *Result, trace, liveTrace string) *reports.Check {
+func (c *cli) report(res *check.Result, trace, liveTrace string) *reports.Check {
 	rep := res.Report(trace, liveTrace)
 	rep.ReplayCommand = c.cmd + " replay " + trace
 	rep.LiveReplayCommand = c.cmd + " replay " + liveTrace
@@ -616,13 +620,13 @@ func onInterrupt() (interrupted func() bool, stop func()) {
 }
 
 // exitCode is the exit status for a verdict.
-func exitCode(v Verdict) int {
+func exitCode(v check.Verdict) int {
 	switch v {
-	case OK:
+	case check.OK:
 		return ExitOK
-	case Inconclusive:
+	case check.Inconclusive:
 		return ExitInconclusive
-	case PropertyError:
+	case check.PropertyError:
 		return ExitUsage // the user's property is broken, not the protocol
 	}
 	return ExitViolation
@@ -630,15 +634,15 @@ func exitCode(v Verdict) int {
 
 // compare runs the same check in global mode (search only) and in local
 // mode, and shows the two side by side.
-func (c *cli) compare(sys *System, opts Options, out string, asJSON bool) int {
-	cmp, err := Compare(sys, opts)
+func (c *cli) compare(sys *protocol.System, opts check.Options, out string, asJSON bool) int {
+	cmp, err := check.Compare(sys, opts)
 	if err != nil {
 		return c.usageErr("check", "%v", err)
 	}
 	rep := &reports.Compare{Agree: cmp.Agree, TransitionsRatio: cmp.TransitionsRatio, TimeRatio: cmp.TimeRatio, Rounds: opts.Rounds}
-	for i, res := range []*Result{cmp.Global, cmp.Local} {
+	for i, res := range []*check.Result{cmp.Global, cmp.Local} {
 		trace := ""
-		if res.Verdict == SafetyViolation || res.Verdict == LivenessViolation {
+		if res.Verdict == check.SafetyViolation || res.Verdict == check.LivenessViolation {
 			if trace, _, err = res.WriteTraces(out); err != nil {
 				trace = ""
 				fmt.Fprintf(c.stderr, "%s check: %s mode: the trace could not be written, the report below has none: %v\n", c.name, res.Mode, err)
@@ -660,7 +664,7 @@ func (c *cli) compare(sys *System, opts Options, out string, asJSON bool) int {
 
 // warnBugs says on stderr, before a check starts, where the settings
 // given cannot show one of the bugs (the report's JSON has the same lines).
-func (c *cli) warnBugs(sys *System, cfg Config) {
+func (c *cli) warnBugs(sys *protocol.System, cfg protocol.Config) {
 	_, warnings := sys.BugSettings(cfg)
 	for _, m := range warnings {
 		fmt.Fprintf(c.stderr, "%s: warning: %s: the check may miss it\n", c.name, m)
@@ -671,7 +675,7 @@ func (c *cli) warnBugs(sys *System, cfg Config) {
 
 // traceArg reads the one trace file the command cmd was given and finds
 // its system; a problem is cmd's usage error (its exit code, and false).
-func (c *cli) traceArg(cmd string, fs *pflag.FlagSet) (string, *reports.Trace, *System, int, bool) {
+func (c *cli) traceArg(cmd string, fs *pflag.FlagSet) (string, *reports.Trace, *protocol.System, int, bool) {
 	if fs.NArg() != 1 {
 		return "", nil, nil, c.usageErr(cmd, "give exactly one trace file"), false
 	}
@@ -690,7 +694,7 @@ func (c *cli) traceArg(cmd string, fs *pflag.FlagSet) (string, *reports.Trace, *
 func (c *cli) replay(args []string) int {
 	fs := pflag.NewFlagSet("replay", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
-	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
+	timeout := fs.Duration("handler-timeout", check.DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
 	synopsis := c.cmd + " replay TRACE [--json]: re-execute a trace file, print each step (event, node,\n" +
 		"messages sent) and the violation it reaches. Exit 1 if the recorded violation reproduces,\n" +
 		"2 if the file is malformed or does not replay to it."
@@ -705,7 +709,7 @@ func (c *cli) replay(args []string) int {
 	if err != nil {
 		return c.usageErr("replay", "%s: %v", file, err)
 	}
-	rep, err := ReplayFrom(sys, ConfigOf(t), t.Init, path, *timeout)
+	rep, err := check.ReplayFrom(sys, check.ConfigOf(t), t.Init, path, *timeout)
 	if err != nil {
 		return c.usageErr("replay", "%s: %v", file, err)
 	}
@@ -719,9 +723,9 @@ func (c *cli) replay(args []string) int {
 		reports.WriteReplay(c.stdout, rep.Report(file, t, reproduced))
 	}
 	if !reproduced {
-		return c.usageErr("replay", "%s does not replay: it records %s, but replaying it gives %s", file, recorded(t), rep.reached(t))
+		return c.usageErr("replay", "%s does not replay: it records %s, but replaying it gives %s", file, check.Recorded(t), rep.Reached(t))
 	}
-	if v := Verdict(t.Result); v == Live || v == PrefixResult {
+	if v := check.Verdict(t.Result); v == check.Live || v == check.PrefixResult {
 		if !*asJSON {
 			fmt.Fprintln(c.stdout, "reproduced: the trace reaches a live state")
 		}
@@ -733,37 +737,13 @@ func (c *cli) replay(args []string) int {
 	return ExitViolation
 }
 
-// recorded says what a trace records: "safety-violation of one-leader".
-func recorded(t *reports.Trace) string {
-	what := t.Result
-	if t.Property != "" {
-		what += " of " + t.Property
-	}
-	return what
-}
-
-// reached says what a replay that does not reproduce trace t reached.
-func (rep *Replayed) reached(t *reports.Trace) string {
-	switch {
-	case rep.Verdict != OK:
-		return fmt.Sprintf("%s of %s", rep.Verdict, rep.Property)
-	case rep.Live:
-		return "a live state"
-	case rep.End != nil && rep.End.Live:
-		// The system is not stuck where the trace ends: a trace of the
-		// correct system, of another configuration, or cut short.
-		return "a final state that recovers: " + evidenceWords(rep.End, t.Property)
-	}
-	return "no violation"
-}
-
 // ---- report ----
 
 func (c *cli) reportCmd(args []string) int {
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	htmlFile := fs.String("html", "", "write the web page to this file (required)")
 	vs := fs.String("vs", "", "the nearest live path's trace, to draw beside the dead one (default: the one the trace names, beside it)")
-	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
+	timeout := fs.Duration("handler-timeout", check.DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
 	synopsis := c.cmd + " report TRACE --html FILE [--vs LIVE_TRACE]: replay a trace file and write its path as a\n" +
 		"self-contained web page: one lane per node, each delivered message an arrow, the critical step\n" +
 		"highlighted and the nearest live path beside it; click a step for every node's state."
@@ -779,7 +759,7 @@ func (c *cli) reportCmd(args []string) int {
 	}
 	liveFile := *vs
 	if liveFile == "" {
-		liveFile = liveTraceOf(file, t)
+		liveFile = traceview.LiveTraceOf(file, t)
 	}
 	var live *reports.Trace
 	if liveFile != "" {
@@ -792,7 +772,7 @@ func (c *cli) reportCmd(args []string) int {
 			fmt.Fprintf(c.stderr, "%s report: warning: the nearest live path the trace names cannot be read, the page has none: %v\n", c.name, err)
 		}
 	}
-	g, err := GraphOfTrace(sys, t, live, *timeout)
+	g, err := traceview.GraphOfTrace(sys, t, live, *timeout)
 	if err != nil {
 		return c.usageErr("report", "%s: %v", file, err)
 	}
@@ -820,7 +800,7 @@ func (c *cli) prefix(args []string) int {
 	count := fs.IntP("count", "n", 1, "how many distinct prefixes to write")
 	settle := fs.Int("settle", 0, "steps the liveness property must keep holding after it first holds")
 	seed := fs.Int64("seed", 1, "seed of the walks")
-	maxSteps := fs.Int("max-steps", DefaultPrefixSteps, "the longest walk tried for one prefix")
+	maxSteps := fs.Int("max-steps", check.DefaultPrefixSteps, "the longest walk tried for one prefix")
 	weightsFlag := fs.String("weights", "", "walk weights by event kind, e.g. app=8,deliver=4,timer=1 (default: the system's)")
 	out := fs.String("out", "", "directory for the prefix files (required)")
 	asJSON := fs.Bool("json", false, "print a JSON array of {file, length, first_live}")
@@ -850,14 +830,14 @@ func (c *cli) prefix(args []string) int {
 	if err != nil {
 		return c.usageErr("prefix", "--weights: %v", err)
 	}
-	cfg := Config{Nodes: *nodes, Bugs: *bugs, Params: map[string]string{}}
+	cfg := protocol.Config{Nodes: *nodes, Bugs: *bugs, Params: map[string]string{}}
 	for name, v := range params {
 		if fs.Changed(name) {
 			cfg.Params[name] = *v
 		}
 	}
 	start := time.Now()
-	cfg, ps, err := Prefixes(sys, PrefixOptions{
+	cfg, ps, err := check.Prefixes(sys, check.PrefixOptions{
 		Config: cfg, Count: *count, Settle: *settle, MaxSteps: *maxSteps, Seed: *seed,
 		Weights: weights, WeightsSet: fs.Changed("weights"),
 	})
@@ -866,7 +846,7 @@ func (c *cli) prefix(args []string) int {
 	}
 	files := []reports.PrefixFile{}
 	for _, p := range ps {
-		f, werr := WritePrefix(*out, sys, cfg, *seed, *settle, p)
+		f, werr := check.WritePrefix(*out, sys, cfg, *seed, *settle, p)
 		if werr != nil {
 			fmt.Fprintf(c.stderr, "%s prefix: writing a prefix: %v\n", c.name, werr)
 			return ExitUsage
@@ -883,7 +863,7 @@ func (c *cli) prefix(args []string) int {
 		if len(files) > 0 {
 			checkFrom = fmt.Sprintf("%s check %s --from %s --resets 1", c.cmd, sys.Name, files[0].File)
 		}
-		reports.WritePrefixes(c.stdout, describeConfig(sys.Name, cfg), files, time.Since(start), checkFrom)
+		reports.WritePrefixes(c.stdout, check.DescribeConfig(sys.Name, cfg), files, time.Since(start), checkFrom)
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "%s prefix: %v\n", c.name, err)

@@ -1,4 +1,4 @@
-package livecheck
+package check
 
 import (
 	"bufio"
@@ -251,4 +251,13 @@ func setSoftLimit() {
 		most = max(most, b.limit)
 	}
 	debug.SetMemoryLimit(most)
+}
+
+// AdaptiveGC sets the collector's pace for a long check (see tuneGC) and
+// lets the check adapt it to the heap. Main calls it unless GOGC is set
+// in the environment: that is the user's choice, and stays.
+func AdaptiveGC() {
+	debug.SetGCPercent(gcPercent)
+	gcSet.Store(gcPercent)
+	adaptiveGC.Store(true)
 }

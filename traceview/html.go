@@ -1,11 +1,15 @@
-package livecheck
+package traceview
 
 import (
+	"cmp"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/livecheck/livecheck/check"
+
+	"github.com/livecheck/livecheck/protocol"
 
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
@@ -17,7 +21,7 @@ import (
 // message. It also returns the replay's steps. A path that stops
 // replaying (a safety violation on the way, a step that is not enabled)
 // is drawn as far as it went; err says why it stopped early.
-func graphPath(sys *System, cfg Config, init []int, p sim.Path, timeout time.Duration) (*reports.GraphPath, []ReplayStep, error) {
+func graphPath(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration) (*reports.GraphPath, []check.ReplayStep, error) {
 	gp := &reports.GraphPath{Steps: make([]reports.GraphStep, 0, len(p))}
 	var state *reports.GraphState
 	// sent holds, by sender, receiver and message, the steps that sent
@@ -29,7 +33,7 @@ func graphPath(sys *System, cfg Config, init []int, p sim.Path, timeout time.Dur
 	}
 	sent := map[msgKey][]int{}
 	each := func(step int, s *sim.State, info *sim.StepInfo) {
-		nodes, net := dumpNodes(s), dumpNet(s)
+		nodes, net := check.DumpNodes(s), check.DumpNet(s)
 		if step == 0 {
 			gp.Init, gp.InitNet = nodes, net
 			state = reports.NewGraphState(nodes, net)
@@ -76,12 +80,12 @@ func graphPath(sys *System, cfg Config, init []int, p sim.Path, timeout time.Dur
 		state.Step(&st, nodes, net)
 		gp.Steps = append(gp.Steps, st)
 	}
-	rep, err := replayFrom(sys, cfg, init, p, timeout, each)
+	rep, err := check.ReplayEach(sys, cfg, init, p, timeout, each)
 	if rep == nil {
 		return nil, nil, err
 	}
 	if gp.Init == nil {
-		return nil, nil, fmt.Errorf("the initial state could not be built: %v", orElse(fmt.Sprint(err), rep.Message))
+		return nil, nil, fmt.Errorf("the initial state could not be built: %v", cmp.Or(fmt.Sprint(err), rep.Message))
 	}
 	// The replay's words for each step; a step that panicked has no state
 	// after it and is not drawn.
@@ -95,23 +99,23 @@ func graphPath(sys *System, cfg Config, init []int, p sim.Path, timeout time.Dur
 	return gp, rep.Steps, err
 }
 
-// graphOf is the HTML report's graph of dead path p (and the nearest live
+// GraphOf is the HTML report's graph of dead path p (and the nearest live
 // path live, if any, nil otherwise), from the initial state init names.
 // crit, the critical step counted from the initial state, picks the steps
 // past it that the tail summary covers (0: none).
-func graphOf(sys *System, cfg Config, init []int, p, live sim.Path, crit int, timeout time.Duration) (*reports.Graph, error) {
+func GraphOf(sys *protocol.System, cfg protocol.Config, init []int, p, live sim.Path, crit int, timeout time.Duration) (*reports.Graph, error) {
 	dead, steps, err := graphPath(sys, cfg, init, p, timeout)
 	if dead == nil {
 		return nil, err
 	}
 	g := &reports.Graph{Nodes: len(dead.Init), Dead: *dead,
-		Config: describeConfig(sys.Name, cfg)}
+		Config: check.DescribeConfig(sys.Name, cfg)}
 	if err != nil {
 		g.Message = err.Error()
 	}
 	if crit > 0 {
 		if to := crit + 3; to < len(steps) {
-			g.Tail = reports.SummarizeTail(stepsReport(steps), to)
+			g.Tail = reports.SummarizeTail(check.StepsReport(steps), to)
 			g.TailText = g.Tail.String()
 		}
 	}
@@ -129,13 +133,13 @@ func graphOf(sys *System, cfg Config, init []int, p, live sim.Path, crit int, ti
 // it): its path replayed step by step, the nearest live path beside a
 // liveness violation's, and the walk statistics. rep is the result's
 // report (Report), whose words it takes.
-func (r *Result) Graph(sys *System, rep *reports.Check, timeout time.Duration) (*reports.Graph, error) {
+func ResultGraph(r *check.Result, sys *protocol.System, rep *reports.Check, timeout time.Duration) (*reports.Graph, error) {
 	var live sim.Path
 	crit := 0
 	if cx := r.Critical; cx != nil {
 		live, crit = cx.LivePath, cx.Step
 	}
-	g, err := graphOf(sys, r.Config, r.Init, r.Path, live, crit, timeout)
+	g, err := GraphOf(sys, r.Config, r.Init, r.Path, live, crit, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +174,7 @@ func (r *Result) Graph(sys *System, rep *reports.Check, timeout time.Duration) (
 // GraphOfTrace is the HTML report of a saved trace, with the nearest live
 // path of trace live beside it (nil: none). The critical step and the
 // live step are those t records.
-func GraphOfTrace(sys *System, t, live *reports.Trace, timeout time.Duration) (*reports.Graph, error) {
+func GraphOfTrace(sys *protocol.System, t, live *reports.Trace, timeout time.Duration) (*reports.Graph, error) {
 	p, err := reports.Path(t.Steps)
 	if err != nil {
 		return nil, err
@@ -188,12 +192,12 @@ func GraphOfTrace(sys *System, t, live *reports.Trace, timeout time.Duration) (*
 	if t.Critical != nil {
 		crit = t.Critical.Step
 	}
-	cfg := ConfigOf(t)
-	g, err := graphOf(sys, cfg, t.Init, p, lp, crit, timeout)
+	cfg := check.ConfigOf(t)
+	g, err := GraphOf(sys, cfg, t.Init, p, lp, crit, timeout)
 	if err != nil {
 		return nil, err
 	}
-	g.Title = fmt.Sprintf("%s: %s", t.System, recorded(t))
+	g.Title = fmt.Sprintf("%s: %s", t.System, check.Recorded(t))
 	g.Result, g.Property = t.Result, t.Property
 	if g.Message == "" {
 		g.Message = t.Message
@@ -213,9 +217,9 @@ func GraphOfTrace(sys *System, t, live *reports.Trace, timeout time.Duration) (*
 	return g, nil
 }
 
-// liveTraceOf finds the nearest live path's trace that trace file
+// LiveTraceOf finds the nearest live path's trace that trace file
 // (holding t) records: its name, beside the trace.
-func liveTraceOf(file string, t *reports.Trace) string {
+func LiveTraceOf(file string, t *reports.Trace) string {
 	if t.Critical == nil || t.Critical.LiveTrace == "" {
 		return ""
 	}
@@ -230,9 +234,4 @@ func liveTraceOf(file string, t *reports.Trace) string {
 		}
 	}
 	return beside
-}
-
-// writeGraph writes g's page to file, atomically.
-func writeGraph(file string, g *reports.Graph) error {
-	return reports.WriteFileAtomic(file, func(w io.Writer) error { return reports.WriteHTML(w, g) })
 }

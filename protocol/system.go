@@ -1,4 +1,4 @@
-package livecheck
+package protocol
 
 import (
 	"fmt"
@@ -130,10 +130,10 @@ func budgetFields(b *sim.Budget) []budgetField {
 		{&b.Dups, "dups", "duplicate"}, {&b.Partitions, "partitions", "partition"}}
 }
 
-// bugNeeds returns the needs of each bug of cfg that the system has, by
+// neededBy returns the needs of each bug of cfg that the system has, by
 // name in sorted order, and their union: the larger of each number, and
 // for another parameter value the first bug's.
-func (s *System) bugNeeds(cfg Config) (names []string, each []Needs, union Needs) {
+func (s *System) neededBy(cfg Config) (names []string, each []Needs, union Needs) {
 	bugs := slices.Clone(cfg.Bugs)
 	sort.Strings(bugs)
 	union.Params = map[string]string{}
@@ -186,7 +186,7 @@ func meets(got, want string) bool {
 // cannot meet, because the user gave another value or two bugs need
 // different ones ("last-promise needs at least 2 proposers; you gave 1").
 func (s *System) BugSettings(cfg Config) (from []Setting, warnings []string) {
-	names, each, _ := s.bugNeeds(cfg)
+	names, each, _ := s.neededBy(cfg)
 	final, err := s.Normalize(cfg)
 	if err != nil {
 		return nil, nil
@@ -322,8 +322,8 @@ func Counts(b sim.Budget) sim.Budget {
 	return b
 }
 
-// explicit returns counts as a Config's budget: 0 as None.
-func explicit(b sim.Budget) sim.Budget {
+// Explicit returns counts as a Config's budget: 0 as None.
+func Explicit(b sim.Budget) sim.Budget {
 	for _, f := range budgetFields(&b) {
 		if *f.v == 0 {
 			*f.v = None
@@ -378,12 +378,12 @@ func (s *System) BugNames() []string {
 // The error says what is wrong and what is valid.
 func (s *System) Normalize(cfg Config) (Config, error) {
 	// A bug's needs come first: the smallest configuration that shows it.
-	_, _, need := s.bugNeeds(cfg)
+	_, _, need := s.neededBy(cfg)
 	if cfg.Nodes == 0 {
 		cfg.Nodes = need.Nodes
 	}
 	if cfg.Nodes == 0 {
-		cfg.Nodes = s.defaultNodes()
+		cfg.Nodes = s.NodeCount()
 	}
 	if cfg.Nodes < max(s.MinNodes, 1) || (s.MaxNodes > 0 && cfg.Nodes > s.MaxNodes) {
 		if s.MaxNodes == 0 {
@@ -459,7 +459,7 @@ func (s *System) Normalize(cfg Config) (Config, error) {
 			*f.v = *budgetFields(&def)[i].v
 		}
 	}
-	cfg.Budget = explicit(cfg.Budget)
+	cfg.Budget = Explicit(cfg.Budget)
 	return cfg, nil
 }
 
@@ -572,9 +572,9 @@ func Docs(props ...properties.Property) []PropertyDoc {
 	return out
 }
 
-// defaultNodes is the number of nodes when the configuration and the bugs
+// NodeCount is the number of nodes when the configuration and the bugs
 // give none.
-func (s *System) defaultNodes() int {
+func (s *System) NodeCount() int {
 	if s.DefaultNodes > 0 {
 		return s.DefaultNodes
 	}
@@ -585,9 +585,9 @@ func (s *System) defaultNodes() int {
 	return n
 }
 
-// propertyDocs are the properties' names and docs, for `livecheck list`:
+// PropertyDocs are the properties' names and docs, for `livecheck list`:
 // Properties, or when the system gives none those of its default model.
-func (s *System) propertyDocs() []PropertyDoc {
+func (s *System) PropertyDocs() []PropertyDoc {
 	if len(s.Properties) > 0 {
 		return s.Properties
 	}
@@ -597,8 +597,8 @@ func (s *System) propertyDocs() []PropertyDoc {
 	return nil
 }
 
-// validSystems checks the systems a command is given.
-func validSystems(systems []*System) error {
+// ValidSystems checks the systems a command is given.
+func ValidSystems(systems []*System) error {
 	seen := map[string]bool{}
 	for _, s := range systems {
 		if err := s.Validate(); err != nil {

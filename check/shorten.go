@@ -1,8 +1,10 @@
-package livecheck
+package check
 
 import (
 	"errors"
 	"time"
+
+	"github.com/livecheck/livecheck/protocol"
 
 	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/properties"
@@ -52,7 +54,7 @@ var (
 // single steps. It returns nil where nothing could be removed, or where
 // the shortened path does not replay in full to the reported path's last
 // state.
-func shorten(sys *System, cfg Config, res *Result, timeout time.Duration) *Shortened {
+func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout time.Duration) *Shortened {
 	cx := res.Critical
 	if cx == nil || res.PrefixLen > 0 || cx.Step < 2 || cx.Step > len(res.Path) {
 		return nil

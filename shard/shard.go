@@ -1,4 +1,4 @@
-package livecheck
+package shard
 
 import (
 	"crypto/sha256"
@@ -10,6 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/livecheck/livecheck/check"
+
+	"github.com/livecheck/livecheck/protocol"
+
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 )
@@ -19,16 +23,16 @@ import (
 // files into one report. This file makes a shard file from a result;
 // merge.go combines them.
 
-// ShardConfigOf is the configuration a split check's shards must share:
+// ConfigOf is the configuration a split check's shards must share:
 // opts as Check fills them in, with what res says Check used.
-func ShardConfigOf(sys *System, opts Options, res *Result) reports.ShardConfig {
-	opts.fill(sys)
-	red, _ := parseReduce(opts.Reduce)
+func ConfigOf(sys *protocol.System, opts check.Options, res *check.Result) reports.ShardConfig {
+	opts.Fill(sys)
+	red, _ := check.ParseReduce(opts.Reduce)
 	var reduce []string
 	for _, r := range []struct {
 		on   bool
 		name string
-	}{{red.sleep, "sleep"}, {red.symmetry, "symmetry"}, {red.observers, "observers"}} {
+	}{{red.Sleep, "sleep"}, {red.Symmetry, "symmetry"}, {red.Observers, "observers"}} {
 		if r.on {
 			reduce = append(reduce, r.name)
 		}
@@ -37,7 +41,7 @@ func ShardConfigOf(sys *System, opts Options, res *Result) reports.ShardConfig {
 		reduce = []string{"none"}
 	}
 	cfg := reports.ShardConfig{
-		System: sys.Name, Nodes: res.Config.Nodes, Bugs: res.Config.Bugs, Params: res.Config.Params, Budget: Counts(res.Config.Budget),
+		System: sys.Name, Nodes: res.Config.Nodes, Bugs: res.Config.Bugs, Params: res.Config.Params, Budget: protocol.Counts(res.Config.Budget),
 		Seed: res.Seed, Depth: res.Depth, MaxStates: opts.MaxStates, Reduce: strings.Join(reduce, ","),
 		WalkDepth: res.WalkDepth, Walks: res.Walks, Escalations: opts.Escalations, Weights: res.Weights.String(),
 		NoWalks: opts.NoWalks, StopAtLive: opts.StopAtLive, HandlerTimeout: opts.HandlerTimeout.String(),
@@ -57,11 +61,11 @@ func ShardConfigOf(sys *System, opts Options, res *Result) reports.ShardConfig {
 	return cfg
 }
 
-// ShardIdentityOf says which build checked what: the build's module,
+// IdentityOf says which build checked what: the build's module,
 // version and VCS revision (bi, from debug.ReadBuildInfo; nil: none
 // recorded), and hashes of the configuration and of the system's
 // properties and bugs.
-func ShardIdentityOf(sys *System, cfg reports.ShardConfig, bi *debug.BuildInfo) reports.ShardIdentity {
+func IdentityOf(sys *protocol.System, cfg reports.ShardConfig, bi *debug.BuildInfo) reports.ShardIdentity {
 	var id reports.ShardIdentity
 	if bi != nil {
 		id.Module, id.Version, id.Go = bi.Main.Path, bi.Main.Version, bi.GoVersion
@@ -80,7 +84,7 @@ func ShardIdentityOf(sys *System, cfg reports.ShardConfig, bi *debug.BuildInfo) 
 		Name, Doc        string
 		Properties, Bugs []doc
 	}{Name: sys.Name, Doc: sys.Doc}
-	for _, p := range sys.propertyDocs() {
+	for _, p := range sys.PropertyDocs() {
 		sd.Properties = append(sd.Properties, doc{p.Name, p.Doc})
 	}
 	for _, b := range sys.Bugs {
@@ -97,25 +101,25 @@ func sha256JSON(v any) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ShardFile is a shard's result as a shard file: res, the result of
+// FileOf is a shard's result as a shard file: r, the result of
 // Check(sys, opts) with opts.Shard set, its report, its violation's
 // traces, and the identity of bi's build. The times and memory figures
 // sit in its Timing alone, so that the same inputs give the same file
 // apart from them; total is the whole check's time.
-func (r *Result) ShardFile(sys *System, opts Options, bi *debug.BuildInfo, total time.Duration) *reports.ShardFile {
-	cfg := ShardConfigOf(sys, opts, r)
+func FileOf(r *check.Result, sys *protocol.System, opts check.Options, bi *debug.BuildInfo, total time.Duration) *reports.ShardFile {
+	cfg := ConfigOf(sys, opts, r)
 	rep := r.Report("", "")
 	f := &reports.ShardFile{
 		Shard: r.Shard.Index, Shards: max(1, r.Shard.Count), SplitDepth: r.Shard.SplitDepth, ForeignStates: r.Foreign,
-		Identity: ShardIdentityOf(sys, cfg, bi), Config: cfg, Report: rep, Violations: []reports.ShardViolation{},
+		Identity: IdentityOf(sys, cfg, bi), Config: cfg, Report: rep, Violations: []reports.ShardViolation{},
 	}
 	if r.Shard.Count == 0 {
 		f.SplitDepth = -1
 	}
 	f.Timing = reports.ShardTimes(rep)
 	f.Timing.TotalMS, f.Timing.Workers = total.Milliseconds(), opts.Workers
-	if r.Verdict == SafetyViolation || r.Verdict == LivenessViolation || r.Verdict == PropertyError {
-		t, lt := r.traces(func(property string, p sim.Path) string { return reports.TraceName(r.System, property, r.Init, p) })
+	if r.Verdict == check.SafetyViolation || r.Verdict == check.LivenessViolation || r.Verdict == check.PropertyError {
+		t, lt := r.Traces(func(property string, p sim.Path) string { return reports.TraceName(r.System, property, r.Init, p) })
 		v := reports.ShardViolation{Result: string(r.Verdict), Property: r.Property, Message: r.Message, PathLen: len(r.Path),
 			Trace: t, TraceName: reports.TraceName(r.System, r.Property, r.Init, r.Path)}
 		if lt != nil {
@@ -126,11 +130,11 @@ func (r *Result) ShardFile(sys *System, opts Options, bi *debug.BuildInfo, total
 	return f
 }
 
-// WriteShardFile writes f to path, atomically; with fps (the keys of the
+// WriteFile writes f to path, atomically; with fps (the keys of the
 // states the shard stored, sorted: Result.Fingerprints) it first writes
 // them to a side file beside it, path without ".json" and with
 // ".fingerprints", and names it in f.
-func WriteShardFile(path string, f *reports.ShardFile, fps []uint64) error {
+func WriteFile(path string, f *reports.ShardFile, fps []uint64) error {
 	if fps != nil {
 		side := strings.TrimSuffix(path, ".json") + ".fingerprints"
 		ref, err := reports.WriteFingerprints(side, filepath.Dir(path), fps)

@@ -1,7 +1,9 @@
-package livecheck
+package check
 
 import (
 	"time"
+
+	"github.com/livecheck/livecheck/protocol"
 
 	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/reports"
@@ -13,7 +15,7 @@ import (
 func (r *Result) Report(trace, liveTrace string) *reports.Check {
 	c := &reports.Check{
 		Schema: reports.CheckSchema, Result: string(r.Verdict), System: r.System, Bugs: r.Config.Bugs, Nodes: r.Config.Nodes,
-		Params: r.Config.Params, Budget: Counts(r.Config.Budget), Seed: r.Seed, Depth: r.Depth,
+		Params: r.Config.Params, Budget: protocol.Counts(r.Config.Budget), Seed: r.Seed, Depth: r.Depth,
 		Property: r.Property, Message: r.Message, Trace: trace, PathLen: len(r.Path), Init: r.Init,
 		Complete: r.Complete, Exhausted: r.Exhausted, Covered: r.Covered, Cut: r.Cut,
 		Interrupted: r.Interrupted, MemoryLimit: r.MemoryLimit, MaxMemory: r.MaxMemory, PeakMemory: r.PeakMemory,
@@ -23,7 +25,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 			CollisionChance: r.Stats.CollisionChance, Elapsed: r.Stats.Elapsed,
 		},
 		Mode: r.Mode, FromBugs: r.FromBugs, BugWarnings: r.BugWarnings, Symmetry: r.Symmetry,
-		PrefixLen: r.PrefixLen, Steps: stepsReport(r.Steps),
+		PrefixLen: r.PrefixLen, Steps: StepsReport(r.Steps),
 	}
 	c.Sometimes = []reports.Sometimes{}
 	for _, sm := range r.Sometimes {
@@ -75,7 +77,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 			c.Critical.Tested = append(c.Critical.Tested, reports.Tested{DeadTest: t.DeadTest, Evidence: *evidenceReport(t.Ev, t.Step)})
 		}
 		if sh := r.Shortened; sh != nil {
-			c.Shortened = &reports.Shortened{Before: cx.Step - 1, Kept: len(sh.Kept), Steps: stepsReport(sh.Steps)}
+			c.Shortened = &reports.Shortened{Before: cx.Step - 1, Kept: len(sh.Kept), Steps: StepsReport(sh.Steps)}
 		}
 		c.Explain()
 	}
@@ -87,15 +89,15 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 func (rep *Replayed) Report(file string, t *reports.Trace, reproduced bool) *reports.Replay {
 	cfg := ConfigOf(t)
 	r := &reports.Replay{Trace: file, System: t.System, Result: string(rep.Verdict), Property: rep.Property,
-		Message: rep.Message, Reproduced: reproduced, End: evidenceReport(rep.End, len(rep.Steps)), Steps: stepsReport(rep.Steps),
-		Config: reports.DescribeConfig(t.System, cfg.Nodes, cfg.Bugs, cfg.Params, Counts(cfg.Budget)), Live: rep.Live, Recorded: t}
+		Message: rep.Message, Reproduced: reproduced, End: evidenceReport(rep.End, len(rep.Steps)), Steps: StepsReport(rep.Steps),
+		Config: reports.DescribeConfig(t.System, cfg.Nodes, cfg.Bugs, cfg.Params, protocol.Counts(cfg.Budget)), Live: rep.Live, Recorded: t}
 	if r.Steps == nil {
 		r.Steps = []reports.Step{}
 	}
 	return r
 }
 
-func stepsReport(steps []ReplayStep) []reports.Step {
+func StepsReport(steps []ReplayStep) []reports.Step {
 	var out []reports.Step
 	for _, st := range steps {
 		out = append(out, reports.Step{Step: st.Step, Kind: st.Event.Kind.String(), Node: int(st.Event.Node), Peer: int(st.Event.Peer),
@@ -127,10 +129,24 @@ func evidenceWords(ev *critical.Evidence, prop string) string {
 	return reports.EvidenceWords(evidenceReport(ev, 0), prop)
 }
 
-// describeConfig says a configuration in one line.
-func describeConfig(system string, cfg Config) string {
-	return reports.DescribeConfig(system, cfg.Nodes, cfg.Bugs, cfg.Params, Counts(cfg.Budget))
+// DescribeConfig says a configuration in one line.
+func DescribeConfig(system string, cfg protocol.Config) string {
+	return reports.DescribeConfig(system, cfg.Nodes, cfg.Bugs, cfg.Params, protocol.Counts(cfg.Budget))
 }
 
 // ms is d in milliseconds, to the microsecond.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// PropertyCases lists the properties of a system's configuration, by name
+// and kind, in the system's order: the test cases of a JUnit report.
+func PropertyCases(sys *protocol.System, cfg protocol.Config) []reports.PropertyCase {
+	_, m, err := sys.Model(cfg)
+	if err != nil {
+		return nil
+	}
+	out := make([]reports.PropertyCase, len(m.Properties))
+	for i, p := range m.Properties {
+		out[i] = reports.PropertyCase{Name: p.Name, Kind: p.Kind.String()}
+	}
+	return out
+}

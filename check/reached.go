@@ -1,4 +1,4 @@
-package livecheck
+package check
 
 import (
 	"github.com/livecheck/livecheck/coverage"

@@ -1,4 +1,4 @@
-package livecheck
+package cli
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"runtime/metrics"
 	"time"
+
+	"github.com/livecheck/livecheck/check"
 )
 
 // progressLine prints a line on stderr every few seconds of a long check, with
@@ -22,7 +24,7 @@ type progressLine struct {
 // progressEvery is how often a line is printed, after the first.
 const progressEvery = 3 * time.Second
 
-func (p *progressLine) report(pr Progress) {
+func (p *progressLine) report(pr check.Progress) {
 	if p == nil {
 		return
 	}
@@ -46,13 +48,13 @@ func (p *progressLine) report(pr Progress) {
 			human(int64(pr.Walks)), human(int64(pr.Periphery)), now.Sub(p.start).Round(time.Second), left)
 	case "local":
 		fmt.Fprintf(p.w, "livecheck: local: %s node states, %s transitions, %s in use, %s in%s\n",
-			human(st.States), human(st.Transitions), FormatBytes(heapInUse()), now.Sub(p.start).Round(time.Second), left)
+			human(st.States), human(st.Transitions), check.FormatBytes(heapInUse()), now.Sub(p.start).Round(time.Second), left)
 	default:
 		rate := float64(st.States-p.states) / max(since.Seconds(), 1e-3)
 		p.states = st.States
 		fmt.Fprintf(p.w, "livecheck: search: depth %d done, %s states (%s/s), %s transitions, queue %s, %s in use, %s in%s\n",
 			st.Depth, human(st.States), human(int64(rate)), human(st.Transitions), human(int64(st.Queue)),
-			FormatBytes(heapInUse()), now.Sub(p.start).Round(time.Second), left)
+			check.FormatBytes(heapInUse()), now.Sub(p.start).Round(time.Second), left)
 	}
 }
 

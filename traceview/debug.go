@@ -1,4 +1,4 @@
-package livecheck
+package traceview
 
 import (
 	"fmt"
@@ -6,7 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/livecheck/livecheck/check"
+
+	"github.com/livecheck/livecheck/protocol"
 
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
@@ -15,7 +17,7 @@ import (
 // Frames replays trace t of system sys and returns every state of its
 // path for the stepper: the initial state, then the state after each
 // step, with what the step did. A trace that does not replay is an error.
-func Frames(sys *System, t *reports.Trace, timeout time.Duration) ([]reports.Frame, error) {
+func Frames(sys *protocol.System, t *reports.Trace, timeout time.Duration) ([]reports.Frame, error) {
 	if sys.Name != t.System {
 		return nil, fmt.Errorf("the trace is of system %s, not %s", t.System, sys.Name)
 	}
@@ -33,10 +35,10 @@ func Frames(sys *System, t *reports.Trace, timeout time.Duration) ([]reports.Fra
 		mu.Lock()
 		defer mu.Unlock()
 		if !done && step == len(frames) {
-			frames = append(frames, reports.Frame{Step: reports.Step{Step: step}, Nodes: dumpNodes(s), Net: dumpNet(s)})
+			frames = append(frames, reports.Frame{Step: reports.Step{Step: step}, Nodes: check.DumpNodes(s), Net: check.DumpNet(s)})
 		}
 	}
-	rep, err := replayFrom(sys, ConfigOf(t), t.Init, p, timeout, visit)
+	rep, err := check.ReplayEach(sys, check.ConfigOf(t), t.Init, p, timeout, visit)
 	mu.Lock()
 	defer mu.Unlock()
 	done = true
@@ -46,7 +48,7 @@ func Frames(sys *System, t *reports.Trace, timeout time.Duration) ([]reports.Fra
 	if len(frames) == 0 {
 		return nil, fmt.Errorf("the initial state could not be built: %s", rep.Message)
 	}
-	for i, st := range stepsReport(rep.Steps) {
+	for i, st := range check.StepsReport(rep.Steps) {
 		if i+1 == len(frames) {
 			// The step did not finish (its handler panicked or hung):
 			// the state stays the one before it.
@@ -65,14 +67,14 @@ func Frames(sys *System, t *reports.Trace, timeout time.Duration) ([]reports.Fra
 // Debugger loads trace file for `livecheck debug`: its frames, and those
 // of the live path to compare with, from liveFile or else from the live
 // trace the dead one names (beside it), where there is one.
-func Debugger(sys *System, file, liveFile string, timeout time.Duration) (*reports.Debugger, error) {
+func Debugger(sys *protocol.System, file, liveFile string, timeout time.Duration) (*reports.Debugger, error) {
 	t, err := reports.ReadTraceFile(file)
 	if err != nil {
 		return nil, err
 	}
-	cfg := ConfigOf(t)
+	cfg := check.ConfigOf(t)
 	d := &reports.Debugger{Critical: t.Critical,
-		Title: fmt.Sprintf("%s: %s; %s", file, reports.DescribeConfig(t.System, t.Nodes, t.Bugs, t.Params, Counts(cfg.Budget)), recorded(t))}
+		Title: fmt.Sprintf("%s: %s; %s", file, reports.DescribeConfig(t.System, t.Nodes, t.Bugs, t.Params, protocol.Counts(cfg.Budget)), check.Recorded(t))}
 	if d.Dead, err = Frames(sys, t, timeout); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -97,34 +99,4 @@ func Debugger(sys *System, file, liveFile string, timeout time.Duration) (*repor
 	}
 	d.LiveFile = liveFile
 	return d, nil
-}
-
-// debug is `livecheck debug TRACE [--vs LIVE_TRACE]`: the stepper, its
-// commands read from stdin.
-func (c *cli) debug(args []string) int {
-	fs := pflag.NewFlagSet("debug", pflag.ContinueOnError)
-	vs := fs.String("vs", "", "the live path to compare with (default: the one the trace names, beside it)")
-	timeout := fs.Duration("handler-timeout", DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
-	synopsis := c.cmd + " debug TRACE [--vs LIVE_TRACE]: step through a trace file. Commands, one a line on stdin\n" +
-		"(so that a session can be a script): step N, next, prev, run node N, run msg TYPE, state [N], net,\n" +
-		"diff [A B], vs, logs PATTERN, graph [A B], where, help, quit."
-	if code, stop := c.parse(fs, args, synopsis); stop {
-		return code
-	}
-	file, _, sys, code, ok := c.traceArg("debug", fs)
-	if !ok {
-		return code
-	}
-	d, err := Debugger(sys, file, *vs, *timeout)
-	if err != nil {
-		return c.usageErr("debug", "%v", err)
-	}
-	if isTerminal(c.stdout) && isTerminal(c.stdin) {
-		d.Prompt = "(debug) "
-	}
-	d.Intro(c.stdout)
-	if err := d.Run(c.stdin, c.stdout); err != nil {
-		return c.usageErr("debug", "reading commands: %v", err)
-	}
-	return ExitOK
 }

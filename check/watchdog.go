@@ -1,10 +1,11 @@
-package livecheck
+package check
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/livecheck/livecheck/protocol"
 
 	"github.com/livecheck/livecheck/search"
 	"github.com/livecheck/livecheck/sim"
@@ -207,7 +208,7 @@ func (c *checker) walkHang(t *walk.Trail, ev sim.Event, choices []int) hang {
 // allowing each handler allow, and says whether it hangs again; it then
 // fills in h's confirmed path. A path that does not replay is an error,
 // in words.
-func (c *checker) confirm(sys *System, h *hang, allow time.Duration) (bool, error) {
+func (c *checker) confirm(sys *protocol.System, h *hang, allow time.Duration) (bool, error) {
 	if h.local != nil {
 		return c.confirmLocal(h, allow)
 	}
@@ -265,24 +266,6 @@ func (c *checker) rewalk(t *walk.Trail, allow time.Duration) (sim.Path, error) {
 	return r.Path, nil
 }
 
-// confirmLocal runs a step of local mode again on the node state it
-// started from, in a fresh world.
-func (c *checker) confirmLocal(h *hang, allow time.Duration) (bool, error) {
-	w, err := sim.NewWorld(c.m.Spec)
-	if err != nil {
-		return false, err
-	}
-	stuck, err := guarded(w, allow, func() hang { return hang{} }, func() error {
-		_, err := w.Apply(h.local, h.event, h.choices)
-		return err
-	})
-	if stuck == nil {
-		return false, nil // returned, or failed: either way not a hang
-	}
-	h.text = c.w.Describe(h.local, h.event)
-	return true, err
-}
-
 // hangResult reports a confirmed hang.
 func (c *checker) hangResult(h *hang, allow time.Duration) *Result {
 	res := c.res
@@ -304,35 +287,4 @@ func (c *checker) hangResult(h *hang, allow time.Duration) *Result {
 	res.Message = fmt.Sprintf("a handler did not return within %v %s%s, nor within %v when run again from the initial state",
 		timeout, on, h.during, allow)
 	return res
-}
-
-// noReplay explains a path found by the check that does not replay: a
-// handler is not deterministic.
-func (c *checker) noReplay(err error) error {
-	var nd *sim.NondeterminismError
-	if errors.As(err, &nd) {
-		return nd
-	}
-	var ne *NoReplayError
-	if !errors.As(err, &ne) {
-		return fmt.Errorf("the path found does not replay: %w", err)
-	}
-	// The step is where the replay parted from the check's run; the
-	// handler that did something else ran at it or before it.
-	return &sim.NondeterminismError{Step: ne.Step, Event: ne.Event, Node: ne.Event.Node, Handler: sim.HandlerOf(ne.Event, ne.Event.Node),
-		What: fmt.Sprintf("the path found does not replay from here: %v", ne.Err)}
-}
-
-// notReproduced explains a path that replays, but to something else than
-// the check saw on it.
-func notReproduced(what string, rep *Replayed) error {
-	got := "no violation"
-	switch {
-	case rep.Property != "":
-		got = fmt.Sprintf("%s of %s", rep.Verdict, rep.Property)
-	case rep.Live:
-		got = "a live state"
-	}
-	return fmt.Errorf("%s does not replay: run again from the initial state it gives %s. A handler is not deterministic (map iteration, time, rand, goroutines, shared memory?), or this is a bug in livecheck",
-		what, got)
 }

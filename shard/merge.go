@@ -1,4 +1,4 @@
-package livecheck
+package shard
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/livecheck/livecheck/check"
 
 	"github.com/livecheck/livecheck/coverage"
 	"github.com/livecheck/livecheck/reports"
@@ -29,7 +31,7 @@ type Merged struct {
 	Problem string
 }
 
-// MergeShards combines the shard files of one split check, read from
+// Merge combines the shard files of one split check, read from
 // files (ReadShardFile), into one report. Shards that do not make one
 // check (a missing shard, a duplicate, another count, configuration,
 // system or build) make the verdict inconclusive, with Problem saying
@@ -38,7 +40,7 @@ type Merged struct {
 // liveness one of as many, then by property name, then by shard); ok
 // needs every shard ok, and "complete" every shard complete at the same
 // depth. The error is for fingerprint files that cannot be read.
-func MergeShards(files []string, shards []*reports.ShardFile) (*Merged, error) {
+func Merge(files []string, shards []*reports.ShardFile) (*Merged, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("no shard files to merge")
 	}
@@ -197,7 +199,7 @@ func MergeShards(files []string, shards []*reports.ShardFile) (*Merged, error) {
 // rank orders violations of as many steps: safety (and a property that
 // panicked) before liveness, as the search finds them.
 func rank(result string) int {
-	if result == string(LivenessViolation) {
+	if result == string(check.LivenessViolation) {
 		return 1
 	}
 	return 0
@@ -304,7 +306,7 @@ func fingerprintRefs(shards []*reports.ShardFile) (bool, []*reports.FingerprintR
 }
 
 // mergeSometimes: a reachability property is reached where any shard
-// reached it, at the fewest steps the search found, else by a walk.
+// Reached it, at the fewest steps the search found, else by a walk.
 func mergeSometimes(reps []*reports.Check) []reports.Sometimes {
 	out := slices.Clone(reps[0].Sometimes)
 	for _, r := range reps[1:] {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/livecheck/livecheck/properties"
-	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/walk"
 )
@@ -91,9 +90,16 @@ type Needs struct {
 	Budget sim.Budget
 }
 
-// A Setting is one setting of a configuration that a bug's needs
-// supplied: a flag's name and value.
-type Setting = reports.Setting
+// A Setting is one setting of a configuration that a bug's needs supplied.
+type Setting struct {
+	Bug string `json:"bug"`
+	// Name is "nodes", a parameter's name, "resets", "drops",
+	// "socket-errors", "dups" or "partitions": the CLI's flag for it.
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+func (s Setting) String() string { return "--" + s.Name + " " + s.Value }
 
 // needs returns the needs of the bug given as NAME or NAME=VALUE.
 func (b *Bug) needs(given string) Needs {

@@ -13,6 +13,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/livecheck/livecheck/coverage"
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -115,15 +116,7 @@ type Coverage struct {
 }
 
 // A Setting is one setting of a configuration that a bug's needs supplied.
-type Setting struct {
-	Bug string `json:"bug"`
-	// Name is "nodes", a parameter's name, "resets", "drops",
-	// "socket-errors", "dups" or "partitions": the CLI's flag for it.
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-func (s Setting) String() string { return "--" + s.Name + " " + s.Value }
+type Setting = protocol.Setting
 
 // Stats are the exhaustive search's figures.
 type Stats struct {

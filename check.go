@@ -16,24 +16,32 @@ import (
 // tool, never for a violation.
 func Check(sys *System, opts Options) (*Result, error) { return check.Check(sys, opts) }
 
-// Replay runs path p from the initial state of sys in configuration cfg
-// and says what it reaches. A path that does not replay is an error
-// wrapping ErrNoReplay.
+// Replay re-executes a path from the initial state on a system's
+// configuration, checking every property on the way, and says what
+// violation it reaches. It stops at the first safety violation or handler
+// panic. A path whose steps cannot be applied exactly is an error wrapping
+// ErrNoReplay. For a system whose nodes choose in their first Init, use
+// ReplayFrom.
 func Replay(sys *System, cfg Config, p sim.Path, timeout time.Duration) (*Replayed, error) {
 	return check.Replay(sys, cfg, p, timeout)
 }
 
-// ReplayFrom is Replay from the initial state that the choices init of
-// the first Init handlers give.
+// ReplayFrom is Replay from the initial state that init names: the values
+// the nodes' first Init calls' Choose calls return, node 0's first
+// (Result.Init, a trace's init). Choices that do not fit those calls
+// exactly (out of range, too few, too many) are an error wrapping
+// ErrNoReplay, at step 0.
 func ReplayFrom(sys *System, cfg Config, init []int, p sim.Path, timeout time.Duration) (*Replayed, error) {
 	return check.ReplayFrom(sys, cfg, init, p, timeout)
 }
 
-// ConfigOf returns the configuration a trace file records.
+// ConfigOf returns the configuration a trace was made with. A trace
+// counts failures; a failure it allows none of is None in the Config, so
+// that no default replaces it.
 func ConfigOf(t *reports.Trace) Config { return check.ConfigOf(t) }
 
-// Prefixes runs walks of sys with failures disabled until it is live, and
-// returns the configuration and the live prefixes found.
+// Prefixes makes live prefixes of a system by biased random walks with
+// every failure (resets, drops, socket errors, duplications) disabled.
 func Prefixes(sys *System, opts PrefixOptions) (Config, []LivePrefix, error) {
 	return check.Prefixes(sys, opts)
 }

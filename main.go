@@ -16,8 +16,8 @@ const (
 
 // Main is the livecheck command for the systems given: a program whose
 // main calls it gets every subcommand of cmd/livecheck (list, check,
-// prefix, replay, report, debug, merge) with the same flags, output and
-// exit status, for its own systems. It does not return.
+// prefix, replay) with the same flags, output and exit status, for its
+// own systems. It does not return.
 //
 //	func main() { livecheck.Main(&lock.System) }
 //
@@ -25,9 +25,9 @@ const (
 // replay FILE` replays the trace it writes.
 func Main(systems ...*System) { cli.Main(systems...) }
 
-// Run is Main with the arguments (without the program's name) and the
-// output given, returning the exit status: for tests of a program's
-// command.
+// Run is Main without the exit: it runs the command line args (without
+// the program's name) for the systems given, writes to stdout and stderr,
+// and returns the exit status (ExitOK and the rest).
 func Run(args []string, stdout, stderr io.Writer, systems ...*System) int {
 	return cli.Run(args, stdout, stderr, systems...)
 }

@@ -13,20 +13,53 @@ const DefaultTraceDir = gotest.DefaultTraceDir
 // A TestOption configures [Test].
 type TestOption = gotest.Option
 
-// Test checks sys inside a Go test: it replays the traces saved under
-// testdata/livecheck first, then runs the check, and fails t with the
-// report (and a saved trace) if it finds a violation. See
-// [gotest.Test] for the details.
+// Test checks sys inside a Go test, as [Check] does, and fails t on a
+// violation with a report: the property and what it said, for a liveness
+// violation the critical step and the nearest live path, and the steps of
+// the path (those around the critical step when it is long). It writes the
+// trace to the trace directory as <TestName>-<hash>.json (with the nearest
+// live path beside it as <TestName>-live-<hash>.json) and says the command
+// that replays it.
+//
+// Before checking, Test replays the test's saved traces (the directory's
+// <TestName>-<hash>.json files): one that still shows its violation fails
+// the test with it, so a fixed bug stays fixed; one that no longer does is
+// logged as passing now, and can be deleted.
+//
+// Under go test -short, a Depth and WalkDepth the options leave at zero
+// are half the system's depth and a tenth of the default walk depth. The
+// test flags -livecheck.seed N (the seed of every check) and
+// -livecheck.replay FILE (replay FILE, print its steps and fail if it
+// still shows its violation, instead of checking; a test of another
+// system is skipped) work as rapid's.
+//
+// An inconclusive check fails the test, with the reason, unless the
+// options include AllowInconclusive; so does a check that never reached
+// one of the system's reachability properties (a vacuous check), unless
+// they include AllowUnreached. Every report ends with the handlers the
+// check ran, and how often.
+//
+// Test keeps no state between calls: tests that call it may run in
+// parallel.
 func Test(t testing.TB, sys *System, opts ...TestOption) { gotest.Test(t, sys, opts...) }
 
-// WithOptions sets the check's options (default: Options{}).
+// WithOptions gives the check's options, as for [Check]: Config (nodes,
+// bugs, failure budget, params), Depth, Seed, WalkDepth, Workers and the
+// rest. Zero values take the defaults, but see Test for -short.
 func WithOptions(o Options) TestOption { return gotest.WithOptions(o) }
 
-// WithTraceDir sets where traces are saved and replayed from.
+// WithTraceDir sets the directory of the test's trace files (default
+// DefaultTraceDir).
 func WithTraceDir(dir string) TestOption { return gotest.WithTraceDir(dir) }
 
-// AllowInconclusive lets a check that was cut short pass.
+// AllowInconclusive lets a check that could not decide (stopped by
+// MaxStates or its memory limit, or walks too short to tell) pass, with
+// the reason logged. By default it fails the test: a check that did not
+// finish has not shown the protocol correct.
 func AllowInconclusive() TestOption { return gotest.AllowInconclusive() }
 
-// AllowUnreached lets a reachability property never reached pass.
+// AllowUnreached lets a check pass where a reachability property
+// (properties.Sometimes) was never reached, with the fact logged. By
+// default it fails the test: the check never got to the states the
+// property asks for, so it may have shown nothing about them.
 func AllowUnreached() TestOption { return gotest.AllowUnreached() }

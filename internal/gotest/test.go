@@ -69,34 +69,7 @@ func AllowInconclusive() Option { return func(s *testSettings) { s.inconclusiveO
 // property asks for, so it may have shown nothing about them.
 func AllowUnreached() Option { return func(s *testSettings) { s.unreachedOK = true } }
 
-// Test checks sys inside a Go test, as [Check] does, and fails t on a
-// violation with a report: the property and what it said, for a liveness
-// violation the critical step and the nearest live path, and the steps of
-// the path (those around the critical step when it is long). It writes the
-// trace to the trace directory as <TestName>-<hash>.json (with the nearest
-// live path beside it as <TestName>-live-<hash>.json) and says the command
-// that replays it.
-//
-// Before checking, Test replays the test's saved traces (the directory's
-// <TestName>-<hash>.json files): one that still shows its violation fails
-// the test with it, so a fixed bug stays fixed; one that no longer does is
-// logged as passing now, and can be deleted.
-//
-// Under go test -short, a Depth and WalkDepth the options leave at zero
-// are half the system's depth and a tenth of the default walk depth. The
-// test flags -livecheck.seed N (the seed of every check) and
-// -livecheck.replay FILE (replay FILE, print its steps and fail if it
-// still shows its violation, instead of checking; a test of another
-// system is skipped) work as rapid's.
-//
-// An inconclusive check fails the test, with the reason, unless the
-// options include AllowInconclusive; so does a check that never reached
-// one of the system's reachability properties (a vacuous check), unless
-// they include AllowUnreached. Every report ends with the handlers the
-// check ran, and how often.
-//
-// Test keeps no state between calls: tests that call it may run in
-// parallel.
+// Test is livecheck.Test; its doc says what it does.
 func Test(t testing.TB, sys *protocol.System, opts ...Option) {
 	t.Helper()
 	st := testSettings{dir: DefaultTraceDir}
@@ -243,16 +216,18 @@ func replaySaved(t testing.TB, sys *protocol.System, dir, stem string, timeout t
 		}
 		file := filepath.Join(dir, e.Name())
 		r := replayFile(sys, file, timeout)
-		switch {
-		case r.bad != nil:
-			t.Errorf("livecheck: saved trace %s: %v (fix or delete the file)", file, r.bad)
-		case r.skip != "":
-			t.Logf("livecheck: saved trace %s: %s", file, r.skip)
-		case r.reproduced:
-			t.Fatalf("livecheck: saved trace %s still fails:\n%sreplay it: %s", file, r.report(), replayCommand(t.Name(), file))
+		o, msg := r.outcome()
+		switch o {
+		case unreadable:
+			msg += " (fix or delete the file)"
+		case stillFails:
+			msg += "replay it: " + replayCommand(t.Name(), file)
+		}
+		// A trace that cannot be read is an error of the test; one that
+		// still fails ends it.
+		[...]func(string, ...any){unreadable: t.Errorf, skipped: t.Logf, stillFails: t.Fatalf, passes: t.Logf}[o]("livecheck: saved trace %s%s", file, msg)
+		if o == stillFails {
 			return true
-		default:
-			t.Logf("livecheck: saved trace %s passes now: %s", file, r.got)
 		}
 	}
 	return false
@@ -262,19 +237,36 @@ func replaySaved(t testing.TB, sys *protocol.System, dir, stem string, timeout t
 func replayFlag(t testing.TB, sys *protocol.System, file string, timeout time.Duration) {
 	t.Helper()
 	r := replayFile(sys, file, timeout)
-	switch {
-	case r.bad != nil:
-		t.Fatalf("livecheck: %s: %v", file, r.bad)
-	case r.skip != "":
-		// The file is for another of the tests -run selected.
-		t.Skipf("livecheck: %s: %s", file, r.skip)
-	case r.reproduced:
-		t.Fatalf("livecheck: %s still fails:\n%s", file, r.report())
-	default:
+	o, msg := r.outcome()
+	if o == passes {
 		var b strings.Builder
 		writeStepWindow(&b, r.rep.Steps, 0, len(r.rep.Steps))
-		t.Logf("livecheck: %s passes now: %s\n%s", file, r.got, b.String())
+		msg += "\n" + b.String()
 	}
+	// A file for another of the tests -run selected is skipped.
+	[...]func(string, ...any){unreadable: t.Fatalf, skipped: t.Skipf, stillFails: t.Fatalf, passes: t.Logf}[o]("livecheck: %s%s", file, msg)
+}
+
+// The four outcomes of replaying a trace file.
+const (
+	unreadable = iota // the file cannot be read
+	skipped           // not a trace this test replays
+	stillFails        // it reproduces its violation
+	passes            // it no longer does
+)
+
+// outcome says which of the four outcomes r is, and how, as the rest
+// of a line that begins with the file's name.
+func (r *replayedFile) outcome() (int, string) {
+	switch {
+	case r.bad != nil:
+		return unreadable, ": " + r.bad.Error()
+	case r.skip != "":
+		return skipped, ": " + r.skip
+	case r.reproduced:
+		return stillFails, " still fails:\n" + r.report()
+	}
+	return passes, " passes now: " + r.got
 }
 
 // A replayedFile is a trace file replayed: bad says the file cannot be

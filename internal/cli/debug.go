@@ -1,17 +1,15 @@
 package cli
 
 import (
-	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/traceview"
 	"github.com/spf13/pflag"
 )
 
 // debug is `livecheck debug TRACE [--vs LIVE_TRACE]`: the stepper, its
 // commands read from stdin.
-func (c *cli) debug(args []string) int {
+func (c *command) debug(args []string) int {
 	fs := pflag.NewFlagSet("debug", pflag.ContinueOnError)
-	vs := fs.String("vs", "", "the live path to compare with (default: the one the trace names, beside it)")
-	timeout := fs.Duration("handler-timeout", check.DefaultHandlerTimeout, "how long one handler may run before it counts as stuck")
+	tf := addTraceFlags(fs, "the live path to compare with (default: the one the trace names, beside it)")
 	synopsis := c.cmd + " debug TRACE [--vs LIVE_TRACE]: step through a trace file. Commands, one a line on stdin\n" +
 		"(so that a session can be a script): step N, next, prev, run node N, run msg TYPE, state [N], net,\n" +
 		"diff [A B], vs, logs PATTERN, graph [A B], where, help, quit."
@@ -22,7 +20,7 @@ func (c *cli) debug(args []string) int {
 	if !ok {
 		return code
 	}
-	d, err := traceview.Debugger(sys, file, *vs, *timeout)
+	d, err := traceview.Debugger(sys, file, *tf.vs, *tf.timeout)
 	if err != nil {
 		return c.usageErr("debug", "%v", err)
 	}

@@ -3,38 +3,18 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/livecheck/livecheck/check"
-	"github.com/livecheck/livecheck/shard"
-	"github.com/livecheck/livecheck/traceview"
-
-	"github.com/spf13/pflag"
-
 	"github.com/livecheck/livecheck/reports"
-	"github.com/livecheck/livecheck/search"
+	"github.com/livecheck/livecheck/shard"
 	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/traceview"
+	"github.com/spf13/pflag"
 )
-
-// parseShard reads --shard's I/N.
-func parseShard(s string) (search.Shard, error) {
-	bad := fmt.Errorf("takes I/N, the slice I of N with 0 <= I < N (e.g. 2/4), not %q", s)
-	is, ns, ok := strings.Cut(s, "/")
-	if !ok {
-		return search.Shard{}, bad
-	}
-	i, err1 := strconv.Atoi(is)
-	n, err2 := strconv.Atoi(ns)
-	if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return search.Shard{}, bad
-	}
-	return search.Shard{Index: i, Count: n}, nil
-}
 
 // merge is `livecheck merge FILES...`: the shard files of a split check
 // as one report, with the exit status a check would have.
-func (c *cli) merge(args []string) int {
+func (c *command) merge(args []string) int {
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text (check's, with a merge key)")
 	htmlFile := fs.String("html", "", "also write the report as a web page to this file, as check --html does")

@@ -23,8 +23,8 @@ type Merged struct {
 	// Violation is the one the report shows, with its traces (nil for
 	// ok and inconclusive); Violations the shortest of each property,
 	// Violation first.
-	Violation  *reports.ShardViolation
-	Violations []*reports.ShardViolation
+	Violation  *Violation
+	Violations []*Violation
 	// Problem, when not empty, says why the shards cannot be merged (a
 	// shard missing, or given twice, or of another check or build): the
 	// verdict is then inconclusive.
@@ -40,7 +40,7 @@ type Merged struct {
 // liveness one of as many, then by property name, then by shard); ok
 // needs every shard ok, and "complete" every shard complete at the same
 // depth. The error is for fingerprint files that cannot be read.
-func Merge(files []string, shards []*reports.ShardFile) (*Merged, error) {
+func Merge(files []string, shards []*File) (*Merged, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("no shard files to merge")
 	}
@@ -83,7 +83,7 @@ func Merge(files []string, shards []*reports.ShardFile) (*Merged, error) {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, order)
-	var vs []*reports.ShardViolation
+	var vs []*Violation
 	var mvs []reports.MergeViolation
 	seen := map[string]bool{}
 	for _, i := range idx {
@@ -102,7 +102,7 @@ func Merge(files []string, shards []*reports.ShardFile) (*Merged, error) {
 	base := reps[0]
 	if len(vs) > 0 {
 		m.Violation = vs[0]
-		base = reps[slices.IndexFunc(shards, func(sh *reports.ShardFile) bool { return sh.Shard == mvs[0].Shard })]
+		base = reps[slices.IndexFunc(shards, func(sh *File) bool { return sh.Shard == mvs[0].Shard })]
 	}
 	rep := *base
 	rep.Merge = mg
@@ -165,7 +165,7 @@ func Merge(files []string, shards []*reports.ShardFile) (*Merged, error) {
 	rep.Coverage = cov
 	rep.Sometimes = mergeSometimes(reps)
 	if ok, refs := fingerprintRefs(shards); ok && m.Problem == "" {
-		n, err := reports.UnionFingerprints(files, refs)
+		n, err := UnionFingerprints(files, refs)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +205,7 @@ func rank(result string) int {
 	return 0
 }
 
-func shardOf(shards []*reports.ShardFile, r *reports.Check) int {
+func shardOf(shards []*File, r *reports.Check) int {
 	for _, sh := range shards {
 		if sh.Report == r {
 			return sh.Shard
@@ -215,7 +215,7 @@ func shardOf(shards []*reports.ShardFile, r *reports.Check) int {
 }
 
 // mergeProblem says why the shards do not make one split check, or "".
-func mergeProblem(files []string, shards []*reports.ShardFile) string {
+func mergeProblem(files []string, shards []*File) string {
 	a, fa := shards[0], files[0]
 	for i, b := range shards[1:] {
 		fb := files[i+1]
@@ -248,15 +248,15 @@ func mergeProblem(files []string, shards []*reports.ShardFile) string {
 	}
 	switch {
 	case len(missing) == 1:
-		return fmt.Sprintf("shard %d of %d is missing (given: %s)", missing[0], a.Shards, reports.ShardsSeen(slices.Collect(maps.Keys(at))))
+		return fmt.Sprintf("shard %d of %d is missing (given: %s)", missing[0], a.Shards, ListIndices(slices.Collect(maps.Keys(at))))
 	case len(missing) > 1:
-		return fmt.Sprintf("shards %s of %d are missing (given: %s)", reports.ShardsSeen(missing), a.Shards, reports.ShardsSeen(slices.Collect(maps.Keys(at))))
+		return fmt.Sprintf("shards %s of %d are missing (given: %s)", ListIndices(missing), a.Shards, ListIndices(slices.Collect(maps.Keys(at))))
 	}
 	return ""
 }
 
 // configDiff names the settings two shard configurations differ in.
-func configDiff(a, b reports.ShardConfig) string {
+func configDiff(a, b Config) string {
 	var ma, mb map[string]any
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
@@ -280,7 +280,7 @@ func configDiff(a, b reports.ShardConfig) string {
 }
 
 // buildWords says a build in words: "module M version V revision R".
-func buildWords(id reports.ShardIdentity) string {
+func buildWords(id Identity) string {
 	s := fmt.Sprintf("%s %s", id.Module, id.Version)
 	if id.Revision != "" {
 		s += " revision " + id.Revision
@@ -294,8 +294,8 @@ func buildWords(id reports.ShardIdentity) string {
 }
 
 // fingerprintRefs says whether every shard saved its fingerprints.
-func fingerprintRefs(shards []*reports.ShardFile) (bool, []*reports.FingerprintRef) {
-	var refs []*reports.FingerprintRef
+func fingerprintRefs(shards []*File) (bool, []*FingerprintRef) {
+	var refs []*FingerprintRef
 	for _, sh := range shards {
 		if sh.Fingerprints == nil {
 			return false, nil

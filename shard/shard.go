@@ -25,7 +25,7 @@ import (
 
 // ConfigOf is the configuration a split check's shards must share:
 // opts as Check fills them in, with what res says Check used.
-func ConfigOf(sys *protocol.System, opts check.Options, res *check.Result) reports.ShardConfig {
+func ConfigOf(sys *protocol.System, opts check.Options, res *check.Result) Config {
 	opts.Fill(sys)
 	red, _ := check.ParseReduce(opts.Reduce)
 	var reduce []string
@@ -40,7 +40,7 @@ func ConfigOf(sys *protocol.System, opts check.Options, res *check.Result) repor
 	if len(reduce) == 0 {
 		reduce = []string{"none"}
 	}
-	cfg := reports.ShardConfig{
+	cfg := Config{
 		System: sys.Name, Nodes: res.Config.Nodes, Bugs: res.Config.Bugs, Params: res.Config.Params, Budget: protocol.Counts(res.Config.Budget),
 		Seed: res.Seed, Depth: res.Depth, MaxStates: opts.MaxStates, Reduce: strings.Join(reduce, ","),
 		WalkDepth: res.WalkDepth, Walks: res.Walks, Escalations: opts.Escalations, Weights: res.Weights.String(),
@@ -65,8 +65,8 @@ func ConfigOf(sys *protocol.System, opts check.Options, res *check.Result) repor
 // version and VCS revision (bi, from debug.ReadBuildInfo; nil: none
 // recorded), and hashes of the configuration and of the system's
 // properties and bugs.
-func IdentityOf(sys *protocol.System, cfg reports.ShardConfig, bi *debug.BuildInfo) reports.ShardIdentity {
-	var id reports.ShardIdentity
+func IdentityOf(sys *protocol.System, cfg Config, bi *debug.BuildInfo) Identity {
+	var id Identity
 	if bi != nil {
 		id.Module, id.Version, id.Go = bi.Main.Path, bi.Main.Version, bi.GoVersion
 		for _, st := range bi.Settings {
@@ -106,21 +106,21 @@ func sha256JSON(v any) string {
 // traces, and the identity of bi's build. The times and memory figures
 // sit in its Timing alone, so that the same inputs give the same file
 // apart from them; total is the whole check's time.
-func FileOf(r *check.Result, sys *protocol.System, opts check.Options, bi *debug.BuildInfo, total time.Duration) *reports.ShardFile {
+func FileOf(r *check.Result, sys *protocol.System, opts check.Options, bi *debug.BuildInfo, total time.Duration) *File {
 	cfg := ConfigOf(sys, opts, r)
 	rep := r.Report("", "")
-	f := &reports.ShardFile{
+	f := &File{
 		Shard: r.Shard.Index, Shards: max(1, r.Shard.Count), SplitDepth: r.Shard.SplitDepth, ForeignStates: r.Foreign,
-		Identity: IdentityOf(sys, cfg, bi), Config: cfg, Report: rep, Violations: []reports.ShardViolation{},
+		Identity: IdentityOf(sys, cfg, bi), Config: cfg, Report: rep, Violations: []Violation{},
 	}
 	if r.Shard.Count == 0 {
 		f.SplitDepth = -1
 	}
-	f.Timing = reports.ShardTimes(rep)
+	f.Timing = Times(rep)
 	f.Timing.TotalMS, f.Timing.Workers = total.Milliseconds(), opts.Workers
 	if r.Verdict == check.SafetyViolation || r.Verdict == check.LivenessViolation || r.Verdict == check.PropertyError {
 		t, lt := r.Traces(func(property string, p sim.Path) string { return reports.TraceName(r.System, property, r.Init, p) })
-		v := reports.ShardViolation{Result: string(r.Verdict), Property: r.Property, Message: r.Message, PathLen: len(r.Path),
+		v := Violation{Result: string(r.Verdict), Property: r.Property, Message: r.Message, PathLen: len(r.Path),
 			Trace: t, TraceName: reports.TraceName(r.System, r.Property, r.Init, r.Path)}
 		if lt != nil {
 			v.LiveTrace, v.LiveTraceName = lt, t.Critical.LiveTrace
@@ -134,10 +134,10 @@ func FileOf(r *check.Result, sys *protocol.System, opts check.Options, bi *debug
 // states the shard stored, sorted: Result.Fingerprints) it first writes
 // them to a side file beside it, path without ".json" and with
 // ".fingerprints", and names it in f.
-func WriteFile(path string, f *reports.ShardFile, fps []uint64) error {
+func WriteFile(path string, f *File, fps []uint64) error {
 	if fps != nil {
 		side := strings.TrimSuffix(path, ".json") + ".fingerprints"
-		ref, err := reports.WriteFingerprints(side, filepath.Dir(path), fps)
+		ref, err := WriteFingerprints(side, filepath.Dir(path), fps)
 		if err != nil {
 			return err
 		}

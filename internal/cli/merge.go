@@ -31,9 +31,9 @@ func (c *command) merge(args []string) int {
 		return c.usageErr("merge", "give the shard files to merge (written by '%s check SYSTEM --shard I/N --out FILE')", c.cmd)
 	}
 	files := fs.Args()
-	var shards []*reports.ShardFile
+	var shards []*shard.File
 	for _, f := range files {
-		sh, err := reports.ReadShardFile(f)
+		sh, err := shard.ReadFile(f)
 		if err != nil {
 			return c.usageErr("merge", "%v", err)
 		}

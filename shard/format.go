@@ -1,4 +1,4 @@
-package reports
+package shard
 
 import (
 	"bufio"
@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/livecheck/livecheck/reports"
+
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -24,7 +26,7 @@ const ShardSchema = "livecheck/shard/v1"
 // slice of a split check, for `livecheck merge`. Everything in it but
 // Timing is the same for the same inputs, whatever the machine or the
 // number of workers.
-type ShardFile struct {
+type File struct {
 	Schema string `json:"schema"`
 	// Shard is this slice's index, Shards how many there are.
 	Shard  int `json:"shard"`
@@ -34,23 +36,23 @@ type ShardFile struct {
 	// same); ForeignStates the states of that level left to the others.
 	SplitDepth    int           `json:"split_depth"`
 	ForeignStates int64         `json:"foreign_states"`
-	Identity      ShardIdentity `json:"identity"`
-	Config        ShardConfig   `json:"config"`
+	Identity      Identity `json:"identity"`
+	Config        Config   `json:"config"`
 	// Report is the shard's report, as `check --json` prints it, with its
 	// times and memory figures moved to Timing and no trace file names.
-	Report *Check `json:"report"`
+	Report *reports.Check `json:"report"`
 	// Violations holds the violation the shard found, if any, with its
 	// traces.
-	Violations []ShardViolation `json:"violations"`
+	Violations []Violation `json:"violations"`
 	// Fingerprints names the side file that holds the keys of every
 	// state the shard stored (check --save-fingerprints), if written.
 	Fingerprints *FingerprintRef `json:"fingerprints,omitempty"`
-	Timing       ShardTiming     `json:"timing"`
+	Timing       Timing     `json:"timing"`
 }
 
-// ShardIdentity says which build checked what: shards merge only when
+// Identity says which build checked what: shards merge only when
 // all of it is the same.
-type ShardIdentity struct {
+type Identity struct {
 	// Module, Version and Revision are the build's main module, its
 	// version and VCS revision (Modified: with uncommitted changes), Go
 	// the toolchain, as debug.ReadBuildInfo gives them.
@@ -65,10 +67,10 @@ type ShardIdentity struct {
 	SystemHash string `json:"system_sha256"`
 }
 
-// ShardConfig is a split check's configuration, with every default
+// Config is a split check's configuration, with every default
 // filled in: what each shard must share (not the shard's index, nor the
 // workers, nor the memory limit).
-type ShardConfig struct {
+type Config struct {
 	System         string            `json:"system"`
 	Nodes          int               `json:"nodes"`
 	Bugs           []string          `json:"bugs"`
@@ -98,15 +100,15 @@ type ShardConfig struct {
 // trace file format) and, for a liveness violation with a critical step,
 // the nearest live path's; TraceName and LiveTraceName are the file
 // names check would have given them.
-type ShardViolation struct {
-	Result        string `json:"result"`
-	Property      string `json:"property"`
-	Message       string `json:"message"`
-	PathLen       int    `json:"path_length"`
-	Trace         *Trace `json:"trace"`
-	TraceName     string `json:"trace_name"`
-	LiveTrace     *Trace `json:"live_trace,omitempty"`
-	LiveTraceName string `json:"live_trace_name,omitempty"`
+type Violation struct {
+	Result        string         `json:"result"`
+	Property      string         `json:"property"`
+	Message       string         `json:"message"`
+	PathLen       int            `json:"path_length"`
+	Trace         *reports.Trace `json:"trace"`
+	TraceName     string         `json:"trace_name"`
+	LiveTrace     *reports.Trace `json:"live_trace,omitempty"`
+	LiveTraceName string         `json:"live_trace_name,omitempty"`
 }
 
 // A FingerprintRef names a fingerprint file (WriteFingerprints) beside
@@ -117,8 +119,8 @@ type FingerprintRef struct {
 	SHA256 string `json:"sha256"`
 }
 
-// ShardTiming holds what depends on the machine: times and memory.
-type ShardTiming struct {
+// Timing holds what depends on the machine: times and memory.
+type Timing struct {
 	SearchMS   int64 `json:"search_ms"`
 	WalksMS    int64 `json:"walks_ms"`
 	CriticalMS int64 `json:"critical_ms"`
@@ -128,10 +130,10 @@ type ShardTiming struct {
 	PeakMemory int64 `json:"peak_memory_bytes,omitempty"`
 }
 
-// ShardTimes moves the times and memory figures of a check's report into
+// Times moves the times and memory figures of a check's report into
 // a ShardTiming, leaving the report the same for the same inputs.
-func ShardTimes(c *Check) ShardTiming {
-	t := ShardTiming{SearchMS: c.Stats.ElapsedMS, MaxMemory: c.MaxMemory, PeakMemory: c.PeakMemory}
+func Times(c *reports.Check) Timing {
+	t := Timing{SearchMS: c.Stats.ElapsedMS, MaxMemory: c.MaxMemory, PeakMemory: c.PeakMemory}
 	c.Stats.ElapsedMS, c.Stats.Elapsed, c.MaxMemory, c.PeakMemory = 0, 0, 0, 0
 	if l := c.Liveness; l != nil {
 		t.WalksMS, t.CriticalMS = l.ElapsedMS, int64(l.CriticalMS)
@@ -141,7 +143,7 @@ func ShardTimes(c *Check) ShardTiming {
 }
 
 // Write writes the shard file as indented JSON.
-func (f *ShardFile) Write(w io.Writer) error {
+func (f *File) Write(w io.Writer) error {
 	f.Schema = ShardSchema
 	for _, v := range f.Violations {
 		v.Trace.Stamp()
@@ -149,17 +151,17 @@ func (f *ShardFile) Write(w io.Writer) error {
 			v.LiveTrace.Stamp()
 		}
 	}
-	return WriteJSON(w, f)
+	return reports.WriteJSON(w, f)
 }
 
-// ReadShardFile reads and checks a shard file; the error says what is
+// ReadFile reads and checks a shard file; the error says what is
 // wrong with it.
-func ReadShardFile(path string) (*ShardFile, error) {
+func ReadFile(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var f ShardFile
+	var f File
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
@@ -172,7 +174,7 @@ func ReadShardFile(path string) (*ShardFile, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%s: not a valid shard file: data after the JSON object", path)
 	}
-	bad := func(format string, args ...any) (*ShardFile, error) {
+	bad := func(format string, args ...any) (*File, error) {
 		return nil, fmt.Errorf("%s: not a valid shard file: %s", path, fmt.Sprintf(format, args...))
 	}
 	switch {
@@ -190,7 +192,7 @@ func ReadShardFile(path string) (*ShardFile, error) {
 		return bad("its result is %s, yet it holds a violation", f.Report.Result)
 	}
 	for i, v := range f.Violations {
-		for _, t := range []*Trace{v.Trace, v.LiveTrace} {
+		for _, t := range []*reports.Trace{v.Trace, v.LiveTrace} {
 			if t == nil {
 				if v.Trace == nil {
 					return bad("violation %d has no trace", i)
@@ -198,10 +200,10 @@ func ReadShardFile(path string) (*ShardFile, error) {
 				continue
 			}
 			var b bytes.Buffer
-			if err := WriteJSON(&b, t); err != nil {
+			if err := reports.WriteJSON(&b, t); err != nil {
 				return nil, err
 			}
-			if _, err := ReadTrace(&b); err != nil {
+			if _, err := reports.ReadTrace(&b); err != nil {
 				return bad("the trace of violation %d: %v", i, err)
 			}
 		}
@@ -224,7 +226,7 @@ const fingerprintMagic = "LCFP0001"
 // shard file dir.
 func WriteFingerprints(path, dir string, fps []uint64) (*FingerprintRef, error) {
 	h := sha256.New()
-	err := WriteFileAtomic(path, func(w io.Writer) error {
+	err := reports.WriteFileAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(io.MultiWriter(w, h))
 		bw.WriteString(fingerprintMagic)
 		var b [8]byte
@@ -350,8 +352,8 @@ func UnionFingerprints(shardPaths []string, refs []*FingerprintRef) (int64, erro
 	}
 }
 
-// ShardsSeen lists the shard indices given, for messages: "0, 1 and 3".
-func ShardsSeen(idx []int) string {
+// ListIndices lists the shard indices given, for messages: "0, 1 and 3".
+func ListIndices(idx []int) string {
 	idx = slices.Clone(idx)
 	slices.Sort(idx)
 	s := ""
@@ -366,87 +368,4 @@ func ShardsSeen(idx []int) string {
 		s += fmt.Sprint(x)
 	}
 	return s
-}
-
-// Merge is what `livecheck merge` adds to a check's report: how the
-// shards of a split check were combined.
-type Merge struct {
-	Shards     int      `json:"shards"`
-	Files      []string `json:"files"`
-	SplitDepth int      `json:"split_depth"`
-	// StatesSum adds up the shards' counts of states; StatesUnion, when
-	// UnionExact (every shard saved its fingerprints), counts the
-	// distinct ones among them, which the report's states then are.
-	StatesSum   int64 `json:"states_sum"`
-	StatesUnion int64 `json:"states_union,omitempty"`
-	UnionExact  bool  `json:"union_exact"`
-	// PerShard is what each shard found, in the order given.
-	PerShard []MergeShard `json:"per_shard"`
-	// Violations is the shortest violation of each property, the one
-	// the report shows first.
-	Violations []MergeViolation `json:"violations"`
-	// Problem says why the shards do not make one check, if they do not.
-	Problem string `json:"problem,omitempty"`
-}
-
-// MergeShard is one shard's result in a merge.
-type MergeShard struct {
-	Shard      int    `json:"shard"`
-	File       string `json:"file"`
-	Result     string `json:"result"`
-	States     int64  `json:"states"`
-	Foreign    int64  `json:"foreign_states"`
-	Periphery  int    `json:"periphery"`
-	Walks      int    `json:"walks"`
-	Complete   bool   `json:"complete"`
-	Covered    int    `json:"covered_depth"`
-	SplitDepth int    `json:"split_depth"`
-	Property   string `json:"property,omitempty"`
-	PathLen    int    `json:"path_length,omitempty"`
-}
-
-// MergeViolation is the shortest violation of one property among the
-// shards: the shard that found it, and its trace's file name.
-type MergeViolation struct {
-	Result   string `json:"result"`
-	Property string `json:"property"`
-	Shard    int    `json:"shard"`
-	PathLen  int    `json:"path_length"`
-	Trace    string `json:"trace"`
-}
-
-// WriteMerge writes a merged report as text: the check's report, then
-// how the shards were combined.
-func WriteMerge(w io.Writer, c *Check) {
-	WriteCheck(w, c, true)
-	m := c.Merge
-	if m == nil {
-		return
-	}
-	fmt.Fprintln(w)
-	split := "the search ended before it split: every shard searched the same"
-	if m.SplitDepth >= 0 {
-		split = "split at depth " + fmt.Sprint(m.SplitDepth)
-	}
-	fmt.Fprintf(w, "merged %s (%s): %s in all", Count(m.Shards, "shard"), split, Count(m.StatesSum, "state"))
-	if m.UnionExact {
-		fmt.Fprintf(w, ", %s distinct (the exact union of their fingerprints)\n", Thousands(m.StatesUnion))
-	} else {
-		fmt.Fprintf(w, " (states two shards reach count twice; --save-fingerprints gives the distinct count)\n")
-	}
-	var rows [][]string
-	for _, s := range m.PerShard {
-		v := ""
-		if s.Property != "" {
-			v = fmt.Sprintf("%s in %s", s.Property, Count(s.PathLen, "step"))
-		}
-		rows = append(rows, []string{fmt.Sprintf("%d/%d", s.Shard, m.Shards), s.File, s.Result, Thousands(s.States), Thousands(s.Periphery), Thousands(s.Walks), v})
-	}
-	Table(w, []string{"shard", "file", "result", "states", "periphery", "walks", "violation"}, rows)
-	if len(m.Violations) > 1 {
-		fmt.Fprintln(w, "shortest violation of each property:")
-		for _, v := range m.Violations {
-			fmt.Fprintf(w, "    %s of %s in %s (shard %d): %s\n", v.Result, v.Property, Count(v.PathLen, "step"), v.Shard, v.Trace)
-		}
-	}
 }

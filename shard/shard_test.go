@@ -1,4 +1,4 @@
-package livecheck_test
+package shard_test
 
 import (
 	"bytes"
@@ -284,7 +284,7 @@ func TestShardsCrossCheck(t *testing.T) {
 	var violated, checked int
 	for seed := uint64(1); seed <= seeds; seed++ {
 		p := randproto.Generate(seed)
-		sys := randSystem(p)
+		sys := p.System()
 		for _, pr := range p.Props {
 			cfg := livecheck.Config{Nodes: p.Nodes, Budget: p.Budget, Params: map[string]string{"property": pr.Name}}
 			opts := livecheck.Options{Config: cfg, Depth: 12, HandlerTimeout: time.Minute, NoWalks: true}
@@ -293,7 +293,7 @@ func TestShardsCrossCheck(t *testing.T) {
 				t.Fatalf("seed %d, %s: %v", seed, pr.Name, err)
 			}
 			var files []string
-			var sfs []*reports.ShardFile
+			var sfs []*shard.File
 			for i := range 3 {
 				o := opts
 				o.Shard = search.Shard{Index: i, Count: 3}

@@ -34,8 +34,8 @@ type File struct {
 	// SplitDepth is the level where the search divided its states among
 	// the shards (-1: it ended before, and every shard searched the
 	// same); ForeignStates the states of that level left to the others.
-	SplitDepth    int           `json:"split_depth"`
-	ForeignStates int64         `json:"foreign_states"`
+	SplitDepth    int      `json:"split_depth"`
+	ForeignStates int64    `json:"foreign_states"`
 	Identity      Identity `json:"identity"`
 	Config        Config   `json:"config"`
 	// Report is the shard's report, as `check --json` prints it, with its
@@ -47,7 +47,7 @@ type File struct {
 	// Fingerprints names the side file that holds the keys of every
 	// state the shard stored (check --save-fingerprints), if written.
 	Fingerprints *FingerprintRef `json:"fingerprints,omitempty"`
-	Timing       Timing     `json:"timing"`
+	Timing       Timing          `json:"timing"`
 }
 
 // Identity says which build checked what: shards merge only when

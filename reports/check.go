@@ -696,8 +696,8 @@ func writeCritical(w io.Writer, c *Check) {
 		fmt.Fprintf(w, "  node %d: %s\n", d.Node, d.Versus())
 	}
 	if n := cx.LiveNetwork; n != nil {
-		writeNet(w, "in flight on the dead path only", n.Only1)
-		writeNet(w, "in flight on the live path only", n.Only2)
+		WriteNet(w, "in flight on the dead path only", n.Only1)
+		WriteNet(w, "in flight on the live path only", n.Only2)
 	}
 	if len(cx.Tried) > 0 {
 		fmt.Fprintf(w, "\nwalk depths that were too short: %s\n", strings.Join(cx.Tried, "; "))
@@ -773,12 +773,12 @@ func writeChanges(w io.Writer, c *Check) {
 		fmt.Fprintf(w, "  no node's state%s\n", why)
 	}
 	if n := cx.Network; n != nil {
-		writeNet(w, "out of flight", n.Only1)
-		writeNet(w, "into flight", n.Only2)
+		WriteNet(w, "out of flight", n.Only1)
+		WriteNet(w, "into flight", n.Only2)
 	}
 }
 
-func writeNet(w io.Writer, what string, msgs []string) {
+func WriteNet(w io.Writer, what string, msgs []string) {
 	if len(msgs) > 0 {
 		fmt.Fprintf(w, "  %s: %s\n", what, strings.Join(msgs, ", "))
 	}

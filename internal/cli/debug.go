@@ -20,7 +20,7 @@ func (c *command) debug(args []string) int {
 	if !ok {
 		return code
 	}
-	d, err := traceview.Debugger(sys, file, *tf.vs, *tf.timeout)
+	d, err := traceview.NewStepper(sys, file, *tf.vs, *tf.timeout)
 	if err != nil {
 		return c.usageErr("debug", "%v", err)
 	}

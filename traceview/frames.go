@@ -17,7 +17,7 @@ import (
 // Frames replays trace t of system sys and returns every state of its
 // path for the stepper: the initial state, then the state after each
 // step, with what the step did. A trace that does not replay is an error.
-func Frames(sys *protocol.System, t *reports.Trace, timeout time.Duration) ([]reports.Frame, error) {
+func Frames(sys *protocol.System, t *reports.Trace, timeout time.Duration) ([]Frame, error) {
 	if sys.Name != t.System {
 		return nil, fmt.Errorf("the trace is of system %s, not %s", t.System, sys.Name)
 	}
@@ -29,13 +29,13 @@ func Frames(sys *protocol.System, t *reports.Trace, timeout time.Duration) ([]re
 	// still able to call visit: what it adds after the replay returned
 	// is not looked at.
 	var mu sync.Mutex
-	var frames []reports.Frame
+	var frames []Frame
 	done := false
 	visit := func(step int, s *sim.State, _ *sim.StepInfo) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !done && step == len(frames) {
-			frames = append(frames, reports.Frame{Step: reports.Step{Step: step}, Nodes: check.DumpNodes(s), Net: check.DumpNet(s)})
+			frames = append(frames, Frame{Step: reports.Step{Step: step}, Nodes: check.DumpNodes(s), Net: check.DumpNet(s)})
 		}
 	}
 	rep, err := check.ReplayEach(sys, check.ConfigOf(t), t.Init, p, timeout, visit)
@@ -64,16 +64,16 @@ func Frames(sys *protocol.System, t *reports.Trace, timeout time.Duration) ([]re
 	return frames[:len(rep.Steps)+1], nil
 }
 
-// Debugger loads trace file for `livecheck debug`: its frames, and those
+// NewStepper loads trace file for `livecheck debug`: its frames, and those
 // of the live path to compare with, from liveFile or else from the live
 // trace the dead one names (beside it), where there is one.
-func Debugger(sys *protocol.System, file, liveFile string, timeout time.Duration) (*reports.Debugger, error) {
+func NewStepper(sys *protocol.System, file, liveFile string, timeout time.Duration) (*Stepper, error) {
 	t, err := reports.ReadTraceFile(file)
 	if err != nil {
 		return nil, err
 	}
 	cfg := check.ConfigOf(t)
-	d := &reports.Debugger{Critical: t.Critical,
+	d := &Stepper{Critical: t.Critical,
 		Title: fmt.Sprintf("%s: %s; %s", file, reports.DescribeConfig(t.System, t.Nodes, t.Bugs, t.Params, protocol.Counts(cfg.Budget)), check.Recorded(t))}
 	if d.Dead, err = Frames(sys, t, timeout); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)

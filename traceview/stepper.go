@@ -1,4 +1,4 @@
-package reports
+package traceview
 
 import (
 	"bufio"
@@ -9,29 +9,31 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/livecheck/livecheck/reports"
 )
 
 // A Frame is one state of a path as the stepper shows it: the step that
 // led to it (Step 0, with no event, for the initial state) and what every
 // node and the network hold after it.
 type Frame struct {
-	Step
+	reports.Step
 	// Nodes are the node states with their timers (sim.DumpNode), node i
 	// at i; Net the messages in flight, "Msg from->to", sorted.
 	Nodes []string
 	Net   []string
 }
 
-// A Debugger steps through a replayed path: `livecheck debug`. Each
+// A Stepper steps through a replayed path: `livecheck debug`. Each
 // command is one line; what it prints ends with a newline and holds no
 // empty line, so that a script and its expected output read as blocks.
-type Debugger struct {
+type Stepper struct {
 	// Dead is the path's frames, Dead[i] the state after step i; Live
 	// the frames of a live path to compare with (nil: none).
 	Dead, Live []Frame
 	// Critical is the trace's critical transition (nil: none recorded);
 	// LiveFile the live path's trace file.
-	Critical *TraceCritical
+	Critical *reports.TraceCritical
 	LiveFile string
 	// NoLive says why there is no live path, where one was looked for.
 	NoLive string
@@ -73,7 +75,7 @@ func validCommands() string {
 // Run reads commands from in, a line each, and writes what they print to
 // out, until quit or the end of in. A command that cannot run says why
 // in one line and the session goes on.
-func (d *Debugger) Run(in io.Reader, out io.Writer) error {
+func (d *Stepper) Run(in io.Reader, out io.Writer) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for {
@@ -91,17 +93,17 @@ func (d *Debugger) Run(in io.Reader, out io.Writer) error {
 }
 
 // Intro says what is being debugged and where the session starts.
-func (d *Debugger) Intro(w io.Writer) {
+func (d *Stepper) Intro(w io.Writer) {
 	if d.Title != "" {
 		fmt.Fprintln(w, d.Title)
 	}
-	fmt.Fprintf(w, "%s of the path; type help for the commands.\n", Count(d.last(), "step"))
+	fmt.Fprintf(w, "%s of the path; type help for the commands.\n", reports.Count(d.last(), "step"))
 	d.where(w)
 }
 
 // Do runs one command line and reports whether it ends the session. An
 // empty line or one starting with # does nothing.
-func (d *Debugger) Do(w io.Writer, line string) (quit bool) {
+func (d *Stepper) Do(w io.Writer, line string) (quit bool) {
 	args := strings.Fields(line)
 	if len(args) == 0 || strings.HasPrefix(args[0], "#") {
 		return false
@@ -118,7 +120,7 @@ func (d *Debugger) Do(w io.Writer, line string) (quit bool) {
 
 var errQuit = fmt.Errorf("quit")
 
-func (d *Debugger) do(w io.Writer, cmd string, args []string) error {
+func (d *Stepper) do(w io.Writer, cmd string, args []string) error {
 	nargs := func(ns ...int) error {
 		if slices.Contains(ns, len(args)) {
 			return nil
@@ -146,7 +148,7 @@ func (d *Debugger) do(w io.Writer, cmd string, args []string) error {
 		}
 		if cmd[0] == 'n' {
 			if d.cur == d.last() {
-				return fmt.Errorf("at the last step, %s", Thousands(d.cur))
+				return fmt.Errorf("at the last step, %s", reports.Thousands(d.cur))
 			}
 			return d.move(w, d.cur+1)
 		}
@@ -170,7 +172,7 @@ func (d *Debugger) do(w io.Writer, cmd string, args []string) error {
 		}
 		net := d.Dead[d.cur].Net
 		if len(net) == 0 {
-			fmt.Fprintf(w, "no message in flight after step %s\n", Thousands(d.cur))
+			fmt.Fprintf(w, "no message in flight after step %s\n", reports.Thousands(d.cur))
 		}
 		for _, m := range net {
 			fmt.Fprintf(w, "  %s\n", m)
@@ -213,19 +215,19 @@ func (d *Debugger) do(w io.Writer, cmd string, args []string) error {
 }
 
 // last is the number of the path's last step.
-func (d *Debugger) last() int { return len(d.Dead) - 1 }
+func (d *Stepper) last() int { return len(d.Dead) - 1 }
 
 // stepArg reads a step number: 0 to the last step.
-func (d *Debugger) stepArg(s string) (int, error) {
+func (d *Stepper) stepArg(s string) (int, error) {
 	n, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
 	if err != nil || n < 0 || n > d.last() {
-		return 0, fmt.Errorf("%q is not a step of this path (0 to %s)", s, Thousands(d.last()))
+		return 0, fmt.Errorf("%q is not a step of this path (0 to %s)", s, reports.Thousands(d.last()))
 	}
 	return n, nil
 }
 
 // move goes to step n and says where it is, with what the step did.
-func (d *Debugger) move(w io.Writer, n int) error {
+func (d *Stepper) move(w io.Writer, n int) error {
 	d.cur = n
 	fmt.Fprintln(w, d.position(n))
 	st := d.Dead[n].Step
@@ -243,7 +245,7 @@ func (d *Debugger) move(w io.Writer, n int) error {
 
 // position says a step in one line: "step 3 of 5 (critical): timer
 // recovery at 1".
-func (d *Debugger) position(n int) string {
+func (d *Stepper) position(n int) string {
 	mark := ""
 	if cx := d.Critical; cx != nil && cx.Step == n {
 		mark = " (critical)"
@@ -252,13 +254,13 @@ func (d *Debugger) position(n int) string {
 	if n == 0 {
 		what = "the initial state"
 	}
-	return fmt.Sprintf("step %s of %s%s: %s", Thousands(n), Thousands(d.last()), mark, what)
+	return fmt.Sprintf("step %s of %s%s: %s", reports.Thousands(n), reports.Thousands(d.last()), mark, what)
 }
 
-func (d *Debugger) where(w io.Writer) {
+func (d *Stepper) where(w io.Writer) {
 	fmt.Fprintln(w, d.position(d.cur))
 	if cx := d.Critical; cx != nil {
-		fmt.Fprintf(w, "critical step %s: %s\n", Thousands(cx.Step), cx.Event)
+		fmt.Fprintf(w, "critical step %s: %s\n", reports.Thousands(cx.Step), cx.Event)
 	} else {
 		fmt.Fprintln(w, "the trace records no critical step")
 	}
@@ -268,14 +270,14 @@ func (d *Debugger) where(w io.Writer) {
 	}
 	k := d.parts()
 	if k >= len(d.Live)-1 || k >= d.last() {
-		fmt.Fprintf(w, "live path %s: %s, the first %s shared\n", filepath.Base(d.LiveFile), Count(len(d.Live)-1, "step"), Count(k, "step"))
+		fmt.Fprintf(w, "live path %s: %s, the first %s shared\n", filepath.Base(d.LiveFile), reports.Count(len(d.Live)-1, "step"), reports.Count(k, "step"))
 		return
 	}
-	fmt.Fprintf(w, "live path %s: %s; it shares the first %s, then takes %s\n", filepath.Base(d.LiveFile), Count(len(d.Live)-1, "step"), Count(k, "step"), d.Live[k+1].Event)
+	fmt.Fprintf(w, "live path %s: %s; it shares the first %s, then takes %s\n", filepath.Base(d.LiveFile), reports.Count(len(d.Live)-1, "step"), reports.Count(k, "step"), d.Live[k+1].Event)
 }
 
 // noLive says there is no live path to compare with, and why.
-func (d *Debugger) noLive() string {
+func (d *Stepper) noLive() string {
 	if d.NoLive != "" {
 		return d.NoLive + " (give one with --vs LIVE_TRACE)"
 	}
@@ -283,7 +285,7 @@ func (d *Debugger) noLive() string {
 }
 
 // parts is how many steps the dead and the live path share.
-func (d *Debugger) parts() int {
+func (d *Stepper) parts() int {
 	k := 0
 	for k+1 < len(d.Dead) && k+1 < len(d.Live) && d.Dead[k+1].Event == d.Live[k+1].Event && d.Dead[k+1].State == d.Live[k+1].State {
 		k++
@@ -293,8 +295,8 @@ func (d *Debugger) parts() int {
 
 // run goes forward to the next event of a node, or the next delivery of
 // a type of message.
-func (d *Debugger) run(w io.Writer, what, arg string) error {
-	var match func(st Step) bool
+func (d *Stepper) run(w io.Writer, what, arg string) error {
+	var match func(st reports.Step) bool
 	var words string
 	switch what {
 	case "node":
@@ -302,10 +304,10 @@ func (d *Debugger) run(w io.Writer, what, arg string) error {
 		if err != nil || n < 0 || n >= len(d.Dead[0].Nodes) {
 			return fmt.Errorf("%q is not a node (0 to %d)", arg, len(d.Dead[0].Nodes)-1)
 		}
-		match = func(st Step) bool { return st.Node == n || st.Kind == "socket-error" && st.Peer == n }
+		match = func(st reports.Step) bool { return st.Node == n || st.Kind == "socket-error" && st.Peer == n }
 		words = "event of node " + arg
 	case "msg":
-		match = func(st Step) bool { return st.Kind == "deliver" && msgType(st) == arg }
+		match = func(st reports.Step) bool { return st.Kind == "deliver" && reports.MsgType(st) == arg }
 		words = "delivery of " + arg
 	default:
 		return fmt.Errorf("usage: run node N | run msg TYPE")
@@ -316,16 +318,16 @@ func (d *Debugger) run(w io.Writer, what, arg string) error {
 		}
 	}
 	if what == "msg" {
-		return fmt.Errorf("no %s after step %s (delivered on this path: %s)", words, Thousands(d.cur), d.typesDelivered())
+		return fmt.Errorf("no %s after step %s (delivered on this path: %s)", words, reports.Thousands(d.cur), d.typesDelivered())
 	}
-	return fmt.Errorf("no %s after step %s", words, Thousands(d.cur))
+	return fmt.Errorf("no %s after step %s", words, reports.Thousands(d.cur))
 }
 
 // typesDelivered lists the types of message the path delivers, sorted.
-func (d *Debugger) typesDelivered() string {
+func (d *Stepper) typesDelivered() string {
 	var types []string
 	for _, f := range d.Dead[1:] {
-		if t := msgType(f.Step); f.Kind == "deliver" && !slices.Contains(types, t) {
+		if t := reports.MsgType(f.Step); f.Kind == "deliver" && !slices.Contains(types, t) {
 			types = append(types, t)
 		}
 	}
@@ -336,7 +338,7 @@ func (d *Debugger) typesDelivered() string {
 	return strings.Join(types, ", ")
 }
 
-func (d *Debugger) state(w io.Writer, args []string) error {
+func (d *Stepper) state(w io.Writer, args []string) error {
 	nodes := d.Dead[d.cur].Nodes
 	if len(args) == 1 {
 		n, err := strconv.Atoi(args[0])
@@ -352,7 +354,7 @@ func (d *Debugger) state(w io.Writer, args []string) error {
 	return nil
 }
 
-func (d *Debugger) diff(w io.Writer, args []string) error {
+func (d *Stepper) diff(w io.Writer, args []string) error {
 	a, b := d.cur-1, d.cur
 	if len(args) == 2 {
 		var err error
@@ -366,13 +368,13 @@ func (d *Debugger) diff(w io.Writer, args []string) error {
 		return fmt.Errorf("at the initial state: give two steps, diff A B")
 	}
 	fa, fb := d.Dead[a], d.Dead[b]
-	fmt.Fprintf(w, "after step %s -> after step %s:\n", Thousands(a), Thousands(b))
-	changes, net := DiffNodes(fa.Nodes, fb.Nodes), DiffNet(fa.Net, fb.Net)
+	fmt.Fprintf(w, "after step %s -> after step %s:\n", reports.Thousands(a), reports.Thousands(b))
+	changes, net := reports.DiffNodes(fa.Nodes, fb.Nodes), reports.DiffNet(fa.Net, fb.Net)
 	for _, nd := range changes {
 		fmt.Fprintf(w, "  node %d: %s\n", nd.Node, nd)
 	}
-	writeNet(w, "in flight only after step "+Thousands(a), net.Only1)
-	writeNet(w, "in flight only after step "+Thousands(b), net.Only2)
+	reports.WriteNet(w, "in flight only after step "+reports.Thousands(a), net.Only1)
+	reports.WriteNet(w, "in flight only after step "+reports.Thousands(b), net.Only2)
 	if len(changes) == 0 && net.Empty() {
 		fmt.Fprintln(w, "  the same node states, timers and messages in flight")
 	}
@@ -381,33 +383,33 @@ func (d *Debugger) diff(w io.Writer, args []string) error {
 
 // vs compares the state after this step on the dead path with the live
 // path's after its step of the same number.
-func (d *Debugger) vs(w io.Writer) error {
+func (d *Stepper) vs(w io.Writer) error {
 	if d.Live == nil {
 		return fmt.Errorf("%s", d.noLive())
 	}
 	if d.cur >= len(d.Live) {
-		return fmt.Errorf("the live path has only %s", Count(len(d.Live)-1, "step"))
+		return fmt.Errorf("the live path has only %s", reports.Count(len(d.Live)-1, "step"))
 	}
 	dead, live := d.Dead[d.cur], d.Live[d.cur]
 	k := d.parts()
 	if d.cur <= k {
-		fmt.Fprintf(w, "after step %s the paths are the same: they share the first %s\n", Thousands(d.cur), Count(k, "step"))
+		fmt.Fprintf(w, "after step %s the paths are the same: they share the first %s\n", reports.Thousands(d.cur), reports.Count(k, "step"))
 		return nil
 	}
-	fmt.Fprintf(w, "after step %s, dead path (%s) vs live path (%s):\n", Thousands(d.cur), dead.Event, live.Event)
-	changes, net := DiffNodes(dead.Nodes, live.Nodes), DiffNet(dead.Net, live.Net)
+	fmt.Fprintf(w, "after step %s, dead path (%s) vs live path (%s):\n", reports.Thousands(d.cur), dead.Event, live.Event)
+	changes, net := reports.DiffNodes(dead.Nodes, live.Nodes), reports.DiffNet(dead.Net, live.Net)
 	for _, nd := range changes {
 		fmt.Fprintf(w, "  node %d: %s\n", nd.Node, nd.Versus())
 	}
-	writeNet(w, "in flight on the dead path only", net.Only1)
-	writeNet(w, "in flight on the live path only", net.Only2)
+	reports.WriteNet(w, "in flight on the dead path only", net.Only1)
+	reports.WriteNet(w, "in flight on the live path only", net.Only2)
 	if len(changes) == 0 && net.Empty() {
 		fmt.Fprintln(w, "  the same node states, timers and messages in flight")
 	}
 	return nil
 }
 
-func (d *Debugger) logs(w io.Writer, pattern string) error {
+func (d *Stepper) logs(w io.Writer, pattern string) error {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return fmt.Errorf("%q is not a regular expression: %v", pattern, err)
@@ -417,12 +419,12 @@ func (d *Debugger) logs(w io.Writer, pattern string) error {
 		for _, l := range f.Logs {
 			if re.MatchString(l) {
 				found = true
-				fmt.Fprintf(w, "  %s. %s\n", Thousands(f.Step.Step), l)
+				fmt.Fprintf(w, "  %s. %s\n", reports.Thousands(f.Step.Step), l)
 			}
 		}
 	}
 	if !found {
-		fmt.Fprintf(w, "no log line up to step %s matches %q\n", Thousands(d.cur), pattern)
+		fmt.Fprintf(w, "no log line up to step %s matches %q\n", reports.Thousands(d.cur), pattern)
 	}
 	return nil
 }
@@ -433,7 +435,7 @@ const (
 	graphAfter  = 3
 )
 
-func (d *Debugger) graph(w io.Writer, args []string) error {
+func (d *Stepper) graph(w io.Writer, args []string) error {
 	from, to := max(1, d.cur-graphBefore), min(d.last(), d.cur+graphAfter)
 	if len(args) == 2 {
 		var err error
@@ -446,9 +448,9 @@ func (d *Debugger) graph(w io.Writer, args []string) error {
 		from = max(from, 1)
 	}
 	if from > to || d.last() == 0 {
-		return fmt.Errorf("no step from %s to %s", Thousands(from), Thousands(to))
+		return fmt.Errorf("no step from %s to %s", reports.Thousands(from), reports.Thousands(to))
 	}
-	steps := make([]Step, 0, to-from+1)
+	steps := make([]reports.Step, 0, to-from+1)
 	for _, f := range d.Dead[from : to+1] {
 		steps = append(steps, f.Step)
 	}
@@ -456,6 +458,6 @@ func (d *Debugger) graph(w io.Writer, args []string) error {
 	if d.Critical != nil {
 		mark = d.Critical.Step
 	}
-	WriteGraph(w, len(d.Dead[0].Nodes), steps, mark)
+	reports.WriteGraph(w, len(d.Dead[0].Nodes), steps, mark)
 	return nil
 }

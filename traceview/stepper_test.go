@@ -1,4 +1,4 @@
-package livecheck_test
+package traceview_test
 
 import (
 	"encoding/json"
@@ -64,7 +64,7 @@ func TestDebugScripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var d *reports.Debugger
+			var d *traceview.Stepper
 			var rewritten strings.Builder
 			blocks := parseScript(t, file, string(text))
 			for _, b := range blocks {
@@ -96,7 +96,7 @@ func TestDebugScripts(t *testing.T) {
 
 // checkForDebug runs `livecheck check` with args, says on out what it
 // found, and returns a stepper of the trace it wrote.
-func checkForDebug(t *testing.T, args []string, out *strings.Builder) *reports.Debugger {
+func checkForDebug(t *testing.T, args []string, out *strings.Builder) *traceview.Stepper {
 	t.Helper()
 	dir := t.TempDir()
 	var stdout, stderr strings.Builder
@@ -115,7 +115,7 @@ func checkForDebug(t *testing.T, args []string, out *strings.Builder) *reports.D
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := traceview.Debugger(sys, rep.Trace, "", time.Minute)
+	d, err := traceview.NewStepper(sys, rep.Trace, "", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,8 +45,10 @@ type System struct {
 	// Params are the system's own settings (the CLI makes each a flag).
 	Params []Param
 	// Properties lists the properties' names and docs, for `livecheck
-	// list` (optional: by default those of the model Build returns for
-	// the default configuration); Build returns the properties themselves.
+	// list`. Leave it empty, and the list is that of the model Build
+	// returns for the default configuration, so the properties are
+	// written once, in Build; set it when some configurations have
+	// properties that the default one lacks.
 	Properties []PropertyDoc
 
 	// Build returns the model for a configuration that has been checked

@@ -506,7 +506,6 @@ var System = protocol.System{
 	Params: []protocol.Param{
 		{Name: "degree", Doc: "the most children a node takes", Default: "2"},
 	},
-	Properties: protocol.Docs(NoLoops, OneTree, LocksReleased, Moved),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		degree, err := strconv.Atoi(cfg.Param("degree"))
 		if err != nil || degree < 1 {

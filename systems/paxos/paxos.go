@@ -446,7 +446,6 @@ var System = protocol.System{
 		{Name: "proposers", Doc: "how many nodes propose (nodes 0 to P-1, node i proposing 100+i), from 1 to the number of nodes", Default: "1"},
 		{Name: "roles", Doc: "all: every node is proposer, acceptor and learner; split: nodes 0 to P-1 propose only, the last node is the one learner, the others are acceptors (--nodes is P + acceptors + 1: --proposers 2 --nodes 6 is 2 proposers and 3 acceptors), as Promela models of Paxos have it", Default: "all"},
 	},
-	Properties: protocol.Docs(Agreement, Chosen),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		if cfg.Budget.Resets > 0 {
 			return nil, fmt.Errorf("paxos cannot be checked with resets: its acceptors need stable storage, which simulated nodes lack, so a restart would forget promises; use --drops for failures")

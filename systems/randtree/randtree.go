@@ -627,7 +627,6 @@ var System = protocol.System{
 		{Name: "degree", Doc: "the most children a node takes", Default: "2"},
 		{Name: "peers", Doc: "bootstrap lists: zero (node k knows 0 and itself) or all (every node knows every node)", Default: "zero"},
 	},
-	Properties: protocol.Docs(SingleTree, NoLoops, RecoveryTimerScheduled),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		degree, err := strconv.Atoi(cfg.Param("degree"))
 		if err != nil || degree < 1 {

@@ -488,7 +488,6 @@ var System = protocol.System{
 	Params: []protocol.Param{
 		{Name: "leafset", Doc: "leaf-set size, an even number: half of it on each side", Default: "2"},
 	},
-	Properties: protocol.Docs(RingFormed, NoSelf, KnownIDs),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		size, err := strconv.Atoi(cfg.Param("leafset"))
 		if err != nil || size < 2 || size%2 != 0 {

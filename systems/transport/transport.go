@@ -362,7 +362,6 @@ var System = protocol.System{
 	Params: []protocol.Param{
 		{Name: "messages", Doc: "how many messages node 0's application sends, 1 to 6", Default: "2"},
 	},
-	Properties: protocol.Docs(InOrder, AllDelivered, Delivered),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		k, err := strconv.Atoi(cfg.Param("messages"))
 		if err != nil || k < 1 || k > 6 {

@@ -45,8 +45,10 @@ type System struct {
 	// Params are the system's own settings (the CLI makes each a flag).
 	Params []Param
 	// Properties lists the properties' names and docs, for `livecheck
-	// list` (optional: by default those of the model Build returns for
-	// the default configuration); Build returns the properties themselves.
+	// list`. Leave it empty, and the list is that of the model Build
+	// returns for the default configuration, so the properties are
+	// written once, in Build; set it when some configurations have
+	// properties that the default one lacks.
 	Properties []PropertyDoc
 
 	// Build returns the model for a configuration that has been checked
@@ -285,6 +287,41 @@ type Param struct {
 	Name    string
 	Doc     string
 	Default string // "" means the system picks a default from the node count
+
+	// Int makes the parameter a whole number from Min to Max. Max 0 sets
+	// no upper bound, and MaxNodes makes it the number of nodes. Normalize
+	// checks the value, in the one wording of WholeNumber, so that Build
+	// reads it with Config.IntParam and checks only what a range cannot
+	// say (an even number, say).
+	Int      bool
+	Min, Max int
+	MaxNodes bool
+}
+
+// WholeNumber parses s as a whole number from lo to hi (hi 0: no upper
+// bound). The error names s as what and, where of is given, says what hi
+// counts: `--proposers must be a whole number from 1 to 3 (the number of
+// nodes), not "9"`.
+func WholeNumber(s, what string, lo, hi int, of string) (int, error) {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	switch {
+	case err == nil && v >= lo && (hi == 0 || v <= hi):
+		return v, nil
+	case hi == 0:
+		return 0, fmt.Errorf("%s must be a whole number of at least %d, not %q", what, lo, s)
+	case of != "":
+		return 0, fmt.Errorf("%s must be a whole number from %d to %d (the number of %s), not %q", what, lo, hi, of, s)
+	}
+	return 0, fmt.Errorf("%s must be a whole number from %d to %d, not %q", what, lo, hi, s)
+}
+
+// check returns the value of an Int parameter as a whole number in its
+// range, for a configuration of nodes nodes.
+func (p *Param) check(value string, nodes int) (int, error) {
+	if p.MaxNodes {
+		return WholeNumber(value, "--"+p.Name, p.Min, nodes, "nodes")
+	}
+	return WholeNumber(value, "--"+p.Name, p.Min, p.Max, "")
 }
 
 // PropertyDoc names and describes one property of a system.
@@ -358,6 +395,13 @@ func (c *Config) BugArg(name string) (string, bool) {
 
 // Param returns the value of a parameter ("" when not given).
 func (c *Config) Param(name string) string { return c.Params[name] }
+
+// IntParam returns the value of an Int parameter, which Normalize has
+// checked: 0 when it is not given or not a whole number.
+func (c *Config) IntParam(name string) int {
+	v, _ := strconv.Atoi(c.Params[name])
+	return v
+}
 
 // A Model is a system built for one configuration.
 type Model struct {
@@ -447,6 +491,13 @@ func (s *System) Normalize(cfg Config) (Config, error) {
 	for _, p := range s.Params {
 		if _, ok := params[p.Name]; !ok && p.Default != "" {
 			params[p.Name] = p.Default
+		}
+		if v, ok := params[p.Name]; ok && p.Int {
+			n, err := p.check(v, cfg.Nodes)
+			if err != nil {
+				return cfg, err
+			}
+			params[p.Name] = strconv.Itoa(n)
 		}
 	}
 	if len(params) == 0 {
@@ -563,6 +614,20 @@ func (s *System) Validate() error {
 			return bad("Params: a parameter's Name must be given, and once: %q", p.Name)
 		}
 		seen["param "+p.Name] = true
+		switch {
+		case !p.Int && (p.Min != 0 || p.Max != 0 || p.MaxNodes):
+			return bad("Params: %s has Min, Max or MaxNodes but not Int, which they bound", p.Name)
+		case p.Max < 0 || p.Max > 0 && p.Max < p.Min:
+			return bad("Params: %s has Max %d: give at least Min, %d, or 0 for no upper bound", p.Name, p.Max, p.Min)
+		case p.MaxNodes && p.Max != 0:
+			return bad("Params: %s has both Max and MaxNodes", p.Name)
+		}
+		if p.Int && p.Default != "" {
+			// Against the node count it can only be checked in Normalize.
+			if _, err := WholeNumber(p.Default, "--"+p.Name, p.Min, p.Max, ""); err != nil {
+				return bad("Params: the Default of %s: %v", p.Name, err)
+			}
+		}
 	}
 	return nil
 }

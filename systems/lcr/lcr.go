@@ -218,7 +218,6 @@ var System = protocol.System{
 	Params: []protocol.Param{
 		{Name: "ids", Doc: "the nodes' ids in ring order, comma-separated (default: N,1,2,...,N-1)"},
 	},
-	Properties: protocol.Docs(OneLeader, Elected),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		ids, err := parseIDs(cfg.Param("ids"), cfg.Nodes)
 		if err != nil {

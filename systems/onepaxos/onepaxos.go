@@ -552,6 +552,17 @@ var LeaderChanged = properties.SometimesNode("leader-changed", "some node learne
 var AcceptorChanged = properties.SometimesNode("acceptor-changed", "the backup acceptor accepted a value after the acceptor change",
 	func(r *Replica) bool { return r.AccEpoch == initial.Epoch+Slots })
 
+// checked are the properties a check has: acceptor-changed only with
+// --acceptor-change on, since without it no acceptor changes. `livecheck
+// list` names them all.
+func checked(acceptorChange bool) []properties.Property {
+	props := []properties.Property{Agreement, Chosen, LeaderChanged}
+	if acceptorChange {
+		props = append(props, AcceptorChanged)
+	}
+	return props
+}
+
 // System is 1Paxos over PaxosUtility as livecheck checks it.
 var System = protocol.System{
 	Name:         "onepaxos",
@@ -571,7 +582,7 @@ var System = protocol.System{
 	Params: []protocol.Param{
 		{Name: "acceptor-change", Doc: "on: node N-1 is also told the acceptor failed, and once it leads and has completed phase 1 replaces it with the backup through the utility (a second entry); off: no acceptor change", Default: "off"},
 	},
-	Properties: protocol.Docs(Agreement, Chosen, LeaderChanged, AcceptorChanged),
+	Properties: protocol.Docs(checked(true)...),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		if cfg.Budget.Resets > 0 {
 			return nil, fmt.Errorf("onepaxos cannot be checked with resets: its utility is Paxos, whose acceptors need stable storage, which simulated nodes lack; use --drops for failures")
@@ -580,7 +591,7 @@ var System = protocol.System{
 			{To: 0, Call: Propose{Value: 100}},
 			{To: sim.NodeID(cfg.Nodes - 1), Call: Suspect{}},
 		}
-		props := []properties.Property{Agreement, Chosen, LeaderChanged}
+		acceptorChange := false
 		switch a := cfg.Param("acceptor-change"); a {
 		case "", "off":
 			for _, bug := range []string{"forget-proposal", "replace-early"} {
@@ -592,7 +603,7 @@ var System = protocol.System{
 			// Calls to one node come in order: the acceptor is suspected
 			// after the leader.
 			calls = append(calls, sim.Call{To: sim.NodeID(cfg.Nodes - 1), Call: SuspectAcceptor{}})
-			props = append(props, AcceptorChanged)
+			acceptorChange = true
 		default:
 			return nil, fmt.Errorf("--acceptor-change must be on or off, not %q", a)
 		}
@@ -607,7 +618,7 @@ var System = protocol.System{
 				Transport: sim.Datagram,
 				Calls:     calls,
 			},
-			Properties: props,
+			Properties: checked(acceptorChange),
 		}, nil
 	},
 }

@@ -504,15 +504,10 @@ var System = protocol.System{
 			Needs: protocol.Needs{Nodes: 3, Budget: sim.Budget{Errors: 1}}},
 	},
 	Params: []protocol.Param{
-		{Name: "degree", Doc: "the most children a node takes", Default: "2"},
+		{Name: "degree", Doc: "the most children a node takes", Default: "2", Int: true, Min: 1},
 	},
-	Properties: protocol.Docs(NoLoops, OneTree, LocksReleased, Moved),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
-		degree, err := strconv.Atoi(cfg.Param("degree"))
-		if err != nil || degree < 1 {
-			return nil, fmt.Errorf("--degree %q: give the most children a node takes, at least 1", cfg.Param("degree"))
-		}
-		c := &config{degree: degree, bt1: cfg.HasBug("BT1"), bt2: cfg.HasBug("BT2"), probeLockBug: cfg.HasBug("probe-lock")}
+		c := &config{degree: cfg.IntParam("degree"), bt1: cfg.HasBug("BT1"), bt2: cfg.HasBug("BT2"), probeLockBug: cfg.HasBug("probe-lock")}
 		return &protocol.Model{
 			Spec: sim.Spec{
 				New:       func(id sim.NodeID) sim.Node { return &Node{self: id, cfg: c} },

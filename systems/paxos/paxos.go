@@ -404,16 +404,6 @@ func symmetry(acceptors [2]sim.NodeID, proposers int) [][]sim.NodeID {
 	return [][]sim.NodeID{g}
 }
 
-// intIn parses s as an integer from 1 to max, the number of what the
-// error calls of; what names s in the error.
-func intIn(s, what string, max int, of string) (int, error) {
-	v, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || v < 1 || v > max {
-		return 0, fmt.Errorf("%s must be a whole number from 1 to %d (the number of %s), not %q", what, max, of, s)
-	}
-	return v, nil
-}
-
 // quorumNeeds is what bug quorum=K needs: two quorums of K that need not
 // intersect, so 2K nodes, and two proposers. A K too large for that is
 // left to the check's own error.
@@ -443,10 +433,9 @@ var System = protocol.System{
 			Needs: protocol.Needs{Nodes: 2, Params: map[string]string{"proposers": "2"}}, NeedsArg: quorumNeeds, NeedsDoc: "--nodes 2K --proposers 2", Example: "1"},
 	},
 	Params: []protocol.Param{
-		{Name: "proposers", Doc: "how many nodes propose (nodes 0 to P-1, node i proposing 100+i), from 1 to the number of nodes", Default: "1"},
+		{Name: "proposers", Doc: "how many nodes propose (nodes 0 to P-1, node i proposing 100+i), from 1 to the number of nodes", Default: "1", Int: true, Min: 1, MaxNodes: true},
 		{Name: "roles", Doc: "all: every node is proposer, acceptor and learner; split: nodes 0 to P-1 propose only, the last node is the one learner, the others are acceptors (--nodes is P + acceptors + 1: --proposers 2 --nodes 6 is 2 proposers and 3 acceptors), as Promela models of Paxos have it", Default: "all"},
 	},
-	Properties: protocol.Docs(Agreement, Chosen),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		if cfg.Budget.Resets > 0 {
 			return nil, fmt.Errorf("paxos cannot be checked with resets: its acceptors need stable storage, which simulated nodes lack, so a restart would forget promises; use --drops for failures")
@@ -459,10 +448,7 @@ var System = protocol.System{
 		default:
 			return nil, fmt.Errorf("--roles must be all or split, not %q", r)
 		}
-		proposers, err := intIn(cfg.Param("proposers"), "--proposers", cfg.Nodes, "nodes")
-		if err != nil {
-			return nil, err
-		}
+		proposers := cfg.IntParam("proposers")
 		// With all roles every node is an acceptor; split, the ones
 		// between the proposers and the learner.
 		acceptors := [2]sim.NodeID{0, sim.NodeID(cfg.Nodes)}
@@ -478,7 +464,8 @@ var System = protocol.System{
 		k := int(acceptors[1] - acceptors[0])
 		quorum := k/2 + 1
 		if q, ok := cfg.BugArg("quorum"); ok {
-			if quorum, err = intIn(q, "the quorum size K in --bug quorum=K", k, of); err != nil {
+			var err error
+			if quorum, err = protocol.WholeNumber(q, "the quorum size K in --bug quorum=K", 1, k, of); err != nil {
 				return nil, err
 			}
 		}

@@ -624,20 +624,15 @@ var System = protocol.System{
 			Needs: protocol.Needs{Nodes: 4, Params: map[string]string{"peers": "all"}, Budget: sim.Budget{Resets: 1}}},
 	},
 	Params: []protocol.Param{
-		{Name: "degree", Doc: "the most children a node takes", Default: "2"},
+		{Name: "degree", Doc: "the most children a node takes", Default: "2", Int: true, Min: 1},
 		{Name: "peers", Doc: "bootstrap lists: zero (node k knows 0 and itself) or all (every node knows every node)", Default: "zero"},
 	},
-	Properties: protocol.Docs(SingleTree, NoLoops, RecoveryTimerScheduled),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
-		degree, err := strconv.Atoi(cfg.Param("degree"))
-		if err != nil || degree < 1 {
-			return nil, fmt.Errorf("--degree %q: give the most children a node takes, at least 1", cfg.Param("degree"))
-		}
 		peers, err := Peers(cfg.Param("peers"), cfg.Nodes)
 		if err != nil {
 			return nil, err
 		}
-		c := &config{degree: degree, peers: peers,
+		c := &config{degree: cfg.IntParam("degree"), peers: peers,
 			rt3: cfg.HasBug("RT3"), rt10: cfg.HasBug("RT10"), rt14: cfg.HasBug("RT14")}
 		return &protocol.Model{
 			Spec: sim.Spec{

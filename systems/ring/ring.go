@@ -486,13 +486,12 @@ var System = protocol.System{
 			Needs: protocol.Needs{Nodes: 3, Budget: sim.Budget{Resets: 1}}},
 	},
 	Params: []protocol.Param{
-		{Name: "leafset", Doc: "leaf-set size, an even number: half of it on each side", Default: "2"},
+		{Name: "leafset", Doc: "leaf-set size, an even number: half of it on each side", Default: "2", Int: true, Min: 2},
 	},
-	Properties: protocol.Docs(RingFormed, NoSelf, KnownIDs),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
-		size, err := strconv.Atoi(cfg.Param("leafset"))
-		if err != nil || size < 2 || size%2 != 0 {
-			return nil, fmt.Errorf("--leafset %q: give an even leaf-set size, at least 2", cfg.Param("leafset"))
+		size := cfg.IntParam("leafset")
+		if size%2 != 0 {
+			return nil, fmt.Errorf("--leafset must be an even whole number of at least 2, not %q", cfg.Param("leafset"))
 		}
 		c := &config{half: size / 2, partitionForget: cfg.HasBug("partition-forget"), rejoinSelf: cfg.HasBug("rejoin-self")}
 		return &protocol.Model{

@@ -360,14 +360,10 @@ var System = protocol.System{
 			Needs: protocol.Needs{Nodes: 2, Params: map[string]string{"messages": "2"}}},
 	},
 	Params: []protocol.Param{
-		{Name: "messages", Doc: "how many messages node 0's application sends, 1 to 6", Default: "2"},
+		{Name: "messages", Doc: "how many messages node 0's application sends, 1 to 6", Default: "2", Int: true, Min: 1, Max: 6},
 	},
-	Properties: protocol.Docs(InOrder, AllDelivered, Delivered),
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
-		k, err := strconv.Atoi(cfg.Param("messages"))
-		if err != nil || k < 1 || k > 6 {
-			return nil, fmt.Errorf("--messages %q: give how many messages node 0 sends, 1 to 6", cfg.Param("messages"))
-		}
+		k := cfg.IntParam("messages")
 		c := &config{nodes: cfg.Nodes, messages: k,
 			synDup: cfg.HasBug("syn-dup"), synOrder: cfg.HasBug("syn-order"), staleRetransm: cfg.HasBug("stale-retransmit")}
 		calls := make([]sim.Call, k)

@@ -158,3 +158,43 @@ func TestSmallestSystem(t *testing.T) {
 		t.Errorf("list: exit %d %q %q", code, out.String(), errs.String())
 	}
 }
+
+// Issue 25, item 12: a failure the transport cannot have (drops and
+// duplicates on streams, socket errors on datagrams) is counted as none,
+// so that no report says "1 drop" where nothing can be dropped, and
+// BudgetWarnings says so to the user who asked for it.
+func TestBudgetTheTransportCannotHave(t *testing.T) {
+	prop := properties.Always("fine", "always", func(*sim.State) error { return nil })
+	const (
+		onStreams   = "x's messages travel on streams, where none is dropped or duplicated on its own (--socket-errors breaks a connection)"
+		onDatagrams = "x's messages are datagrams, with no connection to break (--drops loses one)"
+	)
+	for _, tc := range []struct {
+		transport      sim.Transport
+		given, counted sim.Budget
+		warnings       []string
+	}{
+		{sim.Stream, sim.Budget{Resets: 1, Drops: 1, Dups: 2, Errors: 1, Partitions: 1}, sim.Budget{Resets: 1, Errors: 1, Partitions: 1},
+			[]string{"--drops 1 has no effect: " + onStreams, "--dups 2 has no effect: " + onStreams}},
+		{sim.Stream, sim.Budget{Drops: livecheck.None, Errors: 2}, sim.Budget{Errors: 2}, nil},
+		{sim.Datagram, sim.Budget{Drops: 1, Dups: 1, Errors: 3}, sim.Budget{Drops: 1, Dups: 1},
+			[]string{"--socket-errors 3 has no effect: " + onDatagrams}},
+	} {
+		sys := &livecheck.System{Name: "x", Build: func(livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &echo{} }, Transport: tc.transport}, Properties: []properties.Property{prop}}, nil
+		}}
+		cfg, m, err := sys.Model(livecheck.Config{Budget: tc.given})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if livecheck.Counts(cfg.Budget) != tc.counted || m.Spec.Budget != tc.counted {
+			t.Errorf("%v %+v: the configuration counts %+v, the world %+v; want %+v", tc.transport, tc.given, livecheck.Counts(cfg.Budget), m.Spec.Budget, tc.counted)
+		}
+		if again, _, err := sys.Model(cfg); err != nil || !reflect.DeepEqual(again, cfg) {
+			t.Errorf("%v %+v: built again, %+v, %v; was %+v", tc.transport, tc.given, again, err, cfg)
+		}
+		if got := sys.BudgetWarnings(livecheck.Config{Budget: tc.given}); !reflect.DeepEqual(got, tc.warnings) {
+			t.Errorf("%v %+v: warnings %q, want %q", tc.transport, tc.given, got, tc.warnings)
+		}
+	}
+}

@@ -225,6 +225,39 @@ func (s *System) BugSettings(cfg Config) (from []Setting, warnings []string) {
 	return from, warnings
 }
 
+// BudgetWarnings says which failures cfg (as given, before Normalize)
+// asks for that the system's transport cannot have: drops and
+// duplicates on streams, socket errors on datagrams. The value is legal
+// but has no effect: Model counts none of them.
+func (s *System) BudgetWarnings(cfg Config) []string {
+	_, m, err := s.Model(cfg)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, f := range budgetFields(&cfg.Budget) {
+		if *f.v <= 0 || !cannot(m.Spec.Transport, f.flag) {
+			continue
+		}
+		why := fmt.Sprintf("%s's messages travel on streams, where none is dropped or duplicated on its own (--socket-errors breaks a connection)", s.Name)
+		if m.Spec.Transport == sim.Datagram {
+			why = fmt.Sprintf("%s's messages are datagrams, with no connection to break (--drops loses one)", s.Name)
+		}
+		out = append(out, fmt.Sprintf("--%s %d has no effect: %s", f.flag, *f.v, why))
+	}
+	return out
+}
+
+// cannot says whether a world of transport t has no failure of the
+// budget field named flag: drops and duplicates are of datagrams, socket
+// errors of streams.
+func cannot(t sim.Transport, flag string) bool {
+	if t == sim.Stream {
+		return flag == "drops" || flag == "dups"
+	}
+	return flag == "socket-errors"
+}
+
 // unset says whether cfg leaves the setting named name to the defaults.
 func unset(cfg Config, name string) bool {
 	switch name {
@@ -558,7 +591,15 @@ func (s *System) Model(cfg Config) (Config, *Model, error) {
 	mc := *m
 	m = &mc
 	m.Spec.Nodes = cfg.Nodes
-	m.Spec.Budget = built.Budget
+	// A failure the transport cannot have is none, so that reports and
+	// traces count only failures that can happen (BudgetWarnings tells
+	// the user who asked for one).
+	for _, f := range budgetFields(&cfg.Budget) {
+		if cannot(m.Spec.Transport, f.flag) {
+			*f.v = None
+		}
+	}
+	m.Spec.Budget = Counts(cfg.Budget)
 	if m.Spec.Budget.Partitions > 0 && m.Spec.Transport == sim.Stream {
 		// sim refuses the two together (see sim.Spec.Validate): the
 		// check goes on without symmetry reduction.

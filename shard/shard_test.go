@@ -247,7 +247,7 @@ func TestShardFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--shard", "4/4", "--out", out}, "--shard: takes I/N, the slice I of N with 0 <= I < N (e.g. 2/4), not \"4/4\""},
+		{[]string{"--shard", "4/4", "--out", out}, "--shard: takes I/N, the slice I of N in decimal digits with 0 <= I < N (e.g. 2/4), not \"4/4\""},
 		{[]string{"--shard", "-1/4", "--out", out}, "not \"-1/4\""},
 		{[]string{"--shard", "0/0", "--out", out}, "not \"0/0\""},
 		{[]string{"--shard", "x", "--out", out}, "not \"x\""},

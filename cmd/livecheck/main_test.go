@@ -150,7 +150,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check", "lcr", "--nodes", "1"}, "lcr needs 2 to 12 nodes, not 1"},
 		{[]string{"check", "lcr", "--nodes", "x"}, `invalid argument "x" for "--nodes"`},
 		{[]string{"check", "lcr", "--depth", "0"}, "--depth must be at least 1"},
-		{[]string{"check", "lcr", "--frob"}, "unknown flag: --frob"},
+		{[]string{"check", "lcr", "--frob"}, "unknown flag --frob: did you mean --from?"},
 		{[]string{"check", "lcr", "--ids", "1,2"}, "--ids lists 2 ids for 3 nodes"},
 		{[]string{"check", "lcr", "--resets", "-1"}, "--resets cannot be negative"},
 		{[]string{"check", "lcr", "--reduce", "por"}, `--reduce: unknown reduction "por" (valid: a comma-separated list of sleep, symmetry and observers, or none)`},

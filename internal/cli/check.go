@@ -37,8 +37,8 @@ func (c *command) check(args []string) int {
 	walkDepth := fs.Int("walk-depth", check.DefaultWalkDepth, "steps of each random walk from the states at the depth bound (dmax); doubled up to --escalations times when too short to tell")
 	walks := fs.Int("walks", check.DefaultWalks, "random walks per probe of the critical-transition search (k)")
 	escalations := fs.Int("escalations", check.DefaultEscalations, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
-	workers := fs.Int("workers", 0, "goroutines of the exhaustive search and of the walks (default: the number of cores); the result does not depend on it")
-	budget := fs.Duration("time", 60*time.Second, "time budget of the check (0: none): the search may use three quarters, then ends at the last depth it finished (the report says which) and the walks start there; a check cut short is inconclusive (exit 3) unless it found a violation")
+	workers := fs.Int("workers", 0, "goroutines of the exhaustive search and of the walks (0, the default: the number of cores); the result does not depend on it")
+	budget := fs.Duration("time", 60*time.Second, "time budget of the check (0: none; at most "+hours(maxTime)+"): the search may use three quarters, then ends at the last depth it finished (the report says which) and the walks start there; a check cut short is inconclusive (exit 3) unless it found a violation")
 	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule): much faster, but safety is then checked on a walk only until it recovers, not to --walk-depth")
@@ -59,7 +59,7 @@ func (c *command) check(args []string) int {
 	synopsis := c.cmd + " check SYSTEM [flags]: search every ordering of SYSTEM's events up to --depth steps\n" +
 		"and report the first safety or liveness violation, with a trace file that replays it.\n" +
 		"Systems: " + c.names() + " (their own flags show with '" + c.cmd + " check SYSTEM --help')"
-	if code, stop := c.parse(fs, args, synopsis); stop {
+	if code, stop := c.parseSystem(fs, args, synopsis, sys); stop {
 		return code
 	}
 	if sys == nil {
@@ -105,6 +105,19 @@ func (c *command) check(args []string) int {
 	if *maxVerify < 1 {
 		return c.usageErr("check", "--max-verify must be at least 1")
 	}
+	// Local mode's flags change nothing in a global check: one given
+	// there is most likely a forgotten --mode local.
+	for _, name := range []string{"rounds", "max-verify"} {
+		if fs.Changed(name) && *mode == "global" {
+			return c.usageErr("check", "--%s is a flag of --mode local and compare, not of --mode global", name)
+		}
+	}
+	switch {
+	case *budget < 0:
+		return c.usageErr("check", "--time %v: a budget is positive, or 0 for none", *budget)
+	case *budget > maxTime:
+		return c.usageErr("check", "--time %v: at most %s (over a year); 0 for no budget", *budget, hours(maxTime))
+	}
 	if *stepsFlag != "" && *stepsFlag != "all" {
 		return c.usageErr("check", "--steps takes only all, not %q", *stepsFlag)
 	}
@@ -137,7 +150,10 @@ func (c *command) check(args []string) int {
 	if err != nil {
 		return c.usageErr("check", "--weights: %v", err)
 	}
-	cfg := conf.config(fs)
+	cfg, err := conf.config(fs, sys)
+	if err != nil {
+		return c.usageErr("check", "%v", err)
+	}
 	// A flag left out is 0 in the Config, the default; a flag given 0 is
 	// None, no failure of the kind.
 	for _, f := range []struct {
@@ -309,13 +325,24 @@ func (c *command) compare(sys *protocol.System, opts check.Options, out string, 
 }
 
 // warnBugs says on stderr, before a check starts, where the settings
-// given cannot show one of the bugs (the report's JSON has the same lines).
+// given cannot show one of the bugs (the report's JSON has the same
+// lines), and which failures given the system's transport cannot have.
 func (c *command) warnBugs(sys *protocol.System, cfg protocol.Config) {
 	_, warnings := sys.BugSettings(cfg)
 	for _, m := range warnings {
 		fmt.Fprintf(c.stderr, "%s: warning: %s: the check may miss it\n", c.name, m)
 	}
+	for _, m := range sys.BudgetWarnings(cfg) {
+		fmt.Fprintf(c.stderr, "%s: warning: %s\n", c.name, m)
+	}
 }
+
+// maxTime is the longest --time: a longer one is no budget at all, and
+// far longer ones overflow the deadlines.
+const maxTime = 10000 * time.Hour
+
+// hours writes d in whole hours: "10000h".
+func hours(d time.Duration) string { return fmt.Sprintf("%dh", int64(d.Hours())) }
 
 // writeJUnit writes the JUnit report of a check to file, atomically, with
 // its text report as the failures' text.

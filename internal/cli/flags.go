@@ -48,15 +48,25 @@ func addConfigFlags(fs *pflag.FlagSet, sys *protocol.System, bugDoc string) *con
 }
 
 // config is the configuration the flags give: a flag left out is the
-// zero value, which takes the default.
-func (f *configFlags) config(fs *pflag.FlagSet) protocol.Config {
+// zero value, which takes the default. A parameter given empty is an
+// error: "" would pass for the default without saying so.
+func (f *configFlags) config(fs *pflag.FlagSet, sys *protocol.System) (protocol.Config, error) {
 	cfg := protocol.Config{Nodes: *f.nodes, Bugs: *f.bugs, Params: map[string]string{}}
-	for name, v := range f.params {
-		if fs.Changed(name) {
-			cfg.Params[name] = *v
+	for _, p := range sys.Params {
+		v := f.params[p.Name]
+		if !fs.Changed(p.Name) {
+			continue
 		}
+		if strings.TrimSpace(*v) == "" {
+			def := "its default"
+			if p.Default != "" {
+				def += " (" + p.Default + ")"
+			}
+			return cfg, fmt.Errorf("--%s is given empty: leave it out for %s, or give %s", p.Name, def, p.Doc)
+		}
+		cfg.Params[p.Name] = *v
 	}
-	return cfg
+	return cfg, nil
 }
 
 // walkFlags say how walks draw their events: check and prefix take them.
@@ -113,11 +123,12 @@ func (c *command) traceArg(cmd string, fs *pflag.FlagSet) (string, *reports.Trac
 	return file, t, sys, 0, true
 }
 
-// parseShard reads --shard's I/N.
+// parseShard reads --shard's I/N: decimal digits, leading zeros read as
+// decimal (01/16 is 1/16, as seq -w numbers a batch's jobs), no sign.
 func parseShard(s string) (search.Shard, error) {
-	bad := fmt.Errorf("takes I/N, the slice I of N with 0 <= I < N (e.g. 2/4), not %q", s)
+	bad := fmt.Errorf("takes I/N, the slice I of N in decimal digits with 0 <= I < N (e.g. 2/4), not %q", s)
 	is, ns, ok := strings.Cut(s, "/")
-	if !ok {
+	if !ok || !digits(is) || !digits(ns) {
 		return search.Shard{}, bad
 	}
 	i, err1 := strconv.Atoi(is)
@@ -126,4 +137,9 @@ func parseShard(s string) (search.Shard, error) {
 		return search.Shard{}, bad
 	}
 	return search.Shard{Index: i, Count: n}, nil
+}
+
+// digits says whether s is one or more decimal digits.
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }

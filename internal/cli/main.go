@@ -138,6 +138,16 @@ func (c *command) lookup(name string) (*protocol.System, error) {
 // parse parses a command's flags; it returns the exit status to use when
 // the command should stop (help shown, or a usage error).
 func (c *command) parse(fs *pflag.FlagSet, args []string, synopsis string) (int, bool) {
+	return c.parseFlags(fs, args, synopsis, false, nil)
+}
+
+// parseSystem is parse for a command that takes a system's flags (check,
+// prefix): sys is the system given first, or nil.
+func (c *command) parseSystem(fs *pflag.FlagSet, args []string, synopsis string, sys *protocol.System) (int, bool) {
+	return c.parseFlags(fs, args, synopsis, true, sys)
+}
+
+func (c *command) parseFlags(fs *pflag.FlagSet, args []string, synopsis string, system bool, sys *protocol.System) (int, bool) {
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	err := fs.Parse(args)
@@ -146,7 +156,16 @@ func (c *command) parse(fs *pflag.FlagSet, args []string, synopsis string) (int,
 		return ExitOK, true
 	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "%s %s: %v (see '%s %s --help')\n", c.name, fs.Name(), err, c.cmd, fs.Name())
+		msg := err.Error()
+		var unknown *pflag.NotExistError
+		if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
+			msg = c.unknownFlag(fs, unknown.GetSpecifiedName(), system, sys)
+		}
+		help := c.cmd + " " + fs.Name()
+		if sys != nil {
+			help += " " + sys.Name
+		}
+		fmt.Fprintf(c.stderr, "%s %s: %s (see '%s --help')\n", c.name, fs.Name(), msg, help)
 		return ExitUsage, true
 	}
 	return 0, false

@@ -26,7 +26,7 @@ func (c *command) prefix(args []string) int {
 		"disabled until its liveness property holds (and keeps holding for --settle steps), and write\n" +
 		"each path as a prefix file. '" + c.cmd + " check SYSTEM --from FILE' then starts from its end.\n" +
 		"Systems: " + c.names()
-	if code, stop := c.parse(fs, args, synopsis); stop {
+	if code, stop := c.parseSystem(fs, args, synopsis, sys); stop {
 		return code
 	}
 	switch {
@@ -47,7 +47,10 @@ func (c *command) prefix(args []string) int {
 	if err != nil {
 		return c.usageErr("prefix", "--weights: %v", err)
 	}
-	cfg := conf.config(fs)
+	cfg, err := conf.config(fs, sys)
+	if err != nil {
+		return c.usageErr("prefix", "%v", err)
+	}
 	start := time.Now()
 	cfg, ps, err := check.Prefixes(sys, check.PrefixOptions{
 		Config: cfg, Count: *count, Settle: *settle, MaxSteps: *maxSteps, Seed: *wf.seed,

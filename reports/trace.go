@@ -266,17 +266,8 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 		}
 	}
 	var t Trace
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&t); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("not a valid trace file (malformed or truncated JSON: %v)", err)
-		}
-		return nil, fmt.Errorf("not a valid trace file: %v", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("not a valid trace file: data after the JSON object")
+	if err := DecodeJSON(data, &t, "trace file"); err != nil {
+		return nil, err
 	}
 	if t.Version == 0 {
 		t.Version = 1 // written before the field was required
@@ -300,6 +291,27 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 		}
 	}
 	return &t, nil
+}
+
+// DecodeJSON decodes data into v as the readers of livecheck's files do:
+// one JSON value with no field v lacks, and nothing after it but white
+// space. The error says what is wrong, naming the file's kind (what:
+// "trace file").
+func DecodeJSON(data []byte, v any, what string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return fmt.Errorf("not a valid %s (malformed or truncated JSON: %v)", what, err)
+		}
+		return fmt.Errorf("not a valid %s: %v", what, err)
+	}
+	// Decoder.More misses a stray ] or }: look at the rest itself.
+	if rest := bytes.Trim(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return fmt.Errorf("not a valid %s: %s of data after the JSON object", what, Count(len(rest), "byte"))
+	}
+	return nil
 }
 
 // ReadTraceFile reads and checks the trace file at path.

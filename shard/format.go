@@ -6,8 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -162,17 +160,8 @@ func ReadFile(path string) (*File, error) {
 		return nil, err
 	}
 	var f File
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: not a valid shard file (malformed or truncated JSON: %v)", path, err)
-		}
-		return nil, fmt.Errorf("%s: not a valid shard file: %v", path, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s: not a valid shard file: data after the JSON object", path)
+	if err := reports.DecodeJSON(data, &f, "shard file"); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	bad := func(format string, args ...any) (*File, error) {
 		return nil, fmt.Errorf("%s: not a valid shard file: %s", path, fmt.Sprintf(format, args...))

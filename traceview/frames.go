@@ -2,7 +2,6 @@ package traceview
 
 import (
 	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -16,15 +15,9 @@ import (
 
 // Frames replays trace t of system sys and returns every state of its
 // path for the stepper: the initial state, then the state after each
-// step, with what the step did. A trace that does not replay is an error.
+// step, with what the step did. A trace that replay refuses
+// (check.ReplayTrace) is an error.
 func Frames(sys *protocol.System, t *reports.Trace, timeout time.Duration) ([]Frame, error) {
-	if sys.Name != t.System {
-		return nil, fmt.Errorf("the trace is of system %s, not %s", t.System, sys.Name)
-	}
-	p, err := reports.Path(t.Steps)
-	if err != nil {
-		return nil, err
-	}
 	// A handler that never returns leaves the replay's goroutine behind,
 	// still able to call visit: what it adds after the replay returned
 	// is not looked at.
@@ -38,7 +31,7 @@ func Frames(sys *protocol.System, t *reports.Trace, timeout time.Duration) ([]Fr
 			frames = append(frames, Frame{Step: reports.Step{Step: step}, Nodes: check.DumpNodes(s), Net: check.DumpNet(s)})
 		}
 	}
-	rep, err := check.ReplayEach(sys, check.ConfigOf(t), t.Init, p, timeout, visit)
+	rep, err := check.ReplayTrace(sys, t, timeout, visit)
 	mu.Lock()
 	defer mu.Unlock()
 	done = true
@@ -65,8 +58,11 @@ func Frames(sys *protocol.System, t *reports.Trace, timeout time.Duration) ([]Fr
 }
 
 // NewStepper loads trace file for `livecheck debug`: its frames, and those
-// of the live path to compare with, from liveFile or else from the live
-// trace the dead one names (beside it), where there is one.
+// of the live path to compare with (LivePath: liveFile, or else the
+// nearest live path the trace names), where there is one. A trace that
+// replay refuses is an error, as is a liveFile that cannot be used; a
+// named live path that cannot be used leaves the stepper without one,
+// saying why (NoLive).
 func NewStepper(sys *protocol.System, file, liveFile string, timeout time.Duration) (*Stepper, error) {
 	t, err := reports.ReadTraceFile(file)
 	if err != nil {
@@ -76,27 +72,19 @@ func NewStepper(sys *protocol.System, file, liveFile string, timeout time.Durati
 	d := &Stepper{Critical: t.Critical,
 		Title: fmt.Sprintf("%s: %s; %s", file, reports.DescribeConfig(t.System, t.Nodes, t.Bugs, t.Params, protocol.Counts(cfg.Budget)), check.Recorded(t))}
 	if d.Dead, err = Frames(sys, t, timeout); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, check.TraceError(file, err)
 	}
-	named := liveFile == "" && t.Critical != nil && t.Critical.LiveTrace != ""
-	if named {
-		liveFile = filepath.Join(filepath.Dir(file), filepath.Base(t.Critical.LiveTrace))
-	}
-	if liveFile == "" {
-		return d, nil
-	}
-	lt, err := reports.ReadTraceFile(liveFile)
-	if err != nil && named {
-		// The session is still worth having without it.
-		d.NoLive = fmt.Sprintf("the live path the trace names could not be read: %v", err)
-		return d, nil
-	}
+	lt, lf, note, err := LivePath(sys, file, t, liveFile, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("the live path: %w", err)
+		return nil, err
+	}
+	d.NoLive = note
+	if lt == nil {
+		return d, nil
 	}
 	if d.Live, err = Frames(sys, lt, timeout); err != nil {
-		return nil, fmt.Errorf("the live path %s: %w", liveFile, err)
+		return nil, fmt.Errorf("the live path %w", check.TraceError(lf, err))
 	}
-	d.LiveFile = liveFile
+	d.LiveFile = lf
 	return d, nil
 }

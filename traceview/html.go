@@ -3,8 +3,10 @@ package traceview
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/livecheck/livecheck/check"
@@ -174,15 +176,25 @@ func ResultGraph(r *check.Result, sys *protocol.System, rep *reports.Check, time
 // GraphOfTrace is the HTML report of a saved trace, with the nearest live
 // path of trace live beside it (nil: none). The critical step and the
 // live step are those t records.
+//
+// A trace that replay refuses (check.ReplayTrace) is an error: the page
+// would show a claim the path does not back. So is a live trace that
+// replay refuses, or of another system or number of nodes.
 func GraphOfTrace(sys *protocol.System, t, live *reports.Trace, timeout time.Duration) (*reports.Graph, error) {
+	if _, err := check.ReplayTrace(sys, t, timeout, nil); err != nil {
+		return nil, err
+	}
 	p, err := reports.Path(t.Steps)
 	if err != nil {
 		return nil, err
 	}
 	var lp sim.Path
 	if live != nil {
-		if live.System != t.System || live.Nodes != t.Nodes {
-			return nil, fmt.Errorf("the live trace is of %s with %d nodes, the trace of %s with %d", live.System, live.Nodes, t.System, t.Nodes)
+		if err := sameCheck(t, live, false); err != nil {
+			return nil, err
+		}
+		if _, err := check.ReplayTrace(sys, live, timeout, nil); err != nil {
+			return nil, fmt.Errorf("the live trace: %w", err)
 		}
 		if lp, err = reports.Path(live.Steps); err != nil {
 			return nil, fmt.Errorf("the live trace: %v", err)
@@ -206,7 +218,7 @@ func GraphOfTrace(sys *protocol.System, t, live *reports.Trace, timeout time.Dur
 	}
 	if c := t.Critical; c != nil {
 		gc := &reports.GraphCritical{Step: c.Step, LiveStep: c.LiveStep, Case: c.Case, Event: c.Event}
-		if ls := g.Live; ls != nil && c.LiveStep < len(ls.Steps) {
+		if ls := g.Live; ls != nil && c.LiveStep >= 0 && c.LiveStep < len(ls.Steps) {
 			gc.LiveEvent = ls.Steps[c.LiveStep].Text
 		}
 		g.Critical = gc
@@ -234,4 +246,77 @@ func LiveTraceOf(file string, t *reports.Trace) string {
 		}
 	}
 	return beside
+}
+
+// LivePath finds the live path to show beside trace t, read from file:
+// the trace file vs where given, else the nearest live path t names
+// (LiveTraceOf). It must be a trace that replay accepts, of t's system
+// and number of nodes; the one t names must also be t's: a live trace of
+// the same configuration that shares t's first LiveStep steps. A vs that
+// fails this is an error; a named one that fails it is not shown, and
+// note says why. Live is nil where there is none to show.
+func LivePath(sys *protocol.System, file string, t *reports.Trace, vs string, timeout time.Duration) (live *reports.Trace, liveFile, note string, err error) {
+	named := vs == ""
+	liveFile = vs
+	if named {
+		if liveFile = LiveTraceOf(file, t); liveFile == "" {
+			return nil, "", "", nil
+		}
+	}
+	live, err = reports.ReadTraceFile(liveFile)
+	if err == nil {
+		err = sameCheck(t, live, named)
+		if err == nil {
+			if _, err = check.ReplayTrace(sys, live, timeout, nil); err != nil {
+				err = check.TraceError(liveFile, err)
+			}
+		} else {
+			err = fmt.Errorf("%s: %w", liveFile, err)
+		}
+	}
+	switch {
+	case err == nil:
+		return live, liveFile, "", nil
+	case named:
+		return nil, "", fmt.Sprintf("the nearest live path the trace names cannot be used: %v", err), nil
+	}
+	return nil, "", "", fmt.Errorf("--vs: %w", err)
+}
+
+// sameCheck says why live cannot be shown beside dead trace t: another
+// system or number of nodes; for t's own nearest live path (nearest),
+// also another configuration or initial state, another result than
+// live, or a path that does not share t's first LiveStep steps.
+func sameCheck(t, live *reports.Trace, nearest bool) error {
+	if live.System != t.System || live.Nodes != t.Nodes {
+		return fmt.Errorf("the live trace is of %s with %d nodes, the trace of %s with %d", live.System, live.Nodes, t.System, t.Nodes)
+	}
+	if !nearest || t.Critical == nil {
+		return nil
+	}
+	switch k := t.Critical.LiveStep; {
+	case live.Result != string(check.Live):
+		return fmt.Errorf("it records %s, not the live path of the trace", check.Recorded(live))
+	case !slices.Equal(live.Bugs, t.Bugs) || !maps.Equal(live.Params, t.Params) || live.Budget != t.Budget || !slices.Equal(live.Init, t.Init):
+		return fmt.Errorf("it is of another configuration or initial state than the trace")
+	case k < 0 || k > len(t.Steps) || k > len(live.Steps) || !samePath(live.Steps[:k], t.Steps[:k]):
+		return fmt.Errorf("it does not share the trace's first %s, as the nearest live path does", reports.Count(k, "step"))
+	}
+	return nil
+}
+
+// samePath says whether two lists of trace steps are the same path (the
+// texts, for people, aside).
+func samePath(a, b []reports.TraceStep) bool {
+	pa, err1 := reports.Path(a)
+	pb, err2 := reports.Path(b)
+	if err1 != nil || err2 != nil || len(pa) != len(pb) {
+		return false
+	}
+	for i := range pa {
+		if pa[i].Event != pb[i].Event || !slices.Equal(pa[i].Choices, pb[i].Choices) {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/sim"
 )
 
 // edit writes a copy of the JSON file src, with f applied to its object,
@@ -85,6 +87,54 @@ func refusedByAll(t *testing.T, file, want string) {
 	}
 }
 
+// Issue 25, item 3: what replay refuses, report --html and debug refuse,
+// with the same line: a correct system's path, a path cut before the
+// critical step or with no steps, an unknown result or property. None
+// panics on a critical live step of -1 (report --html did: index out of
+// range). Before, report and debug drew these traces, titled with the
+// claim the file makes.
+func TestReadersRefuseWhatReplayRefuses(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, livecheck.ExitViolation, "check", "randtree", "--bug", "RT3", "-q", "--out", dir, "--time", "0")
+	dead := one(t, dir, "randtree-single-tree-*.json")
+	for cmd, r := range readers(t, dead) {
+		if want := map[string]int{"replay": 1}[cmd]; r.code != want || r.stderr != "" {
+			t.Fatalf("%s of the trace as written: exit %d, want %d: %s%s", cmd, r.code, want, r.stderr, r.panicked)
+		}
+	}
+	steps := func(m map[string]any) []any { return m["steps"].([]any) }
+	for _, tc := range []struct {
+		name string
+		f    func(m map[string]any)
+		want string
+	}{
+		{"the correct system", func(m map[string]any) { m["bugs"] = []any{} }, "replaying it gives a final state that recovers"},
+		{"cut before the critical step", func(m map[string]any) { m["steps"] = steps(m)[:2] }, "replaying it gives a final state that recovers"},
+		{"no steps", func(m map[string]any) { m["steps"] = []any{} }, "replaying it gives a final state that recovers"},
+		{"an unknown result", func(m map[string]any) { m["result"] = "deadlock" }, `unknown result "deadlock"`},
+		{"an unknown property", func(m map[string]any) { m["property"] = "no-cycles" }, `"no-cycles" is not a liveness property of this system`},
+		{"a live step of -1", func(m map[string]any) { m["critical"].(map[string]any)["live_step"] = -1 }, "its critical live_step -1 is not a step before its critical step 3"},
+		{"a critical step past the end", func(m map[string]any) { m["critical"].(map[string]any)["step"] = 4 }, "its critical step 4 is not a step of its path (1 to 3)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			refusedByAll(t, edit(t, dead, dir, "variant.json", tc.f), tc.want)
+		})
+	}
+}
+
+// Issue 25, item 5: a step after a safety violation is refused, even one
+// at a node that does not exist: replay stopped at the violation and
+// never read it, and the trace "reproduced".
+func TestNoStepAfterTheViolation(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, livecheck.ExitViolation, "check", "lcr", "--bug", "no-discard", "-q", "--out", dir, "--time", "0")
+	trace := one(t, dir, "lcr-one-leader-*.json")
+	junk := edit(t, trace, dir, "junk.json", func(m map[string]any) {
+		m["steps"] = append(m["steps"].([]any), map[string]any{"kind": "timer", "node": 9, "timer": "nosuch"})
+	})
+	refusedByAll(t, junk, "the path goes on for 1 step after the safety-violation of one-leader at step 6: a trace ends at its violation")
+}
+
 // Issue 25, item 5: a file with more data after its JSON object is
 // refused by every reader of trace, prefix and shard files: a stray }
 // or ] got through.
@@ -129,5 +179,53 @@ func TestTrailingDataRefused(t *testing.T) {
 	os.WriteFile(files[1], append(data, "]"...), 0o644)
 	if r := lc(t, "", append([]string{"merge", "--out", t.TempDir()}, files...)...); r.code != livecheck.ExitUsage || !strings.Contains(r.stderr, "not a valid shard file: 1 byte of data after the JSON object") {
 		t.Errorf("merge of a shard with ] after it: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// stuck is a system whose initial state is not live and where nothing
+// can happen: its liveness trace has no steps.
+func stuck() *livecheck.System {
+	type idle struct{ sim.BaseNode }
+	return &livecheck.System{
+		Name: "stuck", Doc: "nothing ever happens", DefaultNodes: 1, MinNodes: 1, MaxNodes: 2,
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{
+				Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &idle{} }},
+				Properties: []properties.Property{
+					properties.Eventually("done", "never", func(*sim.State) bool { return false }),
+				},
+			}, nil
+		},
+	}
+}
+
+// Issue 25, item 5: a liveness trace with no steps replays, and the
+// readers show it: none fails on a step it does not have.
+func TestEmptyPathLivenessTrace(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	if code := livecheck.Run([]string{"check", "stuck", "--out", dir, "-q", "--time", "0"}, &out, &errs, stuck()); code != livecheck.ExitViolation {
+		t.Fatalf("check: exit %d\n%s%s", code, out.String(), errs.String())
+	}
+	trace := one(t, dir, "stuck-*.json")
+	data, _ := os.ReadFile(trace)
+	if m := decode(t, data); len(m["steps"].([]any)) != 0 {
+		t.Fatalf("the trace has steps: %s", data)
+	}
+	html := filepath.Join(dir, "page.html")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"replay", trace}, livecheck.ExitViolation, "reproduced"},
+		{[]string{"report", trace, "--html", html}, livecheck.ExitOK, "wrote " + html},
+		{[]string{"debug", trace}, livecheck.ExitOK, "0 steps of the path"},
+	} {
+		out.Reset()
+		errs.Reset()
+		if code := livecheck.Run(tc.args, &out, &errs, stuck()); code != tc.code || !strings.Contains(out.String(), tc.want) || errs.Len() > 0 {
+			t.Errorf("%s: exit %d, want %d and %q:\n%s%s", tc.args[0], code, tc.code, tc.want, out.String(), errs.String())
+		}
 	}
 }

@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/traceview"
 	"github.com/spf13/pflag"
 )
@@ -25,24 +25,17 @@ func (c *command) report(args []string) int {
 	if !ok {
 		return code
 	}
-	liveFile := *tf.vs
-	if liveFile == "" {
-		liveFile = traceview.LiveTraceOf(file, t)
-	}
-	var live *reports.Trace
-	if liveFile != "" {
-		var err error
-		if live, err = reports.ReadTraceFile(liveFile); err != nil {
-			if *tf.vs != "" {
-				return c.usageErr("report", "--vs: %v", err)
-			}
-			// The page is worth having without the live path.
-			fmt.Fprintf(c.stderr, "%s report: warning: the nearest live path the trace names cannot be read, the page has none: %v\n", c.name, err)
-		}
+	live, liveFile, note, err := traceview.LivePath(sys, file, t, *tf.vs, *tf.timeout)
+	if err != nil {
+		return c.usageErr("report", "%v", err)
 	}
 	g, err := traceview.GraphOfTrace(sys, t, live, *tf.timeout)
 	if err != nil {
-		return c.usageErr("report", "%s: %v", file, err)
+		return c.usageErr("report", "%v", check.TraceError(file, err))
+	}
+	if note != "" {
+		// The page is worth having without the live path.
+		fmt.Fprintf(c.stderr, "%s report: warning: %s; the page has none\n", c.name, note)
 	}
 	g.Trace = file
 	if live != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/livecheck/livecheck/protocol"
 
@@ -123,9 +124,13 @@ const PrefixResult Verdict = "prefix"
 // PrefixStart reads the prefix file a check starts from (`check --from`)
 // and merges its configuration into cfg: the nodes and parameters cfg
 // leaves unset are the file's, and those it gives must match the file's.
-// It returns the merged configuration and the prefix's initial state (as
-// Options.PrefixInit) and path.
-func PrefixStart(sys *protocol.System, file string, cfg protocol.Config) (protocol.Config, []int, sim.Path, error) {
+// The prefix must be one that replay accepts (ReplayTrace: a path that
+// replays to a live state, with the file's bugs, parameters and
+// property), and it must also replay to a live state under the merged
+// configuration, the check's bugs and failures, with handlers given
+// timeout each. It returns the merged configuration and the prefix's
+// initial state (as Options.PrefixInit) and path.
+func PrefixStart(sys *protocol.System, file string, cfg protocol.Config, timeout time.Duration) (protocol.Config, []int, sim.Path, error) {
 	t, err := reports.ReadTraceFile(file)
 	if err != nil {
 		return cfg, nil, nil, err
@@ -163,9 +168,23 @@ func PrefixStart(sys *protocol.System, file string, cfg protocol.Config) (protoc
 	if len(diff) > 0 {
 		return cfg, nil, nil, fmt.Errorf("%s was made for another configuration: %s", file, strings.Join(diff, "; "))
 	}
+	if _, err := ReplayTrace(sys, t, timeout, nil); err != nil {
+		return cfg, nil, nil, TraceError(file, err)
+	}
 	p, err := reports.Path(t.Steps)
 	if err != nil {
 		return cfg, nil, nil, fmt.Errorf("%s: %v", file, err)
+	}
+	// The check starts where the prefix ends under its own bugs: the
+	// system must be live there too.
+	rep, err := ReplayFrom(sys, cfg, t.Init, p, timeout)
+	switch {
+	case err != nil:
+		return cfg, nil, nil, fmt.Errorf("%s does not replay under the check's configuration: %v", file, err)
+	case rep.Verdict != OK:
+		return cfg, nil, nil, fmt.Errorf("%s does not replay under the check's configuration: it reaches %s of %s at step %d", file, rep.Verdict, rep.Property, len(rep.Steps))
+	case !rep.Live:
+		return cfg, nil, nil, fmt.Errorf("%s does not end in a live state under the check's configuration (%s)", file, DescribeConfig(sys.Name, cfg))
 	}
 	return cfg, t.Init, p, nil
 }

@@ -177,7 +177,7 @@ func (c *command) check(args []string) int {
 	var prefixPath sim.Path
 	var prefixInit []int
 	if *from != "" {
-		if cfg, prefixInit, prefixPath, err = check.PrefixStart(sys, *from, cfg); err != nil {
+		if cfg, prefixInit, prefixPath, err = check.PrefixStart(sys, *from, cfg, *timeout); err != nil {
 			return c.usageErr("check", "--from: %v", err)
 		}
 	}

@@ -229,3 +229,40 @@ func TestEmptyPathLivenessTrace(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25, item 6: check --from takes a prefix only as replay would:
+// one that replays to a live state, with the file's bugs, parameters
+// and property, and live under the check's configuration too. Before,
+// a prefix halved or emptied, or with a bug, a parameter or a property
+// replay refuses, "started after a live prefix".
+func TestFromNeedsALivePrefix(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, livecheck.ExitOK, "prefix", "randtree", "--out", dir)
+	prefix := one(t, dir, "randtree-prefix-*.json")
+	check := func(file string, more ...string) run {
+		return lc(t, "", append([]string{"check", "randtree", "--from", file, "--depth", "2", "--time", "0", "-q", "--out", t.TempDir()}, more...)...)
+	}
+	if r := check(prefix); r.code == livecheck.ExitUsage || !strings.Contains(r.stdout, "started after a live prefix of") {
+		t.Fatalf("the prefix as written: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	steps := func(m map[string]any) []any { return m["steps"].([]any) }
+	for _, tc := range []struct {
+		name string
+		f    func(m map[string]any)
+		want string
+	}{
+		{"halved", func(m map[string]any) { m["steps"] = steps(m)[:len(steps(m))/2] }, "replaying it gives a final state that is not live"},
+		{"emptied", func(m map[string]any) { m["steps"] = []any{} }, "replaying it gives a final state that is not live"},
+		{"an unknown bug", func(m map[string]any) { m["bugs"] = []any{"RT99"} }, `randtree has no bug "RT99"`},
+		{"a bad parameter", func(m map[string]any) { m["params"].(map[string]any)["degree"] = "0" }, "--degree must be a whole number of at least 1"},
+		{"an unknown property", func(m map[string]any) { m["property"] = "no-loops" }, `a prefix trace records no property or "single-tree", not "no-loops"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := edit(t, prefix, t.TempDir(), "p.json", tc.f)
+			r := check(f)
+			if r.code != livecheck.ExitUsage || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, tc.want) || r.panicked != "" {
+				t.Fatalf("exit %d, stderr %q; want 2 and one line with %q%s", r.code, r.stderr, tc.want, r.panicked)
+			}
+		})
+	}
+}

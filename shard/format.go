@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,6 +64,10 @@ type Identity struct {
 	// system's name, doc, properties and bugs (names and docs).
 	ConfigHash string `json:"config_sha256"`
 	SystemHash string `json:"system_sha256"`
+	// Executable is the SHA-256 of the program that ran the shard: two
+	// builds the fields above cannot tell apart (no VCS revision: go
+	// run, -buildvcs=false, a build outside git) are two executables.
+	Executable string `json:"executable_sha256"`
 }
 
 // Config is a split check's configuration, with every default
@@ -177,8 +182,26 @@ func ReadFile(path string) (*File, error) {
 		return bad("its report is of system %q, its configuration of %q", f.Report.System, f.Config.System)
 	case f.Identity.ConfigHash == "" || f.Identity.SystemHash == "":
 		return bad("it has no identity")
+	case f.Identity.Executable == "":
+		return bad("its identity has no executable_sha256 (written by an older livecheck, or by one that could not read its own executable): run the shard again")
+	case sha256JSON(f.Config) != f.Identity.ConfigHash:
+		return bad("its config does not hash to its identity's config_sha256: the file was edited or damaged")
 	case len(f.Violations) > 0 && (f.Report.Result == "ok" || f.Report.Result == "inconclusive"):
 		return bad("its result is %s, yet it holds a violation", f.Report.Result)
+	case len(f.Violations) == 0 && f.Report.Result != "ok" && f.Report.Result != "inconclusive":
+		return bad("its result is %s, yet it holds no violation", f.Report.Result)
+	case len(f.Violations) > 1:
+		return bad("it holds %d violations: a shard finds one", len(f.Violations))
+	case f.Report.Result == "ok" && !f.Report.Complete:
+		// An ok verdict covers every state within the depth bound.
+		return bad("its result is ok, yet its search is not complete")
+	case f.SplitDepth < -1 || f.ForeignStates < 0:
+		return bad("split depth %d and %d foreign states", f.SplitDepth, f.ForeignStates)
+	}
+	// The report is of the check the configuration names.
+	if r, c := f.Report, f.Config; r.Nodes != c.Nodes || r.Seed != c.Seed || r.Depth != c.Depth || r.Budget != c.Budget ||
+		!slices.Equal(r.Bugs, c.Bugs) || !maps.Equal(r.Params, c.Params) {
+		return bad("its report is of another configuration than its config (nodes, bugs, parameters, failures, seed or depth)")
 	}
 	for i, v := range f.Violations {
 		for _, t := range []*reports.Trace{v.Trace, v.LiveTrace} {
@@ -195,6 +218,16 @@ func ReadFile(path string) (*File, error) {
 			if _, err := reports.ReadTrace(&b); err != nil {
 				return bad("the trace of violation %d: %v", i, err)
 			}
+			c := f.Config
+			if t.System != c.System || t.Nodes != c.Nodes || sim.Budget(t.Budget) != c.Budget || t.Seed != c.Seed ||
+				!slices.Equal(t.Bugs, c.Bugs) || !maps.Equal(t.Params, c.Params) {
+				return bad("the trace of violation %d is of another configuration than the shard's", i)
+			}
+		}
+		if t := v.Trace; v.Result != t.Result || v.Property != t.Property || v.PathLen != len(t.Steps) ||
+			v.Result != f.Report.Result || v.Property != f.Report.Property {
+			return bad("violation %d says %s of %s in %d steps, its trace %s of %s in %d, the report %s of %s",
+				i, v.Result, v.Property, v.PathLen, t.Result, t.Property, len(t.Steps), f.Report.Result, f.Report.Property)
 		}
 		if v.TraceName == "" || filepath.Base(v.TraceName) != v.TraceName || v.LiveTrace != nil && (v.LiveTraceName == "" || filepath.Base(v.LiveTraceName) != v.LiveTraceName) {
 			return bad("violation %d's trace names must be plain file names", i)
@@ -206,19 +239,45 @@ func ReadFile(path string) (*File, error) {
 	return &f, nil
 }
 
-// fingerprintMagic opens a fingerprint file: then the count of keys and
-// the keys, sorted and distinct, each a little-endian uint64.
-const fingerprintMagic = "LCFP0001"
+// fingerprintMagic opens a fingerprint file; then whose keys they are
+// (the shard's index and count, 8 bytes each, and the SHA-256 of its
+// configuration, 32 bytes), the count of keys, and the keys, sorted and
+// distinct; the numbers little-endian uint64s. A file that says whose it
+// is cannot be passed off as another shard's.
+const fingerprintMagic = "LCFP0002"
 
-// WriteFingerprints writes the sorted, distinct keys fps to path
-// (atomically) and returns its reference, the file named relative to the
-// shard file dir.
-func WriteFingerprints(path, dir string, fps []uint64) (*FingerprintRef, error) {
+// fpOwner is what a fingerprint file says about the shard it belongs to.
+type fpOwner struct {
+	shard, shards uint64
+	config        [32]byte
+}
+
+// ownerOf is f's fpOwner (its config hash, in hex in f, as bytes).
+func ownerOf(f *File) fpOwner {
+	o := fpOwner{shard: uint64(f.Shard), shards: uint64(f.Shards)}
+	hex.Decode(o.config[:], []byte(f.Identity.ConfigHash))
+	return o
+}
+
+func (o fpOwner) String() string {
+	return fmt.Sprintf("shard %d/%d of the check with config_sha256 %x", o.shard, o.shards, o.config)
+}
+
+// WriteFingerprints writes the sorted, distinct keys fps of shard f to
+// path (atomically) and returns its reference, the file named relative
+// to the shard file's directory dir.
+func WriteFingerprints(path, dir string, f *File, fps []uint64) (*FingerprintRef, error) {
 	h := sha256.New()
+	o := ownerOf(f)
 	err := reports.WriteFileAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(io.MultiWriter(w, h))
 		bw.WriteString(fingerprintMagic)
 		var b [8]byte
+		for _, x := range []uint64{o.shard, o.shards} {
+			binary.LittleEndian.PutUint64(b[:], x)
+			bw.Write(b[:])
+		}
+		bw.Write(o.config[:])
 		binary.LittleEndian.PutUint64(b[:], uint64(len(fps)))
 		bw.Write(b[:])
 		for _, fp := range fps {
@@ -250,19 +309,29 @@ type fpReader struct {
 	ok   bool
 }
 
-func openFingerprints(path string, ref *FingerprintRef) (*fpReader, error) {
+func openFingerprints(path string, ref *FingerprintRef, owner fpOwner) (*fpReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	h := sha256.New()
 	fr := &fpReader{name: path, f: f, r: bufio.NewReaderSize(io.TeeReader(f, h), 1<<16), ref: ref, sum: func() []byte { return h.Sum(nil) }}
-	var head [16]byte
+	var head [8 + 16 + 32 + 8]byte
 	if _, err := io.ReadFull(fr.r, head[:]); err != nil || string(head[:8]) != fingerprintMagic {
 		f.Close()
+		if err == nil && string(head[:6]) == fingerprintMagic[:6] {
+			return nil, fmt.Errorf("%s: a fingerprint file of another version (%s, this livecheck reads %s): run the shards again", path, head[:8], fingerprintMagic)
+		}
 		return nil, fmt.Errorf("%s: not a fingerprint file", path)
 	}
-	fr.left = int64(binary.LittleEndian.Uint64(head[8:]))
+	var got fpOwner
+	got.shard, got.shards = binary.LittleEndian.Uint64(head[8:]), binary.LittleEndian.Uint64(head[16:])
+	copy(got.config[:], head[24:56])
+	if got != owner {
+		f.Close()
+		return nil, fmt.Errorf("%s: holds the fingerprints of %s, not of %s that names it", path, got, owner)
+	}
+	fr.left = int64(binary.LittleEndian.Uint64(head[56:]))
 	if fr.left != ref.Count {
 		f.Close()
 		return nil, fmt.Errorf("%s: holds %d keys, its shard file says %d", path, fr.left, ref.Count)
@@ -298,21 +367,24 @@ func (fr *fpReader) next() error {
 }
 
 // UnionFingerprints counts the distinct keys of the fingerprint files
-// the shard files name, paths relative to their directories, merging the
-// sorted files as streams: it holds a few buffers, not the sets.
-func UnionFingerprints(shardPaths []string, refs []*FingerprintRef) (int64, error) {
+// shards name (shard i read from shardPaths[i]; each names its file,
+// relative to its directory), checking that each file is its shard's,
+// and merging the sorted files as streams: it holds a few buffers, not
+// the sets.
+func UnionFingerprints(shardPaths []string, shards []*File) (int64, error) {
 	var rs []*fpReader
 	defer func() {
 		for _, r := range rs {
 			r.f.Close()
 		}
 	}()
-	for i, ref := range refs {
+	for i, sh := range shards {
+		ref := sh.Fingerprints
 		p := ref.File
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(filepath.Dir(shardPaths[i]), p)
 		}
-		r, err := openFingerprints(p, ref)
+		r, err := openFingerprints(p, ref, ownerOf(sh))
 		if err != nil {
 			return 0, err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/livecheck/livecheck/check"
 
 	"github.com/livecheck/livecheck/coverage"
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/reports"
 )
 
@@ -29,6 +30,9 @@ type Merged struct {
 	// shard missing, or given twice, or of another check or build): the
 	// verdict is then inconclusive.
 	Problem string
+
+	files  []string
+	shards []*File
 }
 
 // Merge combines the shard files of one split check, read from
@@ -44,7 +48,7 @@ func Merge(files []string, shards []*File) (*Merged, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("no shard files to merge")
 	}
-	m := &Merged{}
+	m := &Merged{files: files, shards: shards}
 	m.Problem = mergeProblem(files, shards)
 	first := shards[0]
 	mg := &reports.Merge{Shards: first.Shards, Files: files, SplitDepth: first.SplitDepth, Problem: m.Problem}
@@ -164,8 +168,8 @@ func Merge(files []string, shards []*File) (*Merged, error) {
 	}
 	rep.Coverage = cov
 	rep.Sometimes = mergeSometimes(reps)
-	if ok, refs := fingerprintRefs(shards); ok && m.Problem == "" {
-		n, err := UnionFingerprints(files, refs)
+	if fingerprintRefs(shards) && m.Problem == "" {
+		n, err := UnionFingerprints(files, shards)
 		if err != nil {
 			return nil, err
 		}
@@ -191,9 +195,42 @@ func Merge(files []string, shards []*File) (*Merged, error) {
 				break
 			}
 		}
+		if rep.Result == "ok" && !rep.Complete {
+			// An ok verdict says every state within the bound was
+			// searched: shards that covered different depths did not.
+			rep.Result = "inconclusive"
+			rep.Message = fmt.Sprintf("the shards did not all search to the same depth: every state within %s explored in each", reports.Count(rep.Covered, "step"))
+		}
 	}
 	m.Report = &rep
 	return m, nil
+}
+
+// Replay replays the trace of every violation the shards hold, and the
+// nearest live path beside it, as every reader of a trace does
+// (check.ReplayTrace), and returns the replay of the violation the
+// merge shows, for its steps. A trace replay refuses is an error: its
+// shard file is damaged, or of another build than this one.
+func (m *Merged) Replay(sys *protocol.System, timeout time.Duration) (*check.Replayed, error) {
+	var shown *check.Replayed
+	for i, sh := range m.shards {
+		for j := range sh.Violations {
+			v := &sh.Violations[j]
+			rep, err := check.ReplayTrace(sys, v.Trace, timeout, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s: the trace of shard %d's %s: %w", m.files[i], sh.Shard, v.Property, err)
+			}
+			if v == m.Violation {
+				shown = rep
+			}
+			if v.LiveTrace != nil {
+				if _, err := check.ReplayTrace(sys, v.LiveTrace, timeout, nil); err != nil {
+					return nil, fmt.Errorf("%s: the nearest live path of shard %d's %s: %w", m.files[i], sh.Shard, v.Property, err)
+				}
+			}
+		}
+	}
+	return shown, nil
 }
 
 // rank orders violations of as many steps: safety (and a property that
@@ -231,6 +268,13 @@ func mergeProblem(files []string, shards []*File) string {
 			return fmt.Sprintf("the shards come from different builds: %s from %s, %s from %s", fa, buildWords(a.Identity), fb, buildWords(b.Identity))
 		case a.Identity.SystemHash != b.Identity.SystemHash:
 			return fmt.Sprintf("the shards check different versions of system %s (its properties or bugs differ): %s and %s", a.Config.System, fa, fb)
+		case a.Identity.Executable != b.Identity.Executable:
+			return fmt.Sprintf("the shards come from different executables: %s from one with SHA-256 %s, %s from one with SHA-256 %s (run every shard with the same binary)",
+				fa, a.Identity.Executable, fb, b.Identity.Executable)
+		case a.SplitDepth != b.SplitDepth:
+			// The same check splits at the same level in every shard:
+			// shards split elsewhere do not divide the same states.
+			return fmt.Sprintf("the shards split the search at different depths: %s at %d, %s at %d", fa, a.SplitDepth, fb, b.SplitDepth)
 		}
 	}
 	at := map[int]string{}
@@ -294,15 +338,13 @@ func buildWords(id Identity) string {
 }
 
 // fingerprintRefs says whether every shard saved its fingerprints.
-func fingerprintRefs(shards []*File) (bool, []*FingerprintRef) {
-	var refs []*FingerprintRef
+func fingerprintRefs(shards []*File) bool {
 	for _, sh := range shards {
 		if sh.Fingerprints == nil {
-			return false, nil
+			return false
 		}
-		refs = append(refs, sh.Fingerprints)
 	}
-	return true, refs
+	return true
 }
 
 // mergeSometimes: a reachability property is reached where any shard

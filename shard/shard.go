@@ -5,9 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/livecheck/livecheck/check"
@@ -91,8 +94,28 @@ func IdentityOf(sys *protocol.System, cfg Config, bi *debug.BuildInfo) Identity 
 		sd.Bugs = append(sd.Bugs, doc{b.Name, b.Doc})
 	}
 	id.SystemHash = sha256JSON(sd)
+	id.Executable = executableHash()
 	return id
 }
+
+// executableHash is the SHA-256 of the running program, in hex,
+// computed once; "" where it cannot be read.
+var executableHash = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+})
 
 // sha256JSON is the SHA-256 of v as JSON, in hex.
 func sha256JSON(v any) string {
@@ -137,7 +160,7 @@ func FileOf(r *check.Result, sys *protocol.System, opts check.Options, bi *debug
 func WriteFile(path string, f *File, fps []uint64) error {
 	if fps != nil {
 		side := strings.TrimSuffix(path, ".json") + ".fingerprints"
-		ref, err := WriteFingerprints(side, filepath.Dir(path), fps)
+		ref, err := WriteFingerprints(side, filepath.Dir(path), f, fps)
 		if err != nil {
 			return err
 		}

@@ -51,8 +51,14 @@ func (c *command) merge(args []string) int {
 		if lerr != nil {
 			return c.usageErr("merge", "%s: %v", files[0], lerr)
 		}
-		// The trace files, as the check would have written them, and the
-		// steps replayed for the text.
+		// The traces replay as they record, or none is written; then
+		// the trace files, as the check would have written them, and
+		// the steps replayed for the text.
+		rp, err := m.Replay(sys, *timeout)
+		if err != nil {
+			return c.usageErr("merge", "%v", err)
+		}
+		rep.Steps = check.StepsReport(rp.Steps)
 		trace := filepath.Join(*out, v.TraceName)
 		if err := reports.WriteFileAtomic(trace, v.Trace.Write); err != nil {
 			return c.usageErr("merge", "--out %s: %v", *out, err)
@@ -76,16 +82,6 @@ func (c *command) merge(args []string) int {
 					return c.usageErr("merge", "--out %s: %v", *out, err)
 				}
 			}
-		}
-		p, err := reports.Path(v.Trace.Steps)
-		if err == nil {
-			var rp *check.Replayed
-			if rp, err = check.ReplayFrom(sys, check.ConfigOf(v.Trace), v.Trace.Init, p, *timeout); err == nil {
-				rep.Steps = check.StepsReport(rp.Steps)
-			}
-		}
-		if err != nil {
-			return c.usageErr("merge", "the trace of shard %d's %s does not replay on this build: %v", rep.Merge.Violations[0].Shard, v.Property, err)
 		}
 	}
 	if *asJSON {

@@ -149,7 +149,10 @@ const maxDeadEdges = 1 << 20
 // with every role to depth 18 (last-promise) 5.35 s and 380 MB against
 // 4.46 s and 240 MB, its kept states costing the collector more than the
 // replays they spare.
-const maxKept = 1 << 11
+//
+// A variable only for the cross-check (crosscheck_test.go), which sets it
+// low so that states are made again on the workers' chains.
+var maxKept = 1 << 11
 
 // chunkSize is how many states of a level a worker takes at a time. The
 // level is cut into chunks the same way whatever the number of workers,
@@ -612,6 +615,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		k.chainIdx = append(k.chainIdx[:0], 0)
 		k.chainEvs, k.chainOK = append(k.chainEvs[:0], nil), append(k.chainOK[:0], false)
 		k.chainMade = append(k.chainMade[:0], false)
+		k.chainKept = append(k.chainKept[:0], false)
 	}
 	if opts.Reduce {
 		for i := range g.levelIdx {
@@ -1055,6 +1059,10 @@ type worker struct {
 	// chainMade says chain[d] was made again by state, not kept by the
 	// level or given: once it is replaced, nothing holds it.
 	chainMade []bool
+	// chainKept says a state the level keeps was made from chain[d] or
+	// from a state below it on the chain, and may share its node states
+	// and network.
+	chainKept []bool
 	steps     sim.Path // steps[d]: the step from chain[d] to chain[d+1]
 	anc       []int
 	local     *fpIndex // the candidates of the chunk under way, by fingerprint
@@ -1222,14 +1230,18 @@ func (k *worker) expand(c *chunk, i int) bool {
 			if recordEdges {
 				c.edges = append(c.edges, [2]uint64{k.w.Key(s), fp})
 			}
-			if g.visited.has(fp) {
+			// The chunk's own index first: it is small and in the cache,
+			// while a lookup in the visited set is a miss of the cache
+			// most of the time. A state in it is not in the visited set.
+			j := k.local.get(fp)
+			if j < 0 && g.visited.has(fp) {
 				// found in an earlier level: nothing to do
 				c.oldHit = true
 				if e < postpone {
 					proviso = true
 				}
 				k.w.Discard(next)
-			} else if j := k.local.put(fp, int32(len(c.cands))); int(j) != len(c.cands) {
+			} else if j >= 0 {
 				if sleeps {
 					z := k.sleepSet(next, evs, e, asleep)
 					if g.conc && c.conc[j] != next.Fingerprint() {
@@ -1240,6 +1252,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 				k.evBufOf = nil
 				k.w.Discard(next)
 			} else {
+				k.local.put(fp, int32(len(c.cands)))
 				tid, terr := k.tapes.intern(info.Choices)
 				if terr != nil {
 					c.err = terr
@@ -1266,6 +1279,11 @@ func (k *worker) expand(c *chunk, i int) bool {
 				}
 				if len(c.states) == len(c.cands)-1 && len(c.states) < g.keepPer {
 					c.states = append(c.states, next)
+					// It shares node states, and maybe the network, with
+					// s and the states above it on the chain.
+					for m := 0; m <= d && m < len(k.chainKept); m++ {
+						k.chainKept[m] = true
+					}
 				} else {
 					// Not kept: the next level re-creates it from its path.
 					k.evBufOf = nil
@@ -1390,7 +1408,7 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		k.chainEvs, k.chainOK = append(k.chainEvs, nil), append(k.chainOK, false)
 	}
 	for len(k.chainMade) < len(k.chain) {
-		k.chainMade = append(k.chainMade, false)
+		k.chainMade, k.chainKept = append(k.chainMade, false), append(k.chainKept, false)
 	}
 	for len(k.steps) < d {
 		k.steps = append(k.steps, sim.Step{})
@@ -1426,27 +1444,31 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		}
 		k.steps[m-1] = sim.Step{Event: ev, Choices: tape}
 		k.dropChain(m)
-		k.chain[m], k.chainIdx[m], k.chainOK[m], k.chainMade[m] = next, anc[m], false, true
+		k.chain[m], k.chainIdx[m], k.chainOK[m], k.chainMade[m], k.chainKept[m] = next, anc[m], false, true, false
 	}
 	return k.chain[d], nil
 }
 
 // dropChain lets chain[d] go before it is replaced: a state made again
-// there goes back to the world for a later step to reuse. Only its own
-// record is reused, not its node states or network: the states made from
-// it (kept ones included) may share them.
+// there goes back to the world for a later step to reuse, with the node
+// states and network its step made for it, unless a state the level
+// keeps may share them. The states made from it on the chain share them
+// too, but they are replaced in turn before they are read again: a state
+// of the chain is only made from the one above it.
 func (k *worker) dropChain(d int) {
 	if d < len(k.chainMade) && k.chainMade[d] {
 		if k.evBufOf == k.chain[d] {
 			k.evBufOf = nil
 		}
-		k.w.DiscardShell(k.chain[d])
-		k.chain[d], k.chainMade[d] = nil, false
+		if k.chainKept[d] {
+			k.w.DiscardShell(k.chain[d])
+		} else {
+			k.w.Discard(k.chain[d])
+		}
+		k.chain[d], k.chainMade[d], k.chainKept[d] = nil, false, false
 	}
 }
 
-// events returns the events enabled in the chain's state at depth d,
-// listing them the first time.
 // setChain makes s, node i's state, the worker's state at depth d, as if
 // it had been made again there.
 func (k *worker) setChain(d, i int, s *sim.State) {
@@ -1458,7 +1480,7 @@ func (k *worker) setChain(d, i int, s *sim.State) {
 		k.steps = append(k.steps, sim.Step{})
 	}
 	for len(k.chainMade) < len(k.chain) {
-		k.chainMade = append(k.chainMade, false)
+		k.chainMade, k.chainKept = append(k.chainMade, false), append(k.chainKept, false)
 	}
 	if k.chainIdx[d] != i {
 		k.dropChain(d)
@@ -1466,6 +1488,8 @@ func (k *worker) setChain(d, i int, s *sim.State) {
 	}
 }
 
+// events returns the events enabled in the chain's state at depth d,
+// listing them the first time.
 func (k *worker) events(d int) []sim.Event {
 	if !k.chainOK[d] {
 		k.chainEvs[d], k.chainOK[d] = k.enabled(k.chain[d], k.chainEvs[d][:0]), true

@@ -116,10 +116,10 @@ type State struct {
 	// nothing per datagram in flight. Streams, whose queues have an
 	// order, hash theirs whole (World.netHash).
 	netSum uint64
-	conns []conn     // stream: open connections, sorted
-	calls uint64     // bit i set: driver call i was made (calls 0 to 63)
-	ext   *stateExt  // nil unless calls past 64 were made or timers are periodic
-	used  Budget
+	conns  []conn    // stream: open connections, sorted
+	calls  uint64    // bit i set: driver call i was made (calls 0 to 63)
+	ext    *stateExt // nil unless calls past 64 were made or timers are periodic
+	used   Budget
 	// cut is the side of the partition in force (the nodes cut off from
 	// the others, never the highest node); 0: none.
 	cut NodeSet

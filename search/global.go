@@ -461,6 +461,9 @@ type chunk struct {
 	postponed   int64
 	oldHit      bool // a step reached a state of an earlier level or this one
 	err         error
+	// Two workers expand neighbouring chunks at once: what one writes
+	// must not share a cache line with what the other writes.
+	_ [64]byte
 }
 
 // A cand is a state a chunk reached that was not in the visited set when
@@ -1072,6 +1075,9 @@ type worker struct {
 	tape      []int
 	tapeList  [][]int // the tapes by id, as far as this worker has needed them
 	n         int64   // transitions not yet added to the search's count
+	// cov and tally count the steps of the chunk under way.
+	cov   coverage.Counter
+	tally tally
 	// reached[j] says the worker found reachability property j: the
 	// chunks it takes later come later in the search's order, so they
 	// cannot reach it first. hits are those the last state classified
@@ -1102,6 +1108,8 @@ func (k *worker) expandChunks() {
 		lo := g.lo + int(ci)*chunkSize
 		hi := min(lo+chunkSize, g.hi)
 		k.local.reset()
+		k.cov.Reset()
+		k.tally = tally{}
 		for i := lo; i < hi && !g.stopped.Load(); i++ {
 			if end := k.expand(c, i); end {
 				for {
@@ -1113,7 +1121,16 @@ func (k *worker) expandChunks() {
 				break
 			}
 		}
+		c.cov.Add(&k.cov)
+		c.transitions, c.slept, c.postponed = k.tally.transitions, k.tally.slept, k.tally.postponed
 	}
+}
+
+// A tally is what a worker counts, step by step, for the chunk under
+// way: kept in the worker, and given to the chunk once it is done, so
+// that two workers do not write to one cache line at every step.
+type tally struct {
+	transitions, slept, postponed int64
 }
 
 // expand applies every enabled event, with every combination of choices,
@@ -1174,14 +1191,14 @@ func (k *worker) expand(c *chunk, i int) bool {
 	}
 	for e, ev := range evs {
 		if e == postpone && !proviso {
-			c.postponed += int64(len(evs) - e)
+			k.tally.postponed += int64(len(evs) - e)
 			break
 		}
 		if e < 64 && asleep&(1<<e) != 0 {
 			if e < postpone && !proviso && g.cyclic {
 				proviso = k.reachesOld(s, ev, path)
 			}
-			c.slept++
+			k.tally.slept++
 			continue
 		}
 		k.tape = k.tape[:0]
@@ -1189,8 +1206,8 @@ func (k *worker) expand(c *chunk, i int) bool {
 			k.trail.Path, k.trail.Event, k.trail.Tape = path, ev, k.tape
 			next, err := k.w.Apply(s, ev, k.tape)
 			info := k.w.Last()
-			c.transitions++
-			c.cov.Event(&ev, info.Msg)
+			k.tally.transitions++
+			k.cov.Event(&ev, info.Msg)
 			if k.n++; k.n >= 256 {
 				k.flush()
 			}

@@ -15,6 +15,7 @@ import (
 // dump with the calls made and the failures used, on every transition of
 // small random programs: states with one key have one fingerprint, states
 // with two keys two; and the same in walks, which step states in place.
+// With symmetry, each node's blind fingerprint is its blind hash.
 func TestFingerprintMatchesDump(t *testing.T) {
 	seeds := uint64(30)
 	if testing.Short() {
@@ -60,6 +61,9 @@ func fingerprintsMatchDumps(t *testing.T, p *randproto.Program, w *sim.World) {
 	check := func(s *sim.State) bool {
 		if !sim.NetSumOK(s) {
 			t.Fatalf("the network sum is not that of the messages in flight:\n%s\n%s", s.Dump(), p)
+		}
+		if !sim.BlindOK(w, s) {
+			t.Fatalf("a node's blind fingerprint is not its blind hash:\n%s\n%s", s.Dump(), p)
 		}
 		k, fp := dumpKey(w, s), s.Fingerprint()
 		if old, ok := byKey[k]; ok {

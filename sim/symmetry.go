@@ -43,6 +43,7 @@ import (
 type symmetry struct {
 	groups  [][]NodeID
 	group   []int      // each node's group, -1 for none
+	members nodeGroup  // every group's members
 	blind   []NodeID   // every group member anonymous, other nodes as they are
 	mark    []NodeID   // blind, but for one member marked
 	ref     []uint64   // how the others name each member (refine)
@@ -148,6 +149,7 @@ func newSymmetry(spec *Spec) *symmetry {
 		inv:   make([]NodeID, n),
 		sk:    make([]uint64, n),
 	}
+	y.members.member = make([]bool, n)
 	for i := range n {
 		y.group[i], y.blind[i], y.perm[i], y.inv[i] = -1, NodeID(i), NodeID(i), NodeID(i)
 	}
@@ -158,14 +160,31 @@ func newSymmetry(spec *Spec) *symmetry {
 		y.orders = append(y.orders, slices.Clone(g))
 		for _, id := range g {
 			y.group[id], y.blind[id] = gi, anonymous
+			y.members.member[id] = true
+			if id < 64 {
+				y.members.set = y.members.set.Add(id)
+			}
 		}
 	}
 	return y
 }
 
 // blindSlot is the fingerprint of node i (as World.finish hashes it) with
-// every group member anonymous.
+// every group member anonymous: its fingerprint (sl.fp, up to date) when
+// its state names no member, which its plan tells without hashing it
+// again, for a struct of plain fields.
 func (y *symmetry) blindSlot(s *State, i NodeID) uint64 {
+	sl := &s.nodes[i]
+	if n := sl.node; n != nil {
+		if p := planOf(typeOf(n)); !p.custom && p.namesDirect != nil && !p.namesDirect(ifaceData(n), &y.members) {
+			return sl.fp
+		}
+	}
+	return y.blindHash(s, i)
+}
+
+// blindHash is blindSlot, hashed.
+func (y *symmetry) blindHash(s *State, i NodeID) uint64 {
 	h := &y.h
 	h.Reset()
 	h.perm = y.blind

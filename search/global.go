@@ -160,6 +160,9 @@ var maxKept = 1 << 11
 // depend on it.
 const chunkSize = 256
 
+// A cand's parent is its place in its chunk, a byte.
+var _ [256 - chunkSize]struct{}
+
 func (o *Options) fill() {
 	if o.Depth <= 0 {
 		o.Depth = 20
@@ -449,6 +452,7 @@ type global struct {
 // A chunk is what a worker found expanding a run of a level's states.
 type chunk struct {
 	cands       []cand
+	sleeps      []uint64     // with sleep sets for the next level: each cand's, over its enabled events
 	states      []*sim.State // the states of the first cands, up to keepPer
 	conc        []uint64     // with symmetry and sleep sets: each cand's own fingerprint
 	edges       [][2]uint64
@@ -467,15 +471,19 @@ type chunk struct {
 }
 
 // A cand is a state a chunk reached that was not in the visited set when
-// its level began, with the step that reached it.
+// its level began, with the step that reached it: 16 bytes, since a level
+// holds its candidates until it is merged (with Options.Reduce, the sleep
+// set is in chunk.sleeps).
 type cand struct {
-	fp     uint64 // the state's key: its fingerprint, or with symmetry its renaming's
-	sleep  uint64 // with Options.Reduce: its sleep set, over its enabled events
-	parent uint32
-	ev     uint16
-	tape   uint16
-	flags  uint8
+	fp    uint64 // the state's key: its fingerprint, or with symmetry its renaming's
+	ev    uint16
+	tape  uint16
+	off   uint8 // the parent's place in its chunk (chunkSize states)
+	flags uint8
 }
+
+// parent is the tree node of cd's parent, cd a candidate of chunk ci.
+func (g *global) parent(ci int, cd *cand) int { return g.lo + ci*chunkSize + int(cd.off) }
 
 const (
 	candLive      = 1 << iota
@@ -794,8 +802,8 @@ func (g *global) expandLevel() {
 		clear(c.states)
 		cov := c.cov
 		cov.Reset()
-		*c = chunk{cands: c.cands[:0], states: c.states[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0], finds: c.finds[:0],
-			reaches: c.reaches[:0], cov: cov}
+		*c = chunk{cands: c.cands[:0], sleeps: c.sleeps[:0], states: c.states[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0],
+			finds: c.finds[:0], reaches: c.reaches[:0], cov: cov}
 	}
 	g.next.Store(0)
 	g.cut.Store(math.MaxInt64)
@@ -805,6 +813,13 @@ func (g *global) expandLevel() {
 	g.keepPer = 0
 	if g.depth+1 < g.opts.Depth {
 		g.keepPer = maxKept / n
+	} else if g.levelIdx[0] != nil {
+		// The states at the bound need no sleep sets, nor the index
+		// that intersects them (dedupe): its room goes, before the
+		// level's candidates take theirs.
+		for i := range g.levelIdx {
+			g.levelIdx[i] = newFPIndex()
+		}
 	}
 	clear(g.nextStates)
 	g.nextStates = g.nextStates[:0]
@@ -871,11 +886,11 @@ func (g *global) dedupe(cut int) {
 				wc, _ := slices.BinarySearch(g.candOff, j+1)
 				wc--
 				wi := j - g.candOff[wc]
-				first := &g.chunks[wc].cands[wi]
+				first := &g.chunks[wc].sleeps[wi]
 				if !g.conc || g.chunks[wc].conc[wi] == c.conc[i] {
-					first.sleep &= cd.sleep
+					*first &= c.sleeps[i]
 				} else {
-					first.sleep = 0
+					*first = 0
 				}
 			}
 		}
@@ -957,7 +972,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				f = &c.finds[fi]
 			}
 			if cd.flags&candPanic != 0 {
-				return g.violation(w, f.v, int(cd.parent), f.step)
+				return g.violation(w, f.v, g.parent(ci, cd), f.step)
 			}
 			if cd.flags&candNew == 0 {
 				continue // reached again in this level (dedupe)
@@ -966,7 +981,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				return false, fmt.Errorf("the search found more than %d states: too many for its tree of paths", maxNodes)
 			}
 			live := cd.flags&candLive != 0
-			idx := g.tree.add(newNode(int(cd.parent), int(cd.ev), int(cd.tape), live))
+			idx := g.tree.add(newNode(g.parent(ci, cd), int(cd.ev), int(cd.tape), live))
 			if g.keepPer > 0 {
 				var s *sim.State
 				if i < len(c.states) {
@@ -975,7 +990,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				g.nextStates = append(g.nextStates, s)
 			}
 			if g.nextSleep != nil {
-				g.nextSleep = append(g.nextSleep, cd.sleep)
+				g.nextSleep = append(g.nextSleep, c.sleeps[i])
 				if g.conc {
 					g.nextConc = append(g.nextConc, c.conc[i])
 				}
@@ -1140,6 +1155,7 @@ type tally struct {
 func (k *worker) expand(c *chunk, i int) bool {
 	g := k.g
 	d := g.depth
+	lo := i - (i-g.lo)%chunkSize // the chunk's first state: see cand.off
 	if g.foreign != nil && g.foreign[i-g.lo] {
 		return false // another shard's
 	}
@@ -1234,7 +1250,10 @@ func (k *worker) expand(c *chunk, i int) bool {
 				}
 				c.finds = append(c.finds, find{cand: len(c.cands), safety: true, v: v,
 					step: sim.Step{Event: ev, Choices: append([]int(nil), info.Choices...)}})
-				c.cands = append(c.cands, cand{parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
+				c.cands = append(c.cands, cand{off: uint8(i - lo), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
+				if sleeps {
+					c.sleeps = append(c.sleeps, 0)
+				}
 				if g.conc {
 					c.conc = append(c.conc, 0)
 				}
@@ -1264,7 +1283,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 					if g.conc && c.conc[j] != next.Fingerprint() {
 						z = 0 // a renaming: see mergeSleep
 					}
-					c.cands[j].sleep &= z
+					c.sleeps[j] &= z
 				}
 				k.evBufOf = nil
 				k.w.Discard(next)
@@ -1290,7 +1309,10 @@ func (k *worker) expand(c *chunk, i int) bool {
 				if sleeps {
 					z = k.sleepSet(next, evs, e, asleep)
 				}
-				c.cands = append(c.cands, cand{fp: fp, sleep: z, parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: flags})
+				c.cands = append(c.cands, cand{fp: fp, off: uint8(i - lo), ev: uint16(e), tape: uint16(tid), flags: flags})
+				if sleeps {
+					c.sleeps = append(c.sleeps, z)
+				}
 				if g.conc {
 					c.conc = append(c.conc, next.Fingerprint())
 				}

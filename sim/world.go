@@ -635,7 +635,13 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		}
 		// The handler gets a copy: a message it keeps and changes later
 		// must not change the one in flight, which other states share.
-		err = w.invoke(n, ev.Node, receiveH, ev.Peer, Copy(msg), "", nil)
+		// A message of plain values is its own copy.
+		if msg != nil {
+			if p := planOf(typeOf(msg)); p.copier || !p.flat {
+				msg = Copy(msg)
+			}
+		}
+		err = w.invoke(n, ev.Node, receiveH, ev.Peer, msg, "", nil)
 	case Duplicate:
 		i := w.findMessage(n, ev)
 		if i < 0 || w.spec.Transport == Stream || n.used.Dups >= w.spec.Budget.Dups {
@@ -938,21 +944,34 @@ func (w *World) hashRest(h *Hasher, s *State, perm []NodeID) {
 }
 
 func (w *World) findMessage(s *State, ev Event) int {
+	if w.spec.Transport != Stream {
+		// Datagrams are sorted by (To, From, FP): a binary search, by
+		// hand (cmpDatagram through a closure would escape).
+		key := Envelope{From: ev.Peer, To: ev.Node, FP: ev.Msg}
+		lo, hi := 0, len(s.net)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if cmpDatagram(&s.net[m], &key) < 0 {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo < len(s.net) && cmpDatagram(&s.net[lo], &key) == 0 {
+			return lo
+		}
+		return -1
+	}
 	for i := range s.net {
 		e := &s.net[i]
 		if e.To != ev.Node || e.From != ev.Peer {
 			continue
 		}
-		if w.spec.Transport == Stream {
-			// only the head of the queue may be delivered
-			if e.FP == ev.Msg {
-				return i
-			}
-			return -1
-		}
+		// only the head of the queue may be delivered
 		if e.FP == ev.Msg {
 			return i
 		}
+		return -1
 	}
 	return -1
 }
@@ -973,8 +992,18 @@ func (w *World) ownNet(s *State) {
 }
 
 func (w *World) removeMessage(s *State, i int) {
-	w.ownNet(s)
 	s.netSum -= netTerm(&s.net[i])
+	if !w.netOwn {
+		// One copy, without the message, rather than a copy and a shift.
+		buf := w.spareNet
+		if cap(buf) < len(s.net)+1 {
+			buf = make([]Envelope, 0, len(s.net)+1)
+		}
+		w.spareNet = nil
+		s.net = append(append(buf[:0], s.net[:i]...), s.net[i+1:]...)
+		s.ownsNet, w.netOwn = true, true
+		return
+	}
 	s.net = slices.Delete(s.net, i, i+1)
 }
 

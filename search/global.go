@@ -123,6 +123,11 @@ type Trail struct {
 	// path to it is node at of the tree, made by PathTo.
 	tree *tree
 	at   int
+	// A worker writes its trail at every step, and the trails of workers
+	// made one after the other lie side by side in memory (144 bytes
+	// apart: not on cache lines of their own, unlike workers and
+	// worlds, whose sizes are multiples of 64 bytes).
+	_ [64]byte
 }
 
 // PathTo returns the trail's path and the initial state's choices: Path

@@ -123,6 +123,11 @@ type Trail struct {
 	// path to it is node at of the tree, made by PathTo.
 	tree *tree
 	at   int
+	// A worker writes its trail at every step, and the trails of workers
+	// made one after the other lie side by side in memory (144 bytes
+	// apart: not on cache lines of their own, unlike workers and
+	// worlds, whose sizes are multiples of 64 bytes).
+	_ [64]byte
 }
 
 // PathTo returns the trail's path and the initial state's choices: Path
@@ -149,13 +154,19 @@ const maxDeadEdges = 1 << 20
 // with every role to depth 18 (last-promise) 5.35 s and 380 MB against
 // 4.46 s and 240 MB, its kept states costing the collector more than the
 // replays they spare.
-const maxKept = 1 << 11
+//
+// A variable only for the cross-check (crosscheck_test.go), which sets it
+// low so that states are made again on the workers' chains.
+var maxKept = 1 << 11
 
 // chunkSize is how many states of a level a worker takes at a time. The
 // level is cut into chunks the same way whatever the number of workers,
 // and the chunks' findings are merged in order, so the result does not
 // depend on it.
 const chunkSize = 256
+
+// A cand's parent is its place in its chunk, a byte.
+var _ [256 - chunkSize]struct{}
 
 func (o *Options) fill() {
 	if o.Depth <= 0 {
@@ -446,6 +457,7 @@ type global struct {
 // A chunk is what a worker found expanding a run of a level's states.
 type chunk struct {
 	cands       []cand
+	sleeps      []uint64     // with sleep sets for the next level: each cand's, over its enabled events
 	states      []*sim.State // the states of the first cands, up to keepPer
 	conc        []uint64     // with symmetry and sleep sets: each cand's own fingerprint
 	edges       [][2]uint64
@@ -458,18 +470,25 @@ type chunk struct {
 	postponed   int64
 	oldHit      bool // a step reached a state of an earlier level or this one
 	err         error
+	// Two workers expand neighbouring chunks at once: what one writes
+	// must not share a cache line with what the other writes.
+	_ [64]byte
 }
 
 // A cand is a state a chunk reached that was not in the visited set when
-// its level began, with the step that reached it.
+// its level began, with the step that reached it: 16 bytes, since a level
+// holds its candidates until it is merged (with Options.Reduce, the sleep
+// set is in chunk.sleeps).
 type cand struct {
-	fp     uint64 // the state's key: its fingerprint, or with symmetry its renaming's
-	sleep  uint64 // with Options.Reduce: its sleep set, over its enabled events
-	parent uint32
-	ev     uint16
-	tape   uint16
-	flags  uint8
+	fp    uint64 // the state's key: its fingerprint, or with symmetry its renaming's
+	ev    uint16
+	tape  uint16
+	off   uint8 // the parent's place in its chunk (chunkSize states)
+	flags uint8
 }
+
+// parent is the tree node of cd's parent, cd a candidate of chunk ci.
+func (g *global) parent(ci int, cd *cand) int { return g.lo + ci*chunkSize + int(cd.off) }
 
 const (
 	candLive      = 1 << iota
@@ -612,6 +631,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		k.chainIdx = append(k.chainIdx[:0], 0)
 		k.chainEvs, k.chainOK = append(k.chainEvs[:0], nil), append(k.chainOK[:0], false)
 		k.chainMade = append(k.chainMade[:0], false)
+		k.chainKept = append(k.chainKept[:0], false)
 	}
 	if opts.Reduce {
 		for i := range g.levelIdx {
@@ -787,8 +807,8 @@ func (g *global) expandLevel() {
 		clear(c.states)
 		cov := c.cov
 		cov.Reset()
-		*c = chunk{cands: c.cands[:0], states: c.states[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0], finds: c.finds[:0],
-			reaches: c.reaches[:0], cov: cov}
+		*c = chunk{cands: c.cands[:0], sleeps: c.sleeps[:0], states: c.states[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0],
+			finds: c.finds[:0], reaches: c.reaches[:0], cov: cov}
 	}
 	g.next.Store(0)
 	g.cut.Store(math.MaxInt64)
@@ -798,6 +818,13 @@ func (g *global) expandLevel() {
 	g.keepPer = 0
 	if g.depth+1 < g.opts.Depth {
 		g.keepPer = maxKept / n
+	} else if g.levelIdx[0] != nil {
+		// The states at the bound need no sleep sets, nor the index
+		// that intersects them (dedupe): its room goes, before the
+		// level's candidates take theirs.
+		for i := range g.levelIdx {
+			g.levelIdx[i] = newFPIndex()
+		}
 	}
 	clear(g.nextStates)
 	g.nextStates = g.nextStates[:0]
@@ -864,11 +891,11 @@ func (g *global) dedupe(cut int) {
 				wc, _ := slices.BinarySearch(g.candOff, j+1)
 				wc--
 				wi := j - g.candOff[wc]
-				first := &g.chunks[wc].cands[wi]
+				first := &g.chunks[wc].sleeps[wi]
 				if !g.conc || g.chunks[wc].conc[wi] == c.conc[i] {
-					first.sleep &= cd.sleep
+					*first &= c.sleeps[i]
 				} else {
-					first.sleep = 0
+					*first = 0
 				}
 			}
 		}
@@ -950,7 +977,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				f = &c.finds[fi]
 			}
 			if cd.flags&candPanic != 0 {
-				return g.violation(w, f.v, int(cd.parent), f.step)
+				return g.violation(w, f.v, g.parent(ci, cd), f.step)
 			}
 			if cd.flags&candNew == 0 {
 				continue // reached again in this level (dedupe)
@@ -959,7 +986,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				return false, fmt.Errorf("the search found more than %d states: too many for its tree of paths", maxNodes)
 			}
 			live := cd.flags&candLive != 0
-			idx := g.tree.add(newNode(int(cd.parent), int(cd.ev), int(cd.tape), live))
+			idx := g.tree.add(newNode(g.parent(ci, cd), int(cd.ev), int(cd.tape), live))
 			if g.keepPer > 0 {
 				var s *sim.State
 				if i < len(c.states) {
@@ -968,7 +995,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				g.nextStates = append(g.nextStates, s)
 			}
 			if g.nextSleep != nil {
-				g.nextSleep = append(g.nextSleep, cd.sleep)
+				g.nextSleep = append(g.nextSleep, c.sleeps[i])
 				if g.conc {
 					g.nextConc = append(g.nextConc, c.conc[i])
 				}
@@ -1055,6 +1082,10 @@ type worker struct {
 	// chainMade says chain[d] was made again by state, not kept by the
 	// level or given: once it is replaced, nothing holds it.
 	chainMade []bool
+	// chainKept says a state the level keeps was made from chain[d] or
+	// from a state below it on the chain, and may share its node states
+	// and network.
+	chainKept []bool
 	steps     sim.Path // steps[d]: the step from chain[d] to chain[d+1]
 	anc       []int
 	local     *fpIndex // the candidates of the chunk under way, by fingerprint
@@ -1064,6 +1095,9 @@ type worker struct {
 	tape      []int
 	tapeList  [][]int // the tapes by id, as far as this worker has needed them
 	n         int64   // transitions not yet added to the search's count
+	// cov and tally count the steps of the chunk under way.
+	cov   coverage.Counter
+	tally tally
 	// reached[j] says the worker found reachability property j: the
 	// chunks it takes later come later in the search's order, so they
 	// cannot reach it first. hits are those the last state classified
@@ -1094,6 +1128,8 @@ func (k *worker) expandChunks() {
 		lo := g.lo + int(ci)*chunkSize
 		hi := min(lo+chunkSize, g.hi)
 		k.local.reset()
+		k.cov.Reset()
+		k.tally = tally{}
 		for i := lo; i < hi && !g.stopped.Load(); i++ {
 			if end := k.expand(c, i); end {
 				for {
@@ -1105,7 +1141,16 @@ func (k *worker) expandChunks() {
 				break
 			}
 		}
+		c.cov.Add(&k.cov)
+		c.transitions, c.slept, c.postponed = k.tally.transitions, k.tally.slept, k.tally.postponed
 	}
+}
+
+// A tally is what a worker counts, step by step, for the chunk under
+// way: kept in the worker, and given to the chunk once it is done, so
+// that two workers do not write to one cache line at every step.
+type tally struct {
+	transitions, slept, postponed int64
 }
 
 // expand applies every enabled event, with every combination of choices,
@@ -1115,6 +1160,7 @@ func (k *worker) expandChunks() {
 func (k *worker) expand(c *chunk, i int) bool {
 	g := k.g
 	d := g.depth
+	lo := i - (i-g.lo)%chunkSize // the chunk's first state: see cand.off
 	if g.foreign != nil && g.foreign[i-g.lo] {
 		return false // another shard's
 	}
@@ -1166,14 +1212,14 @@ func (k *worker) expand(c *chunk, i int) bool {
 	}
 	for e, ev := range evs {
 		if e == postpone && !proviso {
-			c.postponed += int64(len(evs) - e)
+			k.tally.postponed += int64(len(evs) - e)
 			break
 		}
 		if e < 64 && asleep&(1<<e) != 0 {
 			if e < postpone && !proviso && g.cyclic {
 				proviso = k.reachesOld(s, ev, path)
 			}
-			c.slept++
+			k.tally.slept++
 			continue
 		}
 		k.tape = k.tape[:0]
@@ -1181,8 +1227,8 @@ func (k *worker) expand(c *chunk, i int) bool {
 			k.trail.Path, k.trail.Event, k.trail.Tape = path, ev, k.tape
 			next, err := k.w.Apply(s, ev, k.tape)
 			info := k.w.Last()
-			c.transitions++
-			c.cov.Event(&ev, info.Msg)
+			k.tally.transitions++
+			k.cov.Event(&ev, info.Msg)
 			if k.n++; k.n >= 256 {
 				k.flush()
 			}
@@ -1209,7 +1255,10 @@ func (k *worker) expand(c *chunk, i int) bool {
 				}
 				c.finds = append(c.finds, find{cand: len(c.cands), safety: true, v: v,
 					step: sim.Step{Event: ev, Choices: append([]int(nil), info.Choices...)}})
-				c.cands = append(c.cands, cand{parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
+				c.cands = append(c.cands, cand{off: uint8(i - lo), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
+				if sleeps {
+					c.sleeps = append(c.sleeps, 0)
+				}
 				if g.conc {
 					c.conc = append(c.conc, 0)
 				}
@@ -1222,24 +1271,29 @@ func (k *worker) expand(c *chunk, i int) bool {
 			if recordEdges {
 				c.edges = append(c.edges, [2]uint64{k.w.Key(s), fp})
 			}
-			if g.visited.has(fp) {
+			// The chunk's own index first: it is small and in the cache,
+			// while a lookup in the visited set is a miss of the cache
+			// most of the time. A state in it is not in the visited set.
+			j := k.local.get(fp)
+			if j < 0 && g.visited.has(fp) {
 				// found in an earlier level: nothing to do
 				c.oldHit = true
 				if e < postpone {
 					proviso = true
 				}
 				k.w.Discard(next)
-			} else if j := k.local.put(fp, int32(len(c.cands))); int(j) != len(c.cands) {
+			} else if j >= 0 {
 				if sleeps {
 					z := k.sleepSet(next, evs, e, asleep)
 					if g.conc && c.conc[j] != next.Fingerprint() {
 						z = 0 // a renaming: see mergeSleep
 					}
-					c.cands[j].sleep &= z
+					c.sleeps[j] &= z
 				}
 				k.evBufOf = nil
 				k.w.Discard(next)
 			} else {
+				k.local.put(fp, int32(len(c.cands)))
 				tid, terr := k.tapes.intern(info.Choices)
 				if terr != nil {
 					c.err = terr
@@ -1260,12 +1314,20 @@ func (k *worker) expand(c *chunk, i int) bool {
 				if sleeps {
 					z = k.sleepSet(next, evs, e, asleep)
 				}
-				c.cands = append(c.cands, cand{fp: fp, sleep: z, parent: uint32(i), ev: uint16(e), tape: uint16(tid), flags: flags})
+				c.cands = append(c.cands, cand{fp: fp, off: uint8(i - lo), ev: uint16(e), tape: uint16(tid), flags: flags})
+				if sleeps {
+					c.sleeps = append(c.sleeps, z)
+				}
 				if g.conc {
 					c.conc = append(c.conc, next.Fingerprint())
 				}
 				if len(c.states) == len(c.cands)-1 && len(c.states) < g.keepPer {
 					c.states = append(c.states, next)
+					// It shares node states, and maybe the network, with
+					// s and the states above it on the chain.
+					for m := 0; m <= d && m < len(k.chainKept); m++ {
+						k.chainKept[m] = true
+					}
 				} else {
 					// Not kept: the next level re-creates it from its path.
 					k.evBufOf = nil
@@ -1390,7 +1452,7 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		k.chainEvs, k.chainOK = append(k.chainEvs, nil), append(k.chainOK, false)
 	}
 	for len(k.chainMade) < len(k.chain) {
-		k.chainMade = append(k.chainMade, false)
+		k.chainMade, k.chainKept = append(k.chainMade, false), append(k.chainKept, false)
 	}
 	for len(k.steps) < d {
 		k.steps = append(k.steps, sim.Step{})
@@ -1426,27 +1488,31 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		}
 		k.steps[m-1] = sim.Step{Event: ev, Choices: tape}
 		k.dropChain(m)
-		k.chain[m], k.chainIdx[m], k.chainOK[m], k.chainMade[m] = next, anc[m], false, true
+		k.chain[m], k.chainIdx[m], k.chainOK[m], k.chainMade[m], k.chainKept[m] = next, anc[m], false, true, false
 	}
 	return k.chain[d], nil
 }
 
 // dropChain lets chain[d] go before it is replaced: a state made again
-// there goes back to the world for a later step to reuse. Only its own
-// record is reused, not its node states or network: the states made from
-// it (kept ones included) may share them.
+// there goes back to the world for a later step to reuse, with the node
+// states and network its step made for it, unless a state the level
+// keeps may share them. The states made from it on the chain share them
+// too, but they are replaced in turn before they are read again: a state
+// of the chain is only made from the one above it.
 func (k *worker) dropChain(d int) {
 	if d < len(k.chainMade) && k.chainMade[d] {
 		if k.evBufOf == k.chain[d] {
 			k.evBufOf = nil
 		}
-		k.w.DiscardShell(k.chain[d])
-		k.chain[d], k.chainMade[d] = nil, false
+		if k.chainKept[d] {
+			k.w.DiscardShell(k.chain[d])
+		} else {
+			k.w.Discard(k.chain[d])
+		}
+		k.chain[d], k.chainMade[d], k.chainKept[d] = nil, false, false
 	}
 }
 
-// events returns the events enabled in the chain's state at depth d,
-// listing them the first time.
 // setChain makes s, node i's state, the worker's state at depth d, as if
 // it had been made again there.
 func (k *worker) setChain(d, i int, s *sim.State) {
@@ -1458,7 +1524,7 @@ func (k *worker) setChain(d, i int, s *sim.State) {
 		k.steps = append(k.steps, sim.Step{})
 	}
 	for len(k.chainMade) < len(k.chain) {
-		k.chainMade = append(k.chainMade, false)
+		k.chainMade, k.chainKept = append(k.chainMade, false), append(k.chainKept, false)
 	}
 	if k.chainIdx[d] != i {
 		k.dropChain(d)
@@ -1466,6 +1532,8 @@ func (k *worker) setChain(d, i int, s *sim.State) {
 	}
 }
 
+// events returns the events enabled in the chain's state at depth d,
+// listing them the first time.
 func (k *worker) events(d int) []sim.Event {
 	if !k.chainOK[d] {
 		k.chainEvs[d], k.chainOK[d] = k.enabled(k.chain[d], k.chainEvs[d][:0]), true

@@ -72,6 +72,7 @@ func (w *World) ApplyLocal(i NodeID, l *Local, ev Event, msg Message, tape []int
 	switch ev.Kind {
 	case Deliver:
 		s.net = []Envelope{{From: ev.Peer, To: i, Msg: msg, FP: ev.Msg}}
+		s.netSum = netSumOf(s)
 		if w.spec.Transport == Stream {
 			a, b := min(i, ev.Peer), max(i, ev.Peer)
 			s.conns = []conn{{a, b}}

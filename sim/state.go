@@ -111,10 +111,15 @@ type conn struct{ a, b NodeID } // a <= b
 type State struct {
 	nodes []slot
 	net   []Envelope // datagram: sorted by (To, From, FP); stream: by (From, To), each queue in order
-	conns []conn     // stream: open connections, sorted
-	calls uint64     // bit i set: driver call i was made (calls 0 to 63)
-	ext   *stateExt  // nil unless calls past 64 were made or timers are periodic
-	used  Budget
+	// netSum is the sum of netTerm over net, kept up to date by every
+	// change to the network, so that the fingerprint of a state costs
+	// nothing per datagram in flight. Streams, whose queues have an
+	// order, hash theirs whole (World.netHash).
+	netSum uint64
+	conns  []conn    // stream: open connections, sorted
+	calls  uint64    // bit i set: driver call i was made (calls 0 to 63)
+	ext    *stateExt // nil unless calls past 64 were made or timers are periodic
+	used   Budget
 	// cut is the side of the partition in force (the nodes cut off from
 	// the others, never the highest node); 0: none.
 	cut NodeSet
@@ -319,6 +324,20 @@ func cmpConn(x, y conn) int {
 		return int(x.a - y.a)
 	}
 	return int(x.b - y.b)
+}
+
+// netTerm is a message in flight's part of netSum.
+func netTerm(e *Envelope) uint64 {
+	return mix(uint64(e.From)<<32|uint64(uint32(e.To)), e.FP)
+}
+
+// netSumOf is what s.netSum must be.
+func netSumOf(s *State) uint64 {
+	var sum uint64
+	for i := range s.net {
+		sum += netTerm(&s.net[i])
+	}
+	return sum
 }
 
 func cmpDatagram(x, y *Envelope) int {

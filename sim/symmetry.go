@@ -43,6 +43,7 @@ import (
 type symmetry struct {
 	groups  [][]NodeID
 	group   []int      // each node's group, -1 for none
+	members nodeGroup  // every group's members
 	blind   []NodeID   // every group member anonymous, other nodes as they are
 	mark    []NodeID   // blind, but for one member marked
 	ref     []uint64   // how the others name each member (refine)
@@ -51,7 +52,6 @@ type symmetry struct {
 	sk      []uint64   // sort keys of the group members
 	orders  [][]NodeID // each group's members, in the order under way
 	blocks  []block    // runs of members with equal sort keys
-	parts   []uint64
 	h, q, r Hasher
 	// memo holds renamed fingerprints of node slots and messages by their
 	// own fingerprint and the renaming's: the same node state or message
@@ -148,6 +148,7 @@ func newSymmetry(spec *Spec) *symmetry {
 		inv:   make([]NodeID, n),
 		sk:    make([]uint64, n),
 	}
+	y.members.member = make([]bool, n)
 	for i := range n {
 		y.group[i], y.blind[i], y.perm[i], y.inv[i] = -1, NodeID(i), NodeID(i), NodeID(i)
 	}
@@ -158,14 +159,31 @@ func newSymmetry(spec *Spec) *symmetry {
 		y.orders = append(y.orders, slices.Clone(g))
 		for _, id := range g {
 			y.group[id], y.blind[id] = gi, anonymous
+			y.members.member[id] = true
+			if id < 64 {
+				y.members.set = y.members.set.Add(id)
+			}
 		}
 	}
 	return y
 }
 
 // blindSlot is the fingerprint of node i (as World.finish hashes it) with
-// every group member anonymous.
+// every group member anonymous: its fingerprint (sl.fp, up to date) when
+// its state names no member, which its plan tells without hashing it
+// again, for a struct of plain fields.
 func (y *symmetry) blindSlot(s *State, i NodeID) uint64 {
+	sl := &s.nodes[i]
+	if n := sl.node; n != nil {
+		if p := planOf(typeOf(n)); !p.custom && p.namesDirect != nil && !p.namesDirect(ifaceData(n), &y.members) {
+			return sl.fp
+		}
+	}
+	return y.blindHash(s, i)
+}
+
+// blindHash is blindSlot, hashed.
+func (y *symmetry) blindHash(s *State, i NodeID) uint64 {
 	h := &y.h
 	h.Reset()
 	h.perm = y.blind
@@ -312,24 +330,33 @@ func (y *symmetry) sortGroups() {
 
 // refine sets ref of each member in a run of members alike to how the
 // nodes outside the groups and the messages in flight name it: their
-// fingerprints with that member marked and the others anonymous. On
-// streams a queue is hashed whole, in order: a queue to node 0 that
-// names member 1 then member 2 is another state when they are swapped.
+// fingerprints with that member marked and the others anonymous,
+// memoized as renamed ones are (by the node's or message's fingerprint
+// and the member marked). On streams a queue is hashed whole, in order:
+// a queue to node 0 that names member 1 then member 2 is another state
+// when they are swapped.
 func (y *symmetry) refine(s *State, stream bool) {
 	h := &y.q
 	copy(y.mark, y.blind)
 	for _, blk := range y.blocks {
 		for _, m := range y.orders[blk.g][blk.lo:blk.hi] {
 			y.mark[m] = marked
+			// The memo's key for this marking: no renaming's (see
+			// renamed) but by a fingerprint collision's chance.
+			sig := ^mix(uint64(m), 0x6d61726b)
 			for i := range s.nodes {
 				sl := &s.nodes[i]
 				if y.group[i] >= 0 || sl.blind == sl.fp {
 					continue
 				}
-				h.Reset()
-				h.perm = y.mark
-				hashSlot(h, s, NodeID(i))
-				y.ref[m] += mix(uint64(i)+4, h.Sum64())
+				e, ok := y.memoized(sl.fp, sig)
+				if !ok {
+					h.Reset()
+					h.perm = y.mark
+					hashSlot(h, s, NodeID(i))
+					*e = memoEntry{sl.fp, sig, h.Sum64(), true}
+				}
+				y.ref[m] += mix(uint64(i)+4, e.out)
 			}
 			for i := 0; i < len(s.net); {
 				e := &s.net[i]
@@ -343,14 +370,22 @@ func (y *symmetry) refine(s *State, stream bool) {
 				if !names {
 					continue
 				}
-				h.Reset()
-				h.perm = y.mark
-				h.Node(e.From)
-				h.Node(e.To)
+				x := mix(mix(uint64(y.mark[e.From]), uint64(y.mark[e.To])), 5)
 				for _, q := range s.net[lo:i] {
-					h.Value(q.Msg)
+					fp := q.FP
+					if q.bfp != q.FP {
+						me, ok := y.memoized(q.FP, sig)
+						if !ok {
+							h.Reset()
+							h.perm = y.mark
+							h.Value(q.Msg)
+							*me = memoEntry{q.FP, sig, h.Sum64(), true}
+						}
+						fp = me.out
+					}
+					x = mix(x, fp)
 				}
-				y.ref[m] += mix(5, h.Sum64())
+				y.ref[m] += mix(5, x)
 			}
 			y.mark[m] = anonymous
 		}
@@ -412,12 +447,15 @@ func (w *World) RenamedKey(s *State, perm []NodeID) uint64 {
 }
 
 // renamed returns the fingerprint of s renamed by y.perm (y.inv its
-// inverse).
+// inverse). As World.stateHash does, it adds the parts' mixes rather than
+// hash their bytes: the nodes' renamed fingerprints (memoized: the same
+// node state is met under the same renaming in many states), and the
+// network as a multiset of queues (on datagrams each message its own),
+// each queue its renamed ends and its messages' renamed fingerprints in
+// order; then the rest, renamed.
 func (y *symmetry) renamed(w *World, s *State) uint64 {
 	stream := w.spec.Transport == Stream
-	h, q, r := &y.h, &y.q, &y.r
-	h.Reset()
-	h.perm = nil
+	q, r := &y.q, &y.r
 	// Under the identity a node or message renamed hashes as it is.
 	ident := true
 	sig := uint64(len(y.perm))
@@ -427,35 +465,30 @@ func (y *symmetry) renamed(w *World, s *State) uint64 {
 		}
 		sig = mix(sig, uint64(p))
 	}
+	var nodes uint64
 	for p := range s.nodes {
 		sl := &s.nodes[y.inv[p]]
-		if ident || sl.blind == sl.fp {
-			h.Uint64(sl.fp) // it names no member of a group
-			continue
+		fp := sl.fp
+		if !ident && sl.blind != sl.fp {
+			m, ok := y.memoized(sl.fp, sig)
+			if !ok {
+				q.Reset()
+				q.perm = y.perm
+				hashSlot(q, s, y.inv[p])
+				*m = memoEntry{sl.fp, sig, q.Sum64(), true}
+			}
+			fp = m.out
 		}
-		m, ok := y.memoized(sl.fp, sig)
-		if !ok {
-			q.Reset()
-			q.perm = y.perm
-			hashSlot(q, s, y.inv[p])
-			*m = memoEntry{sl.fp, sig, q.Sum64(), true}
-		}
-		h.Uint64(m.out)
+		nodes += mix(uint64(p), fp)
 	}
-
-	// The network as a set of queues (each datagram its own), renamed.
-	y.parts = y.parts[:0]
+	var net uint64
 	for i := 0; i < len(s.net); {
 		e := &s.net[i]
-		q.Reset()
-		q.perm = y.perm
-		q.Node(e.From)
-		q.Node(e.To)
+		x := mix(uint64(y.perm[e.From])<<32|uint64(uint32(y.perm[e.To])), 0x71)
 		for {
 			e := &s.net[i]
-			if ident || e.bfp == e.FP {
-				q.Uint64(e.FP)
-			} else {
+			fp := e.FP
+			if !ident && e.bfp != e.FP {
 				m, ok := y.memoized(e.FP, sig)
 				if !ok {
 					r.Reset()
@@ -463,32 +496,29 @@ func (y *symmetry) renamed(w *World, s *State) uint64 {
 					r.Value(e.Msg)
 					*m = memoEntry{e.FP, sig, r.Sum64(), true}
 				}
-				q.Uint64(m.out)
+				fp = m.out
 			}
+			x = mix(x, fp)
 			i++
 			if !stream || i == len(s.net) || s.net[i].From != e.From || s.net[i].To != e.To {
 				break
 			}
 		}
-		y.parts = append(y.parts, q.Sum64())
+		net += x
 	}
-	slices.Sort(y.parts)
-	h.Uint64(uint64(len(y.parts)))
-	for _, v := range y.parts {
-		h.Uint64(v)
-	}
-	y.parts = y.parts[:0]
+	var conns uint64
 	for _, c := range s.conns {
 		a, b := y.perm[c.a], y.perm[c.b]
-		y.parts = append(y.parts, uint64(min(a, b))<<32|uint64(max(a, b)))
+		conns += mix(uint64(min(a, b))<<32|uint64(max(a, b)), 0x63)
 	}
-	slices.Sort(y.parts)
-	h.Uint64(uint64(len(y.parts)))
-	for _, v := range y.parts {
-		h.Uint64(v)
-	}
+	h := &y.h
+	h.Reset()
+	h.perm = nil
 	w.hashRest(h, s, y.perm)
-	return h.Sum64()
+	x := mix(nodes, uint64(len(s.net))<<32|uint64(len(s.conns)))
+	x = mix(x, net)
+	x = mix(x, conns)
+	return mix(x, h.Sum64())
 }
 
 func b2i(b bool) int {

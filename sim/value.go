@@ -57,10 +57,16 @@ type plan struct {
 	// stored at a pointer.
 	direct func(h *Hasher, data unsafe.Pointer)
 	hashAt func(h *Hasher, ptr unsafe.Pointer)
-	custom bool // implements StateHasher
-	hash   func(h *Hasher, v reflect.Value)
-	clone  func(dst, src reflect.Value) // dst and src addressable and writable; dst holds a shallow copy of src
-	dump   func(b *strings.Builder, v reflect.Value)
+	// namesDirect and namesAt, set beside direct and hashAt, say whether
+	// the value names a node of g: a node id or a member of a node set.
+	// One that names none hashes alike whether or not the hasher renames
+	// g's nodes (symmetry reduction's blind hashes).
+	namesDirect func(data unsafe.Pointer, g *nodeGroup) bool
+	namesAt     func(ptr unsafe.Pointer, g *nodeGroup) bool
+	custom      bool // implements StateHasher
+	hash        func(h *Hasher, v reflect.Value)
+	clone       func(dst, src reflect.Value) // dst and src addressable and writable; dst holds a shallow copy of src
+	dump        func(b *strings.Builder, v reflect.Value)
 }
 
 var plans sync.Map // reflect.Type -> *plan
@@ -258,6 +264,8 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				h.buf = append(h.buf, 1)
 				at(h, ptr)
 			}
+			names := ep.namesAt
+			p.namesDirect = func(ptr unsafe.Pointer, g *nodeGroup) bool { return ptr != nil && names(ptr, g) }
 		}
 		p.hash = func(h *Hasher, v reflect.Value) {
 			if v.IsNil() {
@@ -375,6 +383,8 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				}
 			}
 			p.hashAt, p.direct = at, at
+			p.namesAt = namesOf(prim)
+			p.namesDirect = p.namesAt
 			slow := p.hash
 			p.hash = func(h *Hasher, v reflect.Value) {
 				if !v.CanAddr() {
@@ -441,6 +451,48 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	}
 	delete(building, t)
 	return p
+}
+
+// A nodeGroup is the nodes of symmetry groups, for plan.namesAt.
+type nodeGroup struct {
+	member []bool  // by node id
+	set    NodeSet // the members below 64
+}
+
+func (g *nodeGroup) has(id NodeID) bool { return id >= 0 && int(id) < len(g.member) && g.member[id] }
+
+// namesOf returns the plan.namesAt of a struct of the plain fields prim.
+func namesOf(prim []primField) func(ptr unsafe.Pointer, g *nodeGroup) bool {
+	var ids []primField
+	for _, f := range prim {
+		k := f.kind
+		if k == reflect.Slice || k == reflect.Array {
+			k = f.elem
+		}
+		if k == kindNode || k == kindNodeSet {
+			ids = append(ids, f)
+		}
+	}
+	return func(base unsafe.Pointer, g *nodeGroup) bool {
+		for i := range ids {
+			f := &ids[i]
+			ptr, n, k := unsafe.Add(base, f.off), 1, f.kind
+			switch f.kind {
+			case reflect.Slice:
+				hdr := (*sliceHeader)(ptr)
+				ptr, n, k = hdr.data, hdr.len, f.elem
+			case reflect.Array:
+				n, k = f.n, f.elem
+			}
+			for j := range n {
+				at := unsafe.Add(ptr, uintptr(j)*f.size)
+				if k == kindNode && g.has(*(*NodeID)(at)) || k == kindNodeSet && *(*NodeSet)(at)&g.set != 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
 }
 
 type primField struct {

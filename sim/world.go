@@ -501,7 +501,7 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	w.from = s
 	n := w.reuse(len(s.nodes))
 	copy(n.nodes, s.nodes)
-	n.net, n.conns, n.calls, n.ext, n.used, n.cut, n.pending = s.net, s.conns, s.calls, s.ext, s.used, s.cut, s.pending
+	n.net, n.netSum, n.conns, n.calls, n.ext, n.used, n.cut, n.pending = s.net, s.netSum, s.conns, s.calls, s.ext, s.used, s.cut, s.pending
 	if err := w.step(n, ev, tape); err != nil {
 		return nil, err
 	}
@@ -583,7 +583,7 @@ func (w *World) Own(s *State) *State {
 		n.nodes[i].node = Copy(n.nodes[i].node)
 		n.nodes[i].timers = slices.Clone(n.nodes[i].timers)
 	}
-	n.net = append(make([]Envelope, 0, len(s.net)+2), s.net...)
+	n.net, n.netSum = append(make([]Envelope, 0, len(s.net)+2), s.net...), s.netSum
 	n.conns = slices.Clone(s.conns)
 	n.calls, n.ext, n.used, n.cut, n.fp, n.key, n.keyless, n.pending = s.calls, s.ext, s.used, s.cut, s.fp, s.key, s.keyless, s.pending
 	return n
@@ -635,7 +635,13 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		}
 		// The handler gets a copy: a message it keeps and changes later
 		// must not change the one in flight, which other states share.
-		err = w.invoke(n, ev.Node, receiveH, ev.Peer, Copy(msg), "", nil)
+		// A message of plain values is its own copy.
+		if msg != nil {
+			if p := planOf(typeOf(msg)); p.copier || !p.flat {
+				msg = Copy(msg)
+			}
+		}
+		err = w.invoke(n, ev.Node, receiveH, ev.Peer, msg, "", nil)
 	case Duplicate:
 		i := w.findMessage(n, ev)
 		if i < 0 || w.spec.Transport == Stream || n.used.Dups >= w.spec.Budget.Dups {
@@ -648,6 +654,7 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		// handler gets its own copy).
 		w.ownNet(n)
 		n.net = slices.Insert(n.net, i, n.net[i])
+		n.netSum += netTerm(&n.net[i])
 	case Timer:
 		ts := n.nodes[ev.Node].timers
 		j, ok := slices.BinarySearch(ts, ev.Timer)
@@ -831,22 +838,7 @@ func (w *World) finish(s *State) (err error) {
 			sl.blind = w.sym.blindSlot(s, NodeID(i))
 		}
 	}
-	h.Reset()
-	for i := range s.nodes {
-		h.Uint64(s.nodes[i].fp)
-	}
-	h.Uint64(uint64(len(s.net)))
-	for i := range s.net {
-		e := &s.net[i]
-		h.Uint64(uint64(e.From)<<32 | uint64(uint32(e.To)))
-		h.Uint64(e.FP)
-	}
-	h.Uint64(uint64(len(s.conns)))
-	for _, c := range s.conns {
-		h.Uint64(uint64(c.a)<<32 | uint64(uint32(c.b)))
-	}
-	w.hashRest(h, s, nil)
-	s.fp = h.Sum64()
+	s.fp = w.stateHash(s)
 	s.key, s.keyless = s.fp, false
 	if w.sym != nil {
 		if w.NoKeys {
@@ -865,6 +857,43 @@ func (w *World) Key(s *State) uint64 {
 		s.key, s.keyless = w.sym.cachedKey(w, s), false
 	}
 	return s.key
+}
+
+// stateHash combines the parts of s's fingerprint: each node's (its
+// slot's fingerprint, with its id), the network's and the rest's, without
+// a pass over the state's bytes, so that a step pays for what it changed:
+// the nodes it touched, and on datagrams the messages it took and sent.
+// The nodes' parts are added (each a bijection of the node's fingerprint
+// for its id): a sum of independent mixes costs less than a hash of their
+// bytes.
+func (w *World) stateHash(s *State) uint64 {
+	var nodes uint64
+	for i := range s.nodes {
+		nodes += mix(uint64(i), s.nodes[i].fp)
+	}
+	x := mix(nodes, uint64(len(s.net))<<32|uint64(len(s.conns)))
+	x = mix(x, w.netHash(s))
+	for _, c := range s.conns {
+		x = mix(x, uint64(c.a)<<32|uint64(uint32(c.b)))
+	}
+	h := &w.h
+	h.Reset()
+	w.hashRest(h, s, nil)
+	return mix(x, h.Sum64())
+}
+
+// netHash is the fingerprint of s's network: on datagrams the sum that
+// the steps keep (the network is a multiset), on streams the messages in
+// their order (a queue is a sequence).
+func (w *World) netHash(s *State) uint64 {
+	if w.spec.Transport != Stream {
+		return s.netSum
+	}
+	var x uint64
+	for i := range s.net {
+		x = mix(x, netTerm(&s.net[i]))
+	}
+	return x
 }
 
 // hashSlot writes node i's state and timers.
@@ -915,21 +944,34 @@ func (w *World) hashRest(h *Hasher, s *State, perm []NodeID) {
 }
 
 func (w *World) findMessage(s *State, ev Event) int {
+	if w.spec.Transport != Stream {
+		// Datagrams are sorted by (To, From, FP): a binary search, by
+		// hand (cmpDatagram through a closure would escape).
+		key := Envelope{From: ev.Peer, To: ev.Node, FP: ev.Msg}
+		lo, hi := 0, len(s.net)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if cmpDatagram(&s.net[m], &key) < 0 {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo < len(s.net) && cmpDatagram(&s.net[lo], &key) == 0 {
+			return lo
+		}
+		return -1
+	}
 	for i := range s.net {
 		e := &s.net[i]
 		if e.To != ev.Node || e.From != ev.Peer {
 			continue
 		}
-		if w.spec.Transport == Stream {
-			// only the head of the queue may be delivered
-			if e.FP == ev.Msg {
-				return i
-			}
-			return -1
-		}
+		// only the head of the queue may be delivered
 		if e.FP == ev.Msg {
 			return i
 		}
+		return -1
 	}
 	return -1
 }
@@ -950,7 +992,18 @@ func (w *World) ownNet(s *State) {
 }
 
 func (w *World) removeMessage(s *State, i int) {
-	w.ownNet(s)
+	s.netSum -= netTerm(&s.net[i])
+	if !w.netOwn {
+		// One copy, without the message, rather than a copy and a shift.
+		buf := w.spareNet
+		if cap(buf) < len(s.net)+1 {
+			buf = make([]Envelope, 0, len(s.net)+1)
+		}
+		w.spareNet = nil
+		s.net = append(append(buf[:0], s.net[:i]...), s.net[i+1:]...)
+		s.ownsNet, w.netOwn = true, true
+		return
+	}
 	s.net = slices.Delete(s.net, i, i+1)
 }
 
@@ -986,6 +1039,7 @@ func (w *World) cutLinks(s *State) error {
 		if slices.ContainsFunc(s.net, func(e Envelope) bool { return s.Cut(e.From, e.To) }) {
 			w.ownNet(s)
 			s.net = slices.DeleteFunc(s.net, func(e Envelope) bool { return s.Cut(e.From, e.To) })
+			s.netSum = netSumOf(s)
 		}
 		return nil
 	}
@@ -1041,6 +1095,7 @@ func (w *World) breakConn(s *State, a, b NodeID) {
 	s.net = slices.DeleteFunc(s.net, func(e Envelope) bool {
 		return (e.From == a && e.To == b) || (e.From == b && e.To == a)
 	})
+	s.netSum = netSumOf(s)
 }
 
 func (w *World) send(s *State, from, to NodeID, msg Message) {
@@ -1102,6 +1157,7 @@ func (w *World) send(s *State, from, to NodeID, msg Message) {
 		i = lo
 	}
 	s.net = slices.Insert(s.net, i, e)
+	s.netSum += netTerm(&e)
 	w.last.Sent = append(w.last.Sent, e)
 }
 

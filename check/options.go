@@ -53,7 +53,11 @@ type Options struct {
 	// Progress, when set, is called now and then during long work.
 	Progress func(Progress)
 	// Interrupted, when set and true, stops the work early: the result
-	// keeps what was found and is inconclusive if nothing was.
+	// keeps what was found and is inconclusive if nothing was. Every
+	// phase asks it every few milliseconds (the search, the walks, the
+	// critical search and its dead tests, the replays that confirm a
+	// finding, the shortening of its path); a violation whose replay it
+	// stopped is not reported, since it was not confirmed.
 	Interrupted func() bool
 	// Time is the check's time budget (0: none). The exhaustive search
 	// may use three quarters of it: past that it ends at the last level it finished,
@@ -142,6 +146,9 @@ type Progress struct {
 	Stats     search.Stats
 	Walks     int // walks done (phase "walks")
 	Periphery int // walks to do
+	// Suspect is the length of the path whose critical transition is
+	// searched for (phase "critical").
+	Suspect int
 }
 
 // DefaultDepthFor is the search depth when the options give none.

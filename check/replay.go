@@ -119,6 +119,17 @@ func ReplayFrom(sys *protocol.System, cfg protocol.Config, init []int, p sim.Pat
 // not nil, as it is reached: the initial state as step 0 (info nil), then
 // the state after each step with what the step did.
 func ReplayEach(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo)) (*Replayed, error) {
+	return replayEach(sys, cfg, init, p, timeout, each, nil)
+}
+
+// ReplayStopping is ReplayFrom that asks stop, every few milliseconds of
+// the replay and of its dead test (TestEnd, Confirm), whether to end: a
+// replay it ends is an error wrapping sim.ErrStopped.
+func ReplayStopping(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration, stop func() bool) (*Replayed, error) {
+	return replayEach(sys, cfg, init, p, timeout, nil, stop)
+}
+
+func replayEach(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo), stop func() bool) (*Replayed, error) {
 	if timeout <= 0 {
 		timeout = 2 * time.Second
 	}
@@ -136,6 +147,7 @@ func ReplayEach(sys *protocol.System, cfg protocol.Config, init []int, p sim.Pat
 	// where it first does something else, not steps later where the path
 	// stops replaying.
 	w.Recheck = 1
+	w.Stop = stop
 	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout, each: each}
 	cur := ReplayStep{} // the step under way (0: Init)
 	where := func() hang {

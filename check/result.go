@@ -193,6 +193,10 @@ type LiveStats struct {
 	Critical  time.Duration // of which the critical-transition search
 }
 
+// recovered counts the walks from the periphery that reached a live
+// state, at once or when walked further.
+func (l *LiveStats) recovered() int { return max(0, l.Walks-l.Suspects+l.Cleared) }
+
 // Waiting is a leads-to property left waiting at the end of a path: its P
 // held at step Step (0: the initial state), and its Q held neither there
 // nor at any later step.

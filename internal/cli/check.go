@@ -18,6 +18,9 @@ import (
 )
 
 func (c *command) check(args []string) int {
+	// Signals first: Ctrl-C at any moment ends the check with its report.
+	interrupted, stopSignals := onInterrupt()
+	defer stopSignals()
 	sys, args, err := c.systemFirst(args)
 	if err != nil {
 		return c.usageErr("check", "%v", err)
@@ -165,8 +168,6 @@ func (c *command) check(args []string) int {
 			return c.usageErr("check", "--from: %v", err)
 		}
 	}
-	interrupted, stopSignals := onInterrupt()
-	defer stopSignals()
 	prog := &progressLine{w: c.stderr, start: time.Now(), budget: *budget}
 	if *quiet || (*asJSON && !isTerminal(c.stdout)) {
 		prog = nil

@@ -46,6 +46,9 @@ func (p *progressLine) report(pr check.Progress) {
 	case "walks":
 		fmt.Fprintf(p.w, "livecheck: walks: %s of %s from the states at the bound, %s in%s\n",
 			human(int64(pr.Walks)), human(int64(pr.Periphery)), now.Sub(p.start).Round(time.Second), left)
+	case "critical":
+		fmt.Fprintf(p.w, "livecheck: critical: searching a path of %s steps that never became live for the step after which it is dead (walk %s of %s from the bound), %s in%s\n",
+			human(int64(pr.Suspect)), human(int64(pr.Walks)), human(int64(pr.Periphery)), now.Sub(p.start).Round(time.Second), left)
 	case "local":
 		fmt.Fprintf(p.w, "livecheck: local: %s node states, %s transitions, %s in use, %s in%s\n",
 			human(st.States), human(st.Transitions), check.FormatBytes(heapInUse()), now.Sub(p.start).Round(time.Second), left)
@@ -55,6 +58,21 @@ func (p *progressLine) report(pr check.Progress) {
 		fmt.Fprintf(p.w, "livecheck: search: depth %d done, %s states (%s/s), %s transitions, queue %s, %s in use, %s in%s\n",
 			st.Depth, human(st.States), human(int64(rate)), human(st.Transitions), human(int64(st.Queue)),
 			check.FormatBytes(heapInUse()), now.Sub(p.start).Round(time.Second), left)
+	}
+}
+
+// working returns stop, which the work asks every few milliseconds, with
+// a line on w every few seconds of long work that says it still runs (w
+// nil: no line).
+func working(w io.Writer, what string, stop func() bool) func() bool {
+	start := time.Now()
+	var last time.Time
+	return func() bool {
+		if now := time.Now(); w != nil && now.Sub(start) >= 2*time.Second && now.Sub(last) >= progressEvery {
+			last = now
+			fmt.Fprintf(w, "livecheck: %s, %s in\n", what, now.Sub(start).Round(time.Second))
+		}
+		return stop()
 	}
 }
 

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
 	"github.com/spf13/pflag"
 )
 
@@ -26,15 +29,31 @@ func (c *command) replay(args []string) int {
 	if err != nil {
 		return c.usageErr("replay", "%s: %v", file, err)
 	}
-	rep, err := check.ReplayFrom(sys, check.ConfigOf(t), t.Init, path, *tf.timeout)
-	if err != nil {
-		return c.usageErr("replay", "%s: %v", file, err)
+	// Ctrl-C or SIGTERM ends a long replay, or the dead test of its
+	// final state, with a line and exit 3: it showed nothing either way.
+	interrupted, stopSignals := onInterrupt()
+	defer stopSignals()
+	var progress io.Writer = c.stderr
+	if *asJSON && !isTerminal(c.stdout) {
+		progress = nil
 	}
-	reproduced, err := rep.Confirm(t)
-	if err != nil {
-		return c.usageErr("replay", "%s: %v", file, err)
+	stop := working(progress, "replay: replaying "+file, interrupted)
+	rep, err := check.ReplayStopping(sys, check.ConfigOf(t), t.Init, path, *tf.timeout, stop)
+	if err == nil {
+		var reproduced bool
+		if reproduced, err = rep.Confirm(t); err == nil {
+			return c.replayed(file, t, rep, reproduced, *asJSON)
+		}
 	}
-	if *asJSON {
+	if errors.Is(err, sim.ErrStopped) {
+		return c.interruptedLine("replay", file+" was neither confirmed nor refuted")
+	}
+	return c.usageErr("replay", "%s: %v", file, err)
+}
+
+// replayed reports a replay and returns its exit status.
+func (c *command) replayed(file string, t *reports.Trace, rep *check.Replayed, reproduced, asJSON bool) int {
+	if asJSON {
 		reports.WriteJSON(c.stdout, rep.Report(file, t, reproduced))
 	} else {
 		reports.WriteReplay(c.stdout, rep.Report(file, t, reproduced))
@@ -43,12 +62,12 @@ func (c *command) replay(args []string) int {
 		return c.usageErr("replay", "%s does not replay: it records %s, but replaying it gives %s", file, check.Recorded(t), rep.Reached(t))
 	}
 	if v := check.Verdict(t.Result); v == check.Live || v == check.PrefixResult {
-		if !*asJSON {
+		if !asJSON {
 			fmt.Fprintln(c.stdout, "reproduced: the trace reaches a live state")
 		}
 		return ExitOK
 	}
-	if !*asJSON {
+	if !asJSON {
 		fmt.Fprintln(c.stdout, "reproduced: the trace replays to the violation it records")
 	}
 	return ExitViolation

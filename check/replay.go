@@ -71,9 +71,12 @@ type Replayed struct {
 // Reproduces says whether the replay shows what a trace records: the same
 // safety violation; for a liveness violation, a path that replays exactly,
 // breaks no safety property and ends where nothing can happen, or in a
-// state that is not live and that the dead test (TestEnd, run before)
-// found no way back from; for a live trace, a path that ends in a live
-// state.
+// state that is not live and that the dead test found no way back from;
+// for a live trace, a path that ends in a live state. The dead test is
+// the one TestEnd ran (Confirm runs the trace's own); where none ran,
+// Reproduces runs the default one (DeadTestOf a trace that records none,
+// of seed 1), and a violation it meets on the way counts as not
+// reproduced.
 func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 	switch verdict {
 	case SafetyViolation, PropertyError:
@@ -84,6 +87,12 @@ func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 		}
 		if rep.Verdict == LivenessViolation && rep.Property == search.QuiescentProperty {
 			return true
+		}
+		if rep.Verdict == OK && !rep.Live && rep.End == nil {
+			d, _ := DeadTestOf(&reports.Trace{Seed: 1})
+			if rep.TestEnd(d) != nil {
+				return false
+			}
 		}
 		return rep.Verdict == OK && !rep.Live && rep.End != nil && !rep.End.Live
 	case Live, PrefixResult:

@@ -61,7 +61,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("the split depth cannot be negative")
 		case opts.Mode != "global":
 			return nil, fmt.Errorf("only the global search splits into shards, not %s mode", opts.Mode)
-		case opts.Time != 0:
+		case opts.Time > 0:
 			return nil, fmt.Errorf("a shard runs without a time budget, so that its result does not depend on the machine")
 		}
 	}

@@ -41,7 +41,7 @@ func (c *command) check(args []string) int {
 	walks := fs.Int("walks", check.DefaultWalks, "random walks per probe of the critical-transition search (k)")
 	escalations := fs.Int("escalations", check.DefaultEscalations, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
 	workers := fs.Int("workers", 0, "goroutines of the exhaustive search and of the walks (default: the number of cores); the result does not depend on it")
-	budget := fs.Duration("time", 60*time.Second, "time budget of the check (0: none): the search may use three quarters, then ends at the last depth it finished (the report says which) and the walks start there; a check cut short is inconclusive (exit 3) unless it found a violation")
+	budget := fs.Duration("time", check.DefaultTime, "time budget of the check (0: none): the search may use three quarters, then ends at the last depth it finished (the report says which) and the walks start there; a check cut short is inconclusive (exit 3) unless it found a violation")
 	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule): much faster, but safety is then checked on a walk only until it recovers, not to --walk-depth")
@@ -168,9 +168,13 @@ func (c *command) check(args []string) int {
 			return c.usageErr("check", "--from: %v", err)
 		}
 	}
-	prog := &progressLine{w: c.stderr, start: time.Now(), budget: *budget}
+	prog := &check.ProgressLine{Print: func(line string) { fmt.Fprintln(c.stderr, line) }, Start: time.Now(), Budget: *budget}
 	if *quiet || (*asJSON && !isTerminal(c.stdout)) {
 		prog = nil
+	}
+	timeBudget := *budget
+	if timeBudget == 0 {
+		timeBudget = check.NoTimeLimit // Options' 0 is the default
 	}
 	esc := *escalations
 	if esc == 0 {
@@ -180,7 +184,7 @@ func (c *command) check(args []string) int {
 		Config:         cfg,
 		Depth:          *depth,
 		MaxStates:      *maxStates,
-		Time:           *budget,
+		Time:           timeBudget,
 		MaxMemory:      maxMem,
 		Seed:           *wf.seed,
 		HandlerTimeout: *timeout,
@@ -199,7 +203,7 @@ func (c *command) check(args []string) int {
 		MaxVerify:      *maxVerify,
 		Prefix:         prefixPath,
 		PrefixInit:     prefixInit,
-		Progress:       prog.report,
+		Progress:       prog.Report,
 		Shard:          slice,
 		Fingerprints:   *saveFPs,
 	}

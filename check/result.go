@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -248,7 +249,7 @@ func (r *Result) deadTest() *reports.TraceDeadTest {
 
 // WriteTraces writes the violation's trace into dir, atomically, and for a
 // liveness violation with a critical transition also its nearest live
-// path; it returns the files' paths.
+// path, both or neither; it returns the files' paths.
 func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
 	return r.WriteTracesNamed(dir, func(property string, p sim.Path) string { return reports.TraceName(r.System, property, r.Init, p) })
 }
@@ -258,13 +259,15 @@ func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
 func (r *Result) WriteTracesNamed(dir string, name func(property string, p sim.Path) string) (dead, live string, err error) {
 	t, lt := r.Traces(name)
 	dead = filepath.Join(dir, name(r.Property, r.Path))
-	if lt != nil {
-		live = filepath.Join(dir, t.Critical.LiveTrace)
-		if err := reports.WriteFileAtomic(live, lt.Write); err != nil {
-			return "", "", err
-		}
+	if lt == nil {
+		return dead, "", reports.WriteFileAtomic(dead, t.Write)
 	}
-	return dead, live, reports.WriteFileAtomic(dead, t.Write)
+	// Both or neither: a dead trace names its live one.
+	live = filepath.Join(dir, t.Critical.LiveTrace)
+	if err := reports.WriteFilesAtomic([]string{dead, live}, []func(io.Writer) error{t.Write, lt.Write}); err != nil {
+		return "", "", err
+	}
+	return dead, live, nil
 }
 
 // Traces are the violation's trace and, with a critical step, the

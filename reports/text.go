@@ -549,7 +549,11 @@ func WriteMerge(w io.Writer, c *Check) {
 	if len(m.Violations) > 1 {
 		fmt.Fprintln(w, "shortest violation of each property:")
 		for _, v := range m.Violations {
-			fmt.Fprintf(w, "    %s of %s in %s (shard %d): %s\n", v.Result, v.Property, Count(v.PathLen, "step"), v.Shard, v.Trace)
+			trace := v.Trace
+			if trace == "" {
+				trace = "(no trace written)"
+			}
+			fmt.Fprintf(w, "    %s of %s in %s (shard %d): %s\n", v.Result, v.Property, Count(v.PathLen, "step"), v.Shard, trace)
 		}
 	}
 }

@@ -252,7 +252,7 @@ func (c *command) check(args []string) int {
 	}
 	if *junit != "" {
 		if err := writeJUnit(*junit, sys, res, rep); err != nil {
-			fmt.Fprintf(c.stderr, "%s check: --junit: %v\n", c.name, err)
+			fmt.Fprintf(c.stderr, "%s check: warning: --junit %s: the report was not written: %v\n", c.name, *junit, err)
 		}
 	}
 	if *asJSON {
@@ -269,7 +269,8 @@ func (c *command) check(args []string) int {
 			err = writeGraph(*htmlFile, g)
 		}
 		if err != nil {
-			return c.usageErr("check", "--html %s: %v", *htmlFile, err)
+			// The page is an extra: the verdict stands, as for --junit.
+			fmt.Fprintf(c.stderr, "%s check: warning: --html %s: the page was not written: %v\n", c.name, *htmlFile, err)
 		}
 	}
 	return exitCode(res.Verdict)

@@ -61,8 +61,12 @@ func (p *ProgressLine) Report(pr Progress) {
 		p.Print(fmt.Sprintf("livecheck: walks: %s of %s from the states at the bound, %s in%s",
 			human(int64(pr.Walks)), human(int64(pr.Periphery)), in, left))
 	case "critical":
-		p.Print(fmt.Sprintf("livecheck: critical: searching a path of %s steps that never became live for the step after which it is dead (walk %s of %s from the bound), %s in%s",
-			human(int64(pr.Suspect)), human(int64(pr.Walks)), human(int64(pr.Periphery)), in, left))
+		which := ""
+		if pr.Periphery > 0 {
+			which = fmt.Sprintf(" (walk %s of %s from the bound)", human(int64(pr.Walks)), human(int64(pr.Periphery)))
+		}
+		p.Print(fmt.Sprintf("livecheck: critical: searching a path of %s steps that never became live for the step after which it is dead%s, %s in%s",
+			human(int64(pr.Suspect)), which, in, left))
 	case "local":
 		p.Print(fmt.Sprintf("livecheck: local: %s node states, %s transitions, %s in use, %s in%s",
 			human(st.States), human(st.Transitions), FormatBytes(heapInUse()), in, left))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/livecheck/livecheck/coverage"
@@ -66,6 +67,9 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		}
 	}
 	c := &checker{w: w, m: m, opts: opts, red: red, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory)}
+	// Goroutines a confirmed hang leaves behind, should their handler
+	// return after all, stop at their next step.
+	defer c.over.Store(true)
 	c.mem.start()
 	defer c.mem.stop()
 	if opts.Time > 0 {
@@ -226,6 +230,7 @@ type checker struct {
 	during       string
 	suspect      int
 	lastProgress time.Time
+	over         atomic.Bool // Check has returned
 }
 
 // timeUp says whether the time budget is spent.
@@ -261,9 +266,11 @@ func (c *checker) safety(s *sim.State) (string, string) {
 
 func (c *checker) interrupted() bool { return c.opts.Interrupted != nil && c.opts.Interrupted() }
 
-// stop says whether to end the work early: the user interrupted it, or it
-// outgrew its memory budget.
-func (c *checker) stop() bool { return c.interrupted() || c.mem.over() || c.timeUp() }
+// stop says whether to end the work early: the user interrupted it, it
+// outgrew its memory budget or its time budget, or Check has returned.
+func (c *checker) stop() bool {
+	return c.interrupted() || c.mem.over() || c.timeUp() || c.over.Load()
+}
 
 // searchStop says whether to end the exhaustive search early: it may use
 // three quarters of the time budget, since a safety bug deep in a large

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,13 +108,26 @@ func Test(t testing.TB, sys *protocol.System, opts ...Option) {
 		}
 	}
 	o.Time = budget(t, o.Time, time.Now())
+	var logMu sync.Mutex
+	checking := true
 	if o.Progress == nil {
 		// What the command prints on stderr, in the test's log: shown
-		// as it comes under -v, and with a failure.
-		pl := &check.ProgressLine{Print: func(line string) { t.Logf("%s", line) }, Start: time.Now(), Budget: o.Time, Every: progressEvery}
+		// as it comes under -v, and with a failure. Never once Check has
+		// returned: a goroutine a hang left behind may go on a little,
+		// and the test may have ended.
+		pl := &check.ProgressLine{Print: func(line string) {
+			logMu.Lock()
+			defer logMu.Unlock()
+			if checking {
+				t.Logf("%s", line)
+			}
+		}, Start: time.Now(), Budget: o.Time, Every: progressEvery}
 		o.Progress = pl.Report
 	}
 	res, err := check.Check(sys, o)
+	logMu.Lock()
+	checking = false
+	logMu.Unlock()
 	if err != nil {
 		t.Fatalf("livecheck: %s: %v", sys.Name, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -140,7 +141,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	// time budget: what was found within it is reported, and a replay
 	// costs a step per step of the path.
 	confirmStop := func() bool { return c.interrupted() || c.mem.over() }
-	c.during = fmt.Sprintf("the replay that confirms the %s it found", res.Verdict)
+	c.during = fmt.Sprintf("the replay that confirms the %s it found", strings.ReplaceAll(string(res.Verdict), "-", " "))
 	rep, err := ReplayStopping(sys, cfg, res.Init, res.Path, allow, confirmStop)
 	if errors.Is(err, sim.ErrStopped) {
 		c.stopped()

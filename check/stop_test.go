@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -51,4 +52,64 @@ func TestInterruptDuringCriticalSearch(t *testing.T) {
 		t.Fatalf("message %q, want it to begin %q", res.Message, want)
 	}
 	t.Logf("%s; Interrupted asked %d times after the critical search began", res.Message, asked)
+}
+
+// called says whether a function whose name has name is on the stack.
+func called(name string) bool {
+	pcs := make([]uintptr, 64)
+	fr := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := fr.Next()
+		if strings.Contains(f.Function, name) {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
+// Every phase after the search asks Options.Interrupted: here it says so
+// the first time a phase asks. Stopped in the walks, the critical search,
+// a probe, a dead test or the replay that confirms the violation, the
+// check is inconclusive and says where it was; stopped while it shortens
+// the path of a violation it confirmed, it reports the violation, not
+// shortened.
+func TestInterruptInEveryPhase(t *testing.T) {
+	for _, tc := range []struct {
+		in, during string // a function of the phase; what the report says
+	}{
+		{"check.(*checker).walkPeriphery", "the walks"},
+		{"critical.Search", "the critical-transition search of a path of 5,010 steps"},
+		{"critical.(*searcher).probe", "the critical-transition search of a path of 5,010 steps"},
+		{"critical.(*searcher).test", "the critical-transition search of a path of 5,010 steps"},
+		{"check.replayEach", "the replay that confirms the liveness violation it found"},
+		{"check.shorten", ""},
+	} {
+		var mu sync.Mutex
+		asked := false
+		res, err := check.Check(&randtree.System, check.Options{Config: protocol.Config{Nodes: 4, Bugs: []string{"RT3"}}, Time: check.NoTimeLimit,
+			Interrupted: func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				asked = asked || called(tc.in)
+				return asked
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !asked {
+			t.Errorf("%s never asked whether to stop (renamed? this test names it)", tc.in)
+			continue
+		}
+		if tc.during == "" {
+			if res.Verdict != check.LivenessViolation || res.Critical == nil || res.Shortened != nil {
+				t.Errorf("stopped in %s: %s (shortened %v), want the violation, not shortened: %s", tc.in, res.Verdict, res.Shortened != nil, res.Message)
+			}
+			continue
+		}
+		if want := "the check was interrupted during " + tc.during; res.Verdict != check.Inconclusive || !res.Interrupted || !strings.HasPrefix(res.Message, want) {
+			t.Errorf("stopped in %s: %s: %s\nwant inconclusive: %s...", tc.in, res.Verdict, res.Message, want)
+		}
+	}
 }

@@ -97,7 +97,7 @@ func TestCriticalEvidence(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			errs[i] = checkEvidence(c.sys, livecheck.Options{Config: c.cfg, Seed: c.seed, WalkDepth: depth})
+			errs[i] = checkEvidence(c.sys, livecheck.Options{Time: livecheck.NoTimeLimit, Config: c.cfg, Seed: c.seed, WalkDepth: depth})
 		}()
 	}
 	wg.Wait()

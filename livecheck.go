@@ -105,6 +105,13 @@ const (
 // returns".
 const DivergenceProperty = check.DivergenceProperty
 
+// The time budget of a check (Options.Time): DefaultTime when the options
+// give none, as the command's --time; NoTimeLimit for none (--time 0).
+const (
+	DefaultTime = check.DefaultTime
+	NoTimeLimit = check.NoTimeLimit
+)
+
 // Errors a check or a replay wraps.
 var (
 	ErrNoReplay = check.ErrNoReplay

@@ -536,7 +536,7 @@ func TestDeadFromTheStart(t *testing.T) {
 			}
 			m.Properties = []properties.Property{properties.Eventually("never", "holds nowhere", func(s *sim.State) bool { return false })}
 		})
-		res, err := livecheck.Check(sys, livecheck.Options{Depth: 2, WalkDepth: 100, Escalations: 1})
+		res, err := livecheck.Check(sys, livecheck.Options{Time: livecheck.NoTimeLimit, Depth: 2, WalkDepth: 100, Escalations: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
@@ -125,8 +126,6 @@ func TestBadSystemDefinitions(t *testing.T) {
 			`system "x": Build: it returned a nil *Model and no error`},
 		{"no nodes", livecheck.System{Name: "x", Build: build(&livecheck.Model{Properties: []properties.Property{prop}})},
 			`system "x": Build: Model.Spec.New is nil: it makes each node`},
-		{"no properties", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node}})},
-			`system "x": Build: Model.Properties is empty: a check needs at least one property`},
 		{"two properties of one name", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node}, Properties: []properties.Property{prop, prop}})},
 			`system "x": Build: Model.Properties: two properties are named "fine"`},
 		{"Spec.Nodes set otherwise", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node, Nodes: 5}, Properties: []properties.Property{prop}})},
@@ -137,6 +136,54 @@ func TestBadSystemDefinitions(t *testing.T) {
 		_, err := livecheck.Check(&tc.sys, livecheck.Options{})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// bare is a node with no properties to keep: it pings its successor
+// once, and, as Bad says, panics on the ping or never returns from it.
+type bare struct {
+	Bad   string `livecheck:"-"`
+	Pings int
+}
+
+type barePing struct{}
+
+func (b *bare) Init(ctx sim.Context) {
+	ctx.Send(sim.NodeID((int(ctx.Self())+1)%ctx.Nodes()), barePing{})
+}
+func (b *bare) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	switch b.Bad {
+	case "panic":
+		panic("a ping")
+	case "hang":
+		select {}
+	}
+	b.Pings++
+}
+func (b *bare) Timer(sim.Context, string)     {}
+func (b *bare) App(sim.Context, sim.AppCall)  {}
+func (b *bare) Error(sim.Context, sim.NodeID) {}
+
+// A model with no properties of its own is checked for the built-in
+// ones: no handler panics, every handler returns.
+func TestNoProperties(t *testing.T) {
+	sys := func(bad string) *livecheck.System {
+		return &livecheck.System{Name: "bare", Build: func(livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &bare{Bad: bad} }}}, nil
+		}}
+	}
+	for _, tc := range []struct {
+		bad      string
+		verdict  livecheck.Verdict
+		property string
+	}{{"", livecheck.OK, ""}, {"panic", livecheck.SafetyViolation, "no-panic"}, {"hang", livecheck.LivenessViolation, livecheck.DivergenceProperty}} {
+		res, err := livecheck.Check(sys(tc.bad), livecheck.Options{Time: livecheck.NoTimeLimit, HandlerTimeout: 50 * time.Millisecond, ConfirmTimeout: 500 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.bad, err)
+		}
+		if res.Verdict != tc.verdict || res.Property != tc.property || (tc.verdict == livecheck.OK && res.Stats.States != 8) {
+			t.Errorf("%q: %s of %q (%d states): %s; want %s of %q", tc.bad, res.Verdict, res.Property, res.Stats.States, res.Message, tc.verdict, tc.property)
 		}
 	}
 }

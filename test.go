@@ -33,8 +33,16 @@ type TestOption = gotest.Option
 // still shows its violation, instead of checking; a test of another
 // system is skipped) work as rapid's.
 //
-// An inconclusive check fails the test, with the reason, unless the
-// options include AllowInconclusive; so does a check that never reached
+// The check has the command's time budget (DefaultTime, 60 s) unless the
+// options give another (NoTimeLimit for none), and ends in any case
+// before go test's deadline (-timeout, t.Deadline), keeping a tenth of the
+// time left, and at least 10 s, to confirm and report what it found. Its
+// progress goes to the test's log every 10 s of a long check (shown as it
+// comes under go test -v).
+//
+// An inconclusive check fails the test, with the reason, the command's
+// words for it (what was covered), unless the options include
+// AllowInconclusive; so does a check that never reached
 // one of the system's reachability properties (a vacuous check), unless
 // they include AllowUnreached. Every report ends with the handlers the
 // check ran, and how often.
@@ -52,9 +60,9 @@ func WithOptions(o Options) TestOption { return gotest.WithOptions(o) }
 // DefaultTraceDir).
 func WithTraceDir(dir string) TestOption { return gotest.WithTraceDir(dir) }
 
-// AllowInconclusive lets a check that could not decide (stopped by
-// MaxStates or its memory limit, or walks too short to tell) pass, with
-// the reason logged. By default it fails the test: a check that did not
+// AllowInconclusive lets a check that could not decide (stopped by its
+// time budget, MaxStates or its memory limit, or walks too short to
+// tell) pass, with the reason logged. By default it fails the test: a check that did not
 // finish has not shown the protocol correct.
 func AllowInconclusive() TestOption { return gotest.AllowInconclusive() }
 

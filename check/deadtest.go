@@ -85,10 +85,14 @@ func (c *checker) deadEvidence(init []int, p sim.Path, sopts search.Options) err
 		return err
 	}
 	sopts.Start, sopts.Starts, sopts.Target, sopts.Progress, sopts.Trail = end, nil, 0, nil, nil
-	sopts.Shard, sopts.Fingerprints = search.Shard{}, false
+	sopts.Shard, sopts.Fingerprints, sopts.Stop = search.Shard{}, false, c.stop
+	c.during = "the search that shows the closed region of dead states it found dead"
 	sr, err := search.Global(c.w, sopts)
 	if err != nil {
 		return err
+	}
+	if !sr.Exhausted && c.stop() {
+		return sim.ErrStopped
 	}
 	if !sr.Exhausted || sr.Stats.Live != 0 || sr.Violation != nil {
 		return fmt.Errorf("internal error: the dead region the search found is not dead when searched again (%d states, %d live, exhausted %v)",

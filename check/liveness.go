@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/search"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/walk"
@@ -26,6 +28,11 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 	defer func() { c.res.Live.Elapsed = time.Since(start) }()
 	defer c.walksReached()
 	opts := c.opts
+	// From here on every step of the main world asks whether to stop: a
+	// critical search or a dead test runs millions of steps, and the
+	// user, the time budget and the memory budget must reach it.
+	c.w.Stop = c.mainStop
+	defer func() { c.w.Stop = nil }()
 	wk := walk.New(c.w, c.isLive, c.weights, 0)
 	wk.Safety = c.safety
 	wk.Trail = &c.walkTrail
@@ -49,6 +56,12 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 		var tried []string
 		for attempt := 0; ; attempt++ {
 			p := append(base.Clone(), tail...)
+			c.during = fmt.Sprintf("the critical-transition search of a path of %s that never became live", reports.Count(len(p), "step"))
+			if c.stop() {
+				return false, sim.ErrStopped
+			}
+			c.suspect = len(p)
+			c.progress("critical", true)
 			ct := time.Now()
 			c.walkTrail.Init = c.fullInit(init)
 			cr, err := critical.Search(c.w, c.startOf(init), p, c.isLive, critical.Options{
@@ -114,20 +127,27 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 		// The search found a state where nothing can happen: certainly
 		// dead. Find where it became so.
 		_, err := settle(0, qinit, quiescent, nil, nil)
+		if errors.Is(err, sim.ErrStopped) && c.res.Property == search.QuiescentProperty {
+			// Stopped before the critical step was found: the violation
+			// stands without it, as with --no-walks.
+			c.res.Interrupted = c.interrupted()
+			c.res.Message += fmt.Sprintf(" (%s before its critical transition was found)", c.whyStopped())
+			return nil
+		}
 		return err
 	}
 	take, finish := c.walkPeriphery()
 	defer finish()
 	for i := range c.periphery.Len() {
+		c.during = "" // the walks
 		if c.stop() {
-			c.res.Interrupted = c.interrupted()
-			if c.res.Verdict == OK {
-				c.res.Verdict = Inconclusive
-			}
-			break
+			return sim.ErrStopped
 		}
 		out := take(i)
 		r, err, base, init := out.r, out.err, out.base, out.init
+		if errors.Is(err, sim.ErrStopped) {
+			return err
+		}
 		if r == nil {
 			return err // the state did not replay
 		}
@@ -156,10 +176,55 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 		c.res.Message = fmt.Sprintf("%d walks never became live, and walks up to depth %d could not tell whether they were dead: %s",
 			len(undecided), opts.WalkDepth<<opts.Escalations, undecided[0])
 	}
-	if c.res.Interrupted && c.res.Verdict == OK {
-		c.res.Verdict = Inconclusive
-	}
 	return nil
+}
+
+// mainStop is the main world's Stop during the liveness phase: whether
+// to end the check, and now and then a progress report.
+func (c *checker) mainStop() bool {
+	c.progress("critical", false)
+	return c.stop()
+}
+
+// progress reports phase to Options.Progress: at once when now is set,
+// otherwise at most once a second.
+func (c *checker) progress(phase string, now bool) {
+	if c.opts.Progress == nil || (!now && time.Since(c.lastProgress) < time.Second) {
+		return
+	}
+	c.lastProgress = time.Now()
+	c.opts.Progress(Progress{Phase: phase, Stats: c.res.Stats, Walks: c.res.Live.Walks, Periphery: c.periphery.Len(), Suspect: c.suspect})
+}
+
+// whyStopped says what ended the check early: the user, the time budget
+// or the memory budget.
+func (c *checker) whyStopped() string {
+	switch {
+	case c.interrupted():
+		return "the check was interrupted"
+	case c.timeUp():
+		return fmt.Sprintf("the time budget (--time %s) ran out", c.opts.Time)
+	}
+	return "the check reached its memory limit"
+}
+
+// stopped records a check that was stopped (by the user, the time budget
+// or the memory budget) after its search, during c.during: nothing was
+// found that it could report, so it is inconclusive, and says what it
+// covered.
+func (c *checker) stopped() {
+	r := c.res
+	r.Verdict, r.Property, r.Path, r.Init, r.Critical, r.startEnd = Inconclusive, "", nil, nil, nil, nil
+	r.Interrupted = c.interrupted()
+	if !r.Complete {
+		r.Message = c.coverage() // it says what was under way
+		return
+	}
+	r.Message = fmt.Sprintf("%s during %s: %s explored (%s), no violation", c.whyStopped(), cmp.Or(c.during, "the walks"),
+		reports.Scope(r.Covered, r.Exhausted, r.Stats.Postponed), reports.StatesWords(r.Stats.States, r.Symmetry))
+	if n := c.periphery.Len(); n > 0 {
+		r.Message += fmt.Sprintf("; walks from %s of the %s at the bound that are not live reached a live state", reports.Thousands(r.Live.recovered()), reports.Count(n, "state"))
+	}
 }
 
 // walkError turns a handler or property panic during a walk, or what a
@@ -335,6 +400,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 		if err != nil {
 			panic(err) // the spec was valid for the main world
 		}
+		w.Stop = c.stop // a walk of millions of steps stops too
 		trail := &walk.Trail{}
 		w.Guard = c.watch.add(func() hang {
 			ev, choices, _ := w.Current()

@@ -53,14 +53,23 @@ type Options struct {
 	// Progress, when set, is called now and then during long work.
 	Progress func(Progress)
 	// Interrupted, when set and true, stops the work early: the result
-	// keeps what was found and is inconclusive if nothing was.
+	// keeps what was found and is inconclusive if nothing was. Every
+	// phase asks it every few milliseconds (the search, the walks, the
+	// critical search and its dead tests, the replays that confirm a
+	// finding, the shortening of its path); a violation whose replay it
+	// stopped is not reported, since it was not confirmed.
 	Interrupted func() bool
-	// Time is the check's time budget (0: none). The exhaustive search
-	// may use three quarters of it: past that it ends at the last level it finished,
-	// and the walks start from there; walks stop when the budget is spent.
-	// A check cut short by its budget is inconclusive unless it found a
+	// Time is the check's time budget (0: DefaultTime, the command's
+	// default; NoTimeLimit, or any negative value: none). The exhaustive
+	// search may use three quarters of it: past that it ends at the last
+	// level it finished, and the walks start from there; the walks, the
+	// critical search and its dead tests stop when the budget is spent
+	// (the replays that confirm a violation found within it run on). A
+	// check cut short by its budget is inconclusive unless it found a
 	// violation, and says exactly what it covered. Its results depend on
-	// the machine: tests bound the depth instead.
+	// the machine: a test that expects a result bounds the depth and says
+	// NoTimeLimit. A split check (Shard) has no budget: 0 means none
+	// there, and a positive Time is refused.
 	Time time.Duration
 	// MaxMemory is the most heap the check may use, in bytes: past it the
 	// check ends, inconclusive, with what it found so far (0: the default,
@@ -142,6 +151,9 @@ type Progress struct {
 	Stats     search.Stats
 	Walks     int // walks done (phase "walks")
 	Periphery int // walks to do
+	// Suspect is the length of the path whose critical transition is
+	// searched for (phase "critical").
+	Suspect int
 }
 
 // DefaultDepthFor is the search depth when the options give none.
@@ -194,6 +206,14 @@ func (o *Options) Fill(sys *protocol.System) {
 	} else if o.MaxMemory < 0 {
 		o.MaxMemory = 0
 	}
+	switch {
+	case o.Time < 0:
+		o.Time = NoTimeLimit
+	case o.Time == 0 && (o.Shard.Count != 0 || o.Shard.Index != 0):
+		o.Time = NoTimeLimit // a shard's result must not depend on the machine
+	case o.Time == 0:
+		o.Time = DefaultTime
+	}
 	if o.Escalations < 0 {
 		o.Escalations = 0
 	} else if o.Escalations == 0 {
@@ -205,6 +225,7 @@ func (o *Options) Fill(sys *protocol.System) {
 // Options and a flag not given mean the same.
 const (
 	DefaultDepth          = 20 // when the system gives none
+	DefaultTime           = 60 * time.Second
 	DefaultHandlerTimeout = 2 * time.Second
 	DefaultWalkDepth      = 5000
 	DefaultWalks          = 8
@@ -213,6 +234,11 @@ const (
 	DefaultMaxVerify      = 2_000_000
 	DefaultPrefixSteps    = 100000
 )
+
+// NoTimeLimit, as Options.Time, says the check has no time budget: it
+// ends at its depth bound, its state limit or its memory budget,
+// whatever time that takes. The command's --time 0 means it.
+const NoTimeLimit time.Duration = -1
 
 // DefaultReduce is the reduction of the exhaustive search when none is
 // given: every one that is sound for the system.

@@ -29,6 +29,10 @@ type PrefixOptions struct {
 	// system's, or walk.DefaultWeights.
 	Weights    walk.Weights
 	WeightsSet bool
+	// Interrupted, when set and true, ends the walks early: Prefixes
+	// returns the prefixes made so far, and an error wrapping
+	// sim.ErrStopped.
+	Interrupted func() bool
 }
 
 // A LivePrefix is a path from the initial state to a state where the
@@ -81,6 +85,7 @@ func Prefixes(sys *protocol.System, opts PrefixOptions) (protocol.Config, []Live
 	if opts.WeightsSet {
 		wt = opts.Weights
 	}
+	w.Stop = opts.Interrupted
 	ps, err := prefix.Generate(w, s0, c.isLive, &wt, prefix.Options{
 		Count: opts.Count, Settle: opts.Settle, MaxSteps: opts.MaxSteps, Seed: uint64(opts.Seed),
 	})

@@ -71,9 +71,12 @@ type Replayed struct {
 // Reproduces says whether the replay shows what a trace records: the same
 // safety violation; for a liveness violation, a path that replays exactly,
 // breaks no safety property and ends where nothing can happen, or in a
-// state that is not live and that the dead test (TestEnd, run before)
-// found no way back from; for a live trace, a path that ends in a live
-// state.
+// state that is not live and that the dead test found no way back from;
+// for a live trace, a path that ends in a live state. The dead test is
+// the one TestEnd ran (Confirm runs the trace's own); where none ran,
+// Reproduces runs the default one (DeadTestOf a trace that records none,
+// of seed 1), and a violation it meets on the way counts as not
+// reproduced.
 func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 	switch verdict {
 	case SafetyViolation, PropertyError:
@@ -84,6 +87,12 @@ func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 		}
 		if rep.Verdict == LivenessViolation && rep.Property == search.QuiescentProperty {
 			return true
+		}
+		if rep.Verdict == OK && !rep.Live && rep.End == nil {
+			d, _ := DeadTestOf(&reports.Trace{Seed: 1})
+			if rep.TestEnd(d) != nil {
+				return false
+			}
 		}
 		return rep.Verdict == OK && !rep.Live && rep.End != nil && !rep.End.Live
 	case Live, PrefixResult:
@@ -119,6 +128,17 @@ func ReplayFrom(sys *protocol.System, cfg protocol.Config, init []int, p sim.Pat
 // not nil, as it is reached: the initial state as step 0 (info nil), then
 // the state after each step with what the step did.
 func ReplayEach(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo)) (*Replayed, error) {
+	return replayEach(sys, cfg, init, p, timeout, each, nil)
+}
+
+// ReplayStopping is ReplayFrom that asks stop, every few milliseconds of
+// the replay and of its dead test (TestEnd, Confirm), whether to end: a
+// replay it ends is an error wrapping sim.ErrStopped.
+func ReplayStopping(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration, stop func() bool) (*Replayed, error) {
+	return replayEach(sys, cfg, init, p, timeout, nil, stop)
+}
+
+func replayEach(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo), stop func() bool) (*Replayed, error) {
 	if timeout <= 0 {
 		timeout = 2 * time.Second
 	}
@@ -136,6 +156,7 @@ func ReplayEach(sys *protocol.System, cfg protocol.Config, init []int, p sim.Pat
 	// where it first does something else, not steps later where the path
 	// stops replaying.
 	w.Recheck = 1
+	w.Stop = stop
 	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout, each: each}
 	cur := ReplayStep{} // the step under way (0: Init)
 	where := func() hang {

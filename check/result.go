@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -193,6 +194,10 @@ type LiveStats struct {
 	Critical  time.Duration // of which the critical-transition search
 }
 
+// recovered counts the walks from the periphery that reached a live
+// state, at once or when walked further.
+func (l *LiveStats) recovered() int { return max(0, l.Walks-l.Suspects+l.Cleared) }
+
 // Waiting is a leads-to property left waiting at the end of a path: its P
 // held at step Step (0: the initial state), and its Q held neither there
 // nor at any later step.
@@ -244,7 +249,7 @@ func (r *Result) deadTest() *reports.TraceDeadTest {
 
 // WriteTraces writes the violation's trace into dir, atomically, and for a
 // liveness violation with a critical transition also its nearest live
-// path; it returns the files' paths.
+// path, both or neither; it returns the files' paths.
 func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
 	return r.WriteTracesNamed(dir, func(property string, p sim.Path) string { return reports.TraceName(r.System, property, r.Init, p) })
 }
@@ -254,13 +259,15 @@ func (r *Result) WriteTraces(dir string) (dead, live string, err error) {
 func (r *Result) WriteTracesNamed(dir string, name func(property string, p sim.Path) string) (dead, live string, err error) {
 	t, lt := r.Traces(name)
 	dead = filepath.Join(dir, name(r.Property, r.Path))
-	if lt != nil {
-		live = filepath.Join(dir, t.Critical.LiveTrace)
-		if err := reports.WriteFileAtomic(live, lt.Write); err != nil {
-			return "", "", err
-		}
+	if lt == nil {
+		return dead, "", reports.WriteFileAtomic(dead, t.Write)
 	}
-	return dead, live, reports.WriteFileAtomic(dead, t.Write)
+	// Both or neither: a dead trace names its live one.
+	live = filepath.Join(dir, t.Critical.LiveTrace)
+	if err := reports.WriteFilesAtomic([]string{dead, live}, []func(io.Writer) error{t.Write, lt.Write}); err != nil {
+		return "", "", err
+	}
+	return dead, live, nil
 }
 
 // Traces are the violation's trace and, with a critical step, the

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/livecheck/livecheck/coverage"
@@ -61,11 +63,14 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("the split depth cannot be negative")
 		case opts.Mode != "global":
 			return nil, fmt.Errorf("only the global search splits into shards, not %s mode", opts.Mode)
-		case opts.Time != 0:
+		case opts.Time > 0:
 			return nil, fmt.Errorf("a shard runs without a time budget, so that its result does not depend on the machine")
 		}
 	}
 	c := &checker{w: w, m: m, opts: opts, red: red, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory)}
+	// Goroutines a confirmed hang leaves behind, should their handler
+	// return after all, stop at their next step.
+	defer c.over.Store(true)
 	c.mem.start()
 	defer c.mem.stop()
 	if opts.Time > 0 {
@@ -108,6 +113,11 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		// goroutines left in it; confirming more would only add to them.
 		return c.hangResult(h, allow), nil
 	}
+	if errors.Is(err, sim.ErrStopped) {
+		// Stopped after the search, before anything it could report.
+		c.stopped()
+		return c.res, nil
+	}
 	var nd *sim.NondeterminismError
 	if errors.As(err, &nd) {
 		// Said in the user's terms, with the step where the search is.
@@ -127,8 +137,16 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	// Every reported trace replays: run it again from scratch, as a trace
 	// file would be, before reporting it. These runs look for no hang:
 	// they get the long allowance, so that a busy machine cannot make
-	// them fail.
-	rep, err := ReplayFrom(sys, cfg, res.Init, res.Path, allow)
+	// them fail. The user or the memory budget may stop them, not the
+	// time budget: what was found within it is reported, and a replay
+	// costs a step per step of the path.
+	confirmStop := func() bool { return c.interrupted() || c.mem.over() }
+	c.during = fmt.Sprintf("the replay that confirms the %s it found", strings.ReplaceAll(string(res.Verdict), "-", " "))
+	rep, err := ReplayStopping(sys, cfg, res.Init, res.Path, allow, confirmStop)
+	if errors.Is(err, sim.ErrStopped) {
+		c.stopped()
+		return res, nil
+	}
 	if err != nil {
 		return nil, c.noReplay(err)
 	}
@@ -156,7 +174,11 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		}
 	}
 	if cx := res.Critical; cx != nil {
-		lrep, err := ReplayFrom(sys, cfg, res.Init, cx.LivePath, allow)
+		lrep, err := ReplayStopping(sys, cfg, res.Init, cx.LivePath, allow, confirmStop)
+		if errors.Is(err, sim.ErrStopped) {
+			c.stopped()
+			return res, nil
+		}
 		if err != nil {
 			return nil, c.noReplay(err)
 		}
@@ -164,7 +186,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 			return nil, notReproduced("the nearest live path", lrep)
 		}
 		cx.liveSteps = lrep.Steps
-		res.Shortened = shorten(sys, cfg, res, allow)
+		res.Shortened = shorten(sys, cfg, res, allow, c.stop)
 	}
 	return res, nil
 }
@@ -203,6 +225,13 @@ type checker struct {
 	// deadline is when the time budget runs out (zero: no budget);
 	// searchDeadline when the exhaustive search must end.
 	deadline, searchDeadline time.Time
+	// during says what the check does after its search, for a report of
+	// a check stopped then; suspect is the length of the path under the
+	// critical search, lastProgress when Progress was last called for it.
+	during       string
+	suspect      int
+	lastProgress time.Time
+	over         atomic.Bool // Check has returned
 }
 
 // timeUp says whether the time budget is spent.
@@ -238,9 +267,11 @@ func (c *checker) safety(s *sim.State) (string, string) {
 
 func (c *checker) interrupted() bool { return c.opts.Interrupted != nil && c.opts.Interrupted() }
 
-// stop says whether to end the work early: the user interrupted it, or it
-// outgrew its memory budget.
-func (c *checker) stop() bool { return c.interrupted() || c.mem.over() || c.timeUp() }
+// stop says whether to end the work early: the user interrupted it, it
+// outgrew its memory budget or its time budget, or Check has returned.
+func (c *checker) stop() bool {
+	return c.interrupted() || c.mem.over() || c.timeUp() || c.over.Load()
+}
 
 // searchStop says whether to end the exhaustive search early: it may use
 // three quarters of the time budget, since a safety bug deep in a large
@@ -400,10 +431,14 @@ func (c *checker) run(trail *search.Trail) error {
 		p, init := sim.Path{}, []int(nil)
 		if len(c.starts) > 1 || c.base.Fingerprint() != sr.Dead {
 			to := sopts
-			to.Target, to.Progress, to.Fingerprints = sr.Dead, nil, false
+			to.Target, to.Progress, to.Fingerprints, to.Stop = sr.Dead, nil, false, c.stop
+			c.during = "the search for the path to the closed region of dead states it found"
 			tr, err := search.Global(c.w, to)
 			if err != nil {
 				return err
+			}
+			if tr.TargetPath == nil && c.stop() {
+				return sim.ErrStopped
 			}
 			if tr.TargetPath == nil {
 				return fmt.Errorf("internal error: the search does not find its own dead state again")
@@ -422,14 +457,7 @@ func (c *checker) run(trail *search.Trail) error {
 		return nil
 	}
 	c.periphery = sr.Periphery
-	if err := c.liveness(nil, nil); err != nil {
-		return err
-	}
-	if res.Verdict == Inconclusive && res.Message == "" && !res.Interrupted && c.timeUp() {
-		res.Message = fmt.Sprintf("the time budget (--time %s) ran out during the walks: %s explored (%s), no violation; walks from %s of the %s at the bound that are not live reached a live state",
-			c.opts.Time, reports.Scope(res.Covered, res.Exhausted, res.Stats.Postponed), reports.StatesWords(res.Stats.States, res.Symmetry), reports.Thousands(res.Live.Walks), reports.Count(c.periphery.Len(), "state"))
-	}
-	return nil
+	return c.liveness(nil, nil)
 }
 
 func (c *checker) coverage() string {
@@ -448,14 +476,20 @@ func (c *checker) coverage() string {
 	msg := fmt.Sprintf("%s: %s explored (%s), no violation; depth %d partly explored",
 		why, reports.Scope(r.Covered, false, r.Stats.Postponed), reports.StatesWords(r.Stats.States, r.Symmetry), r.Covered+1)
 	if n := c.periphery.Len(); n > 0 {
-		if r.Live.Walks == n {
+		switch ok := r.Live.recovered(); {
+		case ok == n:
 			msg += fmt.Sprintf("; walks from %s at depth %d that are not live reached a live state", allOf(n, "state"), r.Covered)
-		} else {
-			msg += fmt.Sprintf("; walks from %s of the %s at depth %d that are not live reached a live state before the budget ran out", reports.Thousands(r.Live.Walks), reports.Count(n, "state"), r.Covered)
+		case r.Live.Walks == n:
+			msg += fmt.Sprintf("; walks from %s of the %s at depth %d that are not live reached a live state", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
+		default:
+			msg += fmt.Sprintf("; walks from %s of the %s at depth %d that are not live reached a live state before the budget ran out", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
 		}
 	}
 	if r.Message != "" {
 		msg += "; " + r.Message
+	}
+	if c.during != "" && r.Cut != "interrupted" {
+		msg += fmt.Sprintf("; then %s during %s", c.whyStopped(), c.during)
 	}
 	return msg
 }

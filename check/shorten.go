@@ -51,10 +51,10 @@ var (
 // ends in a state that recovers, and leads by the critical step to the
 // very state (by fingerprint) the reported path reaches there, so that
 // the dead test's evidence holds for it unchanged. Chunks halve down to
-// single steps. It returns nil where nothing could be removed, or where
-// the shortened path does not replay in full to the reported path's last
-// state.
-func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout time.Duration) *Shortened {
+// single steps. It returns nil where nothing could be removed, where the
+// shortened path does not replay in full to the reported path's last
+// state, or where stop said to end before it was done.
+func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout time.Duration, stop func() bool) *Shortened {
 	cx := res.Critical
 	if cx == nil || res.PrefixLen > 0 || cx.Step < 2 || cx.Step > len(res.Path) {
 		return nil
@@ -69,6 +69,7 @@ func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout tim
 		return nil
 	}
 	w.Strict = true
+	w.Stop = stop
 	live := func(s *sim.State) bool {
 		for i := range m.Properties {
 			if p := &m.Properties[i]; p.Kind == properties.Liveness && !p.IsLive(s) {
@@ -183,7 +184,7 @@ func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout tim
 			}
 		}
 	})
-	if h != nil || len(kept) == cx.Step-1 {
+	if h != nil || len(kept) == cx.Step-1 || stop() {
 		return nil
 	}
 	sh.Kept = kept
@@ -193,7 +194,7 @@ func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout tim
 	sh.Path = append(sh.Path, crit)
 	// The shortened path must replay, as a trace file would, and break
 	// no safety property on the way.
-	rep, err := ReplayFrom(sys, cfg, res.Init, sh.Path, timeout)
+	rep, err := ReplayStopping(sys, cfg, res.Init, sh.Path, timeout, stop)
 	if err != nil || rep.Verdict != OK || rep.Live {
 		return nil
 	}

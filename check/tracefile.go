@@ -24,6 +24,13 @@ import (
 // step, the prefix length) are not its path's. Rep is nil where nothing
 // could be replayed.
 func ReplayTrace(sys *protocol.System, t *reports.Trace, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo)) (*Replayed, error) {
+	return ReplayTraceStopping(sys, t, timeout, each, nil)
+}
+
+// ReplayTraceStopping is ReplayTrace that asks stop, as ReplayStopping
+// does, whether to end: a replay or dead test it ends is an error
+// wrapping sim.ErrStopped.
+func ReplayTraceStopping(sys *protocol.System, t *reports.Trace, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo), stop func() bool) (*Replayed, error) {
 	if t.System != sys.Name {
 		return nil, fmt.Errorf("the trace is of system %s, not %s", t.System, sys.Name)
 	}
@@ -31,7 +38,7 @@ func ReplayTrace(sys *protocol.System, t *reports.Trace, timeout time.Duration, 
 	if err != nil {
 		return nil, err
 	}
-	rep, err := ReplayEach(sys, ConfigOf(t), t.Init, p, timeout, each)
+	rep, err := replayEach(sys, ConfigOf(t), t.Init, p, timeout, each, stop)
 	if err != nil {
 		return nil, err
 	}

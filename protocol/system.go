@@ -554,9 +554,10 @@ func (s *System) Normalize(cfg Config) (Config, error) {
 }
 
 // Model checks cfg and builds the system's model for it. A model that is
-// not whole (nil, no Spec.New, no properties, two of one name, a Spec.Nodes
+// not whole (nil, no Spec.New, two properties of one name, a Spec.Nodes
 // or Spec.Budget other than the configuration's) is an error naming the
-// field.
+// field. A model with no properties is whole: a check of it checks the
+// built-in ones (no handler panics, every handler returns).
 func (s *System) Model(cfg Config) (Config, *Model, error) {
 	if err := s.Validate(); err != nil {
 		return cfg, nil, err
@@ -579,8 +580,6 @@ func (s *System) Model(cfg Config) (Config, *Model, error) {
 		return cfg, nil, bad("it returned a nil *Model and no error")
 	case m.Spec.New == nil:
 		return cfg, nil, bad("Model.Spec.New is nil: it makes each node")
-	case len(m.Properties) == 0:
-		return cfg, nil, bad("Model.Properties is empty: a check needs at least one property")
 	case m.Spec.Nodes != 0 && m.Spec.Nodes != cfg.Nodes:
 		return cfg, nil, bad("Model.Spec.Nodes is %d but the configuration has %d nodes (leave it 0: livecheck sets it)", m.Spec.Nodes, cfg.Nodes)
 	case m.Spec.Budget != (sim.Budget{}) && m.Spec.Budget != built.Budget:

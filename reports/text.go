@@ -173,18 +173,7 @@ func writeVerdict(w io.Writer, c *Check) {
 				Count(l.Walks, "walk"), Count(l.WalkDepth, "step"), allReached(l.Walks), along)
 		}
 	case "inconclusive":
-		why := "the search was stopped by --max-states"
-		if c.Interrupted {
-			why = "the search was interrupted"
-		}
-		if c.Message != "" {
-			why = c.Message
-		}
-		if c.Cut != "" {
-			fmt.Fprintf(w, "inconclusive: %s\n", why) // the message says what was covered
-			return
-		}
-		fmt.Fprintf(w, "inconclusive: %s; no violation found among %s\n", why, Count(c.Stats.States, "state"))
+		fmt.Fprintf(w, "inconclusive: %s\n", Inconclusive(c))
 	case "liveness-violation":
 		if c.Critical != nil {
 			writeCritical(w, c)
@@ -197,6 +186,22 @@ func writeVerdict(w io.Writer, c *Check) {
 		WriteSteps(w, c.Steps)
 		fmt.Fprintln(w)
 	}
+}
+
+// Inconclusive says why an inconclusive check could not tell, and what
+// it covered: the line of its report after "inconclusive: ".
+func Inconclusive(c *Check) string {
+	why := "the search was stopped by --max-states"
+	if c.Interrupted {
+		why = "the search was interrupted"
+	}
+	if c.Message != "" {
+		why = c.Message
+	}
+	if c.Cut != "" {
+		return why // the message says what was covered
+	}
+	return fmt.Sprintf("%s; no violation found among %s", why, Count(c.Stats.States, "state"))
 }
 
 // allReached says "all reached", or "reached" of a single walk.
@@ -544,7 +549,11 @@ func WriteMerge(w io.Writer, c *Check) {
 	if len(m.Violations) > 1 {
 		fmt.Fprintln(w, "shortest violation of each property:")
 		for _, v := range m.Violations {
-			fmt.Fprintf(w, "    %s of %s in %s (shard %d): %s\n", v.Result, v.Property, Count(v.PathLen, "step"), v.Shard, v.Trace)
+			trace := v.Trace
+			if trace == "" {
+				trace = "(no trace written)"
+			}
+			fmt.Fprintf(w, "    %s of %s in %s (shard %d): %s\n", v.Result, v.Property, Count(v.PathLen, "step"), v.Shard, trace)
 		}
 	}
 }

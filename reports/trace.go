@@ -332,35 +332,59 @@ func ReadTraceFile(path string) (*Trace, error) {
 // directory and a rename, so a reader never sees half of it; the directory
 // is made if needed.
 func WriteFileAtomic(path string, write func(w io.Writer) error) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
+	return WriteFilesAtomic([]string{path}, []func(io.Writer) error{write})
+}
+
+// WriteFilesAtomic writes files that belong together (a dead trace and
+// the nearest live path it names) as WriteFileAtomic writes one, all or
+// none: every one is written to a temporary file first, and renamed only
+// once all are on disk, so that a full disk leaves no half of the set.
+// write[i] writes paths[i]. Should a rename fail, the files renamed before
+// it that did not exist before are removed again.
+func WriteFilesAtomic(paths []string, write []func(w io.Writer) error) (err error) {
+	var tmps []string
 	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
+		for _, tmp := range tmps {
+			if tmp != "" {
+				os.Remove(tmp)
+			}
 		}
 	}()
-	if err := write(f); err != nil {
-		return err
+	for i, path := range paths {
+		dir := filepath.Dir(path)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, f.Name())
+		err = write[i](f)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	var made []string // renamed, and new
+	for i, path := range paths {
+		_, statErr := os.Lstat(path)
+		if err := os.Rename(tmps[i], path); err != nil {
+			for _, m := range made {
+				os.Remove(m)
+			}
+			return err
+		}
+		tmps[i] = ""
+		if errors.Is(statErr, os.ErrNotExist) {
+			made = append(made, path)
+		}
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
 	return nil
 }
 

@@ -18,6 +18,9 @@ import (
 )
 
 func (c *command) check(args []string) int {
+	// Signals first: Ctrl-C at any moment ends the check with its report.
+	interrupted, stopSignals := onInterrupt()
+	defer stopSignals()
 	sys, args, err := c.systemFirst(args)
 	if err != nil {
 		return c.usageErr("check", "%v", err)
@@ -38,7 +41,7 @@ func (c *command) check(args []string) int {
 	walks := fs.Int("walks", check.DefaultWalks, "random walks per probe of the critical-transition search (k)")
 	escalations := fs.Int("escalations", check.DefaultEscalations, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
 	workers := fs.Int("workers", 0, "goroutines of the exhaustive search and of the walks (0, the default: the number of cores); the result does not depend on it")
-	budget := fs.Duration("time", 60*time.Second, "time budget of the check (0: none; at most "+hours(maxTime)+"): the search may use three quarters, then ends at the last depth it finished (the report says which) and the walks start there; a check cut short is inconclusive (exit 3) unless it found a violation")
+	budget := fs.Duration("time", check.DefaultTime, "time budget of the check (0: none; at most "+hours(maxTime)+"): the search may use three quarters, then ends at the last depth it finished (the report says which) and the walks start there; the walks, the critical search and its dead tests stop when it is spent; a check cut short is inconclusive (exit 3) unless it found a violation")
 	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule): much faster, but safety is then checked on a walk only until it recovers, not to --walk-depth")
@@ -181,11 +184,13 @@ func (c *command) check(args []string) int {
 			return c.usageErr("check", "--from: %v", err)
 		}
 	}
-	interrupted, stopSignals := onInterrupt()
-	defer stopSignals()
-	prog := &progressLine{w: c.stderr, start: time.Now(), budget: *budget}
+	prog := &check.ProgressLine{Print: func(line string) { fmt.Fprintln(c.stderr, line) }, Start: time.Now(), Budget: *budget}
 	if *quiet || (*asJSON && !isTerminal(c.stdout)) {
 		prog = nil
+	}
+	timeBudget := *budget
+	if timeBudget == 0 {
+		timeBudget = check.NoTimeLimit // Options' 0 is the default
 	}
 	esc := *escalations
 	if esc == 0 {
@@ -195,7 +200,7 @@ func (c *command) check(args []string) int {
 		Config:         cfg,
 		Depth:          *depth,
 		MaxStates:      *maxStates,
-		Time:           *budget,
+		Time:           timeBudget,
 		MaxMemory:      maxMem,
 		Seed:           *wf.seed,
 		HandlerTimeout: *timeout,
@@ -214,7 +219,7 @@ func (c *command) check(args []string) int {
 		MaxVerify:      *maxVerify,
 		Prefix:         prefixPath,
 		PrefixInit:     prefixInit,
-		Progress:       prog.report,
+		Progress:       prog.Report,
 		Shard:          slice,
 		Fingerprints:   *saveFPs,
 	}
@@ -263,7 +268,7 @@ func (c *command) check(args []string) int {
 	}
 	if *junit != "" {
 		if err := writeJUnit(*junit, sys, res, rep); err != nil {
-			fmt.Fprintf(c.stderr, "%s check: --junit: %v\n", c.name, err)
+			fmt.Fprintf(c.stderr, "%s check: warning: --junit %s: the report was not written: %v\n", c.name, *junit, err)
 		}
 	}
 	if *asJSON {
@@ -280,7 +285,8 @@ func (c *command) check(args []string) int {
 			err = writeGraph(*htmlFile, g)
 		}
 		if err != nil {
-			return c.usageErr("check", "--html %s: %v", *htmlFile, err)
+			// The page is an extra: the verdict stands, as for --junit.
+			fmt.Fprintf(c.stderr, "%s check: warning: --html %s: the page was not written: %v\n", c.name, *htmlFile, err)
 		}
 	}
 	return exitCode(res.Verdict)

@@ -176,6 +176,13 @@ func (c *command) usageErr(cmd string, format string, args ...any) int {
 	return ExitUsage
 }
 
+// interruptedLine says on stderr that cmd was interrupted, and what of
+// its work is left undone, and returns the exit status of work cut short.
+func (c *command) interruptedLine(cmd, undone string) int {
+	fmt.Fprintf(c.stderr, "%s %s: interrupted: %s\n", c.name, cmd, undone)
+	return ExitInconclusive
+}
+
 // exitCode is the exit status for a verdict.
 func exitCode(v check.Verdict) int {
 	switch v {

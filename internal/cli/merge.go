@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/livecheck/livecheck/check"
@@ -52,35 +53,43 @@ func (c *command) merge(args []string) int {
 			return c.usageErr("merge", "%s: %v", files[0], lerr)
 		}
 		// The traces replay as they record, or none is written; then
-		// the trace files, as the check would have written them, and
-		// the steps replayed for the text.
+		// the trace files, as the check would have written them (all or
+		// none), and the steps replayed for the text.
 		rp, err := m.Replay(sys, *timeout)
 		if err != nil {
 			return c.usageErr("merge", "%v", err)
 		}
 		rep.Steps = check.StepsReport(rp.Steps)
 		trace := filepath.Join(*out, v.TraceName)
-		if err := reports.WriteFileAtomic(trace, v.Trace.Write); err != nil {
-			return c.usageErr("merge", "--out %s: %v", *out, err)
-		}
-		rep.Trace, rep.ReplayCommand = trace, c.cmd+" replay "+trace
+		paths, writes := []string{trace}, []func(io.Writer) error{v.Trace.Write}
+		live := ""
 		if v.LiveTrace != nil {
-			live := filepath.Join(*out, v.LiveTraceName)
-			if err := reports.WriteFileAtomic(live, v.LiveTrace.Write); err != nil {
-				return c.usageErr("merge", "--out %s: %v", *out, err)
-			}
-			if rep.Critical != nil {
-				rep.Critical.LiveTrace = live
-			}
-			rep.LiveReplayCommand = c.cmd + " replay " + live
+			live = filepath.Join(*out, v.LiveTraceName)
+			paths, writes = append(paths, live), append(writes, v.LiveTrace.Write)
 		}
+		vtraces := make([]string, len(rep.Merge.Violations)) // the first is trace
 		for i := range rep.Merge.Violations {
-			mv := &rep.Merge.Violations[i]
-			mv.Trace = filepath.Join(*out, mv.Trace)
+			vtraces[i] = filepath.Join(*out, rep.Merge.Violations[i].Trace)
 			if i > 0 {
-				if err := reports.WriteFileAtomic(mv.Trace, m.Violations[i].Trace.Write); err != nil {
-					return c.usageErr("merge", "--out %s: %v", *out, err)
+				paths, writes = append(paths, vtraces[i]), append(writes, m.Violations[i].Trace.Write)
+			}
+		}
+		if err := reports.WriteFilesAtomic(paths, writes); err != nil {
+			// The verdict matters more than its files: report it anyway.
+			fmt.Fprintf(c.stderr, "%s merge: warning: --out %s: the traces were not written, the report below has none: %v\n", c.name, *out, err)
+			for i := range rep.Merge.Violations {
+				rep.Merge.Violations[i].Trace = ""
+			}
+		} else {
+			rep.Trace, rep.ReplayCommand = trace, c.cmd+" replay "+trace
+			if live != "" {
+				if rep.Critical != nil {
+					rep.Critical.LiveTrace = live
 				}
+				rep.LiveReplayCommand = c.cmd + " replay " + live
+			}
+			for i := range rep.Merge.Violations {
+				rep.Merge.Violations[i].Trace = vtraces[i]
 			}
 		}
 	}
@@ -90,6 +99,7 @@ func (c *command) merge(args []string) int {
 		reports.WriteMerge(c.stdout, rep)
 	}
 	if *htmlFile != "" && lerr == nil {
+		// The page is an extra: the verdict stands.
 		var g *reports.Graph
 		if v := m.Violation; v != nil {
 			g, err = traceview.GraphOfTrace(sys, v.Trace, v.LiveTrace, *timeout)
@@ -107,7 +117,7 @@ func (c *command) merge(args []string) int {
 			err = writeGraph(*htmlFile, g)
 		}
 		if err != nil {
-			return c.usageErr("merge", "--html %s: %v", *htmlFile, err)
+			fmt.Fprintf(c.stderr, "%s merge: warning: --html %s: the page was not written: %v\n", c.name, *htmlFile, err)
 		}
 	}
 	if m.Problem != "" {

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
 	"github.com/spf13/pflag"
 )
 
@@ -52,11 +55,21 @@ func (c *command) prefix(args []string) int {
 		return c.usageErr("prefix", "%v", err)
 	}
 	start := time.Now()
+	// Ctrl-C or SIGTERM ends the walks: the prefixes made are written,
+	// and a line says the rest were not.
+	interrupted, stopSignals := onInterrupt()
+	defer stopSignals()
+	var progress io.Writer = c.stderr
+	if *asJSON && !isTerminal(c.stdout) {
+		progress = nil
+	}
 	cfg, ps, err := check.Prefixes(sys, check.PrefixOptions{
 		Config: cfg, Count: *count, Settle: *settle, MaxSteps: *maxSteps, Seed: *wf.seed,
 		Weights: weights, WeightsSet: fs.Changed("weights"),
+		Interrupted: working(progress, "prefix: walking "+sys.Name+" to live states", interrupted),
 	})
-	if err != nil && len(ps) == 0 {
+	stopped := errors.Is(err, sim.ErrStopped)
+	if err != nil && len(ps) == 0 && !stopped {
 		return c.usageErr("prefix", "%v", err)
 	}
 	files := []reports.PrefixFile{}
@@ -79,6 +92,9 @@ func (c *command) prefix(args []string) int {
 			checkFrom = fmt.Sprintf("%s check %s --from %s --resets 1", c.cmd, sys.Name, files[0].File)
 		}
 		reports.WritePrefixes(c.stdout, check.DescribeConfig(sys.Name, cfg), files, time.Since(start), checkFrom)
+	}
+	if stopped {
+		return c.interruptedLine("prefix", fmt.Sprintf("%d of the %d prefixes asked for were made", len(files), *count))
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "%s prefix: %v\n", c.name, err)

@@ -3,9 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
 	"github.com/spf13/pflag"
 )
 
@@ -23,9 +25,21 @@ func (c *command) replay(args []string) int {
 	if !ok {
 		return code
 	}
+	// Ctrl-C or SIGTERM ends a long replay, or the dead test of its
+	// final state, with a line and exit 3: it showed nothing either way.
+	interrupted, stopSignals := onInterrupt()
+	defer stopSignals()
+	var progress io.Writer = c.stderr
+	if *asJSON && !isTerminal(c.stdout) {
+		progress = nil
+	}
+	stop := working(progress, "replay: replaying "+file, interrupted)
+	rep, err := check.ReplayTraceStopping(sys, t, *tf.timeout, nil, stop)
+	if errors.Is(err, sim.ErrStopped) {
+		return c.interruptedLine("replay", file+" was neither confirmed nor refuted")
+	}
 	// Replay shows what a trace that does not reproduce replays to; the
 	// other readers only refuse it.
-	rep, err := check.ReplayTrace(sys, t, *tf.timeout, nil)
 	var nr *check.NotReproducedError
 	if errors.As(err, &nr) {
 		if *asJSON {
@@ -37,18 +51,23 @@ func (c *command) replay(args []string) int {
 	if err != nil {
 		return c.usageErr("replay", "%v", check.TraceError(file, err))
 	}
-	if *asJSON {
+	return c.replayed(file, t, rep, *asJSON)
+}
+
+// replayed reports a trace that reproduces and returns its exit status.
+func (c *command) replayed(file string, t *reports.Trace, rep *check.Replayed, asJSON bool) int {
+	if asJSON {
 		reports.WriteJSON(c.stdout, rep.Report(file, t, true))
 	} else {
 		reports.WriteReplay(c.stdout, rep.Report(file, t, true))
 	}
 	if v := check.Verdict(t.Result); v == check.Live || v == check.PrefixResult {
-		if !*asJSON {
+		if !asJSON {
 			fmt.Fprintln(c.stdout, "reproduced: the trace reaches a live state")
 		}
 		return ExitOK
 	}
-	if !*asJSON {
+	if !asJSON {
 		fmt.Fprintln(c.stdout, "reproduced: the trace replays to the violation it records")
 	}
 	return ExitViolation

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,9 +58,9 @@ func WithOptions(o check.Options) Option { return func(s *testSettings) { s.opts
 // DefaultTraceDir).
 func WithTraceDir(dir string) Option { return func(s *testSettings) { s.dir = dir } }
 
-// AllowInconclusive lets a check that could not decide (stopped by
-// MaxStates or its memory limit, or walks too short to tell) pass, with
-// the reason logged. By default it fails the test: a check that did not
+// AllowInconclusive lets a check that could not decide (stopped by its
+// time budget, MaxStates or its memory limit, or walks too short to
+// tell) pass, with the reason logged. By default it fails the test: a check that did not
 // finish has not shown the protocol correct.
 func AllowInconclusive() Option { return func(s *testSettings) { s.inconclusiveOK = true } }
 
@@ -106,7 +107,27 @@ func Test(t testing.TB, sys *protocol.System, opts ...Option) {
 			o.WalkDepth = check.DefaultWalkDepth / 10
 		}
 	}
+	o.Time = budget(t, o.Time, time.Now())
+	var logMu sync.Mutex
+	checking := true
+	if o.Progress == nil {
+		// What the command prints on stderr, in the test's log: shown
+		// as it comes under -v, and with a failure. Never once Check has
+		// returned: a goroutine a hang left behind may go on a little,
+		// and the test may have ended.
+		pl := &check.ProgressLine{Print: func(line string) {
+			logMu.Lock()
+			defer logMu.Unlock()
+			if checking {
+				t.Logf("%s", line)
+			}
+		}, Start: time.Now(), Budget: o.Time, Every: progressEvery}
+		o.Progress = pl.Report
+	}
 	res, err := check.Check(sys, o)
+	logMu.Lock()
+	checking = false
+	logMu.Unlock()
 	if err != nil {
 		t.Fatalf("livecheck: %s: %v", sys.Name, err)
 		return
@@ -118,13 +139,7 @@ func Test(t testing.TB, sys *protocol.System, opts ...Option) {
 		unreached(t, sys, res, st.unreachedOK)
 		return
 	case check.Inconclusive:
-		why := fmt.Sprintf("%s; no violation among %s", res.Message, reports.Count(res.Stats.States, "state"))
-		switch {
-		case res.Cut != "":
-			why = res.Message // it says what was covered
-		case res.Interrupted:
-			why = "the search was interrupted; no violation among " + reports.Count(res.Stats.States, "state")
-		}
+		why := reports.Inconclusive(res.Report("", "")) // the command's words
 		if st.inconclusiveOK {
 			t.Logf("livecheck: %s: inconclusive: %s\n%s", sys.Name, why, coverageText(res))
 			unreached(t, sys, res, st.unreachedOK)
@@ -150,6 +165,41 @@ func Test(t testing.TB, sys *protocol.System, opts ...Option) {
 	reports.WriteCheck(&b, rep, false)
 	t.Fatalf("%s", strings.TrimSuffix(b.String(), "\n"))
 }
+
+// progressEvery is how often Test logs a long check's progress.
+const progressEvery = 10 * time.Second
+
+// budget is the time budget of a check in test t: the options' (given;
+// the command's, check.DefaultTime, where they give none), but no later
+// than go test's deadline (-timeout) less a margin in which Test confirms
+// and reports what it found: a tenth of the time left, and at least
+// reportMargin. A check with no budget (check.NoTimeLimit) gets all the
+// time up to there: go test would kill it, with no report, at the
+// deadline.
+func budget(t testing.TB, given time.Duration, now time.Time) time.Duration {
+	b := given
+	if b == 0 {
+		b = check.DefaultTime
+	}
+	dt, ok := t.(interface{ Deadline() (time.Time, bool) })
+	if !ok {
+		return b
+	}
+	deadline, ok := dt.Deadline()
+	if !ok {
+		return b
+	}
+	left := deadline.Sub(now)
+	room := max((left - max(left/10, reportMargin)).Truncate(time.Second), time.Second)
+	if b < 0 || b > room {
+		return room
+	}
+	return b
+}
+
+// reportMargin is the least time Test keeps before go test's deadline to
+// confirm and report what its check found.
+const reportMargin = 10 * time.Second
 
 // coverageText is the reachability properties and the handlers the check
 // ran, as the reports write them.

@@ -363,7 +363,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 				}
 				// The search keeps the periphery as paths: the state
 				// is made again here, on this worker's world.
-				f, err := c.periphery.At(w, i)
+				f, err := c.periphery.At(w, i, nil)
 				if err != nil {
 					outs[i] <- walkOut{err: err}
 					continue

@@ -84,9 +84,12 @@ func (c *checker) deadEvidence(init []int, p sim.Path, sopts search.Options) err
 	if err != nil {
 		return err
 	}
-	sopts.Start, sopts.Starts, sopts.Target, sopts.Progress, sopts.Trail = end, nil, 0, nil, nil
+	sopts.Start, sopts.Starts, sopts.Target, sopts.Progress = end, nil, 0, nil
 	sopts.Shard, sopts.Fingerprints, sopts.Stop = search.Shard{}, false, c.stop
 	c.during = "the search that shows the closed region of dead states it found dead"
+	// The search's paths start at the end of p: the watchdog is told so.
+	c.phase, c.searchFrom, c.searchFromInit = phaseSearch, p, init
+	defer func() { c.searchFrom, c.searchFromInit = nil, nil }()
 	sr, err := search.Global(c.w, sopts)
 	if err != nil {
 		return err

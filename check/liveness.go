@@ -401,9 +401,16 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 			panic(err) // the spec was valid for the main world
 		}
 		w.Stop = c.stop // a walk of millions of steps stops too
+		// where the worker is, for the watchdog: making a periphery state
+		// again (at), or walking from it (trail).
 		trail := &walk.Trail{}
+		var at search.Trail
+		var making bool
 		w.Guard = c.watch.add(func() hang {
 			ev, choices, _ := w.Current()
+			if making {
+				return c.pathHang(at.Init, at.Path, at.Event, ev, choices)
+			}
 			return c.walkHang(trail, ev, choices)
 		})
 		wk := walk.New(w, c.isLive, c.weights, 0)
@@ -429,7 +436,9 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 				}
 				// The search keeps the periphery as paths: the state
 				// is made again here, on this worker's world.
-				f, err := c.periphery.At(w, i)
+				making = true
+				f, err := c.periphery.At(w, i, &at)
+				making = false
 				if err != nil {
 					outs[i] <- walkOut{err: err}
 					continue

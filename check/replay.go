@@ -66,6 +66,10 @@ type Replayed struct {
 	m       *protocol.Model
 	timeout time.Duration
 	each    func(step int, s *sim.State, info *sim.StepInfo)
+	// cutShort says the path's last step (with no steps, the initial
+	// state's Init calls) is one the check's run was held in: its choices
+	// are those it had made, and run again it may go on to make more.
+	cutShort bool
 }
 
 // Reproduces says whether the replay shows what a trace records: the same
@@ -128,17 +132,19 @@ func ReplayFrom(sys *protocol.System, cfg protocol.Config, init []int, p sim.Pat
 // not nil, as it is reached: the initial state as step 0 (info nil), then
 // the state after each step with what the step did.
 func ReplayEach(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo)) (*Replayed, error) {
-	return replayEach(sys, cfg, init, p, timeout, each, nil)
+	return replayEach(sys, cfg, init, p, timeout, each, nil, false)
 }
 
 // ReplayStopping is ReplayFrom that asks stop, every few milliseconds of
 // the replay and of its dead test (TestEnd, Confirm), whether to end: a
 // replay it ends is an error wrapping sim.ErrStopped.
 func ReplayStopping(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration, stop func() bool) (*Replayed, error) {
-	return replayEach(sys, cfg, init, p, timeout, nil, stop)
+	return replayEach(sys, cfg, init, p, timeout, nil, stop, false)
 }
 
-func replayEach(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo), stop func() bool) (*Replayed, error) {
+// replayEach is ReplayEach that asks stop whether to end; with cutShort,
+// p's last step is one a run was held in (Replayed.cutShort).
+func replayEach(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo), stop func() bool, cutShort bool) (*Replayed, error) {
 	if timeout <= 0 {
 		timeout = 2 * time.Second
 	}
@@ -157,7 +163,7 @@ func replayEach(sys *protocol.System, cfg protocol.Config, init []int, p sim.Pat
 	// stops replaying.
 	w.Recheck = 1
 	w.Stop = stop
-	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout, each: each}
+	rep := &Replayed{Verdict: OK, w: w, m: m, timeout: timeout, each: each, cutShort: cutShort}
 	cur := ReplayStep{} // the step under way (0: Init)
 	where := func() hang {
 		// The replay is held in a handler: what it wrote is stable.
@@ -263,8 +269,14 @@ func replay(w *sim.World, m *protocol.Model, init []int, p sim.Path, rep *Replay
 			}
 		}
 	}
-	w.Strict = true
+	// An initial state a run was held in the making of names it by the
+	// choices made so far: its Init calls may go on to make more.
+	partInit := rep.cutShort && len(p) == 0
+	w.Strict = !partInit
 	s, err := w.InitialFrom(init)
+	if err == nil && partInit && len(w.Last().Choices) < len(init) {
+		err = fmt.Errorf("%w: the first Init calls made %d choices but the trace records %d", sim.ErrNotEnabled, len(w.Last().Choices), len(init))
+	}
 	if err != nil {
 		if panicked(err) {
 			return nil
@@ -305,7 +317,7 @@ func replay(w *sim.World, m *protocol.Model, init []int, p sim.Path, rep *Replay
 			}
 			return err
 		}
-		if !w.Strict && len(w.Last().Choices) != len(st.Choices) {
+		if n := len(w.Last().Choices); !w.Strict && (n < len(st.Choices) || n > len(st.Choices) && !rep.cutShort) {
 			return &NoReplayError{Step: i + 1, Event: st.Event,
 				Err: fmt.Errorf("it made %d choices but the trace records %d", len(w.Last().Choices), len(st.Choices))}
 		}
@@ -515,8 +527,13 @@ func (c *checker) noReplay(err error) error {
 	}
 	// The step is where the replay parted from the check's run; the
 	// handler that did something else ran at it or before it.
-	return &sim.NondeterminismError{Step: ne.Step, Event: ne.Event, Node: ne.Event.Node, Handler: sim.HandlerOf(ne.Event, ne.Event.Node),
+	nd = &sim.NondeterminismError{Step: ne.Step, Event: ne.Event, Node: ne.Event.Node, Handler: sim.HandlerOf(ne.Event, ne.Event.Node),
 		What: fmt.Sprintf("the path found does not replay from here: %v", ne.Err)}
+	if ne.Step == 0 {
+		// The initial state: an Init call (which node's is not known).
+		nd.Handler, nd.Text = "Init", "the initial state"
+	}
+	return nd
 }
 
 // notReproduced explains a path that replays, but to something else than

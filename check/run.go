@@ -220,8 +220,14 @@ type checker struct {
 	along     sim.Path
 	alongInit []int
 	alongAt   int
-	watch     watchdog
-	mem       *memBudget
+	// searchFrom, when set, is the path to the state a search that does
+	// not start where the check does starts from (from the initial state
+	// searchFromInit names): its trails' paths go on from there.
+	searchFrom     sim.Path
+	searchFromInit []int
+
+	watch watchdog
+	mem   *memBudget
 	// deadline is when the time budget runs out (zero: no budget);
 	// searchDeadline when the exhaustive search must end.
 	deadline, searchDeadline time.Time
@@ -517,8 +523,7 @@ func (c *checker) searchWorkers() []search.Worker {
 		trail := &search.Trail{}
 		w.Guard = c.watch.add(func() hang {
 			ev, choices, _ := w.Current()
-			start, path := c.searchPath(trail)
-			return hang{start: start, path: path, event: ev, choices: choices}
+			return c.searchHang(trail, ev, choices)
 		})
 		out = append(out, search.Worker{World: w, Trail: trail})
 	}

@@ -38,7 +38,7 @@ func ReplayTraceStopping(sys *protocol.System, t *reports.Trace, timeout time.Du
 	if err != nil {
 		return nil, err
 	}
-	rep, err := replayEach(sys, ConfigOf(t), t.Init, p, timeout, each, stop)
+	rep, err := replayEach(sys, ConfigOf(t), t.Init, p, timeout, each, stop, false)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,17 @@ import (
 // longer allowance (ConfirmAllowance), and only a step that hangs again
 // is reported, with the trace of that second run, which thereby replays.
 // A step that returns the second time was slow, not stuck: the check waits
-// for it and goes on.
+// for it and goes on. A short timeout makes many steps slow: each is run
+// again, none is blamed.
+//
+// Running a step again needs the exact path to it, in whatever phase the
+// world is (the search, a periphery state made again, a walk, the critical
+// search's probes, a replay of a path): each keeps a trail that says so
+// before it calls a handler. The step's choices are those it had made when
+// the watchdog looked, and run again it may make more. A trail that names
+// another step than the one the world runs is a bug of livecheck's: the
+// handler is waited for, never blamed. Only a replay that parts from the
+// path the check ran says that a handler is not deterministic.
 
 // ConfirmAllowance is how long a handler that ran past timeout may run
 // when it is run again before its hang counts as confirmed: 30 times the
@@ -46,6 +56,12 @@ type hang struct {
 	// local mode has no path from the initial state.
 	local  *sim.State
 	during string // ", during a random walk", or ""
+	// lost says the trail named another step than the one under way: the
+	// path to the step is not known, and it cannot be run again.
+	lost bool
+
+	// Set when the step ran again and returned (confirm).
+	ranAgain bool
 
 	// Set when the hang is confirmed: the path of the run that hung again
 	// (its last step the stuck one) and that run's steps in words.
@@ -82,8 +98,10 @@ func (wd *watchdog) add(where func() hang) *sim.Guard {
 // which says whether it hangs when run again; run then returns it, and
 // f's goroutines are left behind, blocked in the user's handler. With no
 // confirm every such handler is returned. A handler confirm clears is
-// waited for up to allow in all; past that, it did not return in the
-// check but did when run again, and run returns a NondeterminismError.
+// waited for up to allow in all. Past that, one that returned when run
+// again did not return in the check: run returns a NondeterminismError;
+// one that could not be run again (its path not known) is an error that
+// blames no handler.
 func (wd *watchdog) run(timeout, allow time.Duration, confirm func(*hang) (bool, error), f func() error) (*hang, error) {
 	done := make(chan error, 1)
 	go func() { done <- f() }()
@@ -118,6 +136,14 @@ func (wd *watchdog) run(timeout, allow time.Duration, confirm func(*hang) (bool,
 			if h := wi.cleared; h != nil {
 				if ran < allow {
 					continue
+				}
+				if !h.ranAgain {
+					why := "could not run its step again on its own"
+					if h.lost {
+						why = "lost track of the path to it (a bug in livecheck), so could not run its step again"
+					}
+					return nil, fmt.Errorf("a handler has not returned for %v (node %d's %s, on %v%s), and the check %s to tell a hang from a slow machine",
+						allow, h.event.Node, sim.HandlerOf(h.event, h.event.Node), h.event, h.during, why)
 				}
 				return nil, &sim.NondeterminismError{Step: len(h.path) + 1, Event: h.event, Text: h.text, Node: h.event.Node,
 					Handler: sim.HandlerOf(h.event, h.event.Node),
@@ -165,37 +191,60 @@ const (
 // where says where the main world's goroutine is; see watchdog.
 func (c *checker) where(trail *search.Trail) hang {
 	ev, choices, from := c.w.Current()
-	switch c.phase {
-	case phaseInit:
-		// Building an initial state: the choices so far name it.
+	// Building an initial state (InitialFrom's zero Event: before the
+	// search, or by the search or local mode after an Init that
+	// panicked): the choices so far name it.
+	if c.phase == phaseInit || ev == (sim.Event{}) {
 		return hang{init: true, start: choices}
+	}
+	switch c.phase {
 	case phasePath:
-		return hang{start: c.alongInit, path: c.along[:c.alongAt].Clone(), event: ev, choices: choices}
+		return hang{start: c.alongInit, path: c.along[:c.alongAt].Clone(), event: ev, choices: choices, lost: c.along[c.alongAt].Event != ev}
 	case phaseWalk:
 		return c.walkHang(&c.walkTrail, ev, choices)
 	case phaseLocal:
 		return hang{local: from, event: ev, choices: choices}
 	}
-	start, path := c.searchPath(trail)
-	return hang{start: start, path: path, event: ev, choices: choices}
+	return c.searchHang(trail, ev, choices)
+}
+
+// searchHang says where a search worker is, from its trail.
+func (c *checker) searchHang(t *search.Trail, ev sim.Event, choices []int) hang {
+	start, path, ok := c.searchPath(t)
+	return hang{start: start, path: path, event: ev, choices: choices, lost: !ok || t.Event != ev}
 }
 
 // searchPath is the path, from the initial state, to the state a search
-// worker is expanding. For a state the search kept rather than made
-// again it is made again here, on a world of its own, while the worker is
-// held in its handler.
-func (c *checker) searchPath(t *search.Trail) ([]int, sim.Path) {
-	if w, err := sim.NewWorld(c.m.Spec); err == nil {
-		if init, p, err := t.PathTo(w); err == nil {
-			return c.fullInit(init), c.full(p)
-		}
+// worker steps from, and whether it could be made: a trail names the
+// state by its node of the search's tree, and the path to it is made
+// again here, on a world of its own, while the worker is held in its
+// handler. A search that does not start where the check does
+// (searchFrom) has its paths start at the end of that path.
+func (c *checker) searchPath(t *search.Trail) ([]int, sim.Path, bool) {
+	w, err := sim.NewWorld(c.m.Spec)
+	if err != nil {
+		return nil, nil, false
 	}
-	return c.fullInit(t.Init), c.full(t.Path.Clone())
+	init, p, err := t.PathTo(w)
+	if err != nil {
+		return nil, nil, false
+	}
+	if c.searchFrom != nil {
+		init, p = c.searchFromInit, append(c.searchFrom.Clone(), p...)
+	}
+	return c.fullInit(init), c.full(p), true
+}
+
+// pathHang says where a world is that runs a path from the initial state
+// init names (from the check's start): at its step under way, which ran
+// trailEv.
+func (c *checker) pathHang(init []int, p sim.Path, trailEv, ev sim.Event, choices []int) hang {
+	return hang{start: c.fullInit(init), path: c.full(p.Clone()), event: ev, choices: choices, lost: trailEv != ev}
 }
 
 // walkHang says where a walk is, from its trail.
 func (c *checker) walkHang(t *walk.Trail, ev sim.Event, choices []int) hang {
-	h := hang{start: t.Init, path: c.full(append(t.Base.Clone(), t.Path...)), event: ev, choices: choices, during: ", during a random walk"}
+	h := hang{start: t.Init, path: c.full(append(t.Base.Clone(), t.Path...)), event: ev, choices: choices, during: ", during a random walk", lost: t.Event != ev}
 	if t.Steps > len(t.Path) {
 		cp := *t
 		cp.Base, cp.Path = nil, nil
@@ -212,6 +261,9 @@ func (c *checker) confirm(sys *protocol.System, h *hang, allow time.Duration) (b
 	if h.local != nil {
 		return c.confirmLocal(h, allow)
 	}
+	if h.lost {
+		return false, nil // cannot run it again: wait for it
+	}
 	p := h.path
 	if t := h.walk; t != nil {
 		if !t.Seeded {
@@ -226,7 +278,8 @@ func (c *checker) confirm(sys *protocol.System, h *hang, allow time.Duration) (b
 	if !h.init {
 		p = append(p.Clone(), sim.Step{Event: h.event, Choices: h.choices})
 	}
-	rep, err := ReplayFrom(sys, c.res.Config, h.start, p, allow)
+	// The stuck step is replayed as far as it got, and may go further.
+	rep, err := replayEach(sys, c.res.Config, h.start, p, allow, nil, nil, true)
 	if err != nil {
 		return false, c.noReplay(err)
 	}
@@ -234,6 +287,8 @@ func (c *checker) confirm(sys *protocol.System, h *hang, allow time.Duration) (b
 		h.text = rep.Steps[n-1].Text
 	}
 	if rep.Property != DivergenceProperty {
+		// It returned (or panicked), unless the replay stopped before it.
+		h.ranAgain = len(rep.Steps) >= len(p)
 		return false, nil
 	}
 	h.steps = rep.Steps

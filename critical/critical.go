@@ -307,7 +307,7 @@ func (sr *searcher) stateAt(i int) (*sim.State, error) {
 // along tells the trail, if any, that step j of the path is under way.
 func (sr *searcher) along(j int) {
 	if t := sr.opts.Trail; t != nil {
-		*t = walk.Trail{Base: sr.path[:j], Event: sr.path[j].Event}
+		*t = walk.Trail{Init: t.Init, Base: sr.path[:j], Event: sr.path[j].Event}
 	}
 }
 

@@ -526,8 +526,8 @@ func HandlerOf(ev Event, node NodeID) string {
 // Current returns the step under way, the choices it has made so far, and
 // the state Apply was given (nil under Step, which changes its state in
 // place). It is for a watchdog, while Guard.Hold keeps the world's
-// goroutine in a handler: the step may then be run again exactly as far as
-// it got.
+// goroutine in a handler (which may run on, but neither return nor
+// choose): the step may then be run again exactly as far as it got.
 func (w *World) Current() (ev Event, choices []int, from *State) {
 	return w.last.Event, slices.Clone(w.last.Choices), w.from
 }
@@ -1323,8 +1323,17 @@ func (c *nodeCtx) Choose(n int) int {
 	case w.Chooser != nil:
 		v = w.Chooser(n)
 	}
+	// A watchdog may be reading the choices so far (Current): a handler
+	// it holds may run on, but not choose, until it is done.
+	g := w.Guard
+	if g != nil {
+		g.mu.Lock()
+	}
 	w.last.Choices = append(w.last.Choices, v)
 	w.last.Bounds = append(w.last.Bounds, n)
+	if g != nil {
+		g.mu.Unlock()
+	}
 	return v
 }
 
@@ -1437,11 +1446,11 @@ func (g *Guard) exit() {
 	}
 }
 
-// Hold runs f while the handler that token (from Stuck) names cannot
-// return, so that f may read what the world's goroutine wrote before it
-// called the handler (the path it is exploring), and reports whether f
-// ran: false when that handler has returned already. f must not wait for
-// the world's goroutine.
+// Hold runs f while the handler that token (from Stuck) names can neither
+// return nor choose, so that f may read what the world's goroutine wrote
+// before it called the handler (the path it is exploring) and the choices
+// it has made (Current), and reports whether f ran: false when that
+// handler has returned already. f must not wait for the world's goroutine.
 func (g *Guard) Hold(token uint64, f func()) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -388,6 +388,11 @@ func (rep *Replayed) CheckProperty(verdict Verdict, property string) error {
 		if names := liveNames(rep.m); names != "" {
 			valid = append(valid, names)
 		}
+	case PropertyError:
+		// Any property's own code may panic.
+		for _, p := range rep.m.Properties {
+			valid = append(valid, p.Name)
+		}
 	case Live, PrefixResult:
 		// A live trace may name the liveness property it reaches.
 		if property == "" || property == liveNames(rep.m) {
@@ -395,7 +400,7 @@ func (rep *Replayed) CheckProperty(verdict Verdict, property string) error {
 		}
 		return fmt.Errorf("a %s trace records no property or %q, not %q", verdict, liveNames(rep.m), property)
 	default:
-		return fmt.Errorf("unknown result %q (valid: %s, %s, %s, %s)", verdict, SafetyViolation, LivenessViolation, Live, PrefixResult)
+		return fmt.Errorf("unknown result %q (valid: %s, %s, %s, %s, %s)", verdict, SafetyViolation, LivenessViolation, PropertyError, Live, PrefixResult)
 	}
 	for _, v := range valid {
 		if v == property {
@@ -403,7 +408,11 @@ func (rep *Replayed) CheckProperty(verdict Verdict, property string) error {
 		}
 	}
 	sort.Strings(valid)
-	return fmt.Errorf("%q is not a %s property of this system (valid: %s)", property, strings.TrimSuffix(string(verdict), "-violation"), strings.Join(valid, ", "))
+	kind := strings.TrimSuffix(string(verdict), "-violation") + " property"
+	if verdict == PropertyError {
+		kind = "property"
+	}
+	return fmt.Errorf("%q is not a %s of this system (valid: %s)", property, kind, strings.Join(valid, ", "))
 }
 
 // TestEnd runs dead test d from the replay's final state, as the check

@@ -17,7 +17,8 @@ func (c *command) replay(args []string) int {
 	tf := addTraceFlags(fs, "")
 	synopsis := c.cmd + " replay TRACE [--json]: re-execute a trace file, print each step (event, node,\n" +
 		"messages sent) and the violation it reaches. Exit 1 if the recorded violation reproduces,\n" +
-		"2 if the file is malformed or does not replay to it."
+		"2 if the file is malformed or does not replay to it, or (as check) if it reproduces a\n" +
+		"property that panicked."
 	if code, stop := c.parse(fs, args, synopsis); stop {
 		return code
 	}
@@ -66,6 +67,13 @@ func (c *command) replayed(file string, t *reports.Trace, rep *check.Replayed, a
 			fmt.Fprintln(c.stdout, "reproduced: the trace reaches a live state")
 		}
 		return ExitOK
+	}
+	if v := check.Verdict(t.Result); v == check.PropertyError {
+		// As the check: the property is broken, not the protocol.
+		if !asJSON {
+			fmt.Fprintln(c.stdout, "reproduced: the trace replays to the property error it records")
+		}
+		return exitCode(v)
 	}
 	if !asJSON {
 		fmt.Fprintln(c.stdout, "reproduced: the trace replays to the violation it records")

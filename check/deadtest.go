@@ -17,8 +17,41 @@ import (
 type DeadTest struct {
 	States, Walks, WalkDepth int
 	Seed                     uint64
-	// Weights are the walks' (nil: the system's, or walk.DefaultWeights).
+	// Weights are the walks' (nil: DeadWeights of the system's).
 	Weights *walk.Weights
+}
+
+// The dead test has a strength of its own: the flags that shape the
+// exploration (--walk-depth, --weights, --escalations) never lower it,
+// and neither does a trace file that replay reads. A state is called dead
+// only by a search of at least critical.DeadStates states, then at least
+// critical.DeadWalks walks of at least DeadWalkDepth steps, with
+// DeadWeights, which give every enabled event a chance: a walk of 20
+// steps, or one that never delivers a message, shows nothing about a
+// correct protocol. The caps bound what replay takes from a file (a
+// check never writes more), so that a damaged one cannot run for ever.
+const (
+	DeadWalkDepth    = DefaultWalkDepth
+	MaxDeadStates    = 50 * critical.DeadStates
+	MaxDeadWalks     = 10 * critical.DeadWalks
+	MaxDeadWalkDepth = 10_000_000
+)
+
+// DeadWeights are the weights of every dead test's walks: the system's
+// (walk.DefaultWeights where it has none), whatever the check's walks
+// use, and each kind that weighs nothing there weighs what it does in
+// walk.DefaultWeights, so that every enabled event has a chance.
+func DeadWeights(system *walk.Weights) walk.Weights {
+	wt := walk.DefaultWeights
+	if system != nil {
+		wt = *system
+	}
+	for k := range wt {
+		if !(wt[k] > 0) {
+			wt[k] = walk.DefaultWeights[k]
+		}
+	}
+	return wt
 }
 
 // deadSeed tags the seed of the dead test of a check's last state: it
@@ -26,21 +59,20 @@ type DeadTest struct {
 const deadSeed = 0xdead
 
 // endTest is the dead test of the end of a dead path, for a check whose
-// walks are depth steps long.
+// walks are depth steps long: as long as those, but never shorter than
+// the floor, nor longer than the cap.
 func (c *checker) endTest(depth int) DeadTest {
-	wt := *c.weights
-	return DeadTest{States: critical.DeadStates, Walks: critical.DeadWalks, WalkDepth: depth,
+	wt := DeadWeights(c.m.Weights)
+	return DeadTest{States: critical.DeadStates, Walks: critical.DeadWalks, WalkDepth: min(max(depth, DeadWalkDepth), MaxDeadWalkDepth),
 		Seed: walk.Seed(uint64(c.opts.Seed), deadSeed), Weights: &wt}
 }
 
-// test is d as critical runs it; weights stand in for d's when it has none.
-func (d DeadTest) test(weights *walk.Weights) critical.Test {
+// test is d as critical runs it; a system's weights (nil: none) stand in
+// for d's when it has none, as DeadWeights makes them.
+func (d DeadTest) test(system *walk.Weights) critical.Test {
+	wt := DeadWeights(system)
 	if d.Weights != nil {
-		weights = d.Weights
-	}
-	wt := walk.DefaultWeights
-	if weights != nil {
-		wt = *weights
+		wt = *d.Weights
 	}
 	return critical.Test{States: d.States, Walks: d.Walks, WalkDepth: d.WalkDepth, Chooser: &wt, Seed: d.Seed}
 }
@@ -97,4 +129,16 @@ func (c *checker) deadEvidence(init []int, p sim.Path, sopts search.Options) err
 	c.res.startEnd = &Critical{End: &critical.Evidence{SearchAll: true, SearchStates: int(sr.Stats.States), SearchDepth: sr.Stats.MaxDepth},
 		endFP: end.Fingerprint()}
 	return nil
+}
+
+// atFloor says whether ev, what a dead test saw from a state it found
+// no way back from, is evidence of the floor's strength: every state
+// reachable from there searched, or the floor's walks, each of the
+// floor's length, after a search that ran to the floor's bound.
+func atFloor(ev *critical.Evidence) bool {
+	if ev == nil || ev.Live {
+		return false
+	}
+	return ev.SearchAll || ev.Walks >= critical.DeadWalks && ev.WalkDepth >= DeadWalkDepth &&
+		(ev.SearchStates >= critical.DeadStates || ev.SearchDepth >= DeadWalkDepth)
 }

@@ -77,26 +77,66 @@ func (d DeadTest) test(system *walk.Weights) critical.Test {
 	return critical.Test{States: d.States, Walks: d.Walks, WalkDepth: d.WalkDepth, Chooser: &wt, Seed: d.Seed}
 }
 
-// DeadTestOf returns the dead test a trace records, or for a trace that
-// records none, the one a check with the trace's seed and the default walk
-// depth runs.
-func DeadTestOf(t *reports.Trace) (DeadTest, error) {
-	if d := t.DeadTest; d != nil {
-		if d.States < 0 || d.Walks < 1 || d.WalkDepth < 1 {
-			return DeadTest{}, fmt.Errorf("dead_test: walks and walk_depth must be at least 1 and search_states at least 0")
-		}
-		dt := DeadTest{States: d.States, Walks: d.Walks, WalkDepth: d.WalkDepth, Seed: d.Seed}
-		if d.Weights != "" {
-			wt, err := walk.ParseWeights(d.Weights, walk.DefaultWeights)
-			if err != nil {
-				return DeadTest{}, fmt.Errorf("dead_test: %v", err)
-			}
-			dt.Weights = &wt
-		}
-		return dt, nil
+// Weaker says whether d is weaker than the floor of every dead test: a
+// trace that records it shows no more than that.
+func (d DeadTest) Weaker() bool {
+	return d.States < critical.DeadStates || d.Walks < critical.DeadWalks || d.WalkDepth < DeadWalkDepth
+}
+
+// String says d's size in words: "a search of 20,000 states, then 300
+// walks of 5,000 steps".
+func (d DeadTest) String() string {
+	return fmt.Sprintf("a search of %s, then %s of %s", reports.Count(d.States, "state"), reports.Count(d.Walks, "walk"), reports.Count(d.WalkDepth, "step"))
+}
+
+// floorTest is the floor of every dead test, as a DeadTest.
+var floorTest = DeadTest{States: critical.DeadStates, Walks: critical.DeadWalks, WalkDepth: DeadWalkDepth}
+
+// DeadTestOf returns the dead test replay runs from the end of trace t:
+// the one t records, raised to the floor of every dead test, with the
+// system's DeadWeights (system: its weights, nil for none) and the
+// recorded seed; for a trace that records none, the one a check with the
+// trace's seed runs at the default walk depth. Recorded values past the
+// caps are an error: no check writes them.
+func DeadTestOf(t *reports.Trace, system *walk.Weights) (DeadTest, error) {
+	wt := DeadWeights(system)
+	d := floorTest
+	d.Seed, d.Weights = walk.Seed(uint64(t.Seed), deadSeed), &wt
+	td := t.DeadTest
+	if td == nil {
+		return d, nil
 	}
-	return DeadTest{States: critical.DeadStates, Walks: critical.DeadWalks, WalkDepth: DefaultWalkDepth,
-		Seed: walk.Seed(uint64(t.Seed), deadSeed)}, nil
+	if td.States < 0 || td.Walks < 1 || td.WalkDepth < 1 {
+		return DeadTest{}, fmt.Errorf("dead_test: walks and walk_depth must be at least 1 and search_states at least 0")
+	}
+	for _, f := range []struct {
+		name     string
+		val, max int
+	}{{"search_states", td.States, MaxDeadStates}, {"walks", td.Walks, MaxDeadWalks}, {"walk_depth", td.WalkDepth, MaxDeadWalkDepth}} {
+		if f.val > f.max {
+			return DeadTest{}, fmt.Errorf("dead_test: %s %s is more than any check runs (at most %s): the file is damaged",
+				f.name, reports.Thousands(f.val), reports.Thousands(f.max))
+		}
+	}
+	if td.Weights != "" {
+		// Read, so that a damaged file is refused; the walks use the
+		// system's DeadWeights all the same.
+		if _, err := walk.ParseWeights(td.Weights, walk.DefaultWeights); err != nil {
+			return DeadTest{}, fmt.Errorf("dead_test: %v", err)
+		}
+	}
+	d.States, d.Walks, d.WalkDepth = max(td.States, d.States), max(td.Walks, d.Walks), max(td.WalkDepth, d.WalkDepth)
+	d.Seed = td.Seed
+	return d, nil
+}
+
+// recordedTest is the dead test t records as it is written, floor or no
+// floor (zero if it records none).
+func recordedTest(t *reports.Trace) DeadTest {
+	if td := t.DeadTest; td != nil {
+		return DeadTest{States: td.States, Walks: td.Walks, WalkDepth: td.WalkDepth, Seed: td.Seed}
+	}
+	return DeadTest{}
 }
 
 func (d DeadTest) trace() *reports.TraceDeadTest {

@@ -48,11 +48,62 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 		return true
 	}
 
+	// found says what a walk or a probe ran into: a finding the result
+	// now records (true), or a failure of the check (the error).
+	found := func(err error, init []int, p sim.Path) (bool, error) {
+		if err := c.walkError(err, init, p); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	// walkOn walks up to steps further from end, the end of the suspect
+	// path p, with wk: a walk that recovers clears the suspect, one that
+	// runs into a violation is the finding. r is nil for either, or else
+	// the walk, which is not live at its end.
+	walkOn := func(wk *walk.Walker, seed uint64, init []int, p sim.Path, end *sim.State, steps int) (r *walk.Result, done bool, err error) {
+		wk.Reseed(seed)
+		c.walkTrail.Init, c.walkTrail.Base = c.fullInit(init), p
+		r, err = wk.Walk(end, steps, true, true)
+		c.res.Live.WalkSteps += int64(r.Steps)
+		if err != nil {
+			done, err = found(err, init, append(p, r.Path...))
+			return nil, done, err
+		}
+		if safetyFound(init, append(p, r.Path...), r) {
+			return nil, true, nil
+		}
+		if r.LiveAt >= 0 {
+			c.res.Live.Cleared++
+			return nil, false, nil
+		}
+		return r, false, nil
+	}
+	// Walks shorter than the floor of the dead test, or weights that give
+	// some kind of event no chance, show little about a path: a suspect
+	// of such walks first walks on from its end as a dead test's walk
+	// does, and is cleared if that recovers. (A suspect of walks as
+	// strong as that goes straight to the critical search.)
+	deadWt := DeadWeights(c.m.Weights)
+	weak := opts.WalkDepth < DeadWalkDepth
+	for k := range c.weights {
+		weak = weak || !(c.weights[k] > 0)
+	}
+	dk := walk.New(c.w, c.isLive, &deadWt, 0)
+	dk.Safety, dk.Trail = c.safety, &c.walkTrail
+
 	// A suspect is a path that ends in a state that is not live. Walks
 	// longer and longer settle it: C1 reports it, a recovery clears it.
 	settle := func(idx int, init []int, base sim.Path, tail sim.Path, end *sim.State) (bool, error) {
 		c.res.Live.Suspects++
 		depth := opts.WalkDepth
+		if weak && end != nil {
+			r, done, err := walkOn(dk, walk.Seed(uint64(opts.Seed), uint64(idx), 3000), init, append(base.Clone(), tail...), end, DeadWalkDepth)
+			if r == nil {
+				return done, err
+			}
+			tail, end = append(tail, r.Path...), r.End
+			depth = len(tail) // probes walk as far as the suspect went
+		}
 		var tried []string
 		for attempt := 0; ; attempt++ {
 			p := append(base.Clone(), tail...)
@@ -71,11 +122,16 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 				Seed:    walk.Seed(uint64(opts.Seed), uint64(idx), uint64(attempt)+1000),
 				Trail:   &c.walkTrail,
 				Safety:  c.safety,
-				Dead:    c.endTest(depth).test(c.weights),
+				Dead:    c.endTest(depth).test(c.m.Weights),
 			})
 			c.res.Live.Critical += time.Since(ct)
 			if err != nil {
-				return false, c.walkError(err, init, p)
+				return found(err, init, p)
+			}
+			if (cr.Case == critical.C1 || cr.Case == critical.Start) && (!atFloor(cr.End) || cr.Dead != nil && !atFloor(cr.Dead)) {
+				// Only a test weaker than the floor of every dead test
+				// ran (cut short): it calls nothing dead.
+				cr.Case, cr.Why = critical.C2, "the dead test was cut short, weaker than the floor of every dead test"
 			}
 			if cr.Case == critical.C1 {
 				c.report(init, p, cr, c.endTest(depth), tried)
@@ -104,19 +160,9 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 			if end == nil {
 				continue
 			}
-			wk.Reseed(walk.Seed(uint64(opts.Seed), uint64(idx), uint64(attempt)+2000))
-			c.walkTrail.Init, c.walkTrail.Base = c.fullInit(init), p
-			r, err := wk.Walk(end, extra, true, true)
-			c.res.Live.WalkSteps += int64(r.Steps)
-			if err != nil {
-				return false, c.walkError(err, init, append(p, r.Path...))
-			}
-			if safetyFound(init, append(p, r.Path...), r) {
-				return true, nil
-			}
-			if r.LiveAt >= 0 {
-				c.res.Live.Cleared++
-				return false, nil
+			r, done, err := walkOn(wk, walk.Seed(uint64(opts.Seed), uint64(idx), uint64(attempt)+2000), init, p, end, extra)
+			if r == nil {
+				return done, err
 			}
 			tail = append(tail, r.Path...)
 			end = r.End

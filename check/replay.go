@@ -75,12 +75,13 @@ type Replayed struct {
 // Reproduces says whether the replay shows what a trace records: the same
 // safety violation; for a liveness violation, a path that replays exactly,
 // breaks no safety property and ends where nothing can happen, or in a
-// state that is not live and that the dead test found no way back from;
-// for a live trace, a path that ends in a live state. The dead test is
-// the one TestEnd ran (Confirm runs the trace's own); where none ran,
-// Reproduces runs the default one (DeadTestOf a trace that records none,
-// of seed 1), and a violation it meets on the way counts as not
-// reproduced.
+// state that is not live and that the dead test found no way back from,
+// a test at least as strong as the floor of every dead test
+// (DeadWalkDepth); for a live trace, a path that ends in a live state.
+// The dead test is the one TestEnd ran (Confirm runs the trace's own);
+// where none ran, Reproduces runs the default one (DeadTestOf a trace
+// that records none, of seed 1), and a violation it meets on the way
+// counts as not reproduced.
 func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 	switch verdict {
 	case SafetyViolation, PropertyError:
@@ -93,12 +94,12 @@ func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 			return true
 		}
 		if rep.Verdict == OK && !rep.Live && rep.End == nil {
-			d, _ := DeadTestOf(&reports.Trace{Seed: 1})
+			d, _ := DeadTestOf(&reports.Trace{Seed: 1}, rep.m.Weights)
 			if rep.TestEnd(d) != nil {
 				return false
 			}
 		}
-		return rep.Verdict == OK && !rep.Live && rep.End != nil && !rep.End.Live
+		return rep.Verdict == OK && !rep.Live && atFloor(rep.End)
 	case Live, PrefixResult:
 		return rep.Verdict == OK && rep.Live
 	}
@@ -450,8 +451,10 @@ func (rep *Replayed) TestEnd(d DeadTest) error {
 	t.Safety = safety
 	// The dead test walks from the final state: it is not the recorded
 	// path, which Replay ran twice step by step to find a handler that is
-	// not deterministic, and it runs as the check ran it, once.
-	rep.w.Record, rep.w.Recheck = false, 0
+	// not deterministic, and it runs as the check ran it, once, making
+	// what choices it makes (Strict is the replay's, left on by a path
+	// with no steps).
+	rep.w.Record, rep.w.Recheck, rep.w.Strict = false, 0, false
 	var ev *critical.Evidence
 	h, err := guarded(rep.w, rep.timeout, func() hang { return hang{} }, func() error {
 		var err error
@@ -471,15 +474,17 @@ func (rep *Replayed) TestEnd(d DeadTest) error {
 // Confirm checks a replay against the trace it replayed: the trace's
 // property must be one the system has for its result (the error names
 // the valid ones), and a liveness violation that ends where events can
-// still happen must end in a state the trace's dead test finds no way
-// back from (TestEnd; rep.End then says what it saw). It returns whether
-// the replay reproduces what the trace records.
+// still happen must end in a state the dead test finds no way back from
+// (TestEnd; rep.End then says what it saw): the trace's own, raised to
+// the floor of every dead test (DeadTestOf), so that a file cannot make
+// the proof weaker than a check's. It returns whether the replay
+// reproduces what the trace records.
 func (rep *Replayed) Confirm(t *reports.Trace) (bool, error) {
 	v := Verdict(t.Result)
 	if err := rep.CheckProperty(v, t.Property); err != nil {
 		return false, err
 	}
-	d, err := DeadTestOf(t) // a bad one is a bad file, whether it is needed or not
+	d, err := DeadTestOf(t, rep.m.Weights) // a bad one is a bad file, whether it is needed or not
 	if err != nil {
 		return false, err
 	}
@@ -517,8 +522,13 @@ func (rep *Replayed) Reached(t *reports.Trace) string {
 		return "a live state"
 	case rep.End != nil && rep.End.Live:
 		// The system is not stuck where the trace ends: a trace of the
-		// correct system, of another configuration, or cut short.
-		return "a final state that recovers: " + evidenceWords(rep.End, t.Property)
+		// correct system, of another configuration, or cut short; or its
+		// dead test was too weak to tell.
+		got := "a final state that recovers: " + evidenceWords(rep.End, t.Property)
+		if rec := recordedTest(t); t.DeadTest != nil && rec.Weaker() {
+			got += fmt.Sprintf("; not reproduced: the violation holds only under the trace's dead test (%s), weaker than the least replay runs (%s)", rec, floorTest)
+		}
+		return got
 	}
 	return "no violation"
 }

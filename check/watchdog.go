@@ -308,7 +308,11 @@ func (c *checker) rewalk(t *walk.Trail, allow time.Duration) (sim.Path, error) {
 	if err != nil {
 		return nil, err
 	}
-	wk := walk.New(w, c.isLive, c.weights, t.Seed)
+	var chooser walk.Chooser = c.weights
+	if t.Chooser != nil {
+		chooser = t.Chooser // a dead test's walk: its own weights
+	}
+	wk := walk.New(w, c.isLive, chooser, t.Seed)
 	var r *walk.Result
 	h, err := guarded(w, allow, func() hang { return hang{} }, func() error {
 		var err error

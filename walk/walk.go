@@ -167,10 +167,11 @@ type Trail struct {
 	Path  sim.Path
 	Event sim.Event
 
-	Start  *sim.State
-	Seed   uint64
-	Seeded bool
-	Steps  int // steps done before Event
+	Start   *sim.State
+	Seed    uint64
+	Seeded  bool
+	Chooser Chooser // the walker's: the same seed walks the same way with it
+	Steps   int     // steps done before Event
 }
 
 // New returns a walker. live says whether a state is live; chooser picks
@@ -222,7 +223,7 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Re
 		defer func() { wk.path = res.Path }()
 	}
 	if t := wk.Trail; t != nil {
-		t.Start, t.Seed, t.Seeded, t.Steps, t.Path = s, wk.seed, wk.fresh, 0, nil
+		t.Start, t.Seed, t.Seeded, t.Chooser, t.Steps, t.Path = s, wk.seed, wk.fresh, wk.chooser, 0, nil
 	}
 	wk.fresh = false
 	// A property that panics ends the walk: the error, with the path so

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -54,5 +56,91 @@ func TestReplayPropertyError(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &jr); err != nil || code != exitUsage || !jr.Reproduced || jr.Result != "property-error" || jr.Property != "got-ping" {
 		t.Fatalf("replay --json: exit %d %+v %v\n%s\n%s", code, jr, err, out, errs)
+	}
+}
+
+// Replay decides how strong its proof is: whatever dead test a trace
+// records, it runs at least the floor of every dead test, and refuses
+// sizes no check writes. A trace of the correct RandTree with no steps
+// and a dead test of one walk of one step "reproduced" (exit 1); one
+// that asks for 10^9 walks after a search of 10^12 states ran for ever
+// where its end is dead (here it recovers, so that the code before the
+// fix ends too, with the wrong answer).
+func TestReplayDeadTestFloorAndCaps(t *testing.T) {
+	dir := t.TempDir()
+	trace := func(name, deadTest string) string {
+		p := filepath.Join(dir, name+".json")
+		body := `{"format": "livecheck-trace", "version": 1, "system": "randtree", "nodes": 4,
+			"budget": {"resets": 0, "drops": 0, "errors": 0}, "seed": 1,
+			"result": "liveness-violation", "property": "single-tree", "dead_test": ` + deadTest + `, "steps": []}`
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name, deadTest, want string
+	}{
+		{"weak", `{"walks": 1, "walk_depth": 1}`,
+			" does not replay: it records liveness-violation of single-tree, but replaying it gives a final state that recovers: single-tree holds 11 steps from it (the nearest, by breadth-first search); " +
+				"not reproduced: the violation holds only under the trace's dead test (a search of 0 states, then 1 walk of 1 step), weaker than the least replay runs (a search of 20,000 states, then 300 walks of 5,000 steps)"},
+		{"huge", `{"walks": 1000000000, "walk_depth": 5000, "search_states": 1000000000000}`,
+			": dead_test: search_states 1,000,000,000,000 is more than any check runs (at most 1,000,000): the file is damaged"},
+		{"long walks", `{"walks": 300, "walk_depth": 1000000000, "search_states": 20000}`,
+			": dead_test: walk_depth 1,000,000,000 is more than any check runs (at most 10,000,000): the file is damaged"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := trace(tc.name, tc.deadTest)
+			code, out, errs := runCLI(t, "replay", file)
+			if want := "livecheck replay: " + file + tc.want + "\n"; errs != want {
+				t.Fatalf("exit %d, stderr:\n%s\nwant one line:\n%s", code, errs, want)
+			}
+			if code != exitUsage || strings.Contains(out, "reproduced:") {
+				t.Fatalf("exit %d, want %d; stdout:\n%s", code, exitUsage, out)
+			}
+		})
+	}
+}
+
+// The correct version of every bundled system with a liveness property
+// is never reported dead, whatever the flags that shape the exploration
+// walks: --walk-depth from 1 to 100, and weights that never deliver or
+// never fire a timer. Such walks are weak, but the dead test has a
+// strength of its own; a check may end inconclusive (3), never with a
+// violation (1). (RandTree was "dead" at --walk-depth 1 to 20 and with
+// deliver=0 or timer=0: the dead test searched only as deep as the
+// walks, and walked with their weights.) -short runs a sample of the
+// grid: every system once, RandTree, where the walks mattered, over the
+// walk depths and the weights.
+func TestCorrectSystemsNeverDead(t *testing.T) {
+	type sys struct {
+		name  string
+		extra []string
+	}
+	systems := []sys{{"randtree", nil}, {"ring", nil}, {"lcr", nil}, {"overcast", nil}, {"transport", nil}, {"paxos", nil},
+		{"onepaxos", []string{"--depth", "10"}}}
+	depths := []string{"1", "2", "5", "10", "20", "50", "100"}
+	weights := []string{"", "deliver=0", "timer=0"}
+	for i, s := range systems {
+		for d, wd := range depths {
+			for w, wt := range weights {
+				// The sample: RandTree at every walk depth, each weight
+				// at two or three of them; every other system at one
+				// cell, another for each.
+				if testing.Short() && !(s.name == "randtree" && (d+w)%3 == 0 || d == i%len(depths) && w == i%len(weights)) {
+					continue
+				}
+				args := append([]string{"check", s.name, "--walk-depth", wd, "--json", "--out", t.TempDir()}, s.extra...)
+				if wt != "" {
+					args = append(args, "--weights", wt)
+				}
+				code, out, errs := runCLI(t, args...)
+				if code != exitOK && code != exitInconclusive {
+					var r struct{ Result, Property, Message string }
+					json.Unmarshal([]byte(out), &r)
+					t.Fatalf("%s: exit %d, want 0 or 3: %s of %s: %s %s", strings.Join(args, " "), code, r.Result, r.Property, r.Message, errs)
+				}
+			}
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/search"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/walk"
@@ -292,6 +293,9 @@ func (c *checker) reportStart(init []int, p sim.Path, cr *critical.Result, dt De
 		r.startEnd.endFP = end.Fingerprint()
 	}
 	why := fmt.Sprintf("none of the %d states reachable from it is live (all searched)", cr.Dead.SearchStates)
+	if cr.Dead.Stuck {
+		why = reports.StuckWords(r.Property)
+	}
 	r.Message = fmt.Sprintf("%s can never hold: the state the check starts from is already dead: %s", r.Property, why)
 }
 

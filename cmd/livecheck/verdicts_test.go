@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +143,51 @@ func TestCorrectSystemsNeverDead(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A system stuck for ever is described once: the check's evidence for
+// the end of the path, its result without walks, and the replay of its
+// trace name the same property and say the same words. (The check said
+// "elected holds in none of the 1 state reachable from it (all
+// searched)"; the replay "liveness-violation of quiescent: no event can
+// happen any more ...".)
+func TestStuckSystemOneDescription(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"check", "lcr", "--nodes", "2", "--bug", "ignore-early", "--out", dir}
+	var c struct {
+		Property, Trace string
+		Critical        struct {
+			End struct {
+				Step  int
+				Stuck bool
+			}
+		}
+	}
+	code, out, errs := runCLI(t, append(args, "--json")...)
+	if err := json.Unmarshal([]byte(out), &c); err != nil || code != exitViolation {
+		t.Fatalf("check: exit %d %v\n%s\n%s", code, err, out, errs)
+	}
+	var r struct{ Result, Property, Message string }
+	code, out, errs = runCLI(t, "replay", "--json", c.Trace)
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != exitViolation {
+		t.Fatalf("replay: exit %d %v\n%s\n%s", code, err, out, errs)
+	}
+	const words = "no event can happen any more and elected does not hold: the system is stuck for ever"
+	if r.Result != "liveness-violation" || r.Property != c.Property || r.Message != words {
+		t.Fatalf("replay: %s of %s: %q; the check: %s, want %q", r.Result, r.Property, r.Message, c.Property, words)
+	}
+	if !c.Critical.End.Stuck {
+		t.Fatalf("the check's evidence for the end of the path does not say it is stuck: %s", out)
+	}
+	_, text, _ := runCLI(t, args...)
+	if want := fmt.Sprintf("after the last step, %d: %s.\n", c.Critical.End.Step, r.Message); !strings.Contains(text, want) {
+		t.Fatalf("the check's text lacks %q:\n%s", want, text)
+	}
+	// Without walks the check reports the stuck state itself, as replay.
+	var n struct{ Result, Property, Message string }
+	code, out, errs = runCLI(t, append(args, "--json", "--no-walks")...)
+	if err := json.Unmarshal([]byte(out), &n); err != nil || code != exitViolation || n != r {
+		t.Fatalf("--no-walks: exit %d %v: %+v, want %+v\n%s", code, err, n, r, errs)
 	}
 }

@@ -86,7 +86,7 @@ func TestReplayDeadTestFloorAndCaps(t *testing.T) {
 			" does not replay: it records liveness-violation of single-tree, but replaying it gives a final state that recovers: single-tree holds 11 steps from it (the nearest, by breadth-first search); " +
 				"not reproduced: the violation holds only under the trace's dead test (a search of 0 states, then 1 walk of 1 step), weaker than the least replay runs (a search of 20,000 states, then 300 walks of 5,000 steps)"},
 		{"huge", `{"walks": 1000000000, "walk_depth": 5000, "search_states": 1000000000000}`,
-			": dead_test: search_states 1,000,000,000,000 is more than any check runs (at most 1,000,000): the file is damaged"},
+			": dead_test: search_states 1,000,000,000,000 is more than any check runs (at most 20,000): the file is damaged"},
 		{"long walks", `{"walks": 300, "walk_depth": 1000000000, "search_states": 20000}`,
 			": dead_test: walk_depth 1,000,000,000 is more than any check runs (at most 10,000,000): the file is damaged"},
 	} {

@@ -28,12 +28,13 @@ type DeadTest struct {
 // critical.DeadWalks walks of at least DeadWalkDepth steps, with
 // DeadWeights, which give every enabled event a chance: a walk of 20
 // steps, or one that never delivers a message, shows nothing about a
-// correct protocol. The caps bound what replay takes from a file (a
-// check never writes more), so that a damaged one cannot run for ever.
+// correct protocol. The caps bound what replay takes from a file: no
+// check writes more, so that a damaged file cannot make replay cost more
+// than the check's own dead test did, nor run for ever.
 const (
 	DeadWalkDepth    = DefaultWalkDepth
-	MaxDeadStates    = 50 * critical.DeadStates
-	MaxDeadWalks     = 10 * critical.DeadWalks
+	MaxDeadStates    = critical.DeadStates
+	MaxDeadWalks     = critical.DeadWalks
 	MaxDeadWalkDepth = 10_000_000
 )
 
@@ -173,8 +174,10 @@ func (c *checker) deadEvidence(init []int, p sim.Path, sopts search.Options) err
 		return fmt.Errorf("internal error: the dead region the search found is not dead when searched again (%d states, %d live, exhausted %v)",
 			sr.Stats.States, sr.Stats.Live, sr.Exhausted)
 	}
+	// The trace records the dead test replay runs (its search sees the
+	// whole region again); the check's own evidence is the search's.
 	c.res.startEnd = &Critical{End: &critical.Evidence{SearchAll: true, SearchStates: int(sr.Stats.States), SearchDepth: sr.Stats.MaxDepth},
-		endFP: end.Fingerprint()}
+		EndTest: c.endTest(c.opts.WalkDepth), endFP: end.Fingerprint()}
 	return nil
 }
 

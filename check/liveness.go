@@ -357,6 +357,9 @@ func (c *checker) reportStart(init []int, p sim.Path, cr *critical.Result, dt De
 		r.startEnd.endFP = end.Fingerprint()
 	}
 	why := fmt.Sprintf("none of the %d states reachable from it is live (all searched)", cr.Dead.SearchStates)
+	if cr.Dead.Stuck {
+		why = reports.StuckWords(r.Property)
+	}
 	r.Message = fmt.Sprintf("%s can never hold: the state the check starts from is already dead: %s", r.Property, why)
 }
 

@@ -54,8 +54,10 @@ type Replayed struct {
 	Property string
 	Message  string
 	Final    *sim.State
-	// Live says every liveness property holds in the final state.
-	Live bool
+	// Live says every liveness property holds in the final state, and
+	// Stuck that no event can happen there while they do not: a liveness
+	// violation of them, for certain.
+	Live, Stuck bool
 	// End is what the dead test saw from the final state (TestEnd).
 	End *critical.Evidence
 	// Waiting lists the leads-to properties (properties.LeadsTo) that
@@ -87,11 +89,16 @@ func (rep *Replayed) Reproduces(verdict Verdict, property string) bool {
 	case SafetyViolation, PropertyError:
 		return rep.Verdict == verdict && rep.Property == property
 	case LivenessViolation:
-		if property == DivergenceProperty || property == search.QuiescentProperty {
+		if property == DivergenceProperty {
 			return rep.Verdict == LivenessViolation && rep.Property == property
 		}
-		if rep.Verdict == LivenessViolation && rep.Property == search.QuiescentProperty {
+		if rep.Stuck {
+			// Whatever liveness property the trace names: none of them
+			// can ever hold (quiescent, in traces the check once wrote).
 			return true
+		}
+		if property == search.QuiescentProperty {
+			return false
 		}
 		if rep.Verdict == OK && !rep.Live && rep.End == nil {
 			d, _ := DeadTestOf(&reports.Trace{Seed: 1}, rep.m.Weights)
@@ -366,8 +373,9 @@ func replay(w *sim.World, m *protocol.Model, init []int, p sim.Path, rep *Replay
 		}
 	}
 	if len(notLive) > 0 && len(w.Enabled(s, nil)) == 0 {
-		rep.Verdict, rep.Property = LivenessViolation, search.QuiescentProperty
-		rep.Message = search.QuiescentMessage(notLive)
+		// Named and said as the check names and says it.
+		rep.Verdict, rep.Property, rep.Stuck = LivenessViolation, liveNames(m), true
+		rep.Message = reports.StuckWords(rep.Property)
 	}
 	return nil
 }

@@ -111,7 +111,7 @@ func evidenceReport(ev *critical.Evidence, step int) *reports.Evidence {
 		return nil
 	}
 	j := &reports.Evidence{Step: step, Live: ev.Live, SearchDepth: ev.SearchDepth, SearchStates: ev.SearchStates,
-		SearchAll: ev.SearchAll, Walks: ev.Walks, WalkDepth: ev.WalkDepth}
+		SearchAll: ev.SearchAll, Stuck: ev.Stuck, Walks: ev.Walks, WalkDepth: ev.WalkDepth}
 	if ev.Live {
 		j.By, j.StepsToLive = "search", len(ev.Path)
 		switch {

@@ -394,8 +394,14 @@ func (c *checker) run(trail *search.Trail) error {
 		res.Property, res.Message = v.Property, v.Message
 		if v.Kind == properties.Liveness {
 			res.Verdict = LivenessViolation
-			if v.Property == search.QuiescentProperty && !c.opts.NoWalks {
-				return c.liveness(v.Init, v.Path)
+			if v.Property == search.QuiescentProperty {
+				// A state where nothing can happen: a violation of the
+				// liveness properties, in the words replay uses too.
+				res.Property = c.liveName()
+				res.Message = reports.StuckWords(res.Property)
+				if !c.opts.NoWalks {
+					return c.liveness(v.Init, v.Path)
+				}
 			}
 		}
 		return nil

@@ -201,11 +201,12 @@ type Evidence struct {
 	// StepsToLive steps.
 	By           string `json:"by,omitempty"`
 	StepsToLive  int    `json:"steps_to_live,omitempty"`
-	SearchDepth  int    `json:"search_depth"`  // every state within this many steps searched
-	SearchStates int    `json:"search_states"` // distinct states searched
-	SearchAll    bool   `json:"search_all"`    // every reachable state searched
-	Walks        int    `json:"walks"`         // walks run
-	Recovered    int    `json:"recovered"`     // of which reached a live state
+	SearchDepth  int    `json:"search_depth"`    // every state within this many steps searched
+	SearchStates int    `json:"search_states"`   // distinct states searched
+	SearchAll    bool   `json:"search_all"`      // every reachable state searched
+	Stuck        bool   `json:"stuck,omitempty"` // no event can happen in the state
+	Walks        int    `json:"walks"`           // walks run
+	Recovered    int    `json:"recovered"`       // of which reached a live state
 	WalkDepth    int    `json:"walk_depth"`
 }
 

@@ -63,6 +63,13 @@ func Count[T ~int | ~int64](n T, one string, plural ...string) string {
 	return Thousands(n) + " " + one + "s"
 }
 
+// StuckWords says that no event can happen any more in a state where
+// liveness property prop does not hold: the words of the check, of
+// replay and of the reports for a system stuck for ever.
+func StuckWords(prop string) string {
+	return fmt.Sprintf("no event can happen any more and %s does not hold: the system is stuck for ever", prop)
+}
+
 // EvidenceWords says in words what a test from one state saw: how it
 // recovers, or the strength of the evidence that it does not.
 func EvidenceWords(ev *Evidence, prop string) string {
@@ -74,6 +81,9 @@ func EvidenceWords(ev *Evidence, prop string) string {
 			return fmt.Sprintf("a walk of %s from it reaches %s", Count(ev.StepsToLive, "step"), prop)
 		}
 		return fmt.Sprintf("%s holds %s from it (the nearest, by breadth-first search)", prop, Count(ev.StepsToLive, "step"))
+	}
+	if ev.Stuck {
+		return StuckWords(prop)
 	}
 	if ev.SearchAll {
 		return fmt.Sprintf("%s holds in none of the %s reachable from it (all searched)", prop, Count(ev.SearchStates, "state"))

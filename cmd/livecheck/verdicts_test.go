@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,7 +86,7 @@ func TestReplayDeadTestFloorAndCaps(t *testing.T) {
 			" does not replay: it records liveness-violation of single-tree, but replaying it gives a final state that recovers: single-tree holds 11 steps from it (the nearest, by breadth-first search); " +
 				"not reproduced: the violation holds only under the trace's dead test (a search of 0 states, then 1 walk of 1 step), weaker than the least replay runs (a search of 20,000 states, then 300 walks of 5,000 steps)"},
 		{"huge", `{"walks": 1000000000, "walk_depth": 5000, "search_states": 1000000000000}`,
-			": dead_test: search_states 1,000,000,000,000 is more than any check runs (at most 1,000,000): the file is damaged"},
+			": dead_test: search_states 1,000,000,000,000 is more than any check runs (at most 20,000): the file is damaged"},
 		{"long walks", `{"walks": 300, "walk_depth": 1000000000, "search_states": 20000}`,
 			": dead_test: walk_depth 1,000,000,000 is more than any check runs (at most 10,000,000): the file is damaged"},
 	} {
@@ -109,9 +110,10 @@ func TestReplayDeadTestFloorAndCaps(t *testing.T) {
 // strength of its own; a check may end inconclusive (3), never with a
 // violation (1). (RandTree was "dead" at --walk-depth 1 to 20 and with
 // deliver=0 or timer=0: the dead test searched only as deep as the
-// walks, and walked with their weights.) -short runs a sample of the
-// grid: every system once, RandTree, where the walks mattered, over the
-// walk depths and the weights.
+// walks, and walked with their weights; also --walk-depth 1
+// --escalations 100.) -short runs that and a sample of the grid: every
+// system once, RandTree, where the walks mattered, over the walk depths
+// and the weights.
 func TestCorrectSystemsNeverDead(t *testing.T) {
 	type sys struct {
 		name  string
@@ -121,6 +123,8 @@ func TestCorrectSystemsNeverDead(t *testing.T) {
 		{"onepaxos", []string{"--depth", "10"}}}
 	depths := []string{"1", "2", "5", "10", "20", "50", "100"}
 	weights := []string{"", "deliver=0", "timer=0"}
+	// The issue's own case first: one-step walks, escalated 100 times.
+	cells := [][]string{{"randtree", "--walk-depth", "1", "--escalations", "100"}}
 	for i, s := range systems {
 		for d, wd := range depths {
 			for w, wt := range weights {
@@ -130,17 +134,67 @@ func TestCorrectSystemsNeverDead(t *testing.T) {
 				if testing.Short() && !(s.name == "randtree" && (d+w)%3 == 0 || d == i%len(depths) && w == i%len(weights)) {
 					continue
 				}
-				args := append([]string{"check", s.name, "--walk-depth", wd, "--json", "--out", t.TempDir()}, s.extra...)
+				cell := append([]string{s.name, "--walk-depth", wd}, s.extra...)
 				if wt != "" {
-					args = append(args, "--weights", wt)
+					cell = append(cell, "--weights", wt)
 				}
-				code, out, errs := runCLI(t, args...)
-				if code != exitOK && code != exitInconclusive {
-					var r struct{ Result, Property, Message string }
-					json.Unmarshal([]byte(out), &r)
-					t.Fatalf("%s: exit %d, want 0 or 3: %s of %s: %s %s", strings.Join(args, " "), code, r.Result, r.Property, r.Message, errs)
-				}
+				cells = append(cells, cell)
 			}
 		}
+	}
+	for _, cell := range cells {
+		args := append([]string{"check"}, cell...)
+		code, out, errs := runCLI(t, append(args, "--json", "--out", t.TempDir())...)
+		if code != exitOK && code != exitInconclusive {
+			var r struct{ Result, Property, Message string }
+			json.Unmarshal([]byte(out), &r)
+			t.Fatalf("%s: exit %d, want 0 or 3: %s of %s: %s %s", strings.Join(args, " "), code, r.Result, r.Property, r.Message, errs)
+		}
+	}
+}
+
+// A system stuck for ever is described once: the check's evidence for
+// the end of the path, its result without walks, and the replay of its
+// trace name the same property and say the same words. (The check said
+// "elected holds in none of the 1 state reachable from it (all
+// searched)"; the replay "liveness-violation of quiescent: no event can
+// happen any more ...".)
+func TestStuckSystemOneDescription(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"check", "lcr", "--nodes", "2", "--bug", "ignore-early", "--out", dir}
+	var c struct {
+		Property, Trace string
+		Critical        struct {
+			End struct {
+				Step  int
+				Stuck bool
+			}
+		}
+	}
+	code, out, errs := runCLI(t, append(args, "--json")...)
+	if err := json.Unmarshal([]byte(out), &c); err != nil || code != exitViolation {
+		t.Fatalf("check: exit %d %v\n%s\n%s", code, err, out, errs)
+	}
+	var r struct{ Result, Property, Message string }
+	code, out, errs = runCLI(t, "replay", "--json", c.Trace)
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != exitViolation {
+		t.Fatalf("replay: exit %d %v\n%s\n%s", code, err, out, errs)
+	}
+	const words = "no event can happen any more and elected does not hold: the system is stuck for ever"
+	if r.Result != "liveness-violation" || r.Property != c.Property || r.Message != words {
+		t.Fatalf("replay: %s of %s: %q; the check: %s, want %q", r.Result, r.Property, r.Message, c.Property, words)
+	}
+	if !c.Critical.End.Stuck {
+		t.Fatalf("the check's evidence for the end of the path does not say it is stuck: %s", out)
+	}
+	_, text, _ := runCLI(t, args...)
+	if want := fmt.Sprintf("after the last step, %d: %s.\n", c.Critical.End.Step, r.Message); !strings.Contains(text, want) {
+		t.Fatalf("the check's text lacks %q:\n%s", want, text)
+	}
+	// Without walks the check reports the stuck state itself, as replay.
+	var n struct{ Result, Property, Message string }
+	code, out, errs = runCLI(t, append(args, "--json", "--no-walks")...)
+	if err := json.Unmarshal([]byte(out), &n); err != nil || code != exitViolation || n != r {
+		t.Fatalf("--no-walks: exit %d %v: %+v, want %+v\n%s", code, err, n, r, errs)
 	}
 }

@@ -532,6 +532,9 @@ func TestClosedDeadRegion(t *testing.T) {
 // result stays inconclusive: walks too short could be why.
 func TestDeadFromTheStart(t *testing.T) {
 	for _, limit := range []int{6, 0} {
+		if limit == 0 && testing.Short() {
+			continue // its dead tests walk for long: the long tier
+		}
 		sys := lateWith(func(m *livecheck.Model) {
 			if limit > 0 {
 				m.Spec.New = func(sim.NodeID) sim.Node { return &cappedLate{Limit: limit} }

@@ -186,6 +186,9 @@ func TestLocalAgreesWithGlobalPaxos(t *testing.T) {
 		{3, "2", []string{"last-promise"}, 20},
 	} {
 		t.Run(fmt.Sprint(tc.nodes, tc.proposers, tc.bugs), func(t *testing.T) {
+			if testing.Short() && tc.nodes == 3 && tc.proposers == "2" {
+				t.Skip("3 nodes and 2 proposers: the long tier")
+			}
 			cfg := livecheck.Config{Nodes: tc.nodes, Bugs: tc.bugs, Params: map[string]string{"proposers": tc.proposers}}
 			g, err := livecheck.Check(&paxos.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: cfg, Depth: tc.depth, NoWalks: true})
 			if err != nil {

@@ -123,7 +123,7 @@ func TestStepsNameLayers(t *testing.T) {
 func TestCorrectSilent(t *testing.T) {
 	seeds := int64(30)
 	if testing.Short() {
-		seeds = 3
+		seeds = 1
 	}
 	cfg, err := onepaxos.System.Normalize(livecheck.Config{Bugs: []string{"init-acceptor"}, Budget: sim.Budget{}})
 	if err != nil {
@@ -323,7 +323,7 @@ func TestAcceptorChangeSilent(t *testing.T) {
 		t.Parallel()
 		seeds := int64(30)
 		if testing.Short() {
-			seeds = 3
+			seeds = 1
 		}
 		for seed := int64(1); seed <= seeds; seed++ {
 			res := check(t, livecheck.Options{Config: cfg, Seed: seed})

@@ -1008,9 +1008,14 @@ func TestCheckFindsRT14(t *testing.T) {
 				t.Errorf("the path has %d resets; RT14 needs exactly one", resets)
 			}
 
-			// Walks of 1000 steps: the correct version's walks all
-			// recover and then go on to their depth, the bulk of the cost.
-			ok, err := livecheck.Check(&randtree.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: cfg, Depth: tc.depth, WalkDepth: 1000})
+			// Walks of 1000 steps (300 under -short): the correct
+			// version's walks all recover and then go on to their depth,
+			// the bulk of the cost.
+			wd := 1000
+			if testing.Short() {
+				wd = 300
+			}
+			ok, err := livecheck.Check(&randtree.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: cfg, Depth: tc.depth, WalkDepth: wd})
 			if err != nil {
 				t.Fatal(err)
 			}

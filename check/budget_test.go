@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -37,5 +38,18 @@ func TestTimeBudgetDefaults(t *testing.T) {
 	_, err := check.Check(&lcr.System, check.Options{Config: cfg, Shard: shard, Time: time.Minute})
 	if want := "a shard runs without a time budget, so that its result does not depend on the machine"; err == nil || err.Error() != want {
 		t.Errorf("a shard with a budget: %v, want %s", err, want)
+	}
+}
+
+// A budget too large for any clock (a library caller's math.MaxInt64/2, 146 years) is
+// as good as none: the search's share of it does not overflow into a
+// deadline already past.
+func TestHugeTimeBudget(t *testing.T) {
+	res, err := check.Check(&lcr.System, check.Options{Config: protocol.Config{Nodes: 3}, Time: time.Duration(math.MaxInt64 / 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != check.OK || !res.Complete {
+		t.Fatalf("%s (%s), complete %v; want ok and complete", res.Verdict, res.Message, res.Complete)
 	}
 }

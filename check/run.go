@@ -75,7 +75,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	defer c.mem.stop()
 	if opts.Time > 0 {
 		now := time.Now()
-		c.deadline, c.searchDeadline = now.Add(opts.Time), now.Add(opts.Time*3/4)
+		c.deadline, c.searchDeadline = now.Add(opts.Time), now.Add(opts.Time-opts.Time/4) // not Time*3/4: no overflow for a huge budget
 	}
 	defer c.memoryVerdict()
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,

@@ -114,3 +114,34 @@ func TestLocalHangIsInconclusive(t *testing.T) {
 		t.Fatalf("%s %q: %s\nwant inconclusive %q: %s", res.Verdict, res.Property, res.Message, livecheck.DivergenceProperty, want)
 	}
 }
+
+// An interrupt reaches a hang's confirmation: a handler that blocks in
+// the check and again when run again ends the check as interrupted once
+// the user stops it, not after the confirmation's allowance (30 s here)
+// with the hang it would then report. The interrupt comes only once the
+// handler has been run a second time, that is, during the confirmation.
+func TestInterruptReachesHangConfirmation(t *testing.T) {
+	for _, mode := range []string{"global", "local"} {
+		t.Run(mode, func(t *testing.T) {
+			gate := make(chan struct{})
+			t.Cleanup(func() { close(gate) })
+			var calls atomic.Int64
+			onCount2 = func() {
+				calls.Add(1)
+				<-gate
+			}
+			res, err := livecheck.Check(counterSystem("hook"), livecheck.Options{Mode: mode, Depth: 10,
+				HandlerTimeout: 5 * time.Millisecond, ConfirmTimeout: 30 * time.Second,
+				Interrupted: func() bool { return calls.Load() >= 2 }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != livecheck.Inconclusive || !res.Interrupted || res.Property != "" {
+				t.Fatalf("%s %q (interrupted %v): %s; want inconclusive, interrupted", res.Verdict, res.Property, res.Interrupted, res.Message)
+			}
+			if calls.Load() < 2 {
+				t.Fatalf("the handler ran %d times: it was not run again", calls.Load())
+			}
+		})
+	}
+}

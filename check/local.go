@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -68,10 +69,14 @@ func (c *checker) confirmLocal(h *hang, allow time.Duration) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	w.Stop = c.stop
 	stuck, err := guarded(w, allow, func() hang { return hang{} }, func() error {
 		_, err := w.Apply(h.local, h.event, h.choices)
 		return err
 	})
+	if errors.Is(err, sim.ErrStopped) {
+		return false, err
+	}
 	if stuck == nil {
 		return false, nil // returned, or failed: either way not a hang
 	}

@@ -105,6 +105,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 
 	trail := &search.Trail{}
 	w.Guard = c.watch.add(func() hang { return c.where(trail) })
+	c.watch.stop = c.stop
 	allow := opts.ConfirmTimeout
 	h, err := c.watch.run(opts.HandlerTimeout, allow, func(h *hang) (bool, error) { return c.confirm(sys, h, allow) },
 		func() error { return c.run(trail) })
@@ -114,9 +115,12 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		return c.hangResult(h, allow), nil
 	}
 	if errors.Is(err, sim.ErrStopped) {
-		// Stopped after the search, before anything it could report.
+		// Stopped after the search, before anything it could report, or
+		// while a handler held the check (its goroutine, left in the
+		// handler, may yet write c.res: the caller gets a copy).
 		c.stopped()
-		return c.res, nil
+		res := *c.res
+		return &res, nil
 	}
 	var nd *sim.NondeterminismError
 	if errors.As(err, &nd) {

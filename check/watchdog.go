@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -75,7 +76,17 @@ type hang struct {
 type watchdog struct {
 	mu      sync.Mutex
 	watched []watched
+	// stop, when set, says the work is to end (an interrupt, the time or
+	// memory budget). The goroutine it watches polls it between steps; one
+	// held in a handler cannot, so run returns sim.ErrStopped once stop
+	// has said so for stopGrace and the goroutine has not returned.
+	stop func() bool
 }
+
+// stopGrace is how long run lets the goroutine it watches end by itself
+// (with its partial report) after stop says so, and the longest it polls
+// stop at: an interrupt ends a check held in a handler within a second.
+const stopGrace = 250 * time.Millisecond
 
 type watched struct {
 	g *sim.Guard
@@ -105,8 +116,13 @@ func (wd *watchdog) add(where func() hang) *sim.Guard {
 func (wd *watchdog) run(timeout, allow time.Duration, confirm func(*hang) (bool, error), f func() error) (*hang, error) {
 	done := make(chan error, 1)
 	go func() { done <- f() }()
-	tick := time.NewTicker(max(timeout/4, time.Microsecond))
+	every := max(timeout/4, time.Microsecond)
+	if wd.stop != nil {
+		every = min(every, stopGrace)
+	}
+	tick := time.NewTicker(every)
 	defer tick.Stop()
+	var stopSince time.Time
 	type watch struct {
 		tok     uint64
 		since   time.Time
@@ -118,6 +134,15 @@ func (wd *watchdog) run(timeout, allow time.Duration, confirm func(*hang) (bool,
 		case err := <-done:
 			return nil, err
 		case <-tick.C:
+		}
+		if wd.stop != nil && wd.stop() {
+			if stopSince.IsZero() {
+				stopSince = time.Now()
+			} else if time.Since(stopSince) >= stopGrace {
+				// Held in a handler (or a hang's confirmation): f's
+				// goroutine is left there, as with a confirmed hang.
+				return nil, sim.ErrStopped
+			}
 		}
 		wd.mu.Lock()
 		watched := wd.watched
@@ -171,9 +196,10 @@ func (wd *watchdog) run(timeout, allow time.Duration, confirm func(*hang) (bool,
 // guarded runs f on its own goroutine with a watchdog on w's handlers:
 // where says where f is. It returns the hang when a handler ran longer
 // than timeout; f's goroutine is then left behind, blocked in the user's
-// handler.
+// handler. It returns sim.ErrStopped when w.Stop says so while a handler
+// holds f.
 func guarded(w *sim.World, timeout time.Duration, where func() hang, f func() error) (*hang, error) {
-	var wd watchdog
+	wd := watchdog{stop: w.Stop}
 	w.Guard = wd.add(where)
 	defer func() { w.Guard = nil }()
 	return wd.run(timeout, 0, nil, f)
@@ -279,7 +305,10 @@ func (c *checker) confirm(sys *protocol.System, h *hang, allow time.Duration) (b
 		p = append(p.Clone(), sim.Step{Event: h.event, Choices: h.choices})
 	}
 	// The stuck step is replayed as far as it got, and may go further.
-	rep, err := replayEach(sys, c.res.Config, h.start, p, allow, nil, nil, true)
+	rep, err := replayEach(sys, c.res.Config, h.start, p, allow, nil, c.stop, true)
+	if errors.Is(err, sim.ErrStopped) {
+		return false, err
+	}
 	if err != nil {
 		return false, c.noReplay(err)
 	}
@@ -312,6 +341,7 @@ func (c *checker) rewalk(t *walk.Trail, allow time.Duration) (sim.Path, error) {
 	if t.Chooser != nil {
 		chooser = t.Chooser // a dead test's walk: its own weights
 	}
+	w.Stop = c.stop
 	wk := walk.New(w, c.isLive, chooser, t.Seed)
 	var r *walk.Result
 	h, err := guarded(w, allow, func() hang { return hang{} }, func() error {

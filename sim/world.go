@@ -113,8 +113,8 @@ func (p *HandlerPanic) Error() string {
 }
 
 // maxFree is how many discarded states a world keeps for Apply to reuse:
-// the search holds a batch of successors before it judges them (and
-// discards most of them), 32 at most.
+// a caller may make a few dozen states before it discards most of them
+// (the exhaustive search takes a batch of steps, then judges them).
 const maxFree = 40
 
 // NewWorld checks spec and returns a world for it.

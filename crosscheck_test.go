@@ -175,8 +175,8 @@ func workersCheck(t *testing.T, seed uint64) (walked, dead int) {
 	if err != nil {
 		t.Fatalf("seed %d: oracle: %v\n%s", seed, err, p)
 	}
-	sys := randSystem(p)
-	lives := []string{netEmpty.Name}
+	sys := p.System()
+	lives := []string{randproto.NetEmpty.Name}
 	// A property the initial state cannot reach is dead from the start,
 	// with no critical step to find.
 	for _, lp := range p.Liveness() {
@@ -282,46 +282,6 @@ func summary(r *livecheck.Result) string {
 	return s
 }
 
-// netEmpty is the liveness property the global search is also run with:
-// live where no message is in flight. A state where nothing can happen
-// has no message in flight, so it is never a quiescent violation, while
-// paths go through non-live and live states alike.
-var netEmpty = properties.Eventually("net-empty", "no message in flight", func(s *sim.State) bool {
-	return len(s.InFlight()) == 0
-})
-
-// evenInFlight flips at every send and delivery, so paths dip and recover
-// all the time: a search that stops a path at a recovery (item 3) misses
-// much. A state where nothing can happen has nothing in flight, so it is
-// never a quiescent violation either.
-var evenInFlight = properties.Eventually("even-in-flight", "an even number of messages in flight", func(s *sim.State) bool {
-	return len(s.InFlight())%2 == 0
-})
-
-// nothing is a safety property that always holds: a check of it alone
-// searches every reachable state (a check needs a property).
-var nothing = properties.Always("nothing", "nothing is wrong", func(*sim.State) error { return nil })
-
-// randSystem wraps a program as a System whose parameters pick one
-// safety property to check ("property") and one liveness property
-// ("live": net-empty or one of the program's), so that Replay builds the
-// same model as the check.
-func randSystem(p *randproto.Program) *livecheck.System {
-	return &livecheck.System{
-		Name: "rand", Doc: "a random protocol", DefaultNodes: p.Nodes, MinNodes: p.Nodes, MaxNodes: p.Nodes,
-		Params: []livecheck.Param{{Name: "property"}, {Name: "live"}},
-		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
-			var props []properties.Property
-			for _, pr := range append(append(p.Properties(), p.Liveness()...), netEmpty, evenInFlight, nothing) {
-				if pr.Name == cfg.Param("property") || pr.Name == cfg.Param("live") {
-					props = append(props, pr)
-				}
-			}
-			return &livecheck.Model{Spec: p.Spec(), Properties: props}, nil
-		},
-	}
-}
-
 // A verdict is what one mode said about one property.
 type verdict struct {
 	mode     string
@@ -346,7 +306,7 @@ func crossCheck(t *testing.T, p *randproto.Program) *oracle.Result {
 	if err != nil {
 		t.Fatalf("seed %d: oracle: %v\n%s", seed, err, p)
 	}
-	sys := randSystem(p)
+	sys := p.System()
 	var fails []string
 	report := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	for _, pr := range p.Props {
@@ -393,7 +353,7 @@ func crossCheck(t *testing.T, p *randproto.Program) *oracle.Result {
 		// Global mode with a liveness property beside the safety one: the
 		// safety verdict must not change (item 3), and neither property is
 		// ever violated (item 8).
-		for _, live := range []*properties.Property{&netEmpty, &evenInFlight} {
+		for _, live := range []*properties.Property{&randproto.NetEmpty, &randproto.EvenInFlight} {
 			lcfg := cfg
 			lcfg.Params = map[string]string{"property": pr.Name, "live": live.Name}
 			_, m, err := sys.Model(lcfg)

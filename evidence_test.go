@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/lcr"
@@ -48,7 +49,7 @@ func checkEvidence(sys *livecheck.System, opts livecheck.Options) error {
 	if err != nil {
 		return err
 	}
-	if err := after.TestEnd(livecheck.DeadTest{States: cx.Dead.SearchStates, Walks: critical.DeadWalks, WalkDepth: cx.Dead.WalkDepth, Seed: 77}); err != nil {
+	if err := after.TestEnd(check.DeadTest{States: cx.Dead.SearchStates, Walks: critical.DeadWalks, WalkDepth: cx.Dead.WalkDepth, Seed: 77}); err != nil {
 		return err
 	}
 	if after.End.Live {
@@ -96,7 +97,7 @@ func TestCriticalEvidence(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			errs[i] = checkEvidence(c.sys, livecheck.Options{Config: c.cfg, Seed: c.seed, WalkDepth: depth})
+			errs[i] = checkEvidence(c.sys, livecheck.Options{Time: livecheck.NoTimeLimit, Config: c.cfg, Seed: c.seed, WalkDepth: depth})
 		}()
 	}
 	wg.Wait()

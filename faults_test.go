@@ -93,7 +93,7 @@ func TestBadFailureFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--dups", "-1"}, "livecheck check: --dups cannot be negative\n"},
-		{[]string{"--dups", "two"}, `livecheck check: invalid argument "two" for "--dups" flag: must be an integer (see 'livecheck check --help')` + "\n"},
+		{[]string{"--dups", "two"}, `livecheck check: invalid argument "two" for "--dups" flag: must be an integer (see 'livecheck check echo --help')` + "\n"},
 	} {
 		var out, errs bytes.Buffer
 		code := livecheck.Run(append([]string{"check", "echo"}, tc.args...), &out, &errs, echoSystem(false))

@@ -243,17 +243,19 @@ func TestQuiescentDeadState(t *testing.T) {
 		}
 	}
 	rep, err := livecheck.Replay(sys, res.Config, res.Path, 0)
-	if err != nil || !rep.Reproduces(livecheck.LivenessViolation, "heard-all") || rep.Property != "quiescent" {
+	if err != nil || !rep.Reproduces(livecheck.LivenessViolation, "heard-all") || rep.Property != "heard-all" || !rep.Stuck {
 		t.Fatalf("dead path replay: %+v, %v", rep, err)
 	}
+	stuck := rep.Message
 	rep, err = livecheck.Replay(sys, res.Config, cx.LivePath, 0)
 	if err != nil || !rep.Live || !rep.Reproduces(livecheck.Live, "") {
 		t.Fatalf("live path replay: %+v, %v", rep, err)
 	}
-	// Without walks the search still reports the quiescent state itself.
+	// Without walks the search still reports the stuck state itself, as
+	// replay does.
 	res, err = livecheck.Check(sys, livecheck.Options{Depth: 10, NoWalks: true})
-	if err != nil || res.Property != "quiescent" || res.Critical != nil {
-		t.Fatalf("no walks: %s of %q, %v", res.Verdict, res.Property, err)
+	if err != nil || res.Property != "heard-all" || res.Message != stuck || res.Critical != nil {
+		t.Fatalf("no walks: %s of %q: %q, %v", res.Verdict, res.Property, res.Message, err)
 	}
 }
 
@@ -536,7 +538,7 @@ func TestDeadFromTheStart(t *testing.T) {
 			}
 			m.Properties = []properties.Property{properties.Eventually("never", "holds nowhere", func(s *sim.State) bool { return false })}
 		})
-		res, err := livecheck.Check(sys, livecheck.Options{Depth: 2, WalkDepth: 100, Escalations: 1})
+		res, err := livecheck.Check(sys, livecheck.Options{Time: livecheck.NoTimeLimit, Depth: 2, WalkDepth: 100, Escalations: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

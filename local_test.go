@@ -187,14 +187,14 @@ func TestLocalAgreesWithGlobalPaxos(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.nodes, tc.proposers, tc.bugs), func(t *testing.T) {
 			cfg := livecheck.Config{Nodes: tc.nodes, Bugs: tc.bugs, Params: map[string]string{"proposers": tc.proposers}}
-			g, err := livecheck.Check(&paxos.System, livecheck.Options{Config: cfg, Depth: tc.depth, NoWalks: true})
+			g, err := livecheck.Check(&paxos.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: cfg, Depth: tc.depth, NoWalks: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if g.Verdict != livecheck.SafetyViolation && !g.Exhausted {
 				t.Fatalf("global search did not exhaust the space: %s", g.Verdict)
 			}
-			l, err := livecheck.Check(&paxos.System, livecheck.Options{Config: cfg, Mode: "local"})
+			l, err := livecheck.Check(&paxos.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: cfg, Mode: "local"})
 			if err != nil {
 				t.Fatal(err)
 			}

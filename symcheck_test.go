@@ -208,7 +208,7 @@ func symCheck(t *testing.T, p *randproto.Program) symStats {
 		return st // the searches would only repeat it
 	}
 
-	sys := randSystem(p)
+	sys := p.System()
 	depth := orc.States + 1 // no path of distinct states reaches it
 	check := func(prop, reduce string, workers int) *livecheck.Result {
 		cfg := livecheck.Config{Nodes: p.Nodes, Budget: p.Budget, Params: map[string]string{"property": prop}}
@@ -236,8 +236,8 @@ func symCheck(t *testing.T, p *randproto.Program) symStats {
 			if reduce == "none" && workers == 2 {
 				continue // TestCrossCheckWorkers compares workers without reduction
 			}
-			r := check(nothing.Name, reduce, workers)
-			mode := fmt.Sprintf("--reduce %s, %d workers, property %s", reduce, workers, nothing.Name)
+			r := check(randproto.Nothing.Name, reduce, workers)
+			mode := fmt.Sprintf("--reduce %s, %d workers, property %s", reduce, workers, randproto.Nothing.Name)
 			stats := r.Stats
 			stats.Elapsed, stats.Workers = 0, 0
 			if workers == 1 {

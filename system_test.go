@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
@@ -125,8 +126,6 @@ func TestBadSystemDefinitions(t *testing.T) {
 			`system "x": Build: it returned a nil *Model and no error`},
 		{"no nodes", livecheck.System{Name: "x", Build: build(&livecheck.Model{Properties: []properties.Property{prop}})},
 			`system "x": Build: Model.Spec.New is nil: it makes each node`},
-		{"no properties", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node}})},
-			`system "x": Build: Model.Properties is empty: a check needs at least one property`},
 		{"two properties of one name", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node}, Properties: []properties.Property{prop, prop}})},
 			`system "x": Build: Model.Properties: two properties are named "fine"`},
 		{"Spec.Nodes set otherwise", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node, Nodes: 5}, Properties: []properties.Property{prop}})},
@@ -137,6 +136,54 @@ func TestBadSystemDefinitions(t *testing.T) {
 		_, err := livecheck.Check(&tc.sys, livecheck.Options{})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// bare is a node with no properties to keep: it pings its successor
+// once, and, as Bad says, panics on the ping or never returns from it.
+type bare struct {
+	Bad   string `livecheck:"-"`
+	Pings int
+}
+
+type barePing struct{}
+
+func (b *bare) Init(ctx sim.Context) {
+	ctx.Send(sim.NodeID((int(ctx.Self())+1)%ctx.Nodes()), barePing{})
+}
+func (b *bare) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	switch b.Bad {
+	case "panic":
+		panic("a ping")
+	case "hang":
+		select {}
+	}
+	b.Pings++
+}
+func (b *bare) Timer(sim.Context, string)     {}
+func (b *bare) App(sim.Context, sim.AppCall)  {}
+func (b *bare) Error(sim.Context, sim.NodeID) {}
+
+// A model with no properties of its own is checked for the built-in
+// ones: no handler panics, every handler returns.
+func TestNoProperties(t *testing.T) {
+	sys := func(bad string) *livecheck.System {
+		return &livecheck.System{Name: "bare", Build: func(livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &bare{Bad: bad} }}}, nil
+		}}
+	}
+	for _, tc := range []struct {
+		bad      string
+		verdict  livecheck.Verdict
+		property string
+	}{{"", livecheck.OK, ""}, {"panic", livecheck.SafetyViolation, "no-panic"}, {"hang", livecheck.LivenessViolation, livecheck.DivergenceProperty}} {
+		res, err := livecheck.Check(sys(tc.bad), livecheck.Options{Time: livecheck.NoTimeLimit, HandlerTimeout: 50 * time.Millisecond, ConfirmTimeout: 500 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.bad, err)
+		}
+		if res.Verdict != tc.verdict || res.Property != tc.property || (tc.verdict == livecheck.OK && res.Stats.States != 8) {
+			t.Errorf("%q: %s of %q (%d states): %s; want %s of %q", tc.bad, res.Verdict, res.Property, res.Stats.States, res.Message, tc.verdict, tc.property)
 		}
 	}
 }
@@ -156,5 +203,45 @@ func TestSmallestSystem(t *testing.T) {
 	var out, errs bytes.Buffer
 	if code := livecheck.Run([]string{"list"}, &out, &errs, sys); code != 0 || out.String() != "tiny: ; bugs: none; properties: quiet\n" {
 		t.Errorf("list: exit %d %q %q", code, out.String(), errs.String())
+	}
+}
+
+// Issue 25, item 12: a failure the transport cannot have (drops and
+// duplicates on streams, socket errors on datagrams) is counted as none,
+// so that no report says "1 drop" where nothing can be dropped, and
+// BudgetWarnings says so to the user who asked for it.
+func TestBudgetTheTransportCannotHave(t *testing.T) {
+	prop := properties.Always("fine", "always", func(*sim.State) error { return nil })
+	const (
+		onStreams   = "x's messages travel on streams, where none is dropped or duplicated on its own (--socket-errors breaks a connection)"
+		onDatagrams = "x's messages are datagrams, with no connection to break (--drops loses one)"
+	)
+	for _, tc := range []struct {
+		transport      sim.Transport
+		given, counted sim.Budget
+		warnings       []string
+	}{
+		{sim.Stream, sim.Budget{Resets: 1, Drops: 1, Dups: 2, Errors: 1, Partitions: 1}, sim.Budget{Resets: 1, Errors: 1, Partitions: 1},
+			[]string{"--drops 1 has no effect: " + onStreams, "--dups 2 has no effect: " + onStreams}},
+		{sim.Stream, sim.Budget{Drops: livecheck.None, Errors: 2}, sim.Budget{Errors: 2}, nil},
+		{sim.Datagram, sim.Budget{Drops: 1, Dups: 1, Errors: 3}, sim.Budget{Drops: 1, Dups: 1},
+			[]string{"--socket-errors 3 has no effect: " + onDatagrams}},
+	} {
+		sys := &livecheck.System{Name: "x", Build: func(livecheck.Config) (*livecheck.Model, error) {
+			return &livecheck.Model{Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &echo{} }, Transport: tc.transport}, Properties: []properties.Property{prop}}, nil
+		}}
+		cfg, m, err := sys.Model(livecheck.Config{Budget: tc.given})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if livecheck.Counts(cfg.Budget) != tc.counted || m.Spec.Budget != tc.counted {
+			t.Errorf("%v %+v: the configuration counts %+v, the world %+v; want %+v", tc.transport, tc.given, livecheck.Counts(cfg.Budget), m.Spec.Budget, tc.counted)
+		}
+		if again, _, err := sys.Model(cfg); err != nil || !reflect.DeepEqual(again, cfg) {
+			t.Errorf("%v %+v: built again, %+v, %v; was %+v", tc.transport, tc.given, again, err, cfg)
+		}
+		if got := sys.BudgetWarnings(livecheck.Config{Budget: tc.given}); !reflect.DeepEqual(got, tc.warnings) {
+			t.Errorf("%v %+v: warnings %q, want %q", tc.transport, tc.given, got, tc.warnings)
+		}
 	}
 }

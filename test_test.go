@@ -218,7 +218,7 @@ func TestLivecheckTestLiveness(t *testing.T) {
 		"",
 		"critical transition (case C1): step 3 of 3",
 		"    drop echoPing{} 0->2",
-		"after step 3: all-answered holds in none of the 1 state reachable from it (all searched);",
+		"after step 3: no event can happen any more and all-answered does not hold: the system is stuck for ever;",
 		"after step 2: all-answered holds 2 steps from it (the nearest, by breadth-first search).",
 		"",
 		"steps leading to it, those that do not matter removed: 2 -> 1 step before the critical step",

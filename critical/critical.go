@@ -69,7 +69,10 @@ type Options struct {
 	// Dead is the test a dead decision rests on: the path's end must pass
 	// it, and so must the state after the critical step, which the
 	// cheaper probes only point at. Zero fields take DeadStates, DeadWalks
-	// and Dmax; Chooser, Safety and Trail are the Options'. Its Seed seeds
+	// and Dmax, a nil Chooser the Options'; Safety and Trail are the
+	// Options'. Its own Chooser lets the probes explore with a bias (one
+	// kind of event weighed 0, say) that must not weaken the test that
+	// calls a state dead. Its Seed seeds
 	// the test of the path's end as it is, so that a replay of the path can
 	// run the same test again (DeadTest).
 	Dead Test
@@ -160,7 +163,10 @@ func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bo
 	if dt.WalkDepth <= 0 {
 		dt.WalkDepth = opts.Dmax
 	}
-	dt.Chooser, dt.Safety, dt.Trail = opts.Chooser, opts.Safety, opts.Trail
+	if dt.Chooser == nil {
+		dt.Chooser = opts.Chooser
+	}
+	dt.Safety, dt.Trail = opts.Safety, opts.Trail
 	sr := &searcher{w: w, path: p, live: live, opts: opts, res: &Result{}, probed: map[int]bool{}, alive: map[int]*Evidence{}}
 
 	// One replay: checkpoints, and the last live step.
@@ -307,7 +313,7 @@ func (sr *searcher) stateAt(i int) (*sim.State, error) {
 // along tells the trail, if any, that step j of the path is under way.
 func (sr *searcher) along(j int) {
 	if t := sr.opts.Trail; t != nil {
-		*t = walk.Trail{Base: sr.path[:j], Event: sr.path[j].Event}
+		*t = walk.Trail{Init: t.Init, Base: sr.path[:j], Event: sr.path[j].Event}
 	}
 }
 

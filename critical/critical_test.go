@@ -2,12 +2,15 @@ package critical_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/walk"
 )
 
 // climber climbs to 10 on its "up" timer; its "trip" timer, once fired,
@@ -24,7 +27,14 @@ func (c *climber) Init(ctx sim.Context) {
 		ctx.SetTimer("trip")
 	}
 }
+
+// onClimb, when set, is called by every Timer call.
+var onClimb func()
+
 func (c *climber) Timer(ctx sim.Context, name string) {
+	if onClimb != nil {
+		onClimb()
+	}
 	switch {
 	case name == "trip":
 		c.Tripped = true
@@ -260,5 +270,49 @@ func TestRecoversPropertyPanic(t *testing.T) {
 	if !errors.As(err, &f) || f.PropertyError == nil || f.PropertyError.Property != "open" || len(f.Path) != 2 ||
 		f.Path[0].Event.Timer != "k3" || f.Path[1].Event.Timer != "k4" {
 		t.Fatalf("got %v (%+v)", err, f)
+	}
+}
+
+// The trail says where the search is, for a watchdog to run a stuck step
+// again: the initial state the caller named, and a path from the start to
+// the state the step is applied to.
+func TestTrailIsWhereTheSearchIs(t *testing.T) {
+	w, s, p := setup(t, 5, 60)
+	w2, _, _ := setup(t, 5, 0)
+	trail := &walk.Trail{Init: []int{7}} // the caller's: the search keeps it
+	steps, applied := 0, 0
+	var failed error
+	onClimb = func() {
+		steps++
+		ev, _, from := w.Current()
+		switch {
+		case failed != nil:
+		case !slices.Equal(trail.Init, []int{7}):
+			failed = fmt.Errorf("the trail's Init is %v", trail.Init)
+		case trail.Event != ev:
+			failed = fmt.Errorf("the trail names %v, the world runs %v", trail.Event, ev)
+		case from != nil && len(trail.Path) == trail.Steps:
+			// Apply (not a walk's Step, which changes its state in
+			// place): the trail leads to the state it is given.
+			applied++
+			saved := onClimb
+			onClimb = nil
+			end, err := w2.Run(s, append(trail.Base.Clone(), trail.Path...), nil)
+			onClimb = saved
+			if err != nil || end.Fingerprint() != from.Fingerprint() {
+				failed = fmt.Errorf("the trail's path (%d+%d steps) does not lead to the state %v is applied to (%v)", len(trail.Base), len(trail.Path), ev, err)
+			}
+		}
+	}
+	defer func() { onClimb = nil }()
+	r, err := critical.Search(w, s, p, live, critical.Options{Walks: 4, Dmax: 1000, Seed: 3, Chooser: upFirst{}, Trail: trail})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed != nil {
+		t.Fatalf("after %d steps: %v", steps, failed)
+	}
+	if r.Case != critical.C1 || applied == 0 {
+		t.Fatalf("case %s, %d of %d steps applied", r.Case, applied, steps)
 	}
 }

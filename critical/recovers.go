@@ -67,6 +67,9 @@ type Evidence struct {
 	SearchDepth  int
 	SearchStates int
 	SearchAll    bool
+	// Stuck says no event can happen in the state tested: it is dead for
+	// certain, and it stays as it is for ever (SearchAll, of 1 state).
+	Stuck bool
 	// Walks is the number of walks run (the one that recovered included),
 	// each of up to WalkDepth steps.
 	Walks     int
@@ -237,6 +240,7 @@ func bfs(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test, ev *Evi
 				base = pathTo(e.idx)
 			}
 			evs = w.Enabled(e.state, evs[:0])
+			ev.Stuck = depth == 0 && len(evs) == 0
 			for _, event := range evs {
 				tape = tape[:0]
 				for more := true; more; {

@@ -20,7 +20,9 @@
 //
 // The helpers write the loops: [AlwaysEach] and [EventuallyEach] over every
 // node, [AlwaysPairs] over every pair of nodes, [AtMostOne] for "one
-// leader", each from a predicate over one node state of the system's type:
+// leader", each from a predicate over one node state of one type; on a
+// protocol with several node types (a server and its clients) each reads
+// the nodes of its type and skips the others:
 //
 //	oneLeader := properties.AtMostOne("one-leader", "at most one node is leader",
 //		func(n *node) bool { return n.Leader })
@@ -259,14 +261,25 @@ func (p *Property) IsReached(s *sim.State) bool {
 	return p.Reach(s)
 }
 
+// The helpers below take the system's node type T (a pointer to its
+// struct, or an interface that several node types implement) and read
+// the nodes that are a T, or have a layer that is (sim.Stack); the
+// others are skipped, their ids kept: on a primary-backup protocol
+// AtMostOne[*Backup] is about the backups alone. A state in which no node
+// is a T is a property error that names the nodes' types: the property
+// would hold vacuously, which is almost always a T that names the wrong
+// type (leave such a property out of the configurations that have no node
+// of its type: Build gets the configuration). Local model checking, which
+// hands Filter and Pair one node state at a time, skips the others in the
+// same way.
+
 // AlwaysEach returns a safety property that holds where check holds for
-// every node's state: the node type T is the system's (a pointer to its
-// struct). A violation names the first node that fails, "node 2: " and
-// check's error.
+// every node that is a T. A violation names the first node that fails,
+// "node 2: " and check's error.
 func AlwaysEach[T sim.Node](name, doc string, check func(n T) error) Property {
 	return Always(name, doc, func(s *sim.State) error {
-		for i := range s.N() {
-			if err := check(Node[T](s, sim.NodeID(i))); err != nil {
+		for i, n := range All[T](s) {
+			if err := check(n); err != nil {
 				return fmt.Errorf("node %d: %w", i, err)
 			}
 		}
@@ -275,36 +288,46 @@ func AlwaysEach[T sim.Node](name, doc string, check func(n T) error) Property {
 }
 
 // AlwaysPairs returns a safety property that holds where check holds for
-// every pair of distinct nodes, a the one with the lower id. A violation
-// names the first pair that fails, "nodes 0 and 2: " and check's error.
-// Local model checking checks it on pairs of node states alone (its Pair
-// form), without building whole system states.
+// every pair of distinct nodes that are a T, a the one with the lower id.
+// A violation names the first pair that fails, "nodes 0 and 2: " and
+// check's error. Local model checking checks it on pairs of node states
+// alone (its Pair form), without building whole system states.
 func AlwaysPairs[T sim.Node](name, doc string, check func(a, b T) error) Property {
 	p := Always(name, doc, func(s *sim.State) error {
-		for i := range s.N() {
-			a := Node[T](s, sim.NodeID(i))
-			for j := i + 1; j < s.N(); j++ {
-				if err := check(a, Node[T](s, sim.NodeID(j))); err != nil {
+		for i, a := range All[T](s) {
+			for j := int(i) + 1; j < s.N(); j++ {
+				b, ok := lookup[T](s.Node(sim.NodeID(j)))
+				if !ok {
+					continue
+				}
+				if err := check(a, b); err != nil {
 					return fmt.Errorf("nodes %d and %d: %w", i, j, err)
 				}
 			}
 		}
 		return nil
 	})
-	p.Pair = func(a, b sim.Node) error { return check(as[T](a), as[T](b)) }
+	p.Pair = func(a, b sim.Node) error {
+		ta, oka := lookup[T](a)
+		tb, okb := lookup[T](b)
+		if !oka || !okb {
+			return nil
+		}
+		return check(ta, tb)
+	}
 	return p
 }
 
-// AtMostOne returns a safety property that holds where at most one node's
-// state satisfies pred: one leader, one lock holder. A violation names the
-// nodes that do, "nodes 0 and 2 at once". Local model checking checks it on
-// pairs of node states that satisfy pred.
+// AtMostOne returns a safety property that holds where at most one node
+// that is a T satisfies pred: one leader, one lock holder. A violation
+// names the nodes that do, "nodes 0 and 2 at once". Local model checking
+// checks it on pairs of node states that satisfy pred.
 func AtMostOne[T sim.Node](name, doc string, pred func(n T) bool) Property {
 	p := Always(name, doc, func(s *sim.State) error {
 		var which []int
-		for i := range s.N() {
-			if pred(Node[T](s, sim.NodeID(i))) {
-				which = append(which, i)
+		for i, n := range All[T](s) {
+			if pred(n) {
+				which = append(which, int(i))
 			}
 		}
 		if len(which) < 2 {
@@ -312,9 +335,13 @@ func AtMostOne[T sim.Node](name, doc string, pred func(n T) bool) Property {
 		}
 		return fmt.Errorf("nodes %s at once", joinIDs(which))
 	})
-	p.Filter = func(_ sim.NodeID, n sim.Node) bool { return pred(as[T](n)) }
+	holds := func(n sim.Node) bool {
+		t, ok := lookup[T](n)
+		return ok && pred(t)
+	}
+	p.Filter = func(_ sim.NodeID, n sim.Node) bool { return holds(n) }
 	p.Pair = func(a, b sim.Node) error {
-		if pred(as[T](a)) && pred(as[T](b)) {
+		if holds(a) && holds(b) {
 			return fmt.Errorf("two nodes at once")
 		}
 		return nil
@@ -323,11 +350,12 @@ func AtMostOne[T sim.Node](name, doc string, pred func(n T) bool) Property {
 }
 
 // EventuallyEach returns a liveness property that holds where live holds
-// for every node's state: every node has joined, learned the value, ...
+// for every node that is a T: every node has joined, learned the value,
+// ...
 func EventuallyEach[T sim.Node](name, doc string, live func(n T) bool) Property {
 	return Eventually(name, doc, func(s *sim.State) bool {
-		for i := range s.N() {
-			if !live(Node[T](s, sim.NodeID(i))) {
+		for _, n := range All[T](s) {
+			if !live(n) {
 				return false
 			}
 		}
@@ -335,12 +363,12 @@ func EventuallyEach[T sim.Node](name, doc string, live func(n T) bool) Property 
 	})
 }
 
-// SometimesNode returns a reachability property reached where some node's
-// state satisfies reach: some node became leader, held the lock, ...
+// SometimesNode returns a reachability property reached where some node
+// that is a T satisfies reach: some node became leader, held the lock, ...
 func SometimesNode[T sim.Node](name, doc string, reach func(n T) bool) Property {
 	return Sometimes(name, doc, func(s *sim.State) bool {
-		for i := range s.N() {
-			if reach(Node[T](s, sim.NodeID(i))) {
+		for _, n := range All[T](s) {
+			if reach(n) {
 				return true
 			}
 		}
@@ -348,7 +376,6 @@ func SometimesNode[T sim.Node](name, doc string, reach func(n T) bool) Property 
 	})
 }
 
-// joinIDs writes ids as "0 and 2" or "0, 1 and 2".
 // PointerLoop follows a pointer from every node (a parent, a successor)
 // and returns the first loop it finds, as "1 -> 2 -> 1", or "". next gives
 // node id's pointer, and false where the walk stops (no pointer, or a root
@@ -375,6 +402,7 @@ func PointerLoop(s *sim.State, next func(id sim.NodeID) (sim.NodeID, bool)) stri
 	return ""
 }
 
+// joinIDs writes ids as "0 and 2" or "0, 1 and 2".
 func joinIDs(ids []int) string {
 	var b strings.Builder
 	for k, id := range ids {
@@ -390,54 +418,69 @@ func joinIDs(ids []int) string {
 	return b.String()
 }
 
-// as returns n as T, or panics as Node does. Filter and Pair need it:
-// local model checking hands them node states without a system state.
-func as[T sim.Node](n sim.Node) T {
+// lookup returns n as T: the node itself, or for a node built from
+// layers (sim.Stack) its layer that is a T.
+func lookup[T sim.Node](n sim.Node) (T, bool) {
 	if t, ok := n.(T); ok {
-		return t
+		return t, true
 	}
-	t, ok := sim.LayerOf[T](n)
-	if !ok {
-		panic("a node " + notA[T](n))
-	}
-	return t
+	return sim.LayerOf[T](n)
 }
 
-// Nodes returns every node state as T, for a property to read them typed.
-// T is the system's node type, the pointer its New returns. It panics with
-// a clear message if a node is not a T (a property that panics is reported
-// as a bug in the property, not in the protocol). The states are shared:
-// a property reads them and never changes them.
+// Nodes returns every node state as T, indexed by id, for a property to
+// read them typed. T is the system's node type, the pointer its New
+// returns. A node that is not a T cannot be left out of a slice indexed
+// by id, so it panics with a message that says what to write instead:
+// All, which yields the nodes that are a T with their ids (a property
+// that panics is reported as a bug in the property, not in the
+// protocol). The states are shared: a property reads them and never
+// changes them.
 func Nodes[T sim.Node](s *sim.State) []T {
 	out := make([]T, s.N())
 	for i := range out {
-		out[i] = Node[T](s, sim.NodeID(i))
+		n, ok := lookup[T](s.Node(sim.NodeID(i)))
+		if !ok {
+			var zero T
+			panic(fmt.Sprintf("node %d %s: properties.Nodes wants every node to be one; for the nodes that are, write for id, n := range properties.All[%T](s)",
+				i, notA[T](s.Node(sim.NodeID(i))), zero))
+		}
+		out[i] = n
 	}
 	return out
 }
 
-// All yields every node's id and state as T, as Nodes does, without
-// making a slice: a property evaluated on every state of a large search
-// allocates nothing with it.
+// All yields the id and state, as T, of every node that is a T (or has a
+// layer that is), in id order, and skips the others: on a protocol with
+// two node types each property reads the type it is about. It makes no
+// slice: a property evaluated on every state of a large search allocates
+// nothing with it. A state where no node is a T panics with the nodes'
+// types (see the helpers' note above AlwaysEach).
 //
 //	for id, n := range properties.All[*node](s) { ... }
 func All[T sim.Node](s *sim.State) iter.Seq2[sim.NodeID, T] {
 	return func(yield func(sim.NodeID, T) bool) {
+		found := false
 		for i := range s.N() {
-			if !yield(sim.NodeID(i), Node[T](s, sim.NodeID(i))) {
+			n, ok := lookup[T](s.Node(sim.NodeID(i)))
+			if !ok {
+				continue
+			}
+			found = true
+			if !yield(sim.NodeID(i), n) {
 				return
 			}
+		}
+		if !found && s.N() > 0 {
+			panic(noneIs[T](s))
 		}
 	}
 }
 
 // Node returns node i's state as T: the node itself, or for a node built
-// from layers (sim.Stack) its layer that is a T.
+// from layers (sim.Stack) its layer that is a T. It panics where node i
+// is neither.
 func Node[T sim.Node](s *sim.State, i sim.NodeID) T {
-	if n, ok := s.Node(i).(T); ok {
-		return n
-	}
-	n, ok := sim.LayerOf[T](s.Node(i))
+	n, ok := lookup[T](s.Node(i))
 	if !ok {
 		panic(fmt.Sprintf("node %d %s", i, notA[T](s.Node(i))))
 	}
@@ -447,16 +490,46 @@ func Node[T sim.Node](s *sim.State, i sim.NodeID) T {
 // notA says that n is not a T, and what it is.
 func notA[T sim.Node](n sim.Node) string {
 	var zero T
-	st, ok := n.(*sim.Stacked)
-	if !ok {
+	if _, ok := n.(*sim.Stacked); !ok {
 		return fmt.Sprintf("is a %T, not a %T", n, zero)
 	}
+	return fmt.Sprintf("has no layer that is a %T: its layers are %s", zero, layers(n))
+}
+
+// noneIs says that no node of s is a T, and what they are.
+func noneIs[T sim.Node](s *sim.State) string {
+	var zero T
+	var kinds []string
+	ids := map[string][]int{}
+	for i := range s.N() {
+		k := fmt.Sprintf("a %T", s.Node(sim.NodeID(i)))
+		if _, ok := s.Node(sim.NodeID(i)).(*sim.Stacked); ok {
+			k = "a stack of " + layers(s.Node(sim.NodeID(i)))
+		}
+		if ids[k] == nil {
+			kinds = append(kinds, k)
+		}
+		ids[k] = append(ids[k], i)
+	}
+	for j, k := range kinds {
+		if len(ids[k]) == 1 {
+			kinds[j] = fmt.Sprintf("node %d is %s", ids[k][0], k)
+		} else {
+			kinds[j] = fmt.Sprintf("nodes %s are each %s", joinIDs(ids[k]), k)
+		}
+	}
+	return fmt.Sprintf("no node is a %T or has a layer that is (%s): the property would hold vacuously: give it the type of the nodes it is about, or leave it out of configurations that have none", zero, strings.Join(kinds, "; "))
+}
+
+// layers names the layers of a stacked node: "net (*carrier), log (*replica)".
+func layers(n sim.Node) string {
+	st := n.(*sim.Stacked)
 	var ls []string
 	for i := range st.Len() {
 		name, l := st.Layer(i)
 		ls = append(ls, fmt.Sprintf("%s (%T)", name, l))
 	}
-	return fmt.Sprintf("has no layer that is a %T: its layers are %s", zero, strings.Join(ls, ", "))
+	return strings.Join(ls, ", ")
 }
 
 // Names returns the names of props.

@@ -104,13 +104,19 @@ func TestValidateMissingFunction(t *testing.T) {
 
 type other struct{ sim.BaseNode }
 
-// A property over the wrong node type is a bug in the property: an
-// *Error that names both types, never a crash.
+const vacuous = "the property would hold vacuously: give it the type of the nodes it is about, or leave it out of configurations that have none"
+
+// A property over a node type no node has is a bug in the property (it
+// would hold vacuously): an *Error that names the types, never a crash.
 func TestHelperWrongType(t *testing.T) {
 	p := properties.AtMostOne("one-leader", "", func(n *replica) bool { return n.Leader })
 	s := sim.NewState([]sim.Node{&other{}})
 	var pe *properties.Error
-	if err := p.CheckSafety(s); !errors.As(err, &pe) || pe.Error() != "property one-leader panicked: node 0 is a *properties_test.other, not a *properties_test.replica" {
+	if err := p.CheckSafety(s); !errors.As(err, &pe) || pe.Error() != "property one-leader panicked: no node is a *properties_test.replica or has a layer that is (node 0 is a *properties_test.other): "+vacuous {
+		t.Errorf("CheckSafety = %v", err)
+	}
+	s = sim.NewState([]sim.Node{&other{}, &carrier{}, &other{}})
+	if err := p.CheckSafety(s); !errors.As(err, &pe) || pe.Error() != "property one-leader panicked: no node is a *properties_test.replica or has a layer that is (nodes 0 and 2 are each a *properties_test.other; node 1 is a *properties_test.carrier): "+vacuous {
 		t.Errorf("CheckSafety = %v", err)
 	}
 }
@@ -137,7 +143,7 @@ func TestHelperLayers(t *testing.T) {
 	}
 	s = sim.NewState([]sim.Node{sim.Stack(sim.Layer{Name: "net", Node: &carrier{}}, sim.Layer{Name: "other", Node: &other{}})})
 	var pe *properties.Error
-	if err := p.CheckSafety(s); !errors.As(err, &pe) || pe.Error() != "property one-leader panicked: node 0 has no layer that is a *properties_test.replica: its layers are net (*properties_test.carrier), other (*properties_test.other)" {
+	if err := p.CheckSafety(s); !errors.As(err, &pe) || pe.Error() != "property one-leader panicked: no node is a *properties_test.replica or has a layer that is (node 0 is a stack of net (*properties_test.carrier), other (*properties_test.other)): "+vacuous {
 		t.Errorf("CheckSafety = %v", err)
 	}
 }
@@ -267,5 +273,162 @@ func TestAll(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Errorf("All allocates %v times a loop", a)
+	}
+}
+
+// primary and backup are the two node types of a primary-backup
+// protocol: a property over one type reads the nodes of that type.
+type primary struct {
+	sim.BaseNode
+	Term int
+}
+
+type backup struct {
+	sim.BaseNode
+	Synced bool
+	Leader bool // it took over
+}
+
+// takeover: node 0 is the primary, the others back it up; the primary
+// syncs them when the driver calls it, and a backup that the driver
+// calls takes over, whether or not another did.
+func (p *primary) App(ctx sim.Context, call sim.AppCall) {
+	p.Term++
+	for i := 1; i < ctx.Nodes(); i++ {
+		ctx.Send(sim.NodeID(i), "sync")
+	}
+}
+
+func (b *backup) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) { b.Synced = true }
+func (b *backup) App(ctx sim.Context, call sim.AppCall)                     { b.Leader = true }
+
+// Issue 25, item 13: the helpers over one node type read the nodes of
+// that type and skip the others, ids kept; none panics on a protocol
+// with two node types.
+func TestHelpersTwoNodeTypes(t *testing.T) {
+	mixed := func(p *primary, bs ...*backup) *sim.State {
+		ns := []sim.Node{p}
+		for _, b := range bs {
+			ns = append(ns, b)
+		}
+		return sim.NewState(ns)
+	}
+	synced, leader := &backup{Synced: true}, &backup{Synced: true, Leader: true}
+	fresh := &backup{}
+	oneLeader := properties.AtMostOne("one-leader", "", func(b *backup) bool { return b.Leader })
+	onePrimary := properties.AtMostOne("one-primary", "", func(p *primary) bool { return true })
+	termOne := properties.AlwaysEach("term-one", "", func(p *primary) error {
+		if p.Term > 1 {
+			return fmt.Errorf("term %d", p.Term)
+		}
+		return nil
+	})
+	agree := properties.AlwaysPairs("agree", "", func(a, b *backup) error {
+		if a.Synced != b.Synced {
+			return errors.New("one synced, one not")
+		}
+		return nil
+	})
+	allSynced := properties.EventuallyEach("all-synced", "", func(b *backup) bool { return b.Synced })
+	someLeader := properties.SometimesNode("some-leader", "", func(b *backup) bool { return b.Leader })
+	for _, tc := range []struct {
+		name string
+		p    properties.Property
+		s    *sim.State
+		want string // safety: the error ("" for none); liveness, reachability: "true" or "false"
+	}{
+		{"at most one backup leads", oneLeader, mixed(&primary{}, leader, synced, leader), "nodes 1 and 3 at once"},
+		{"one backup leads", oneLeader, mixed(&primary{}, synced, leader), ""},
+		{"one primary", onePrimary, mixed(&primary{}, synced, synced), ""},
+		{"each primary", termOne, mixed(&primary{Term: 2}, synced), "node 0: term 2"},
+		{"each primary holds", termOne, mixed(&primary{Term: 1}, fresh), ""},
+		{"pairs of backups", agree, mixed(&primary{}, synced, synced, fresh), "nodes 1 and 3: one synced, one not"},
+		{"pairs of backups agree", agree, mixed(&primary{}, synced, synced), ""},
+		{"every backup synced", allSynced, mixed(&primary{}, synced, leader), "true"},
+		{"a backup not synced", allSynced, mixed(&primary{}, synced, fresh), "false"},
+		{"a backup leads", someLeader, mixed(&primary{}, synced, leader), "true"},
+		{"no backup leads", someLeader, mixed(&primary{}, synced, fresh), "false"},
+	} {
+		var got string
+		switch tc.p.Kind {
+		case properties.Safety:
+			if err := tc.p.CheckSafety(tc.s); err != nil {
+				got = err.Error()
+			}
+		case properties.Liveness:
+			got = fmt.Sprint(tc.p.IsLive(tc.s))
+		case properties.Reachability:
+			got = fmt.Sprint(tc.p.IsReached(tc.s))
+		}
+		if got != tc.want {
+			t.Errorf("%s: %s gives %q, want %q", tc.name, tc.p.Name, got, tc.want)
+		}
+	}
+
+	// Local model checking hands Filter and Pair single node states: a
+	// node of the other type takes no part.
+	if oneLeader.Filter(0, &primary{}) || !oneLeader.Filter(1, leader) {
+		t.Error("AtMostOne's Filter: a primary takes part, or a leading backup does not")
+	}
+	if oneLeader.Pair(&primary{}, leader) != nil || oneLeader.Pair(leader, leader) == nil {
+		t.Error("AtMostOne's Pair: a primary and a backup clash, or two leading backups do not")
+	}
+	if agree.Pair(&primary{}, fresh) != nil || agree.Pair(synced, fresh) == nil {
+		t.Error("AlwaysPairs' Pair: a primary and a backup are checked, or two backups are not")
+	}
+
+	// All yields the nodes of the type with their ids; Nodes, a slice
+	// indexed by id, cannot skip one and says what to write instead.
+	var ids []sim.NodeID
+	for id := range properties.All[*backup](mixed(&primary{}, synced, fresh)) {
+		ids = append(ids, id)
+	}
+	if !slices.Equal(ids, []sim.NodeID{1, 2}) {
+		t.Errorf("All[*backup] yields nodes %v, want 1 and 2", ids)
+	}
+	func() {
+		defer func() {
+			msg := fmt.Sprint(recover())
+			if !strings.Contains(msg, "node 1 is a *properties_test.backup, not a *properties_test.primary") ||
+				!strings.Contains(msg, "properties.All") {
+				t.Errorf("Nodes[*primary] on a backup panics with %q", msg)
+			}
+		}()
+		properties.Nodes[*primary](mixed(&primary{}, synced))
+	}()
+
+	// The search, global and local, finds the two backups that took
+	// over, and passes the properties that hold.
+	spec := sim.Spec{Nodes: 3, New: func(id sim.NodeID) sim.Node {
+		if id == 0 {
+			return &primary{}
+		}
+		return &backup{}
+	}, Calls: []sim.Call{{To: 0}, {To: 1}, {To: 2}}}
+	w, err := sim.NewWorld(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := []properties.Property{termOne, onePrimary, agree, oneLeader}
+	g, err := search.Global(w, search.Options{Depth: 6, Properties: props})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := g.Violation; v == nil || v.Property != "agree" && v.Property != "one-leader" {
+		t.Fatalf("global: violation %+v", v)
+	}
+	g, err = search.Global(w, search.Options{Depth: 6, Properties: []properties.Property{termOne, onePrimary, oneLeader}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := g.Violation; v == nil || v.Property != "one-leader" || v.Message != "nodes 1 and 2 at once" || len(v.Path) != 2 {
+		t.Fatalf("global: violation %+v", v)
+	}
+	l, err := search.Local(w, search.LocalOptions{Properties: []properties.Property{oneLeader}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := l.Violation; v == nil || v.Property != "one-leader" {
+		t.Fatalf("local: violation %+v", v)
 	}
 }

@@ -95,7 +95,7 @@ func drawStep(lanes []byte, width, n int, st Step) string {
 		if st.Peer == st.Node {
 			set(st.Node, '@') // a message to itself
 		}
-		label = fmt.Sprintf("%s %d->%d", msgType(st), st.Peer, st.Node)
+		label = fmt.Sprintf("%s %d->%d", MsgType(st), st.Peer, st.Node)
 		if st.Kind != "deliver" {
 			label = st.Kind + " " + label
 		}

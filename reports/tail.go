@@ -69,7 +69,7 @@ func SummarizeTail(path []Step, from int) *Tail {
 		if !slices.Contains(ec.Nodes, st.Node) {
 			ec.Nodes = append(ec.Nodes, st.Node)
 		}
-		if m := msgType(st); m != "" {
+		if m := MsgType(st); m != "" {
 			types[st.Kind][m]++
 		}
 	}
@@ -106,9 +106,9 @@ func SummarizeTail(path []Step, from int) *Tail {
 	return t
 }
 
-// msgType is the type of the message a delivery, drop or duplication carries, from
+// MsgType is the type of the message a delivery, drop or duplication carries, from
 // its words ("deliver Probe{Root:0} 1->0": Probe).
-func msgType(st Step) string {
+func MsgType(st Step) string {
 	if st.Kind != "deliver" && st.Kind != "drop" && st.Kind != "duplicate" {
 		return ""
 	}

@@ -266,17 +266,8 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 		}
 	}
 	var t Trace
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&t); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("not a valid trace file (malformed or truncated JSON: %v)", err)
-		}
-		return nil, fmt.Errorf("not a valid trace file: %v", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("not a valid trace file: data after the JSON object")
+	if err := DecodeJSON(data, &t, "trace file"); err != nil {
+		return nil, err
 	}
 	if t.Version == 0 {
 		t.Version = 1 // written before the field was required
@@ -302,6 +293,27 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 	return &t, nil
 }
 
+// DecodeJSON decodes data into v as the readers of livecheck's files do:
+// one JSON value with no field v lacks, and nothing after it but white
+// space. The error says what is wrong, naming the file's kind (what:
+// "trace file").
+func DecodeJSON(data []byte, v any, what string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return fmt.Errorf("not a valid %s (malformed or truncated JSON: %v)", what, err)
+		}
+		return fmt.Errorf("not a valid %s: %v", what, err)
+	}
+	// Decoder.More misses a stray ] or }: look at the rest itself.
+	if rest := bytes.Trim(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return fmt.Errorf("not a valid %s: %s of data after the JSON object", what, Count(len(rest), "byte"))
+	}
+	return nil
+}
+
 // ReadTraceFile reads and checks the trace file at path.
 func ReadTraceFile(path string) (*Trace, error) {
 	f, err := os.Open(path)
@@ -320,35 +332,59 @@ func ReadTraceFile(path string) (*Trace, error) {
 // directory and a rename, so a reader never sees half of it; the directory
 // is made if needed.
 func WriteFileAtomic(path string, write func(w io.Writer) error) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
+	return WriteFilesAtomic([]string{path}, []func(io.Writer) error{write})
+}
+
+// WriteFilesAtomic writes files that belong together (a dead trace and
+// the nearest live path it names) as WriteFileAtomic writes one, all or
+// none: every one is written to a temporary file first, and renamed only
+// once all are on disk, so that a full disk leaves no half of the set.
+// write[i] writes paths[i]. Should a rename fail, the files renamed before
+// it that did not exist before are removed again.
+func WriteFilesAtomic(paths []string, write []func(w io.Writer) error) (err error) {
+	var tmps []string
 	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
+		for _, tmp := range tmps {
+			if tmp != "" {
+				os.Remove(tmp)
+			}
 		}
 	}()
-	if err := write(f); err != nil {
-		return err
+	for i, path := range paths {
+		dir := filepath.Dir(path)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, f.Name())
+		err = write[i](f)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	var made []string // renamed, and new
+	for i, path := range paths {
+		_, statErr := os.Lstat(path)
+		if err := os.Rename(tmps[i], path); err != nil {
+			for _, m := range made {
+				os.Remove(m)
+			}
+			return err
+		}
+		tmps[i] = ""
+		if errors.Is(statErr, os.ErrNotExist) {
+			made = append(made, path)
+		}
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
 	return nil
 }
 

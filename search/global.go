@@ -119,8 +119,8 @@ type Trail struct {
 	Path  sim.Path
 	Event sim.Event
 	Tape  []int
-	// A state the search kept rather than made again has no Path: the
-	// path to it is node at of the tree, made by PathTo.
+	// A worker's trail names the state it steps from by its node (at) of
+	// the tree: PathTo makes the path to it again. Path is then empty.
 	tree *tree
 	at   int
 	// A worker writes its trail at every step, and the trails of workers
@@ -131,14 +131,15 @@ type Trail struct {
 }
 
 // PathTo returns the trail's path and the initial state's choices: Path
-// and Init, or for a state the search kept, the path to it made again on
-// w (a world of the same spec that nothing else uses).
+// and Init, or for a state the trail names by its node in the search's
+// tree, the path to it made again on w (a world of the same spec that
+// nothing else uses).
 func (t *Trail) PathTo(w *sim.World) ([]int, sim.Path, error) {
 	if t.tree == nil {
 		return t.Init, t.Path.Clone(), nil
 	}
-	p, _, init, err := t.tree.replay(w, t.at)
-	return init, p, err
+	p, _, init, err := t.tree.replay(w, t.at, nil)
+	return init, append(p, t.Path...), err
 }
 
 // maxDeadEdges bounds the transitions the search keeps to find closed
@@ -258,9 +259,10 @@ func (p *Periphery) Len() int {
 }
 
 // At makes periphery state i again on w, with its path from the start
-// state. Each caller needs a world of its own.
-func (p *Periphery) At(w *sim.World, i int) (Frontier, error) {
-	path, s, init, err := p.t.replay(w, int(p.nodes[i]))
+// state. Each caller needs a world of its own. trail, when not nil, is
+// kept told where the replay is, as Options.Trail is by the search.
+func (p *Periphery) At(w *sim.World, i int, trail *Trail) (Frontier, error) {
+	path, s, init, err := p.t.replay(w, int(p.nodes[i]), trail)
 	return Frontier{Path: path, Init: init, State: s}, err
 }
 
@@ -1018,7 +1020,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 				g.boundQuiet = false
 			}
 			if opts.Target != 0 && cd.fp == opts.Target {
-				path, _, init, err := g.tree.replay(w, idx)
+				path, _, init, err := g.tree.replay(w, idx, g.workers[0].trail)
 				if err != nil {
 					return false, err
 				}
@@ -1058,7 +1060,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 // violation ends the search with v, its path the one to node i and then
 // the steps after it (a step that panicked made no node of its own).
 func (g *global) violation(w *sim.World, v *Violation, i int, after ...sim.Step) (bool, error) {
-	path, _, init, err := g.tree.replay(w, i)
+	path, _, init, err := g.tree.replay(w, i, g.workers[0].trail)
 	if err != nil {
 		return false, err
 	}
@@ -1180,20 +1182,22 @@ func (k *worker) expand(c *chunk, i int) bool {
 		return false // another shard's
 	}
 	x := &k.x
-	*x = expansion{c: c, i: i, d: d, lo: i - (i-g.lo)%chunkSize, path: k.steps[:0], postpone: -1}
+	*x = expansion{c: c, i: i, d: d, lo: i - (i-g.lo)%chunkSize, postpone: -1}
 	if j := i - g.lo; j < len(g.levelStates) && g.levelStates[j] != nil {
 		x.s = g.levelStates[j]
 		k.setChain(d, i, x.s)
-		k.trail.tree, k.trail.at = g.tree, i
 	} else {
 		var err error
 		if x.s, err = k.state(i, d); err != nil {
 			c.err = err
 			return true
 		}
-		x.path = k.steps[:d]
-		k.trail.tree, k.trail.Init = nil, g.tree.starts[k.chainIdx[0]].Init
 	}
+	// The trail names the state by its node of the tree: the steps on the
+	// worker's chain above a state the search kept are another path's.
+	// Every step of the expansion, in a batch or the proviso's, is from
+	// this state: each sets only the trail's event and tape.
+	k.trail.tree, k.trail.at, k.trail.Path = g.tree, i, nil
 	x.recordEdges = g.edges != nil && !g.tree.at(i).live()
 	x.evs = k.events(d)
 	if len(x.evs) > maxEvents {
@@ -1259,7 +1263,6 @@ type expansion struct {
 	s                   *sim.State
 	i, d, lo            int // s is node i, at depth d, in the chunk from node lo
 	evs                 []sim.Event
-	path                sim.Path
 	asleep              uint64
 	sleeps, recordEdges bool
 	postpone            int // see expand; -1: none
@@ -1302,7 +1305,7 @@ func (k *worker) take(end int) {
 			}
 			k.tape, k.mid = k.tape[:0], true
 		}
-		k.trail.Path, k.trail.Event, k.trail.Tape = x.path, ev, k.tape
+		k.trail.Event, k.trail.Tape = ev, k.tape
 		next, err := k.w.Apply(x.s, ev, k.tape)
 		info := k.w.Last()
 		ch := len(k.choiceBuf)
@@ -1334,7 +1337,7 @@ func (k *worker) judge() bool {
 		e, ev := r.e, x.evs[r.e]
 		if r.asleep {
 			if e < x.postpone && !x.proviso && g.cyclic {
-				x.proviso = k.reachesOld(x.s, ev, x.path)
+				x.proviso = k.reachesOld(x.s, ev)
 			}
 			k.tally.slept++
 			continue
@@ -1607,7 +1610,7 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		n := t.at(anc[m])
 		evs := k.events(m - 1)
 		ev, tape := evs[n.ev], k.tapeOf(int(n.tape))
-		k.trail.Init, k.trail.Path, k.trail.Event, k.trail.Tape, k.trail.tree = t.starts[k.chainIdx[0]].Init, k.steps[:m-1], ev, tape, nil
+		k.trail.tree, k.trail.at, k.trail.Path, k.trail.Event, k.trail.Tape = t, k.chainIdx[m-1], nil, ev, tape
 		// States made again need no key: the search asks for the one
 		// it expands (World.Key), if for any.
 		k.w.NoKeys = true
@@ -1847,6 +1850,7 @@ func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64, unseen *[]u
 		}
 		k.tape = k.tape[:0]
 		for {
+			k.trail.tree, k.trail.at, k.trail.Path, k.trail.Event, k.trail.Tape = k.g.tree, i, nil, ev, k.tape
 			next, err := k.w.Apply(s, ev, k.tape)
 			if err != nil {
 				return edges, &sim.StepError{Index: d, Event: ev, Err: err}

@@ -173,7 +173,7 @@ func search1(t *testing.T, sys *livecheck.System, cfg livecheck.Config, opts sea
 	}
 	out := searched{res: res}
 	for i := range res.Periphery.Len() {
-		f, err := res.Periphery.At(w, i)
+		f, err := res.Periphery.At(w, i, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

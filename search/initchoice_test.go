@@ -158,7 +158,7 @@ func TestSearchInitChoices(t *testing.T) {
 	}
 	inits := map[string]bool{}
 	for i := range res.Periphery.Len() {
-		f, err := res.Periphery.At(w, i)
+		f, err := res.Periphery.At(w, i, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

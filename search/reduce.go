@@ -113,10 +113,10 @@ func (k *worker) enabled(s *sim.State, buf []sim.Event) []sim.Event {
 // the level under way, to a state of this level or an earlier one: the
 // cycle proviso of observer postponement, for an event sleep sets spare.
 // A step that fails says yes: s then takes every event.
-func (k *worker) reachesOld(s *sim.State, ev sim.Event, path sim.Path) bool {
+func (k *worker) reachesOld(s *sim.State, ev sim.Event) bool {
 	k.ptape = k.ptape[:0]
 	for {
-		k.trail.Path, k.trail.Event, k.trail.Tape = path, ev, k.ptape
+		k.trail.Event, k.trail.Tape = ev, k.ptape
 		next, err := k.w.Apply(s, ev, k.ptape)
 		if err != nil {
 			return true

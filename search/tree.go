@@ -114,8 +114,9 @@ func (t *tree) bytes() int64 {
 
 // replay makes node i's state again on w and returns it with its path
 // from its initial state, and the choices of the first Init calls that
-// build that one.
-func (t *tree) replay(w *sim.World, i int) (sim.Path, *sim.State, []int, error) {
+// build that one. trail, when not nil, is told each step before it runs,
+// for a watchdog on w.
+func (t *tree) replay(w *sim.World, i int, trail *Trail) (sim.Path, *sim.State, []int, error) {
 	chain := make([]int, t.depth(i)+1)
 	for k := len(chain) - 1; k >= 0; k-- {
 		chain[k] = i
@@ -135,6 +136,9 @@ func (t *tree) replay(w *sim.World, i int) (sim.Path, *sim.State, []int, error) 
 			return path, s, init, fmt.Errorf("internal error: the search's step %d does not replay (event %d of %d)", len(path)+1, n.ev, len(evs))
 		}
 		ev, tape := evs[n.ev], t.tapes.get(int(n.tape))
+		if trail != nil {
+			trail.Init, trail.Path, trail.Event, trail.Tape, trail.tree = init, path, ev, tape, nil
+		}
 		next, err := w.Apply(s, ev, tape)
 		if err != nil {
 			return path, s, init, &sim.StepError{Index: len(path), Event: ev, Err: err}

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -163,5 +164,55 @@ func TestGuardHold(t *testing.T) {
 	}
 	if g.Hold(tok, func() { t.Fatal("Hold ran f after the handler returned") }) {
 		t.Fatal("Hold says f ran")
+	}
+}
+
+// chooser calls onApp in App.
+type chooser struct {
+	onApp func(ctx sim.Context) `livecheck:"-"`
+}
+
+func (c *chooser) Init(sim.Context)                             {}
+func (c *chooser) Receive(sim.Context, sim.NodeID, sim.Message) {}
+func (c *chooser) Timer(sim.Context, string)                    {}
+func (c *chooser) App(ctx sim.Context, _ sim.AppCall)           { c.onApp(ctx) }
+func (c *chooser) Error(sim.Context, sim.NodeID)                {}
+
+// A handler that a watchdog holds may run on, but not choose: what
+// Current reads of its choices is what it has chosen so far, however
+// often it is read while the handler chooses.
+func TestCurrentWhileTheHandlerChooses(t *testing.T) {
+	g := &sim.Guard{}
+	entered := make(chan uint64)
+	w, s := newWorld(t, sim.Spec{Nodes: 1, Calls: []sim.Call{{To: 0}}, New: func(sim.NodeID) sim.Node {
+		return &chooser{onApp: func(ctx sim.Context) {
+			tok, _ := g.Stuck(0)
+			entered <- tok
+			for range 20000 {
+				ctx.Choose(3)
+			}
+		}}
+	}})
+	w.Guard = g
+	w.Chooser = func(int) int { return 2 }
+	done := make(chan error)
+	go func() {
+		_, err := w.Apply(s, sim.Event{Kind: sim.App, Node: 0, Call: 0}, nil)
+		done <- err
+	}()
+	tok := <-entered
+	last := 0
+	for {
+		var choices []int
+		if !g.Hold(tok, func() { _, choices, _ = w.Current() }) {
+			break
+		}
+		if len(choices) < last || slices.ContainsFunc(choices, func(c int) bool { return c != 2 }) {
+			t.Fatalf("read %d choices after %d, not all 2: %v", len(choices), last, choices[:min(len(choices), 10)])
+		}
+		last = len(choices)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

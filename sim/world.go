@@ -44,6 +44,13 @@ type World struct {
 	// that do not replay and results that change from run to run. 1 checks
 	// every step; 0 (the default) none.
 	Recheck int
+	// Stop, when set, is asked every StopEvery steps (Apply and Step)
+	// whether to end the work: while it says so, every step fails with
+	// ErrStopped. The engines that drive the world (search, walks,
+	// probes, replay) then end within a few milliseconds, however long
+	// the work they were given, and their callers tell ErrStopped from
+	// a finding by errors.Is.
+	Stop func() bool
 
 	h    Hasher
 	sym  *symmetry // nil without Spec.Symmetry
@@ -54,6 +61,7 @@ type World struct {
 	// spareNet is the network of a reused state, for ownNet.
 	spareNet []Envelope
 	applies  uint64 // Apply calls so far, for Recheck
+	unpolled int    // steps since Stop was last asked
 	again    struct {
 		choices, bounds []int
 		sent            []Envelope
@@ -92,6 +100,31 @@ type StepInfo struct {
 // ErrNotEnabled is returned (wrapped) by Apply for an event that cannot
 // happen in the state it is applied to.
 var ErrNotEnabled = errors.New("event not enabled")
+
+// ErrStopped is returned (wrapped) by Apply and Step once the world's Stop
+// says to end the work: the step was not taken.
+var ErrStopped = errors.New("stopped")
+
+// StopEvery is how many steps a world takes between two questions to
+// its Stop: a step takes microseconds, so a stop is seen within
+// milliseconds, and asking costs nothing measurable.
+const StopEvery = 1024
+
+// stopped asks Stop, every StopEvery steps, whether to end the work; once
+// it says so, it asks again at every step.
+func (w *World) stopped() bool {
+	if w.Stop == nil {
+		return false
+	}
+	if w.unpolled++; w.unpolled < StopEvery {
+		return false
+	}
+	if w.Stop() {
+		return true
+	}
+	w.unpolled = 0
+	return false
+}
 
 // A HandlerPanic is a handler that panicked: a safety violation of the
 // protocol, reported with the path that led to it.
@@ -383,8 +416,12 @@ func (w *World) firstPending(s *State, c int) bool {
 //
 // The error is ErrNotEnabled (wrapped) if ev cannot happen in s, a
 // *HandlerPanic if a handler panicked (a finding), a *TypeError if a state
-// or message cannot be hashed, or a tape error when Strict is set.
+// or message cannot be hashed, a tape error when Strict is set, or
+// ErrStopped when Stop says to end the work.
 func (w *World) Apply(s *State, ev Event, tape []int) (*State, error) {
+	if w.stopped() {
+		return nil, ErrStopped
+	}
 	n, err := w.apply(s, ev, tape)
 	if err != nil || w.Recheck <= 0 {
 		return n, err
@@ -494,8 +531,8 @@ func HandlerOf(ev Event, node NodeID) string {
 // Current returns the step under way, the choices it has made so far, and
 // the state Apply was given (nil under Step, which changes its state in
 // place). It is for a watchdog, while Guard.Hold keeps the world's
-// goroutine in a handler: the step may then be run again exactly as far as
-// it got.
+// goroutine in a handler (which may run on, but neither return nor
+// choose): the step may then be run again exactly as far as it got.
 func (w *World) Current() (ev Event, choices []int, from *State) {
 	return w.last.Event, slices.Clone(w.last.Choices), w.from
 }
@@ -600,6 +637,9 @@ func (w *World) Own(s *State) *State {
 // fingerprints up to date: Seal them before s is hashed, stored or
 // compared. After an error s is not to be used.
 func (w *World) Step(s *State, ev Event, tape []int) error {
+	if w.stopped() {
+		return ErrStopped
+	}
 	w.begin(ev, tape)
 	w.netOwn = true
 	for i := range w.touched {
@@ -1288,8 +1328,17 @@ func (c *nodeCtx) Choose(n int) int {
 	case w.Chooser != nil:
 		v = w.Chooser(n)
 	}
+	// A watchdog may be reading the choices so far (Current): a handler
+	// it holds may run on, but not choose, until it is done.
+	g := w.Guard
+	if g != nil {
+		g.mu.Lock()
+	}
 	w.last.Choices = append(w.last.Choices, v)
 	w.last.Bounds = append(w.last.Bounds, n)
+	if g != nil {
+		g.mu.Unlock()
+	}
 	return v
 }
 
@@ -1402,11 +1451,11 @@ func (g *Guard) exit() {
 	}
 }
 
-// Hold runs f while the handler that token (from Stuck) names cannot
-// return, so that f may read what the world's goroutine wrote before it
-// called the handler (the path it is exploring), and reports whether f
-// ran: false when that handler has returned already. f must not wait for
-// the world's goroutine.
+// Hold runs f while the handler that token (from Stuck) names can neither
+// return nor choose, so that f may read what the world's goroutine wrote
+// before it called the handler (the path it is exploring) and the choices
+// it has made (Current), and reports whether f ran: false when that
+// handler has returned already. f must not wait for the world's goroutine.
 func (g *Guard) Hold(token uint64, f func()) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()

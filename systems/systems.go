@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/systems/lcr"
 	"github.com/livecheck/livecheck/systems/onepaxos"
 	"github.com/livecheck/livecheck/systems/overcast"
@@ -16,8 +16,8 @@ import (
 )
 
 // All returns the bundled systems, by name.
-func All() []*livecheck.System {
-	return []*livecheck.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System, &transport.System, &onepaxos.System}
+func All() []*protocol.System {
+	return []*protocol.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System, &transport.System, &onepaxos.System}
 }
 
 // Names returns the names of the bundled systems.
@@ -30,7 +30,7 @@ func Names() []string {
 }
 
 // Lookup returns the system called name; the error lists the valid names.
-func Lookup(name string) (*livecheck.System, error) {
+func Lookup(name string) (*protocol.System, error) {
 	for _, s := range All() {
 		if s.Name == name {
 			return s, nil

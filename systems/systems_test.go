@@ -100,7 +100,7 @@ func TestBugsFoundAlone(t *testing.T) {
 			}
 			want := bugNeeds(t, sys, c.bug).Settings(c.bug)
 			for seed := int64(1); seed <= seeds; seed++ {
-				res, err := livecheck.Check(sys, livecheck.Options{Config: livecheck.Config{Bugs: []string{c.bug}, Budget: unset}, Seed: seed, StopAtLive: true})
+				res, err := livecheck.Check(sys, livecheck.Options{Time: livecheck.NoTimeLimit, Config: livecheck.Config{Bugs: []string{c.bug}, Budget: unset}, Seed: seed, StopAtLive: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -147,7 +147,7 @@ func TestCorrectSilentAtBugConfigs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			for seed := int64(1); seed <= 30; seed++ {
-				res, err := livecheck.Check(sys, livecheck.Options{Config: cfg, Seed: seed, Depth: min(sys.DefaultDepth, 6), WalkDepth: 1000, StopAtLive: true})
+				res, err := livecheck.Check(sys, livecheck.Options{Time: livecheck.NoTimeLimit, Config: cfg, Seed: seed, Depth: min(sys.DefaultDepth, 6), WalkDepth: 1000, StopAtLive: true})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -53,14 +53,19 @@ func (w Weights) String() string {
 	return strings.Join(parts, ",")
 }
 
-// ParseWeights reads "app=8,deliver=4,timer=1,reset=0" on top of base.
+// ParseWeights reads "app=8,deliver=4,timer=1,reset=0" on top of base. A
+// kind given twice is an error, whatever the two values: one of them
+// would be ignored. So is a result in which every kind weighs 0, which
+// says "choose nothing" where Choose would draw uniformly.
 func ParseWeights(s string, base Weights) (Weights, error) {
 	w := base
 	if strings.TrimSpace(s) == "" {
 		return w, nil
 	}
+	var given [sim.NumKinds]string
 	for _, part := range strings.Split(s, ",") {
-		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		part = strings.TrimSpace(part)
+		name, val, ok := strings.Cut(part, "=")
 		if !ok {
 			return w, fmt.Errorf("weight %q is not KIND=NUMBER (kinds: %s)", part, sim.KindNames())
 		}
@@ -68,11 +73,18 @@ func ParseWeights(s string, base Weights) (Weights, error) {
 		if err != nil {
 			return w, err
 		}
+		if given[k] != "" {
+			return w, fmt.Errorf("the weight of %s is given twice: %s and %s", name, given[k], part)
+		}
+		given[k] = part
 		f, err := strconv.ParseFloat(val, 64)
 		if err != nil || f < 0 || f != f || f > 1e9 {
 			return w, fmt.Errorf("weight of %s must be a number from 0 to 1e9, not %q", name, val)
 		}
 		w[k] = f
+	}
+	if w == (Weights{}) {
+		return w, fmt.Errorf("every weight is 0: give some kind a positive weight (a walk draws the enabled events in proportion to their kinds' weights)")
 	}
 	return w, nil
 }
@@ -155,10 +167,11 @@ type Trail struct {
 	Path  sim.Path
 	Event sim.Event
 
-	Start  *sim.State
-	Seed   uint64
-	Seeded bool
-	Steps  int // steps done before Event
+	Start   *sim.State
+	Seed    uint64
+	Seeded  bool
+	Chooser Chooser // the walker's: the same seed walks the same way with it
+	Steps   int     // steps done before Event
 }
 
 // New returns a walker. live says whether a state is live; chooser picks
@@ -210,7 +223,7 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Re
 		defer func() { wk.path = res.Path }()
 	}
 	if t := wk.Trail; t != nil {
-		t.Start, t.Seed, t.Seeded, t.Steps, t.Path = s, wk.seed, wk.fresh, 0, nil
+		t.Start, t.Seed, t.Seeded, t.Chooser, t.Steps, t.Path = s, wk.seed, wk.fresh, wk.chooser, 0, nil
 	}
 	wk.fresh = false
 	// A property that panics ends the walk: the error, with the path so

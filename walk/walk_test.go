@@ -133,6 +133,9 @@ func TestParseWeights(t *testing.T) {
 		"timer=-1":    "must be a number from 0 to 1e9",
 		"timer=x":     "must be a number from 0 to 1e9",
 		"deliver=NaN": "must be a number from 0 to 1e9",
+		// Issue 25, item 12: a kind twice, and weights that choose nothing.
+		"deliver=1, timer=2,deliver=1": "the weight of deliver is given twice: deliver=1 and deliver=1",
+		"app=0,deliver=0,timer=0,drop=0,duplicate=0,socket-error=0,reset=0,partition=0,heal=0": "every weight is 0: give some kind a positive weight",
 	} {
 		if _, err := walk.ParseWeights(in, walk.DefaultWeights); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)

@@ -1,5 +1,5 @@
 // Command findings measures livecheck's finding power on the bundled
-// systems and prints it as the README's table: for every bug, the command
+// systems and prints it as the tables of docs/systems.md: for every bug, the command
 // that finds it (`livecheck check SYS --bug B`, nothing else), how long it
 // took (median of --runs), the property it broke and, for a liveness bug,
 // the critical step; for every correct version, the seeds over which it

@@ -320,13 +320,19 @@ func TestNoWalksDeadRegion(t *testing.T) {
 		t.Fatalf("exit %d, want %d; stderr %s", code, exitViolation, errOut)
 	}
 	var r struct {
-		Result, Property string
-		PathLength       int `json:"path_length"`
+		Result, Property, Trace string
+		PathLength              int `json:"path_length"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.Result != "liveness-violation" || r.Property != "single-tree" || r.PathLength != 3 {
 		t.Fatalf("%s of %s with a path of %d steps, want liveness-violation of single-tree in 3", r.Result, r.Property, r.PathLength)
+	}
+	// Its trace replays: it records the dead test replay runs, whose
+	// search sees the whole dead region again (it recorded a test of no
+	// walks of no steps, which replay refused as a bad file).
+	if code, out, errs := runCLIq("replay", r.Trace); code != exitViolation || !strings.Contains(out, "holds in none of the") {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -150,7 +150,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check", "lcr", "--nodes", "1"}, "lcr needs 2 to 12 nodes, not 1"},
 		{[]string{"check", "lcr", "--nodes", "x"}, `invalid argument "x" for "--nodes"`},
 		{[]string{"check", "lcr", "--depth", "0"}, "--depth must be at least 1"},
-		{[]string{"check", "lcr", "--frob"}, "unknown flag: --frob"},
+		{[]string{"check", "lcr", "--frob"}, "unknown flag --frob: did you mean --from?"},
 		{[]string{"check", "lcr", "--ids", "1,2"}, "--ids lists 2 ids for 3 nodes"},
 		{[]string{"check", "lcr", "--resets", "-1"}, "--resets cannot be negative"},
 		{[]string{"check", "lcr", "--reduce", "por"}, `--reduce: unknown reduction "por" (valid: a comma-separated list of sleep, symmetry and observers, or none)`},
@@ -352,7 +352,7 @@ func TestPrefixFiles(t *testing.T) {
 		{"other nodes", string(orig), []string{"--nodes", "5"}, "was made for another configuration: 4 nodes, not 5"},
 		{"other ids", string(orig), []string{"--ids", "1,2,3,4"}, "ids=(default), not 1,2,3,4"},
 		{"not a prefix", strings.Replace(string(orig), `"result": "prefix"`, `"result": "safety-violation"`, 1), nil, "is not a prefix file"},
-		{"edited path", strings.Replace(string(orig), `"node": 1`, `"node": 2`, 1), nil, "the prefix does not replay"},
+		{"edited path", strings.Replace(string(orig), `"node": 1`, `"node": 2`, 1), nil, "the trace does not replay: step 1"},
 		{"truncated", string(orig[:len(orig)/3]), nil, "malformed or truncated JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -1121,4 +1122,44 @@ func (pr Prop) String() string {
 		parts = append(parts, fmt.Sprintf("%s%s%s %s %d", who, sep, what, relNames[a.Rel], a.C))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// NetEmpty is the liveness property the global search is also run with:
+// live where no message is in flight. A state where nothing can happen
+// has no message in flight, so it is never a quiescent violation, while
+// paths go through non-live and live states alike.
+var NetEmpty = properties.Eventually("net-empty", "no message in flight", func(s *sim.State) bool {
+	return len(s.InFlight()) == 0
+})
+
+// EvenInFlight flips at every send and delivery, so paths dip and recover
+// all the time: a search that stops a path at a recovery (item 3) misses
+// much. A state where nothing can happen has nothing in flight, so it is
+// never a quiescent violation either.
+var EvenInFlight = properties.Eventually("even-in-flight", "an even number of messages in flight", func(s *sim.State) bool {
+	return len(s.InFlight())%2 == 0
+})
+
+// Nothing is a safety property that always holds: a check of it alone
+// searches every reachable state (a check needs a property).
+var Nothing = properties.Always("nothing", "nothing is wrong", func(*sim.State) error { return nil })
+
+// System wraps the program as a System whose parameters pick one
+// safety property to check ("property") and one liveness property
+// ("live": net-empty or one of the program's), so that Replay builds the
+// same model as the check.
+func (p *Program) System() *protocol.System {
+	return &protocol.System{
+		Name: "rand", Doc: "a random protocol", DefaultNodes: p.Nodes, MinNodes: p.Nodes, MaxNodes: p.Nodes,
+		Params: []protocol.Param{{Name: "property"}, {Name: "live"}},
+		Build: func(cfg protocol.Config) (*protocol.Model, error) {
+			var props []properties.Property
+			for _, pr := range append(append(p.Properties(), p.Liveness()...), NetEmpty, EvenInFlight, Nothing) {
+				if pr.Name == cfg.Param("property") || pr.Name == cfg.Param("live") {
+					props = append(props, pr)
+				}
+			}
+			return &protocol.Model{Spec: p.Spec(), Properties: props}, nil
+		},
+	}
 }

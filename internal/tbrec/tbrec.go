@@ -6,6 +6,7 @@ package tbrec
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // A Recorder is a testing.TB named Test that records Fatalf, Errorf,
@@ -14,6 +15,20 @@ type Recorder struct {
 	testing.TB
 	Test                      string
 	Fatals, Errs, Logs, Skips []string
+	// Until, when set, is the test's deadline (Deadline), as go test's
+	// -timeout sets one; otherwise the embedded TB's, if it has one.
+	Until time.Time
+}
+
+// Deadline is testing.T's: when the test binary will be stopped.
+func (r *Recorder) Deadline() (time.Time, bool) {
+	if !r.Until.IsZero() {
+		return r.Until, true
+	}
+	if d, ok := r.TB.(interface{ Deadline() (time.Time, bool) }); ok {
+		return d.Deadline()
+	}
+	return time.Time{}, false
 }
 
 func (r *Recorder) Helper()      {}

@@ -29,8 +29,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -202,24 +202,23 @@ var Elected = properties.Eventually("elected",
 	})
 
 // System is LCR as livecheck checks it.
-var System = livecheck.System{
+var System = protocol.System{
 	Name:         "lcr",
 	Doc:          "LeLann-Chang-Roberts leader election on a unidirectional ring",
 	DefaultNodes: 3,
 	MinNodes:     2,
 	MaxNodes:     12,
-	Bugs: []livecheck.Bug{
+	Bugs: []protocol.Bug{
 		// Two nodes show both: each id goes round a ring of two.
 		{Name: "no-discard", Doc: "forwards every id but its own instead of only larger ones: several leaders",
-			Needs: livecheck.Needs{Nodes: 2}},
+			Needs: protocol.Needs{Nodes: 2}},
 		{Name: "ignore-early", Doc: "drops messages that arrive before the node is started: the election may never complete",
-			Needs: livecheck.Needs{Nodes: 2}},
+			Needs: protocol.Needs{Nodes: 2}},
 	},
-	Params: []livecheck.Param{
+	Params: []protocol.Param{
 		{Name: "ids", Doc: "the nodes' ids in ring order, comma-separated (default: N,1,2,...,N-1)"},
 	},
-	Properties: livecheck.Docs(OneLeader, Elected),
-	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		ids, err := parseIDs(cfg.Param("ids"), cfg.Nodes)
 		if err != nil {
 			return nil, err
@@ -229,7 +228,7 @@ var System = livecheck.System{
 		for i := range calls {
 			calls[i] = sim.Call{To: sim.NodeID(i), Call: Start{}}
 		}
-		return &livecheck.Model{
+		return &protocol.Model{
 			Spec: sim.Spec{
 				New: func(id sim.NodeID) sim.Node {
 					return &Node{ID: ids[id], noDiscard: noDiscard, ignoreEarly: ignoreEarly}

@@ -15,6 +15,7 @@ import (
 func check(t testing.TB, nodes int, bugs ...string) *livecheck.Result {
 	t.Helper()
 	res, err := livecheck.Check(&lcr.System, livecheck.Options{
+		Time:   livecheck.NoTimeLimit,
 		Config: livecheck.Config{Nodes: nodes, Bugs: bugs},
 		Depth:  64,
 	})
@@ -45,7 +46,7 @@ func TestCorrectStateCounts(t *testing.T) {
 				if run == 0 {
 					transitions = tc.all
 				}
-				res, err := livecheck.Check(&lcr.System, livecheck.Options{Config: livecheck.Config{Nodes: tc.nodes}, Depth: 64, Reduce: reduce})
+				res, err := livecheck.Check(&lcr.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: livecheck.Config{Nodes: tc.nodes}, Depth: 64, Reduce: reduce})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -118,6 +119,7 @@ func TestIDs(t *testing.T) {
 	// The ids change which node wins, not the correctness.
 	for _, ids := range []string{"1,2,3,4", "4,3,2,1", "2,4,1,3"} {
 		res, err := livecheck.Check(&lcr.System, livecheck.Options{
+			Time:   livecheck.NoTimeLimit,
 			Config: livecheck.Config{Nodes: 4, Params: map[string]string{"ids": ids}},
 			Depth:  64,
 		})
@@ -130,6 +132,7 @@ func TestIDs(t *testing.T) {
 	}
 	for _, bad := range []string{"1,2,3", "1,1,2,3", "a,b,c,d", "0,1,2,3"} {
 		_, err := livecheck.Check(&lcr.System, livecheck.Options{
+			Time:   livecheck.NoTimeLimit,
 			Config: livecheck.Config{Nodes: 4, Params: map[string]string{"ids": bad}},
 		})
 		if err == nil {

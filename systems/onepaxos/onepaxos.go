@@ -126,8 +126,8 @@ package onepaxos
 import (
 	"fmt"
 
-	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/paxos"
 )
@@ -552,27 +552,38 @@ var LeaderChanged = properties.SometimesNode("leader-changed", "some node learne
 var AcceptorChanged = properties.SometimesNode("acceptor-changed", "the backup acceptor accepted a value after the acceptor change",
 	func(r *Replica) bool { return r.AccEpoch == initial.Epoch+Slots })
 
+// checked are the properties a check has: acceptor-changed only with
+// --acceptor-change on, since without it no acceptor changes. `livecheck
+// list` names them all.
+func checked(acceptorChange bool) []properties.Property {
+	props := []properties.Property{Agreement, Chosen, LeaderChanged}
+	if acceptorChange {
+		props = append(props, AcceptorChanged)
+	}
+	return props
+}
+
 // System is 1Paxos over PaxosUtility as livecheck checks it.
-var System = livecheck.System{
+var System = protocol.System{
 	Name:         "onepaxos",
 	Doc:          "1Paxos: Multi-Paxos with one active acceptor, leader and acceptor named by a PaxosUtility that is the bundled Paxos as a lower layer",
 	DefaultNodes: 3,
 	MinNodes:     3,
 	MaxNodes:     MaxNodes,
 	DefaultDepth: 16,
-	Bugs: []livecheck.Bug{
+	Bugs: []protocol.Bug{
 		{Name: "init-acceptor", Doc: "the initial acceptor is the first member, the leader itself (the paper's members.begin()++): the old leader accepts its own value while the new leader has another chosen (agreement)",
-			Needs: livecheck.Needs{Nodes: 3}},
+			Needs: protocol.Needs{Nodes: 3}},
 		{Name: "forget-proposal", Doc: "a leader starting a new epoch forgets the value it proposed in the one before, as if it were a new leader: after an acceptor change the backup, which knows nothing, accepts the leader's own value though another was chosen through the old acceptor (agreement)",
-			Needs: livecheck.Needs{Nodes: 3, Params: map[string]string{"acceptor-change": "on"}}},
+			Needs: protocol.Needs{Nodes: 3, Params: map[string]string{"acceptor-change": "on"}}},
 		{Name: "replace-early", Doc: "the new leader replaces a suspected acceptor before phase 1 with it has completed, not knowing what it accepted: the backup accepts the leader's own value though another was chosen through the old acceptor (agreement)",
-			Needs: livecheck.Needs{Nodes: 3, Params: map[string]string{"acceptor-change": "on"}}},
+			Needs: protocol.Needs{Nodes: 3, Params: map[string]string{"acceptor-change": "on"}}},
 	},
-	Params: []livecheck.Param{
+	Params: []protocol.Param{
 		{Name: "acceptor-change", Doc: "on: node N-1 is also told the acceptor failed, and once it leads and has completed phase 1 replaces it with the backup through the utility (a second entry); off: no acceptor change", Default: "off"},
 	},
-	Properties: livecheck.Docs(Agreement, Chosen, LeaderChanged, AcceptorChanged),
-	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+	Properties: protocol.Docs(checked(true)...),
+	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		if cfg.Budget.Resets > 0 {
 			return nil, fmt.Errorf("onepaxos cannot be checked with resets: its utility is Paxos, whose acceptors need stable storage, which simulated nodes lack; use --drops for failures")
 		}
@@ -580,7 +591,7 @@ var System = livecheck.System{
 			{To: 0, Call: Propose{Value: 100}},
 			{To: sim.NodeID(cfg.Nodes - 1), Call: Suspect{}},
 		}
-		props := []properties.Property{Agreement, Chosen, LeaderChanged}
+		acceptorChange := false
 		switch a := cfg.Param("acceptor-change"); a {
 		case "", "off":
 			for _, bug := range []string{"forget-proposal", "replace-early"} {
@@ -592,12 +603,12 @@ var System = livecheck.System{
 			// Calls to one node come in order: the acceptor is suspected
 			// after the leader.
 			calls = append(calls, sim.Call{To: sim.NodeID(cfg.Nodes - 1), Call: SuspectAcceptor{}})
-			props = append(props, AcceptorChanged)
+			acceptorChange = true
 		default:
 			return nil, fmt.Errorf("--acceptor-change must be on or off, not %q", a)
 		}
 		initAcceptor, forgetProposal, replaceEarly := cfg.HasBug("init-acceptor"), cfg.HasBug("forget-proposal"), cfg.HasBug("replace-early")
-		return &livecheck.Model{
+		return &protocol.Model{
 			Spec: sim.Spec{
 				New: func(sim.NodeID) sim.Node {
 					return sim.Stack(
@@ -607,7 +618,7 @@ var System = livecheck.System{
 				Transport: sim.Datagram,
 				Calls:     calls,
 			},
-			Properties: props,
+			Properties: checked(acceptorChange),
 		}, nil
 	},
 }

@@ -99,8 +99,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -484,7 +484,7 @@ var Moved = properties.SometimesNode("moved", "some node moved under a new paren
 	func(n *Node) bool { return n.Moved })
 
 // System is Overcast as livecheck checks it.
-var System = livecheck.System{
+var System = protocol.System{
 	Name:         "overcast",
 	Doc:          "BrokenTree/Overcast: a tree rooted at node 0, joins passed down, periodic moves under a sibling or the grandparent behind a lock at the parent",
 	DefaultNodes: 3,
@@ -495,25 +495,20 @@ var System = livecheck.System{
 	MaxNodes:     5,
 	DefaultDepth: 12,
 	PrefixDepth:  6,
-	Bugs: []livecheck.Bug{
+	Bugs: []protocol.Bug{
 		{Name: "BT1", Doc: "the parent grants its lock while another child holds it: two siblings move under each other (no-loops)",
-			Needs: livecheck.Needs{Nodes: 3}},
+			Needs: protocol.Needs{Nodes: 3}},
 		{Name: "BT2", Doc: "a full node passes on a join from its own child, which can come down to the joiner itself (no-loops; shows with degree 1)",
-			Needs: livecheck.Needs{Nodes: 3, Params: map[string]string{"degree": "1"}}},
+			Needs: protocol.Needs{Nodes: 3, Params: map[string]string{"degree": "1"}}},
 		{Name: "probe-lock", Doc: "a broken connection to the lock holder leaves the lock taken for ever (locks-released; needs a socket error)",
-			Needs: livecheck.Needs{Nodes: 3, Budget: sim.Budget{Errors: 1}}},
+			Needs: protocol.Needs{Nodes: 3, Budget: sim.Budget{Errors: 1}}},
 	},
-	Params: []livecheck.Param{
-		{Name: "degree", Doc: "the most children a node takes", Default: "2"},
+	Params: []protocol.Param{
+		{Name: "degree", Doc: "the most children a node takes", Default: "2", Int: true, Min: 1},
 	},
-	Properties: livecheck.Docs(NoLoops, OneTree, LocksReleased, Moved),
-	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
-		degree, err := strconv.Atoi(cfg.Param("degree"))
-		if err != nil || degree < 1 {
-			return nil, fmt.Errorf("--degree %q: give the most children a node takes, at least 1", cfg.Param("degree"))
-		}
-		c := &config{degree: degree, bt1: cfg.HasBug("BT1"), bt2: cfg.HasBug("BT2"), probeLockBug: cfg.HasBug("probe-lock")}
-		return &livecheck.Model{
+	Build: func(cfg protocol.Config) (*protocol.Model, error) {
+		c := &config{degree: cfg.IntParam("degree"), bt1: cfg.HasBug("BT1"), bt2: cfg.HasBug("BT2"), probeLockBug: cfg.HasBug("probe-lock")}
+		return &protocol.Model{
 			Spec: sim.Spec{
 				New:       func(id sim.NodeID) sim.Node { return &Node{self: id, cfg: c} },
 				Transport: sim.Stream,

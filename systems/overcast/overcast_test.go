@@ -20,6 +20,7 @@ import (
 func check(t *testing.T, seed int64, bug string) *livecheck.Result {
 	t.Helper()
 	res, err := livecheck.Check(&overcast.System, livecheck.Options{
+		Time:   livecheck.NoTimeLimit,
 		Config: livecheck.Config{Bugs: []string{bug}, Budget: sim.Budget{}},
 		Seed:   seed,
 	})
@@ -135,7 +136,7 @@ func TestCorrectSilentAtBugConfigs(t *testing.T) {
 			}
 			cfg.Bugs = nil
 			for seed := int64(1); seed <= seeds; seed++ {
-				res, err := livecheck.Check(&overcast.System, livecheck.Options{Config: cfg, Seed: seed, WalkDepth: 1000, StopAtLive: true})
+				res, err := livecheck.Check(&overcast.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: cfg, Seed: seed, WalkDepth: 1000, StopAtLive: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -158,7 +159,7 @@ func TestCorrectSilentAtBugConfigs(t *testing.T) {
 // was passed on.)
 func TestStateCounts(t *testing.T) {
 	t.Parallel()
-	res, err := livecheck.Check(&overcast.System, livecheck.Options{NoWalks: true})
+	res, err := livecheck.Check(&overcast.System, livecheck.Options{Time: livecheck.NoTimeLimit, NoWalks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +209,7 @@ func TestCorrectSilentOnMoreNodes(t *testing.T) {
 			t.Parallel()
 			cfg := livecheck.Config{Nodes: tc.nodes, Params: map[string]string{"degree": tc.degree}, Budget: tc.budget}
 			for seed := int64(1); seed <= seeds; seed++ {
-				res, err := livecheck.Check(&overcast.System, livecheck.Options{Config: cfg, Depth: tc.depth, Seed: seed, WalkDepth: 1000, StopAtLive: true})
+				res, err := livecheck.Check(&overcast.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: cfg, Depth: tc.depth, Seed: seed, WalkDepth: 1000, StopAtLive: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -272,7 +273,7 @@ func TestOldFourNodeLoopGone(t *testing.T) {
 	if got := sim.DescribeSent(w.Last().Sent); got != "JoinNo{Epoch:2} 0->2" {
 		t.Errorf("root 0 answers the rejoin with %s, want a JoinNo", got)
 	}
-	res, err := livecheck.Check(&overcast.System, livecheck.Options{Config: cfg, Prefix: p[:replays], Depth: 8, NoWalks: true})
+	res, err := livecheck.Check(&overcast.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: cfg, Prefix: p[:replays], Depth: 8, NoWalks: true})
 	if err != nil {
 		t.Fatal(err)
 	}

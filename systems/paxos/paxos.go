@@ -77,8 +77,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -404,21 +404,11 @@ func symmetry(acceptors [2]sim.NodeID, proposers int) [][]sim.NodeID {
 	return [][]sim.NodeID{g}
 }
 
-// intIn parses s as an integer from 1 to max, the number of what the
-// error calls of; what names s in the error.
-func intIn(s, what string, max int, of string) (int, error) {
-	v, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || v < 1 || v > max {
-		return 0, fmt.Errorf("%s must be a whole number from 1 to %d (the number of %s), not %q", what, max, of, s)
-	}
-	return v, nil
-}
-
 // quorumNeeds is what bug quorum=K needs: two quorums of K that need not
 // intersect, so 2K nodes, and two proposers. A K too large for that is
 // left to the check's own error.
-func quorumNeeds(k string) livecheck.Needs {
-	n := livecheck.Needs{Params: map[string]string{"proposers": "2"}}
+func quorumNeeds(k string) protocol.Needs {
+	n := protocol.Needs{Params: map[string]string{"proposers": "2"}}
 	if v, err := strconv.Atoi(k); err == nil && v >= 1 && 2*v <= MaxNodes {
 		n.Nodes = 2 * v
 	}
@@ -426,28 +416,27 @@ func quorumNeeds(k string) livecheck.Needs {
 }
 
 // System is Paxos as livecheck checks it.
-var System = livecheck.System{
+var System = protocol.System{
 	Name:         "paxos",
 	Doc:          "single-decree Paxos: every node proposer, acceptor and learner, or separate roles (--roles split)",
 	DefaultNodes: 3,
 	MinNodes:     2,
 	MaxNodes:     MaxNodes,
 	DefaultDepth: 20,
-	Bugs: []livecheck.Bug{
+	Bugs: []protocol.Bug{
 		// Both need a second proposer: with one, a single value is ever
 		// proposed. last-promise needs a quorum that can hold a promise
 		// with a value and one without: 3 nodes.
 		{Name: "last-promise", Doc: "phase 2 proposes the value of the last promise received, not of the highest accepted ballot: two values chosen",
-			Needs: livecheck.Needs{Nodes: 3, Params: map[string]string{"proposers": "2"}}},
+			Needs: protocol.Needs{Nodes: 3, Params: map[string]string{"proposers": "2"}}},
 		{Name: "quorum", Arg: "K", Doc: "quorums of K acceptors instead of a majority: with K at most half the nodes, two values chosen",
-			Needs: livecheck.Needs{Nodes: 2, Params: map[string]string{"proposers": "2"}}, NeedsArg: quorumNeeds, NeedsDoc: "--nodes 2K --proposers 2", Example: "1"},
+			Needs: protocol.Needs{Nodes: 2, Params: map[string]string{"proposers": "2"}}, NeedsArg: quorumNeeds, NeedsDoc: "--nodes 2K --proposers 2", Example: "1"},
 	},
-	Params: []livecheck.Param{
-		{Name: "proposers", Doc: "how many nodes propose (nodes 0 to P-1, node i proposing 100+i), from 1 to the number of nodes", Default: "1"},
+	Params: []protocol.Param{
+		{Name: "proposers", Doc: "how many nodes propose (nodes 0 to P-1, node i proposing 100+i), from 1 to the number of nodes", Default: "1", Int: true, Min: 1, MaxNodes: true},
 		{Name: "roles", Doc: "all: every node is proposer, acceptor and learner; split: nodes 0 to P-1 propose only, the last node is the one learner, the others are acceptors (--nodes is P + acceptors + 1: --proposers 2 --nodes 6 is 2 proposers and 3 acceptors), as Promela models of Paxos have it", Default: "all"},
 	},
-	Properties: livecheck.Docs(Agreement, Chosen),
-	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		if cfg.Budget.Resets > 0 {
 			return nil, fmt.Errorf("paxos cannot be checked with resets: its acceptors need stable storage, which simulated nodes lack, so a restart would forget promises; use --drops for failures")
 		}
@@ -459,10 +448,7 @@ var System = livecheck.System{
 		default:
 			return nil, fmt.Errorf("--roles must be all or split, not %q", r)
 		}
-		proposers, err := intIn(cfg.Param("proposers"), "--proposers", cfg.Nodes, "nodes")
-		if err != nil {
-			return nil, err
-		}
+		proposers := cfg.IntParam("proposers")
 		// With all roles every node is an acceptor; split, the ones
 		// between the proposers and the learner.
 		acceptors := [2]sim.NodeID{0, sim.NodeID(cfg.Nodes)}
@@ -478,7 +464,8 @@ var System = livecheck.System{
 		k := int(acceptors[1] - acceptors[0])
 		quorum := k/2 + 1
 		if q, ok := cfg.BugArg("quorum"); ok {
-			if quorum, err = intIn(q, "the quorum size K in --bug quorum=K", k, of); err != nil {
+			var err error
+			if quorum, err = protocol.WholeNumber(q, "the quorum size K in --bug quorum=K", 1, k, of); err != nil {
 				return nil, err
 			}
 		}
@@ -494,7 +481,7 @@ var System = livecheck.System{
 		if split {
 			observers = []sim.NodeID{sim.NodeID(cfg.Nodes - 1)}
 		}
-		return &livecheck.Model{
+		return &protocol.Model{
 			Spec: sim.Spec{
 				New: func(id sim.NodeID) sim.Node {
 					n := &Node{quorum: quorum, lastPromise: lastPromise, acceptors: acceptors}

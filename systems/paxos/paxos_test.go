@@ -266,6 +266,7 @@ func TestAgreementPairAndFilter(t *testing.T) {
 func check(t testing.TB, nodes, proposers, depth int, bugs ...string) *livecheck.Result {
 	t.Helper()
 	res, err := livecheck.Check(&paxos.System, livecheck.Options{
+		Time:    livecheck.NoTimeLimit,
 		Config:  livecheck.Config{Nodes: nodes, Bugs: bugs, Params: map[string]string{"proposers": fmt.Sprint(proposers)}},
 		Depth:   depth,
 		NoWalks: true,
@@ -313,6 +314,7 @@ func TestCorrectStateCounts(t *testing.T) {
 		t.Run(fmt.Sprintf("nodes=%d,proposers=%d,depth=%d", tc.nodes, tc.proposers, tc.depth), func(t *testing.T) {
 			for _, reduce := range []string{"none", "sleep"} {
 				res, err := livecheck.Check(&paxos.System, livecheck.Options{
+					Time:    livecheck.NoTimeLimit,
 					Config:  livecheck.Config{Nodes: tc.nodes, Params: map[string]string{"proposers": fmt.Sprint(tc.proposers)}},
 					Depth:   tc.depth,
 					NoWalks: true,

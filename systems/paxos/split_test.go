@@ -118,7 +118,7 @@ func TestSplitBugsFound(t *testing.T) {
 		{"last-promise", 3},
 	} {
 		t.Run(tc.bug, func(t *testing.T) {
-			res, err := livecheck.Check(&paxos.System, livecheck.Options{Config: splitCfg(2, tc.acceptors, tc.bug), Depth: 100, NoWalks: true})
+			res, err := livecheck.Check(&paxos.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: splitCfg(2, tc.acceptors, tc.bug), Depth: 100, NoWalks: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +147,7 @@ func TestSplitBugsFound(t *testing.T) {
 // Local model checking checks agreement of split roles without its
 // pairwise form, which cannot see a learner's conflict with itself.
 func TestSplitLocalFindsQuorum(t *testing.T) {
-	res, err := livecheck.Check(&paxos.System, livecheck.Options{Config: splitCfg(2, 2, "quorum=1"), Mode: "local"})
+	res, err := livecheck.Check(&paxos.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: splitCfg(2, 2, "quorum=1"), Mode: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestSplitObservers(t *testing.T) {
 		{2, "", 175, true}, // the default: sleep,symmetry,observers
 		{3, "", 12427, true},
 	} {
-		res, err := livecheck.Check(&paxos.System, livecheck.Options{Config: splitCfg(2, tc.acceptors), Depth: 1000, NoWalks: true, Reduce: tc.reduce})
+		res, err := livecheck.Check(&paxos.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: splitCfg(2, tc.acceptors), Depth: 1000, NoWalks: true, Reduce: tc.reduce})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -111,8 +111,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -597,7 +597,7 @@ func Peers(kind string, n int) ([][]sim.NodeID, error) {
 }
 
 // System is RandTree as livecheck checks it.
-var System = livecheck.System{
+var System = protocol.System{
 	Name:         "randtree",
 	Doc:          "RandTree: a random overlay tree of bounded degree rooted at the lowest id, merged by probing",
 	DefaultNodes: 4,
@@ -608,7 +608,7 @@ var System = livecheck.System{
 	// state where some nodes have started and are joining.
 	DefaultDepth: 10,
 	PrefixDepth:  3,
-	Bugs: []livecheck.Bug{
+	Bugs: []protocol.Bug{
 		// RT3 shows at 2 nodes: the node that lost its recovery timer
 		// founds a tree of its own, and the two trees cycle through their
 		// timers within the depth bound (the search sees all of it). RT10
@@ -617,29 +617,24 @@ var System = livecheck.System{
 		// doc). RT10 shows at 3 nodes; RT14 at 3 only on some seeds (7 of
 		// 1-10 misses it).
 		{Name: "RT3", Doc: "the recovery timer is rescheduled only when it fires on a joined node: separate trees never merge",
-			Needs: livecheck.Needs{Nodes: 2}},
+			Needs: protocol.Needs{Nodes: 2}},
 		{Name: "RT10", Doc: "a joining node ignores Remove and keeps a child that left it (shows with peers=all)",
-			Needs: livecheck.Needs{Nodes: 3, Params: map[string]string{"peers": "all"}}},
+			Needs: protocol.Needs{Nodes: 3, Params: map[string]string{"peers": "all"}}},
 		{Name: "RT14", Doc: "a node in Init obeys ProbeJoin and leaves Init without a recovery timer (needs a reset; with peers=zero also a socket error)",
-			Needs: livecheck.Needs{Nodes: 4, Params: map[string]string{"peers": "all"}, Budget: sim.Budget{Resets: 1}}},
+			Needs: protocol.Needs{Nodes: 4, Params: map[string]string{"peers": "all"}, Budget: sim.Budget{Resets: 1}}},
 	},
-	Params: []livecheck.Param{
-		{Name: "degree", Doc: "the most children a node takes", Default: "2"},
+	Params: []protocol.Param{
+		{Name: "degree", Doc: "the most children a node takes", Default: "2", Int: true, Min: 1},
 		{Name: "peers", Doc: "bootstrap lists: zero (node k knows 0 and itself) or all (every node knows every node)", Default: "zero"},
 	},
-	Properties: livecheck.Docs(SingleTree, NoLoops, RecoveryTimerScheduled),
-	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
-		degree, err := strconv.Atoi(cfg.Param("degree"))
-		if err != nil || degree < 1 {
-			return nil, fmt.Errorf("--degree %q: give the most children a node takes, at least 1", cfg.Param("degree"))
-		}
+	Build: func(cfg protocol.Config) (*protocol.Model, error) {
 		peers, err := Peers(cfg.Param("peers"), cfg.Nodes)
 		if err != nil {
 			return nil, err
 		}
-		c := &config{degree: degree, peers: peers,
+		c := &config{degree: cfg.IntParam("degree"), peers: peers,
 			rt3: cfg.HasBug("RT3"), rt10: cfg.HasBug("RT10"), rt14: cfg.HasBug("RT14")}
-		return &livecheck.Model{
+		return &protocol.Model{
 			Spec: sim.Spec{
 				New:       func(id sim.NodeID) sim.Node { return &Node{self: id, cfg: c} },
 				Transport: sim.Stream,

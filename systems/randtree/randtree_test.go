@@ -945,6 +945,7 @@ func TestRT10DeadStates(t *testing.T) {
 func TestCheckFindsRT3(t *testing.T) {
 	t.Parallel()
 	res, err := livecheck.Check(&randtree.System, livecheck.Options{
+		Time:   livecheck.NoTimeLimit,
 		Config: livecheck.Config{Nodes: 4, Bugs: []string{"RT3"}},
 	})
 	if err != nil {
@@ -983,7 +984,7 @@ func TestCheckFindsRT14(t *testing.T) {
 			cfg := livecheck.Config{Nodes: 4, Params: map[string]string{"peers": tc.peers}, Budget: tc.budget}
 			bad := cfg
 			bad.Bugs = []string{"RT14"}
-			res, err := livecheck.Check(&randtree.System, livecheck.Options{Config: bad, Depth: tc.depth})
+			res, err := livecheck.Check(&randtree.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: bad, Depth: tc.depth})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1009,7 +1010,7 @@ func TestCheckFindsRT14(t *testing.T) {
 
 			// Walks of 1000 steps: the correct version's walks all
 			// recover and then go on to their depth, the bulk of the cost.
-			ok, err := livecheck.Check(&randtree.System, livecheck.Options{Config: cfg, Depth: tc.depth, WalkDepth: 1000})
+			ok, err := livecheck.Check(&randtree.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: cfg, Depth: tc.depth, WalkDepth: 1000})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1028,6 +1029,7 @@ func TestCorrectSearch(t *testing.T) {
 	for _, budget := range []sim.Budget{{}, {Resets: 1}, {Errors: 1}} {
 		t.Run(fmt.Sprintf("%+v", budget), func(t *testing.T) {
 			res, err := livecheck.Check(&randtree.System, livecheck.Options{
+				Time:    livecheck.NoTimeLimit,
 				Config:  livecheck.Config{Nodes: 4, Budget: budget},
 				Depth:   10,
 				NoWalks: true,
@@ -1053,6 +1055,7 @@ func TestStateCounts(t *testing.T) {
 	t.Parallel()
 	for run := 0; run < 2; run++ { // stable across runs
 		res, err := livecheck.Check(&randtree.System, livecheck.Options{
+			Time:    livecheck.NoTimeLimit,
 			Config:  livecheck.Config{Nodes: 3},
 			Depth:   8,
 			NoWalks: true,

@@ -77,8 +77,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -465,7 +465,7 @@ var KnownIDs = properties.Always("known-ids",
 func exists(s *sim.State, id sim.NodeID) bool { return id >= 0 && int(id) < s.N() }
 
 // System is the ring overlay as livecheck checks it.
-var System = livecheck.System{
+var System = protocol.System{
 	Name:         "ring",
 	Doc:          "a Pastry-style ring overlay: join through a bootstrap, leaf sets repaired by periodic exchange",
 	DefaultNodes: 4,
@@ -476,26 +476,25 @@ var System = livecheck.System{
 	// One socket error: enough for partition-forget, which needs a node
 	// cut off while the ring forms.
 	DefaultBudget: sim.Budget{Errors: 1},
-	Bugs: []livecheck.Bug{
+	Bugs: []protocol.Bug{
 		// partition-forget: one socket error between the first two nodes
 		// in; rejoin-self: a reset, and a third node to hold the stale
 		// entry (see the package doc).
 		{Name: "partition-forget", Doc: "a broken connection deletes the peer and everything learned through it, with no probe to find it again: the ring splits for ever",
-			Needs: livecheck.Needs{Nodes: 2, Budget: sim.Budget{Errors: 1}}},
+			Needs: protocol.Needs{Nodes: 2, Budget: sim.Budget{Errors: 1}}},
 		{Name: "rejoin-self", Doc: "the join router does not skip the joiner's own stale entry: a reset node's join comes back to it for ever (needs a reset after the ring formed)",
-			Needs: livecheck.Needs{Nodes: 3, Budget: sim.Budget{Resets: 1}}},
+			Needs: protocol.Needs{Nodes: 3, Budget: sim.Budget{Resets: 1}}},
 	},
-	Params: []livecheck.Param{
-		{Name: "leafset", Doc: "leaf-set size, an even number: half of it on each side", Default: "2"},
+	Params: []protocol.Param{
+		{Name: "leafset", Doc: "leaf-set size, an even number: half of it on each side", Default: "2", Int: true, Min: 2},
 	},
-	Properties: livecheck.Docs(RingFormed, NoSelf, KnownIDs),
-	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
-		size, err := strconv.Atoi(cfg.Param("leafset"))
-		if err != nil || size < 2 || size%2 != 0 {
-			return nil, fmt.Errorf("--leafset %q: give an even leaf-set size, at least 2", cfg.Param("leafset"))
+	Build: func(cfg protocol.Config) (*protocol.Model, error) {
+		size := cfg.IntParam("leafset")
+		if size%2 != 0 {
+			return nil, fmt.Errorf("--leafset must be an even whole number of at least 2, not %q", cfg.Param("leafset"))
 		}
 		c := &config{half: size / 2, partitionForget: cfg.HasBug("partition-forget"), rejoinSelf: cfg.HasBug("rejoin-self")}
-		return &livecheck.Model{
+		return &protocol.Model{
 			Spec: sim.Spec{
 				New:       func(id sim.NodeID) sim.Node { return &Node{self: id, cfg: c} },
 				Transport: sim.Stream,

@@ -567,6 +567,7 @@ func TestRejoinSelfNeverRejoins(t *testing.T) {
 func check(t *testing.T, seed int64, bugs ...string) *livecheck.Result {
 	t.Helper()
 	res, err := livecheck.Check(&ring.System, livecheck.Options{
+		Time:   livecheck.NoTimeLimit,
 		Config: livecheck.Config{Nodes: 4, Bugs: bugs, Budget: sim.Budget{}},
 		Seed:   seed,
 	})
@@ -614,6 +615,7 @@ func TestCorrectRingOK(t *testing.T) {
 			} else {
 				var err error
 				res, err = livecheck.Check(&ring.System, livecheck.Options{
+					Time:   livecheck.NoTimeLimit,
 					Config: livecheck.Config{Nodes: 4, Budget: sim.Budget{}},
 					Seed:   seed, WalkDepth: 1000,
 				})

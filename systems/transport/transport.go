@@ -70,8 +70,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -344,37 +344,33 @@ var Delivered = properties.SometimesNode("delivered", "some application received
 	func(a *App) bool { return len(a.Got) > 0 })
 
 // System is the reliable transport as livecheck checks it.
-var System = livecheck.System{
+var System = protocol.System{
 	Name:         "transport",
 	Doc:          "a reliable transport over datagrams (MaceTransport): SYN, sequence numbers, acks, retransmission, under an application layer",
 	DefaultNodes: 2,
 	MinNodes:     2,
 	MaxNodes:     4,
 	DefaultDepth: 14,
-	Bugs: []livecheck.Bug{
+	Bugs: []protocol.Bug{
 		{Name: "syn-dup", Doc: "a retransmitted SYN is taken for a restarted peer: the connection starts again and the message is delivered twice (delivered-once-in-order)",
-			Needs: livecheck.Needs{Nodes: 2}},
+			Needs: protocol.Needs{Nodes: 2}},
 		{Name: "syn-order", Doc: "connection ids restart with the node, so an old SYN arriving first makes the receiver ack the new messages as duplicates (all-delivered; needs a reset)",
-			Needs: livecheck.Needs{Nodes: 2, Params: map[string]string{"messages": "2"}, Budget: sim.Budget{Resets: 1}}},
+			Needs: protocol.Needs{Nodes: 2, Params: map[string]string{"messages": "2"}, Budget: sim.Budget{Resets: 1}}},
 		{Name: "stale-retransmit", Doc: "closing a connection leaves its retransmission timer set, which fires on the next connection: an assertion fails (no-panic)",
-			Needs: livecheck.Needs{Nodes: 2, Params: map[string]string{"messages": "2"}}},
+			Needs: protocol.Needs{Nodes: 2, Params: map[string]string{"messages": "2"}}},
 	},
-	Params: []livecheck.Param{
-		{Name: "messages", Doc: "how many messages node 0's application sends, 1 to 6", Default: "2"},
+	Params: []protocol.Param{
+		{Name: "messages", Doc: "how many messages node 0's application sends, 1 to 6", Default: "2", Int: true, Min: 1, Max: 6},
 	},
-	Properties: livecheck.Docs(InOrder, AllDelivered, Delivered),
-	Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
-		k, err := strconv.Atoi(cfg.Param("messages"))
-		if err != nil || k < 1 || k > 6 {
-			return nil, fmt.Errorf("--messages %q: give how many messages node 0 sends, 1 to 6", cfg.Param("messages"))
-		}
+	Build: func(cfg protocol.Config) (*protocol.Model, error) {
+		k := cfg.IntParam("messages")
 		c := &config{nodes: cfg.Nodes, messages: k,
 			synDup: cfg.HasBug("syn-dup"), synOrder: cfg.HasBug("syn-order"), staleRetransm: cfg.HasBug("stale-retransmit")}
 		calls := make([]sim.Call, k)
 		for i := range calls {
 			calls[i] = sim.Call{To: 0, Call: Send{To: sim.NodeID(1 + i%(cfg.Nodes-1)), N: i + 1}}
 		}
-		return &livecheck.Model{
+		return &protocol.Model{
 			Spec: sim.Spec{
 				New: func(sim.NodeID) sim.Node {
 					return sim.Stack(sim.Layer{Name: "transport", Node: &Transport{cfg: c}}, sim.Layer{Name: "app", Node: &App{}})

@@ -16,6 +16,7 @@ import (
 func check(t *testing.T, seed int64, bug string) *livecheck.Result {
 	t.Helper()
 	res, err := livecheck.Check(&transport.System, livecheck.Options{
+		Time:   livecheck.NoTimeLimit,
 		Config: livecheck.Config{Bugs: []string{bug}, Budget: sim.Budget{}},
 		Seed:   seed,
 	})
@@ -146,7 +147,7 @@ func TestCorrectSilentAtBugConfigs(t *testing.T) {
 			}
 			cfg.Bugs = nil
 			for seed := int64(1); seed <= seeds; seed++ {
-				res, err := livecheck.Check(&transport.System, livecheck.Options{Config: cfg, Seed: seed})
+				res, err := livecheck.Check(&transport.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: cfg, Seed: seed})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -173,7 +174,7 @@ func TestStateCounts(t *testing.T) {
 		{sim.Budget{}, 1532, 2519},
 		{sim.Budget{Resets: 1, Drops: 1}, 8607, 29122},
 	} {
-		res, err := livecheck.Check(&transport.System, livecheck.Options{Config: livecheck.Config{Budget: tc.budget}, NoWalks: true})
+		res, err := livecheck.Check(&transport.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: livecheck.Config{Budget: tc.budget}, NoWalks: true})
 		if err != nil {
 			t.Fatal(err)
 		}

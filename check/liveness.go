@@ -1,0 +1,531 @@
+package check
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/livecheck/livecheck/protocol"
+
+	"github.com/livecheck/livecheck/critical"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/search"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/walk"
+)
+
+// liveness runs the second and third phases of a check: a walk from each
+// periphery state; for a walk that never becomes live, the critical
+// transition search, with the walk depth doubled on C2 up to a limit.
+func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
+	start := time.Now()
+	defer func() { c.res.Live.Elapsed = time.Since(start) }()
+	defer c.walksReached()
+	opts := c.opts
+	// From here on every step of the main world asks whether to stop: a
+	// critical search or a dead test runs millions of steps, and the
+	// user, the time budget and the memory budget must reach it.
+	c.w.Stop = c.mainStop
+	defer func() { c.w.Stop = nil }()
+	wk := walk.New(c.w, c.isLive, c.weights, 0)
+	wk.Safety = c.safety
+	wk.Trail = &c.walkTrail
+	c.phase = phaseWalk
+	var undecided []string
+	// safetyFound reports a safety violation a walk ran into.
+	safetyFound := func(init []int, p sim.Path, r *walk.Result) bool {
+		if r.Violated == "" {
+			return false
+		}
+		c.setPath(init, p)
+		c.res.Verdict, c.res.Property, c.res.Message = SafetyViolation, r.Violated, r.Message
+		return true
+	}
+
+	// found says what a walk or a probe ran into: a finding the result
+	// now records (true), or a failure of the check (the error).
+	found := func(err error, init []int, p sim.Path) (bool, error) {
+		if err := c.walkError(err, init, p); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	// walkOn walks up to steps further from end, the end of the suspect
+	// path p, with wk: a walk that recovers clears the suspect, one that
+	// runs into a violation is the finding. r is nil for either, or else
+	// the walk, which is not live at its end.
+	walkOn := func(wk *walk.Walker, seed uint64, init []int, p sim.Path, end *sim.State, steps int) (r *walk.Result, done bool, err error) {
+		wk.Reseed(seed)
+		c.walkTrail.Init, c.walkTrail.Base = c.fullInit(init), p
+		r, err = wk.Walk(end, steps, true, true)
+		c.res.Live.WalkSteps += int64(r.Steps)
+		if err != nil {
+			done, err = found(err, init, append(p, r.Path...))
+			return nil, done, err
+		}
+		if safetyFound(init, append(p, r.Path...), r) {
+			return nil, true, nil
+		}
+		if r.LiveAt >= 0 {
+			c.res.Live.Cleared++
+			return nil, false, nil
+		}
+		return r, false, nil
+	}
+	// Walks shorter than the floor of the dead test, or weights that give
+	// some kind of event no chance, show little about a path: a suspect
+	// of such walks first walks on from its end as a dead test's walk
+	// does, and is cleared if that recovers. (A suspect of walks as
+	// strong as that goes straight to the critical search.)
+	deadWt := DeadWeights(c.m.Weights)
+	weak := opts.WalkDepth < DeadWalkDepth
+	for k := range c.weights {
+		weak = weak || !(c.weights[k] > 0)
+	}
+	dk := walk.New(c.w, c.isLive, &deadWt, 0)
+	dk.Safety, dk.Trail = c.safety, &c.walkTrail
+
+	// A suspect is a path that ends in a state that is not live. Walks
+	// longer and longer settle it: C1 reports it, a recovery clears it.
+	settle := func(idx int, init []int, base sim.Path, tail sim.Path, end *sim.State) (bool, error) {
+		c.res.Live.Suspects++
+		depth := opts.WalkDepth
+		if weak && end != nil {
+			r, done, err := walkOn(dk, walk.Seed(uint64(opts.Seed), uint64(idx), 3000), init, append(base.Clone(), tail...), end, DeadWalkDepth)
+			if r == nil {
+				return done, err
+			}
+			tail, end = append(tail, r.Path...), r.End
+			depth = len(tail) // probes walk as far as the suspect went
+		}
+		var tried []string
+		for attempt := 0; ; attempt++ {
+			p := append(base.Clone(), tail...)
+			c.during = fmt.Sprintf("the critical-transition search of a path of %s that never became live", reports.Count(len(p), "step"))
+			if c.stop() {
+				return false, sim.ErrStopped
+			}
+			c.suspect = len(p)
+			c.progress("critical", true)
+			ct := time.Now()
+			c.walkTrail.Init = c.fullInit(init)
+			cr, err := critical.Search(c.w, c.startOf(init), p, c.isLive, critical.Options{
+				Walks:   opts.Walks,
+				Dmax:    len(base) + depth,
+				Chooser: c.weights,
+				Seed:    walk.Seed(uint64(opts.Seed), uint64(idx), uint64(attempt)+1000),
+				Trail:   &c.walkTrail,
+				Safety:  c.safety,
+				Dead:    c.endTest(depth).test(c.m.Weights),
+			})
+			c.res.Live.Critical += time.Since(ct)
+			if err != nil {
+				return found(err, init, p)
+			}
+			if (cr.Case == critical.C1 || cr.Case == critical.Start) && (!atFloor(cr.End) || cr.Dead != nil && !atFloor(cr.Dead)) {
+				// Only a test weaker than the floor of every dead test
+				// ran (cut short): it calls nothing dead.
+				cr.Case, cr.Why = critical.C2, "the dead test was cut short, weaker than the floor of every dead test"
+			}
+			if cr.Case == critical.C1 {
+				c.report(init, p, cr, c.endTest(depth), tried)
+				return true, nil
+			}
+			if cr.Case == critical.Start && cr.Dead != nil && cr.Dead.SearchAll {
+				// Dead from the start, for certain: the dead test saw
+				// every state reachable from there. (Short of that, with
+				// no live state before it to compare, walks too short
+				// may be why: escalate as in case C2.)
+				c.reportStart(init, p, cr, c.endTest(depth))
+				return true, nil
+			}
+			tried = append(tried, fmt.Sprintf("walk depth %d: %s", depth, cr.Why))
+			if cr.Recovered {
+				c.res.Live.Cleared++
+				return false, nil
+			}
+			if attempt >= opts.Escalations {
+				undecided = append(undecided, fmt.Sprintf("path of %d steps: %s", len(p), strings.Join(tried, "; ")))
+				return false, nil
+			}
+			// Double the walk and go on from where it ended.
+			extra := depth
+			depth *= 2
+			if end == nil {
+				continue
+			}
+			r, done, err := walkOn(wk, walk.Seed(uint64(opts.Seed), uint64(idx), uint64(attempt)+2000), init, p, end, extra)
+			if r == nil {
+				return done, err
+			}
+			tail = append(tail, r.Path...)
+			end = r.End
+		}
+	}
+
+	if quiescent != nil {
+		// The search found a state where nothing can happen: certainly
+		// dead. Find where it became so.
+		_, err := settle(0, qinit, quiescent, nil, nil)
+		if errors.Is(err, sim.ErrStopped) && c.res.Property == search.QuiescentProperty {
+			// Stopped before the critical step was found: the violation
+			// stands without it, as with --no-walks.
+			c.res.Interrupted = c.interrupted()
+			c.res.Message += fmt.Sprintf(" (%s before its critical transition was found)", c.whyStopped())
+			return nil
+		}
+		return err
+	}
+	take, finish := c.walkPeriphery()
+	defer finish()
+	for i := range c.periphery.Len() {
+		c.during = "" // the walks
+		if c.stop() {
+			return sim.ErrStopped
+		}
+		out := take(i)
+		r, err, base, init := out.r, out.err, out.base, out.init
+		if errors.Is(err, sim.ErrStopped) {
+			return err
+		}
+		if r == nil {
+			return err // the state did not replay
+		}
+		c.res.Live.Walks++
+		c.res.Live.WalkSteps += int64(r.Steps)
+		c.takeWalk(out.tally, base)
+		if err != nil {
+			return c.walkError(err, init, append(base.Clone(), r.Path...))
+		}
+		if safetyFound(init, append(base.Clone(), r.Path...), r) {
+			return nil
+		}
+		if c.opts.Progress != nil && i%64 == 63 {
+			c.opts.Progress(Progress{Phase: "walks", Stats: c.res.Stats, Walks: c.res.Live.Walks, Periphery: c.periphery.Len()})
+		}
+		if r.LiveAt >= 0 {
+			continue
+		}
+		found, err := settle(c.walkIndex(i), init, base, r.Path, r.End)
+		if err != nil || found {
+			return err
+		}
+	}
+	if len(undecided) > 0 && c.res.Verdict == OK {
+		c.res.Verdict = Inconclusive
+		c.res.Message = fmt.Sprintf("%d walks never became live, and walks up to depth %d could not tell whether they were dead: %s",
+			len(undecided), opts.WalkDepth<<opts.Escalations, undecided[0])
+	}
+	return nil
+}
+
+// mainStop is the main world's Stop during the liveness phase: whether
+// to end the check, and now and then a progress report.
+func (c *checker) mainStop() bool {
+	c.progress("critical", false)
+	return c.stop()
+}
+
+// progress reports phase to Options.Progress: at once when now is set,
+// otherwise at most once a second.
+func (c *checker) progress(phase string, now bool) {
+	if c.opts.Progress == nil || (!now && time.Since(c.lastProgress) < time.Second) {
+		return
+	}
+	c.lastProgress = time.Now()
+	c.opts.Progress(Progress{Phase: phase, Stats: c.res.Stats, Walks: c.res.Live.Walks, Periphery: c.periphery.Len(), Suspect: c.suspect})
+}
+
+// whyStopped says what ended the check early: the user, the time budget
+// or the memory budget.
+func (c *checker) whyStopped() string {
+	switch {
+	case c.interrupted():
+		return "the check was interrupted"
+	case c.timeUp():
+		return fmt.Sprintf("the time budget (--time %s) ran out", c.opts.Time)
+	}
+	return "the check reached its memory limit"
+}
+
+// stopped records a check that was stopped (by the user, the time budget
+// or the memory budget) after its search, during c.during: nothing was
+// found that it could report, so it is inconclusive, and says what it
+// covered.
+func (c *checker) stopped() {
+	r := c.res
+	r.Verdict, r.Property, r.Path, r.Init, r.Critical, r.startEnd = Inconclusive, "", nil, nil, nil, nil
+	r.Interrupted = c.interrupted()
+	if !r.Complete {
+		r.Message = c.coverage() // it says what was under way
+		return
+	}
+	r.Message = fmt.Sprintf("%s during %s: %s explored (%s), no violation", c.whyStopped(), cmp.Or(c.during, "the walks"),
+		reports.Scope(r.Covered, r.Exhausted, r.Stats.Postponed), reports.StatesWords(r.Stats.States, r.Symmetry))
+	if n := c.periphery.Len(); n > 0 {
+		r.Message += fmt.Sprintf("; walks from %s of the %s at the bound that are not live reached a live state", reports.Thousands(r.Live.recovered()), reports.Count(n, "state"))
+	}
+}
+
+// walkError turns a handler or property panic during a walk, or what a
+// probe of the critical search ran into (with its own path), into a
+// finding; other errors are failures.
+func (c *checker) walkError(err error, init []int, p sim.Path) error {
+	var f *critical.Finding
+	if errors.As(err, &f) {
+		c.setPath(init, f.Path)
+		switch {
+		case f.PropertyError != nil:
+			c.res.Verdict, c.res.Property = PropertyError, f.PropertyError.Property
+		case f.Panic != nil:
+			c.res.Verdict, c.res.Property = SafetyViolation, search.PanicProperty
+		default:
+			c.res.Verdict, c.res.Property = SafetyViolation, f.Property
+		}
+		c.res.Message = f.Message
+		return nil
+	}
+	if hp := asPanic(err); hp != nil {
+		c.setPath(init, p)
+		c.res.Verdict, c.res.Property, c.res.Message = SafetyViolation, search.PanicProperty, hp.Error()
+		return nil
+	}
+	var pe *properties.Error
+	if errors.As(err, &pe) {
+		c.setPath(init, p)
+		c.res.Verdict, c.res.Property, c.res.Message = PropertyError, pe.Property, pe.Error()
+		return nil
+	}
+	return err
+}
+
+// report records a liveness violation with its critical transition. p
+// and cr count from the check's start; the result counts from the initial
+// state, prefix included.
+func (c *checker) report(init []int, p sim.Path, cr *critical.Result, dt DeadTest, tried []string) {
+	r := c.res
+	r.Verdict = LivenessViolation
+	c.setPath(init, p)
+	r.Property = c.liveName()
+	k := len(c.prefix)
+	cx := &Critical{
+		Case: cr.Case, Step: cr.Step + k, Event: cr.Event, LiveStep: cr.LiveStep + k,
+		LivePath: c.full(cr.LivePath), Dinit: cr.Dinit + k, Probes: cr.Probes, ProbeSteps: cr.Steps,
+		WalkDepth: dt.WalkDepth, Tried: tried,
+		Dead: cr.Dead, Alive: cr.Alive, End: cr.End, EndTest: dt, Overturned: cr.Overturned,
+	}
+	for _, t := range cr.Tested {
+		t.Step += k
+		cx.Tested = append(cx.Tested, t)
+	}
+	if end, _ := c.stateAfter(init, p, len(p)); end != nil {
+		cx.endFP = end.Fingerprint()
+	}
+	before, _ := c.stateAfter(init, p, cr.Step-1)
+	after, _ := c.stateAfter(init, p, cr.Step)
+	if before != nil && after != nil {
+		cx.EventText = c.w.Describe(before, cr.Event)
+		cx.Before, cx.After = DumpNodes(before), DumpNodes(after)
+		cx.BeforeNet, cx.AfterNet = DumpNet(before), DumpNet(after)
+	}
+	if len(cr.LivePath) > cr.LiveStep {
+		if la, _ := c.stateAfter(init, cr.LivePath, cr.LiveStep+1); la != nil {
+			cx.LiveAfter, cx.LiveAfterNet = DumpNodes(la), DumpNet(la)
+			cx.LiveEventText = c.w.Describe(before, cr.LivePath[cr.LiveStep].Event)
+		}
+	}
+	r.Critical = cx
+	r.Message = fmt.Sprintf("%s can never hold again after step %d of %d (%s)", r.Property, cx.Step, len(r.Path), cx.EventText)
+}
+
+// reportStart records a liveness violation whose path is dead from its
+// first state: the property can never hold, whatever happens.
+func (c *checker) reportStart(init []int, p sim.Path, cr *critical.Result, dt DeadTest) {
+	r := c.res
+	c.setPath(init, p)
+	r.Verdict, r.Property, r.Critical = LivenessViolation, c.liveName(), nil
+	// The trace records the dead test of the path's last state, which
+	// replay runs again, as for a critical transition.
+	r.startEnd = &Critical{End: cr.End, EndTest: dt}
+	if end, _ := c.stateAfter(init, p, len(p)); end != nil {
+		r.startEnd.endFP = end.Fingerprint()
+	}
+	why := fmt.Sprintf("none of the %d states reachable from it is live (all searched)", cr.Dead.SearchStates)
+	if cr.Dead.Stuck {
+		why = reports.StuckWords(r.Property)
+	}
+	r.Message = fmt.Sprintf("%s can never hold: the state the check starts from is already dead: %s", r.Property, why)
+}
+
+func (c *checker) liveName() string { return liveNames(c.m) }
+
+// liveNames names the liveness properties of m, as a liveness violation
+// does: every one of them must hold in a live state.
+func liveNames(m *protocol.Model) string {
+	var names []string
+	for _, p := range m.Properties {
+		if p.Kind == properties.Liveness {
+			names = append(names, p.Name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// stateAfter replays the first n steps of p from where the check started
+// (the initial state init names, without a prefix).
+func (c *checker) stateAfter(init []int, p sim.Path, n int) (*sim.State, error) {
+	saved := c.w.Chooser
+	c.w.Chooser = nil
+	defer func() { c.w.Chooser = saved }()
+	k := len(c.prefix)
+	s, err := c.runPath(c.fullInit(init), c.startOf(init), c.full(p), k, k+min(n, len(p)))
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func DumpNodes(s *sim.State) []string {
+	out := make([]string, s.N())
+	for i := range out {
+		out[i] = sim.DumpNode(s, sim.NodeID(i))
+	}
+	return out
+}
+
+// DumpNet lists the messages in flight in s, "Msg from->to" each, sorted.
+func DumpNet(s *sim.State) []string {
+	out := []string{}
+	for _, e := range s.InFlight() {
+		out = append(out, fmt.Sprintf("%s %d->%d", sim.Dump(e.Msg), e.From, e.To))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// walkIndex numbers walk i from the periphery among all the shards' walks
+// (Options.Shard): walk i of shard j of n is walk i*n+j, so that no two
+// shards walk with the same seeds. Unsplit, it is i.
+func (c *checker) walkIndex(i int) int {
+	if sh := c.opts.Shard; sh.Count > 1 {
+		return i*sh.Count + sh.Index
+	}
+	return i
+}
+
+type walkOut struct {
+	base  sim.Path // the periphery state's path
+	init  []int    // from the initial state that names
+	r     *walk.Result
+	err   error
+	tally *walkTally
+}
+
+// walkPeriphery walks from every periphery state on opts.Workers
+// goroutines, each with a world of its own, and hands the results over in
+// periphery order: the walk from state i has its own seed, so the results,
+// and what the check reports, do not depend on the number of workers.
+// Workers run at most a few walks ahead of the reader. finish stops them
+// and waits for them.
+func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
+	n := c.periphery.Len()
+	outs := make([]chan walkOut, n)
+	for i := range outs {
+		outs[i] = make(chan walkOut, 1)
+	}
+	workers := max(1, min(c.opts.Workers, n))
+	ahead := make(chan struct{}, 4*workers) // walks done or under way, not yet read
+	done := make(chan struct{})
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		w, err := sim.NewWorld(c.m.Spec)
+		if err != nil {
+			panic(err) // the spec was valid for the main world
+		}
+		w.Stop = c.stop // a walk of millions of steps stops too
+		// where the worker is, for the watchdog: making a periphery state
+		// again (at), or walking from it (trail).
+		trail := &walk.Trail{}
+		var at search.Trail
+		var making bool
+		w.Guard = c.watch.add(func() hang {
+			ev, choices, _ := w.Current()
+			if making {
+				return c.pathHang(at.Init, at.Path, at.Event, ev, choices)
+			}
+			return c.walkHang(trail, ev, choices)
+		})
+		wk := walk.New(w, c.isLive, c.weights, 0)
+		wk.Safety, wk.Trail = c.safety, trail
+		tally, visit := c.newWalkTally()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				select {
+				case ahead <- struct{}{}:
+				case <-done:
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				// The search keeps the periphery as paths: the state
+				// is made again here, on this worker's world.
+				making = true
+				f, err := c.periphery.At(w, i, &at)
+				making = false
+				if err != nil {
+					outs[i] <- walkOut{err: err}
+					continue
+				}
+				seed := walk.Seed(uint64(c.opts.Seed), uint64(c.walkIndex(i)), 0)
+				wk.Reseed(seed)
+				trail.Init, trail.Base = c.fullInit(f.Init), f.Path
+				// A walk goes on past recovery to its full depth, checking
+				// safety all the way. It records nothing the first time:
+				// only a walk that never recovers, or runs into a
+				// violation, needs its path, and the same seed walks the
+				// same way again.
+				tally.reset()
+				wk.Visit = visit
+				r, err := wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, false)
+				wk.Visit = nil // the same walk again is tallied already
+				t := tally.clone()
+				if err != nil || r.LiveAt < 0 || r.Violated != "" {
+					wk.Reseed(seed)
+					r, err = wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, true)
+				} else {
+					r.End = nil // recovered: nothing more is needed of it
+				}
+				outs[i] <- walkOut{f.Path, f.Init, r, err, t}
+			}
+		}()
+	}
+	take = func(i int) walkOut {
+		out := <-outs[i]
+		<-ahead // a slot for the workers
+		return out
+	}
+	var once sync.Once
+	finish = func() {
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+		})
+	}
+	return take, finish
+}

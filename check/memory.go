@@ -1,0 +1,263 @@
+package check
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// A check watches its own heap: a search of states can outgrow any
+// machine, and the Go runtime ends a program that asks for more memory
+// than it can have with a fatal error, no report, no trace. The budget
+// is checked where the search grows (every few thousand transitions, at
+// every walk, and by local mode before it builds a large structure), and
+// the runtime's soft memory limit makes the collector work harder before
+// the budget is reached rather than after.
+
+// DefaultMaxMemory is the budget of a check that names none: three
+// quarters of the memory this process may use (the machine's, or its
+// cgroup's when lower), or 0 (no budget) when that cannot be read.
+func DefaultMaxMemory() int64 {
+	total := physicalMemory()
+	if c := cgroupLimit(); c > 0 && (total == 0 || c < total) {
+		total = c
+	}
+	return total / 4 * 3
+}
+
+func physicalMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// MemTotal:       24612345 kB
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
+
+func cgroupLimit() int64 {
+	for _, file := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err == nil && v > 0 && v < math.MaxInt64/2 {
+			return v
+		}
+	}
+	return 0
+}
+
+// ParseBytes reads a memory size: a number with an optional unit, B, KB,
+// MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), in
+// any case; "0" means no limit.
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%q is not a size (valid: a number with an optional unit B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, e.g. 512MB)", s)
+	}
+	mult := map[string]float64{"": 1, "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+		"k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tib": 1 << 40}[unit]
+	if mult == 0 {
+		return 0, fmt.Errorf("%q has an unknown unit %q (valid: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)", s, t[i:])
+	}
+	if v*mult > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%q is too large", s)
+	}
+	return int64(v * mult), nil
+}
+
+// FormatBytes writes a size for people: 200 MB, 1.5 GB.
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + " GB"
+	case n >= 1e6:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 0, 64) + " MB"
+	case n >= 1e3:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 0, 64) + " kB"
+	}
+	return strconv.FormatInt(n, 10) + " B"
+}
+
+// memBudget is one check's budget. The heap is the process's: checks
+// running side by side (tests, a library user's goroutines) share it, and
+// each ends when the whole heap outgrows its own budget.
+type memBudget struct {
+	limit int64 // 0: none
+	hit   atomic.Bool
+	peak  atomic.Int64 // live heap seen when the budget was hit
+	mu    sync.Mutex
+	s     [3]metrics.Sample
+}
+
+// The budget ends a check when the heap's live objects pass this share of
+// it: the rest is room for garbage and for the structure being built.
+const liveShare = 0.75
+
+func newMemBudget(limit int64) *memBudget {
+	m := &memBudget{limit: max(limit, 0)}
+	m.s[0].Name = "/gc/heap/live:bytes"
+	m.s[1].Name = "/memory/classes/total:bytes"
+	m.s[2].Name = "/memory/classes/heap/released:bytes"
+	return m
+}
+
+// heap returns the live heap after the last collection, and the memory
+// the runtime holds now (heap with its garbage, stacks, its own
+// structures; not what it gave back to the system).
+func (m *memBudget) heap() (live, held int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	metrics.Read(m.s[:])
+	var v [3]int64
+	for i := range m.s {
+		if m.s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = int64(m.s[i].Value.Uint64())
+		}
+	}
+	return v[0], v[1] - v[2]
+}
+
+// over says whether the check has outgrown its budget; once it has, it
+// stays so.
+func (m *memBudget) over() bool {
+	return !m.fits(0)
+}
+
+// fits says whether extra more bytes fit in the budget. The live heap of
+// the last collection is what the check keeps; held counts garbage and
+// the runtime's own memory too, and only past the whole budget does it
+// end the check (a collection would not come in time).
+func (m *memBudget) fits(extra int64) bool {
+	if m == nil {
+		return true
+	}
+	if m.limit == 0 {
+		if adaptiveGC.Load() {
+			live, _ := m.heap()
+			tuneGC(live)
+		}
+		return true
+	}
+	if m.hit.Load() {
+		return false
+	}
+	live, held := m.heap()
+	tuneGC(live)
+	if float64(live+extra) > liveShare*float64(m.limit) || held+extra > m.limit {
+		m.peak.Store(max(live, held) + extra)
+		m.hit.Store(true)
+		return false
+	}
+	return true
+}
+
+// The collector's pace, under Main. A check's heap is mostly its visited
+// set and its tree of paths, which hold no pointers and cost the
+// collector next to nothing to mark, and the garbage of the states it
+// makes and drops. Room for as much garbage as the live heap (GOGC 100)
+// while it is small, 256 MB past that, and a quarter of the live heap past
+// 1 GB: a search of 7M states held 850 MB at its peak, not 2.6 GB as at
+// GOGC 400, in the same time; Paxos 2 x 3 with symmetry 33 MB, not 77.
+// Small searches that make many states pay for it in collections (LCR 8:
+// 0.52 s against 0.39 s at GOGC 400).
+var adaptiveGC atomic.Bool
+
+const (
+	gcRoom    = 256 << 20
+	gcPercent = 100
+)
+
+var gcSet atomic.Int64
+
+func tuneGC(live int64) {
+	if !adaptiveGC.Load() || live <= 0 {
+		return
+	}
+	room := max(live/4, min(live*gcPercent/100, gcRoom))
+	pct := room * 100 / live
+	// Steps of 25 points, so that the setting changes seldom.
+	pct = max(pct/25*25, 25)
+	if gcSet.Swap(pct) != pct {
+		debug.SetGCPercent(int(pct))
+	}
+}
+
+// The runtime's soft limit is process-wide: while checks run, it is the
+// largest of their budgets (a smaller one would make the collector thrash
+// for the others), and it goes back to what it was when the last ends.
+var softLimit struct {
+	mu     sync.Mutex
+	active map[*memBudget]bool
+	saved  int64
+}
+
+func (m *memBudget) start() {
+	if m.limit == 0 {
+		return
+	}
+	softLimit.mu.Lock()
+	defer softLimit.mu.Unlock()
+	if len(softLimit.active) == 0 {
+		softLimit.active = map[*memBudget]bool{}
+		softLimit.saved = debug.SetMemoryLimit(-1)
+	}
+	softLimit.active[m] = true
+	setSoftLimit()
+}
+
+func (m *memBudget) stop() {
+	if m.limit == 0 {
+		return
+	}
+	softLimit.mu.Lock()
+	defer softLimit.mu.Unlock()
+	delete(softLimit.active, m)
+	if len(softLimit.active) == 0 {
+		debug.SetMemoryLimit(softLimit.saved)
+		return
+	}
+	setSoftLimit()
+}
+
+func setSoftLimit() {
+	var most int64
+	for b := range softLimit.active {
+		most = max(most, b.limit)
+	}
+	debug.SetMemoryLimit(most)
+}
+
+// AdaptiveGC sets the collector's pace for a long check (see tuneGC) and
+// lets the check adapt it to the heap. Main calls it unless GOGC is set
+// in the environment: that is the user's choice, and stays.
+func AdaptiveGC() {
+	debug.SetGCPercent(gcPercent)
+	gcSet.Store(gcPercent)
+	adaptiveGC.Store(true)
+}

@@ -1,0 +1,97 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// ReplayTrace is what every reader of a trace file does before it shows
+// anything of it (replay, report, debug, check --from, merge): it
+// replays trace t on system sys, under t's configuration and from the
+// initial state t names, and confirms that the replay shows what t
+// records (Confirm). each, if not nil, sees every state of the path as
+// ReplayEach shows them.
+//
+// The error says why the trace is refused: its system, path, result or
+// property are not this system's; its path does not replay; it replays
+// to something else (a *NotReproducedError); it goes on past the
+// violation it records; or the steps it names for people (the critical
+// step, the prefix length) are not its path's. Rep is nil where nothing
+// could be replayed.
+func ReplayTrace(sys *protocol.System, t *reports.Trace, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo)) (*Replayed, error) {
+	return ReplayTraceStopping(sys, t, timeout, each, nil)
+}
+
+// ReplayTraceStopping is ReplayTrace that asks stop, as ReplayStopping
+// does, whether to end: a replay or dead test it ends is an error
+// wrapping sim.ErrStopped.
+func ReplayTraceStopping(sys *protocol.System, t *reports.Trace, timeout time.Duration, each func(step int, s *sim.State, info *sim.StepInfo), stop func() bool) (*Replayed, error) {
+	if t.System != sys.Name {
+		return nil, fmt.Errorf("the trace is of system %s, not %s", t.System, sys.Name)
+	}
+	p, err := reports.Path(t.Steps)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := replayEach(sys, ConfigOf(t), t.Init, p, timeout, each, stop, false)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := rep.Confirm(t)
+	if err != nil {
+		return rep, err
+	}
+	if !ok {
+		reached := rep.Reached(t)
+		if v := Verdict(t.Result); (v == Live || v == PrefixResult) && rep.Verdict == OK && !rep.Live {
+			reached = "a final state that is not live"
+		}
+		return rep, &NotReproducedError{Recorded: Recorded(t), Reached: reached}
+	}
+	// The replay stops at the violation: steps after it would be read
+	// by no one, and could be anything.
+	if rep.Verdict != OK && len(rep.Steps) < len(p) {
+		return rep, fmt.Errorf("the path goes on for %s after the %s of %s at step %d: a trace ends at its violation",
+			reports.Count(len(p)-len(rep.Steps), "step"), rep.Verdict, rep.Property, len(rep.Steps))
+	}
+	// What the trace says for people must be of its path too: the
+	// views draw and name these steps.
+	if c := t.Critical; c != nil {
+		switch {
+		case c.Step < 1 || c.Step > len(p):
+			return rep, fmt.Errorf("its critical step %d is not a step of its path (1 to %d)", c.Step, len(p))
+		case c.LiveStep < 0 || c.LiveStep >= c.Step:
+			return rep, fmt.Errorf("its critical live_step %d is not a step before its critical step %d (0 to %d)", c.LiveStep, c.Step, c.Step-1)
+		}
+	}
+	if t.PrefixLength < 0 || t.PrefixLength > len(p) {
+		return rep, fmt.Errorf("its prefix_length %d is not a length of its path (0 to %d)", t.PrefixLength, len(p))
+	}
+	return rep, nil
+}
+
+// A NotReproducedError is a trace that replays, but to something else
+// than it records: the readers refuse it.
+type NotReproducedError struct {
+	Recorded string // what the trace records: Recorded
+	Reached  string // what the replay reached: Replayed.Reached
+}
+
+func (e *NotReproducedError) Error() string {
+	return fmt.Sprintf("does not replay: it records %s, but replaying it gives %s", e.Recorded, e.Reached)
+}
+
+// TraceError is err, why a reader refuses trace file, as every reader
+// says it: "FILE does not replay: it records ...", or "FILE: ERR".
+func TraceError(file string, err error) error {
+	var nr *NotReproducedError
+	if errors.As(err, &nr) {
+		return fmt.Errorf("%s %w", file, err)
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}

@@ -137,11 +137,13 @@ func Merge(files []string, shards []*File) (*Merged, error) {
 		if l := r.Liveness; l != nil {
 			if walks == nil {
 				c := *l
-				c.Walks, c.WalkSteps, c.Suspects, c.Cleared = 0, 0, 0, 0
+				c.Walks, c.WalkSteps, c.Suspects, c.Cleared, c.AfterLiveSteps, c.AfterLiveWalks = 0, 0, 0, 0, 0, 0
 				walks = &c
 			}
 			walks.Walks += l.Walks
 			walks.WalkSteps += l.WalkSteps
+			walks.AfterLiveSteps += l.AfterLiveSteps
+			walks.AfterLiveWalks += l.AfterLiveWalks
 			walks.Suspects += l.Suspects
 			walks.Cleared += l.Cleared
 		}

@@ -45,6 +45,9 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 		}
 		c.setPath(init, p)
 		c.res.Verdict, c.res.Property, c.res.Message = SafetyViolation, r.Violated, r.Message
+		if r.LiveAt >= 0 {
+			c.res.Live.FoundAfterLive = r.Steps - r.LiveAt
+		}
 		return true
 	}
 

@@ -57,7 +57,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 	if r.Mode == "global" && (r.Live.Walks > 0 || r.Live.Suspects > 0 || r.Verdict == OK) {
 		l := r.Live
 		c.Liveness = &reports.Liveness{WalkDepth: r.WalkDepth, SafetyToLive: r.StopAtLive, Walks: l.Walks, WalkSteps: l.WalkSteps, Suspects: l.Suspects,
-			AfterLiveSteps: l.AfterLive, AfterLiveWalks: l.AfterLiveWalks,
+			AfterLiveSteps: l.AfterLive, AfterLiveWalks: l.AfterLiveWalks, FoundAfterLive: l.FoundAfterLive,
 			Cleared: l.Cleared, ElapsedMS: l.Elapsed.Milliseconds(), Weights: r.Weights.String(), K: r.Walks,
 			CriticalMS: ms(l.Critical), Elapsed: l.Elapsed, CriticalTime: l.Critical}
 		if !r.StopAtLive {

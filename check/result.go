@@ -196,6 +196,10 @@ type LiveStats struct {
 	// AfterLiveWalks the walks that took any.
 	AfterLive      int64
 	AfterLiveWalks int
+	// FoundAfterLive, for a safety violation a walk found after it had
+	// recovered, is how many steps after: the walk's last step is the
+	// violation (0: not found so).
+	FoundAfterLive int
 	Suspects       int           // walks that never became live
 	Cleared        int           // suspects that recovered with a longer walk
 	Elapsed        time.Duration // walks and critical searches

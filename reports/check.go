@@ -228,10 +228,13 @@ type Liveness struct {
 	// AfterLiveMin steps, within WalkDepth (AfterLive -1: on to
 	// WalkDepth). AfterLiveSteps of the WalkSteps came after recovery, in
 	// AfterLiveWalks walks.
-	AfterLive      int     `json:"after_live,omitempty"`
-	AfterLiveMin   int     `json:"after_live_min,omitempty"`
-	AfterLiveSteps int64   `json:"after_live_steps"`
-	AfterLiveWalks int     `json:"after_live_walks"`
+	AfterLive      int   `json:"after_live,omitempty"`
+	AfterLiveMin   int   `json:"after_live_min,omitempty"`
+	AfterLiveSteps int64 `json:"after_live_steps"`
+	AfterLiveWalks int   `json:"after_live_walks"`
+	// FoundAfterLive, for a safety violation a walk found after it had
+	// recovered, is how many steps after.
+	FoundAfterLive int     `json:"found_after_live,omitempty"`
 	Walks          int     `json:"walks"`
 	WalkSteps      int64   `json:"walk_steps"`
 	Suspects       int     `json:"suspects"`

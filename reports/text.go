@@ -192,7 +192,11 @@ func writeVerdict(w io.Writer, c *Check) {
 		}
 		fallthrough
 	default:
-		fmt.Fprintf(w, "%s of %s: %s\n\n", c.Result, c.Property, c.Message)
+		fmt.Fprintf(w, "%s of %s: %s\n", c.Result, c.Property, c.Message)
+		if l := c.Liveness; l != nil && l.FoundAfterLive > 0 {
+			fmt.Fprintf(w, "    found by a walk from the depth bound %s after it first reached a live state\n", Count(l.FoundAfterLive, "step"))
+		}
+		fmt.Fprintln(w)
 		fmt.Fprintf(w, "path of %s%s:\n", Count(c.PathLen, "step"), fromInit(c.Init))
 		WriteSteps(w, c.Steps)
 		fmt.Fprintln(w)

@@ -138,6 +138,9 @@ func Merge(files []string, shards []*File) (*Merged, error) {
 			if walks == nil {
 				c := *l
 				c.Walks, c.WalkSteps, c.Suspects, c.Cleared, c.AfterLiveSteps, c.AfterLiveWalks = 0, 0, 0, 0, 0, 0
+				// Which shard's violation the report shows is decided
+				// below: a walk's steps after recovery are not merged.
+				c.FoundAfterLive = 0
 				walks = &c
 			}
 			walks.Walks += l.Walks

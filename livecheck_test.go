@@ -9,6 +9,7 @@ import (
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/randtree"
 )
@@ -350,6 +351,15 @@ func TestSafetyPastLiveStates(t *testing.T) {
 	}
 	if res.Verdict != livecheck.SafetyViolation || res.Property != "no-b-after-a" || res.Stats.Periphery != 1 {
 		t.Fatalf("depth 1: %s of %q (%s), periphery %d; want the no-b-after-a violation found by a walk", res.Verdict, res.Property, res.Message, res.Stats.Periphery)
+	}
+	// After it recovered (delivered A), and the report says so.
+	if n := res.Live.FoundAfterLive; n < 1 || n > len(res.Path) {
+		t.Fatalf("depth 1: found %d steps after the walk recovered; want at least 1, within its %d steps", n, len(res.Path))
+	}
+	var text strings.Builder
+	reports.WriteCheck(&text, res.Report("", ""), false)
+	if !strings.Contains(text.String(), fmt.Sprintf("found by a walk from the depth bound %s after it first reached a live state", reports.Count(res.Live.FoundAfterLive, "step"))) {
+		t.Fatalf("the report does not say the walk found it after it recovered:\n%s", text.String())
 	}
 	rep, err := livecheck.Replay(lateSystem(), res.Config, res.Path, 0)
 	if err != nil || !rep.Reproduces(livecheck.SafetyViolation, "no-b-after-a") {

@@ -45,6 +45,9 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 		}
 		c.setPath(init, p)
 		c.res.Verdict, c.res.Property, c.res.Message = SafetyViolation, r.Violated, r.Message
+		if r.LiveAt >= 0 {
+			c.res.Live.FoundAfterLive = r.Steps - r.LiveAt
+		}
 		return true
 	}
 
@@ -199,6 +202,10 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 		}
 		c.res.Live.Walks++
 		c.res.Live.WalkSteps += int64(r.Steps)
+		if r.LiveAt >= 0 && r.Steps > r.LiveAt {
+			c.res.Live.AfterLive += int64(r.Steps - r.LiveAt)
+			c.res.Live.AfterLiveWalks++
+		}
 		c.takeWalk(out.tally, base)
 		if err != nil {
 			return c.walkError(err, init, append(base.Clone(), r.Path...))
@@ -464,6 +471,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 		})
 		wk := walk.New(w, c.isLive, c.weights, 0)
 		wk.Safety, wk.Trail = c.safety, trail
+		wk.AfterLive = afterLive(c.opts.AfterLive)
 		tally, visit := c.newWalkTally()
 		wg.Add(1)
 		go func() {
@@ -495,8 +503,8 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 				seed := walk.Seed(uint64(c.opts.Seed), uint64(c.walkIndex(i)), 0)
 				wk.Reseed(seed)
 				trail.Init, trail.Base = c.fullInit(f.Init), f.Path
-				// A walk goes on past recovery to its full depth, checking
-				// safety all the way. It records nothing the first time:
+				// A walk goes on past recovery, checking safety, as far
+				// as Options.AfterLive says. It records nothing the first time:
 				// only a walk that never recovers, or runs into a
 				// violation, needs its path, and the same seed walks the
 				// same way again.

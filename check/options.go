@@ -92,9 +92,17 @@ type Options struct {
 	// NoWalks stops after the exhaustive search.
 	NoWalks bool
 	// StopAtLive ends each walk from the periphery at its first live
-	// state, as MaceMC does: much faster, but safety is then checked on a
-	// walk only until it recovers. By default walks go on to WalkDepth.
+	// state, as MaceMC does: safety is then checked on a walk only until
+	// it recovers. By default walks go on after recovery as AfterLive
+	// says.
 	StopAtLive bool
+	// AfterLive is how far a walk from the periphery goes on after it
+	// first recovers, checking safety: AfterLive times the steps it took
+	// to recover, at least AfterLiveMin steps, within WalkDepth in all
+	// (default DefaultAfterLive; WalkDepthAfterLive, or any negative
+	// value: on to WalkDepth). Each walk's share depends on its own steps
+	// alone, so the steps checked do not depend on the number of workers.
+	AfterLive int
 	// Workers is the number of goroutines of the exhaustive search and
 	// of the walks from the periphery (default: GOMAXPROCS). The result
 	// does not depend on it.
@@ -214,6 +222,11 @@ func (o *Options) Fill(sys *protocol.System) {
 	case o.Time == 0:
 		o.Time = DefaultTime
 	}
+	if o.AfterLive == 0 {
+		o.AfterLive = DefaultAfterLive
+	} else if o.AfterLive < 0 {
+		o.AfterLive = WalkDepthAfterLive
+	}
 	if o.Escalations < 0 {
 		o.Escalations = 0
 	} else if o.Escalations == 0 {
@@ -233,7 +246,29 @@ const (
 	DefaultRounds         = 8
 	DefaultMaxVerify      = 2_000_000
 	DefaultPrefixSteps    = 100000
+	// DefaultAfterLive: a walk checks safety after it recovers for twice
+	// the steps it took to recover, so that the walks cost about three
+	// times what walks that stop at recovery do, not the hundredfold of
+	// walks on to WalkDepth (a correct ring recovers in about 50 steps).
+	DefaultAfterLive = 2
+	// AfterLiveMin is the fewest steps a walk goes on after it recovers
+	// (within WalkDepth), however fast it recovered.
+	AfterLiveMin = 32
 )
+
+// WalkDepthAfterLive, as Options.AfterLive, sends every walk from the
+// periphery on to WalkDepth after it recovers, checking safety all the
+// way (the command's --after-live -1).
+const WalkDepthAfterLive = -1
+
+// afterLive is what Walker.AfterLive is for Options.AfterLive a (filled
+// in): nil, on to the walk depth, for WalkDepthAfterLive.
+func afterLive(a int) func(liveAt int) int {
+	if a < 0 {
+		return nil
+	}
+	return func(liveAt int) int { return max(a*liveAt, AfterLiveMin) }
+}
 
 // NoTimeLimit, as Options.Time, says the check has no time budget: it
 // ends at its depth bound, its state limit or its memory budget,

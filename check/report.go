@@ -57,8 +57,12 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 	if r.Mode == "global" && (r.Live.Walks > 0 || r.Live.Suspects > 0 || r.Verdict == OK) {
 		l := r.Live
 		c.Liveness = &reports.Liveness{WalkDepth: r.WalkDepth, SafetyToLive: r.StopAtLive, Walks: l.Walks, WalkSteps: l.WalkSteps, Suspects: l.Suspects,
+			AfterLiveSteps: l.AfterLive, AfterLiveWalks: l.AfterLiveWalks, FoundAfterLive: l.FoundAfterLive,
 			Cleared: l.Cleared, ElapsedMS: l.Elapsed.Milliseconds(), Weights: r.Weights.String(), K: r.Walks,
 			CriticalMS: ms(l.Critical), Elapsed: l.Elapsed, CriticalTime: l.Critical}
+		if !r.StopAtLive {
+			c.Liveness.AfterLive, c.Liveness.AfterLiveMin = r.AfterLive, AfterLiveMin
+		}
 	}
 	if cx := r.Critical; cx != nil {
 		c.Critical = &reports.Critical{Step: cx.Step - r.PrefixLen, TraceStep: cx.Step, Case: string(cx.Case), Event: cx.EventText, Kind: cx.Event.Kind.String(),

@@ -76,8 +76,11 @@ type Result struct {
 	WalkDepth  int
 	Walks      int
 	StopAtLive bool
-	Weights    walk.Weights
-	Live       LiveStats
+	// AfterLive is Options.AfterLive (filled in; meaningless with
+	// StopAtLive).
+	AfterLive int
+	Weights   walk.Weights
+	Live      LiveStats
 	// Mode is the search mode; Local holds local mode's statistics.
 	Mode  string
 	Local *search.LocalStats
@@ -186,12 +189,21 @@ type Critical struct {
 
 // LiveStats describe the liveness phase.
 type LiveStats struct {
-	Walks     int           // walks from the periphery
-	WalkSteps int64         // their simulator steps
-	Suspects  int           // walks that never became live
-	Cleared   int           // suspects that recovered with a longer walk
-	Elapsed   time.Duration // walks and critical searches
-	Critical  time.Duration // of which the critical-transition search
+	Walks     int   // walks from the periphery
+	WalkSteps int64 // their simulator steps
+	// AfterLive counts the steps of WalkSteps that walks from the
+	// periphery took after they first recovered (safety checked on each),
+	// AfterLiveWalks the walks that took any.
+	AfterLive      int64
+	AfterLiveWalks int
+	// FoundAfterLive, for a safety violation a walk found after it had
+	// recovered, is how many steps after: the walk's last step is the
+	// violation (0: not found so).
+	FoundAfterLive int
+	Suspects       int           // walks that never became live
+	Cleared        int           // suspects that recovered with a longer walk
+	Elapsed        time.Duration // walks and critical searches
+	Critical       time.Duration // of which the critical-transition search
 }
 
 // recovered counts the walks from the periphery that reached a live

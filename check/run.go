@@ -79,7 +79,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	}
 	defer c.memoryVerdict()
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
-		WalkDepth: opts.WalkDepth, Walks: opts.Walks, StopAtLive: opts.StopAtLive, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
+		WalkDepth: opts.WalkDepth, Walks: opts.Walks, StopAtLive: opts.StopAtLive, AfterLive: opts.AfterLive, Mode: opts.Mode, PrefixLen: len(opts.Prefix)}
 	if opts.Mode == "global" {
 		c.res.Symmetry = m.Spec.Symmetry
 	}

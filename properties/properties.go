@@ -457,6 +457,13 @@ func Nodes[T sim.Node](s *sim.State) []T {
 // types (see the helpers' note above AlwaysEach).
 //
 //	for id, n := range properties.All[*node](s) { ... }
+//
+// Write the predicate as a function of its own, or a literal at the top
+// of a function, not a literal inside another literal: Go (1.26) inlines
+// the outer one where it is called, var P = func() Property {...}() into
+// the package's init, and compiles a copy of the inner literal in which
+// the loop's body escapes to the heap, several objects every call.
+// (Paxos's agreement did: half the objects its search allocated.)
 func All[T sim.Node](s *sim.State) iter.Seq2[sim.NodeID, T] {
 	return func(yield func(sim.NodeID, T) bool) {
 		found := false

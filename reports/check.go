@@ -222,15 +222,27 @@ type Liveness struct {
 	WalkDepth int `json:"walk_depth"`
 	// SafetyToLive says safety was checked on walks only until they
 	// recovered (--stop-at-live).
-	SafetyToLive bool    `json:"safety_until_live,omitempty"`
-	Walks        int     `json:"walks"`
-	WalkSteps    int64   `json:"walk_steps"`
-	Suspects     int     `json:"suspects"`
-	Cleared      int     `json:"cleared"`
-	ElapsedMS    int64   `json:"elapsed_ms"`
-	Weights      string  `json:"weights"`
-	K            int     `json:"k"`
-	CriticalMS   float64 `json:"critical_ms"`
+	SafetyToLive bool `json:"safety_until_live,omitempty"`
+	// Otherwise each walk went on after it first recovered, checking
+	// safety, for AfterLive times the steps it took to recover, at least
+	// AfterLiveMin steps, within WalkDepth (AfterLive -1: on to
+	// WalkDepth). AfterLiveSteps of the WalkSteps came after recovery, in
+	// AfterLiveWalks walks.
+	AfterLive      int   `json:"after_live,omitempty"`
+	AfterLiveMin   int   `json:"after_live_min,omitempty"`
+	AfterLiveSteps int64 `json:"after_live_steps"`
+	AfterLiveWalks int   `json:"after_live_walks"`
+	// FoundAfterLive, for a safety violation a walk found after it had
+	// recovered, is how many steps after.
+	FoundAfterLive int     `json:"found_after_live,omitempty"`
+	Walks          int     `json:"walks"`
+	WalkSteps      int64   `json:"walk_steps"`
+	Suspects       int     `json:"suspects"`
+	Cleared        int     `json:"cleared"`
+	ElapsedMS      int64   `json:"elapsed_ms"`
+	Weights        string  `json:"weights"`
+	K              int     `json:"k"`
+	CriticalMS     float64 `json:"critical_ms"`
 
 	Elapsed, CriticalTime time.Duration `json:"-"`
 }

@@ -175,9 +175,10 @@ func writeVerdict(w io.Writer, c *Check) {
 		}
 		fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, states)
 		if l := c.Liveness; l != nil && l.Walks > 0 {
-			along := fmt.Sprintf("safety checked on every step, %s in all", Thousands(l.WalkSteps))
-			if l.SafetyToLive {
-				along = "safety checked on each until it recovered (--stop-at-live)"
+			along := "safety checked on each until it recovered (--stop-at-live)"
+			if !l.SafetyToLive {
+				along = fmt.Sprintf("safety checked on every step, %s in all, %s after recovery in %s (%s)",
+					Thousands(l.WalkSteps), Thousands(l.AfterLiveSteps), Count(l.AfterLiveWalks, "walk"), afterLiveWords(l.AfterLive, l.AfterLiveMin, l.WalkDepth))
 			}
 			fmt.Fprintf(w, "    %s of up to %s from the depth bound %s a live state; %s\n",
 				Count(l.Walks, "walk"), Count(l.WalkDepth, "step"), allReached(l.Walks), along)
@@ -191,7 +192,11 @@ func writeVerdict(w io.Writer, c *Check) {
 		}
 		fallthrough
 	default:
-		fmt.Fprintf(w, "%s of %s: %s\n\n", c.Result, c.Property, c.Message)
+		fmt.Fprintf(w, "%s of %s: %s\n", c.Result, c.Property, c.Message)
+		if l := c.Liveness; l != nil && l.FoundAfterLive > 0 {
+			fmt.Fprintf(w, "    found by a walk from the depth bound %s after it first reached a live state\n", Count(l.FoundAfterLive, "step"))
+		}
+		fmt.Fprintln(w)
 		fmt.Fprintf(w, "path of %s%s:\n", Count(c.PathLen, "step"), fromInit(c.Init))
 		WriteSteps(w, c.Steps)
 		fmt.Fprintln(w)
@@ -566,4 +571,23 @@ func WriteMerge(w io.Writer, c *Check) {
 			fmt.Fprintf(w, "    %s of %s in %s (shard %d): %s\n", v.Result, v.Property, Count(v.PathLen, "step"), v.Shard, trace)
 		}
 	}
+}
+
+// afterLiveWords says how far a walk went on after it recovered, for
+// --after-live a with its floor of floor steps, in walks of depth steps.
+func afterLiveWords(a, floor, depth int) string {
+	if a < 0 {
+		return fmt.Sprintf("each on to %s", Count(depth, "step"))
+	}
+	times := fmt.Sprintf("%d times", a)
+	switch a {
+	case 1:
+		times = "as many steps as"
+	case 2:
+		times = "twice the steps"
+	}
+	if a > 2 {
+		times += " the steps"
+	}
+	return fmt.Sprintf("each for %s it took to recover, at least %d", times, floor)
 }

@@ -1100,6 +1100,15 @@ type worker struct {
 	// cov and tally count the steps of the chunk under way.
 	cov   coverage.Counter
 	tally tally
+	// The state under expansion (x), the steps taken from it and not
+	// judged yet (succs, their choices in choiceBuf), and where the next
+	// batch of steps starts: event at, at choices tape when mid.
+	x         expansion
+	succs     []succ
+	choiceBuf []int
+	at        int
+	mid       bool
+	ptape     []int // reachesOld's tape: it runs while tape waits for the next batch
 	// reached[j] says the worker found reachability property j: the
 	// chunks it takes later come later in the search's order, so they
 	// cannot reach it first. hits are those the last state classified
@@ -1159,190 +1168,313 @@ type tally struct {
 // to node i's state, and keeps the successors not seen before its level
 // as candidates. It returns true at a finding that ends the search (a
 // safety violation; a tool error, in c.err).
+//
+// It takes the steps a batch at a time (take), asks the visited set about
+// the whole batch at once (lookUp), then judges each step in order
+// (judge), as if it had judged each right after taking it: a lookup is a
+// miss of the cache most of the time, and lookups one after the other,
+// each independent of the others, overlap in the memory system, where a
+// lookup after each step waited for its miss alone.
 func (k *worker) expand(c *chunk, i int) bool {
 	g := k.g
 	d := g.depth
-	lo := i - (i-g.lo)%chunkSize // the chunk's first state: see cand.off
 	if g.foreign != nil && g.foreign[i-g.lo] {
 		return false // another shard's
 	}
-	var s *sim.State
+	x := &k.x
+	*x = expansion{c: c, i: i, d: d, lo: i - (i-g.lo)%chunkSize, postpone: -1}
 	if j := i - g.lo; j < len(g.levelStates) && g.levelStates[j] != nil {
-		s = g.levelStates[j]
-		k.setChain(d, i, s)
+		x.s = g.levelStates[j]
+		k.setChain(d, i, x.s)
 	} else {
 		var err error
-		if s, err = k.state(i, d); err != nil {
+		if x.s, err = k.state(i, d); err != nil {
 			c.err = err
 			return true
 		}
 	}
 	// The trail names the state by its node of the tree: the steps on the
 	// worker's chain above a state the search kept are another path's.
+	// Every step of the expansion, in a batch or the proviso's, is from
+	// this state: each sets only the trail's event and tape.
 	k.trail.tree, k.trail.at, k.trail.Path = g.tree, i, nil
-	recordEdges := g.edges != nil && !g.tree.at(i).live()
-	evs := k.events(d)
-	if len(evs) > maxEvents {
-		c.err = fmt.Errorf("%d events are enabled in one state: more than the %d the search's tree of paths can tell apart", len(evs), maxEvents)
+	x.recordEdges = g.edges != nil && !g.tree.at(i).live()
+	x.evs = k.events(d)
+	if len(x.evs) > maxEvents {
+		c.err = fmt.Errorf("%d events are enabled in one state: more than the %d the search's tree of paths can tell apart", len(x.evs), maxEvents)
 		return true
 	}
 	// With reduction: the events asleep here, and whether the new states
 	// need sleep sets of their own (not at the bound: nothing is expanded
 	// there).
-	var asleep uint64
-	sleeps := g.nextSleepNeeded()
+	x.sleeps = g.nextSleepNeeded()
 	if g.opts.Reduce {
-		asleep = g.sleep[i-g.lo]
+		x.asleep = g.sleep[i-g.lo]
 	}
-	if recordEdges {
-		c.sources = append(c.sources, source{fp: k.w.Key(s), node: uint32(i), asleep: asleep})
+	if x.recordEdges {
+		c.sources = append(c.sources, source{fp: k.w.Key(x.s), node: uint32(i), asleep: x.asleep})
 	}
 	// Observer postponement: the other nodes' events come first in evs;
 	// the observers' from postpone on are left out unless one of the
 	// others' leads to a state of this level or an earlier one (the
 	// cycle proviso: see reduce.go).
-	postpone, proviso := -1, false
 	if g.por {
 		n := 0
-		for n < len(evs) && !k.w.Observer(evs[n].Node) {
+		for n < len(x.evs) && !k.w.Observer(x.evs[n].Node) {
 			n++
 		}
-		if n > 0 && n < len(evs) {
-			postpone = n
+		if n > 0 && n < len(x.evs) {
+			x.postpone = n
 		}
 	}
-	for e, ev := range evs {
-		if e == postpone && !proviso {
-			k.tally.postponed += int64(len(evs) - e)
-			break
+	end := len(x.evs)
+	if x.postpone >= 0 {
+		end = x.postpone
+	}
+	k.at, k.mid = 0, false
+	for {
+		if k.at == end {
+			if end != x.postpone {
+				return false
+			}
+			if !x.proviso {
+				k.tally.postponed += int64(len(x.evs) - x.postpone)
+				return false
+			}
+			end = len(x.evs)
+			continue
 		}
-		if e < 64 && asleep&(1<<e) != 0 {
-			if e < postpone && !proviso && g.cyclic {
-				proviso = k.reachesOld(s, ev)
+		k.take(end)
+		for j := range k.succs {
+			if r := &k.succs[j]; r.next != nil {
+				r.old = g.visited.has(r.fp)
+			}
+		}
+		if k.judge() {
+			return true
+		}
+	}
+}
+
+// An expansion is the state a worker expands, and what judging the steps
+// from it needs.
+type expansion struct {
+	c                   *chunk
+	s                   *sim.State
+	i, d, lo            int // s is node i, at depth d, in the chunk from node lo
+	evs                 []sim.Event
+	asleep              uint64
+	sleeps, recordEdges bool
+	postpone            int // see expand; -1: none
+	proviso             bool
+}
+
+// A succ is a step from the state under expansion, taken and not judged
+// yet; or an event asleep there, which takes no step.
+type succ struct {
+	next   *sim.State // nil if the event is asleep or the step failed
+	fp     uint64     // next's key
+	e      int        // the event, an index into evs
+	msg    sim.Message
+	ch, cn int32 // the step's choices are choiceBuf[ch:cn]
+	err    error
+	asleep bool
+	old    bool // next is in the visited set
+}
+
+// succBatch is how many steps a worker takes before it judges them. A
+// variable only for the cross-check (crosscheck_test.go), which sets it
+// low so that a batch ends among an event's choices.
+var succBatch = 32
+
+// take takes the steps of the events from k.at (its choices from k.tape
+// on, when k.mid) up to end, or succBatch of them, into k.succs, and
+// leaves k.at, k.mid and k.tape where the next batch starts. After a
+// step that fails it takes no more (k.at is end).
+func (k *worker) take(end int) {
+	x := &k.x
+	k.succs, k.choiceBuf = k.succs[:0], k.choiceBuf[:0]
+	for k.at < end && len(k.succs) < succBatch {
+		e := k.at
+		ev := x.evs[e]
+		if !k.mid {
+			if e < 64 && x.asleep&(1<<e) != 0 {
+				k.succs = append(k.succs, succ{e: e, asleep: true})
+				k.at++
+				continue
+			}
+			k.tape, k.mid = k.tape[:0], true
+		}
+		k.trail.Event, k.trail.Tape = ev, k.tape
+		next, err := k.w.Apply(x.s, ev, k.tape)
+		info := k.w.Last()
+		ch := len(k.choiceBuf)
+		k.choiceBuf = append(k.choiceBuf, info.Choices...)
+		r := succ{e: e, msg: info.Msg, ch: int32(ch), cn: int32(len(k.choiceBuf)), err: err}
+		if err != nil {
+			k.succs = append(k.succs, r)
+			k.at, k.mid = end, false
+			return
+		}
+		r.next, r.fp = next, next.Key()
+		k.succs = append(k.succs, r)
+		if nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape); more {
+			k.tape = nt
+		} else {
+			k.at++
+			k.mid = false
+		}
+	}
+}
+
+// judge judges the steps of k.succs in order: it keeps the successors
+// not seen before the level as candidates. It returns true at a finding
+// that ends the search, as expand does; the steps after it are dropped.
+func (k *worker) judge() bool {
+	g, x := k.g, &k.x
+	for n := range k.succs {
+		r := &k.succs[n]
+		e, ev := r.e, x.evs[r.e]
+		if r.asleep {
+			if e < x.postpone && !x.proviso && g.cyclic {
+				x.proviso = k.reachesOld(x.s, ev)
 			}
 			k.tally.slept++
 			continue
 		}
-		k.tape = k.tape[:0]
-		for {
-			k.trail.Event, k.trail.Tape = ev, k.tape
-			next, err := k.w.Apply(s, ev, k.tape)
-			info := k.w.Last()
-			k.tally.transitions++
-			k.cov.Event(&ev, info.Msg)
-			if k.n++; k.n >= 256 {
-				k.flush()
-			}
-			if err != nil {
-				// A handler that panicked is a finding; so is a
-				// leads-to property whose P or Q panicked in the step
-				// (a monitor's).
-				var hp *sim.HandlerPanic
-				var pe *properties.Error
-				var v *Violation
-				switch {
-				case errors.As(err, &hp):
-					v = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp}
-				case errors.As(err, &pe):
-					v = &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), PropertyError: pe}
-				default:
-					c.err = &sim.StepError{Index: d, Event: ev, Err: err}
-					return true
-				}
-				tid, terr := k.tapes.intern(info.Choices)
-				if terr != nil {
-					c.err = terr
-					return true
-				}
-				c.finds = append(c.finds, find{cand: len(c.cands), safety: true, v: v,
-					step: sim.Step{Event: ev, Choices: append([]int(nil), info.Choices...)}})
-				c.cands = append(c.cands, cand{off: uint8(i - lo), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
-				if sleeps {
-					c.sleeps = append(c.sleeps, 0)
-				}
-				if g.conc {
-					c.conc = append(c.conc, 0)
-				}
-				if len(c.states) == len(c.cands)-1 && len(c.states) < g.keepPer {
-					c.states = append(c.states, nil)
-				}
-				return true
-			}
-			fp := next.Key()
-			if recordEdges {
-				c.edges = append(c.edges, [2]uint64{k.w.Key(s), fp})
-			}
-			// The chunk's own index first: it is small and in the cache,
-			// while a lookup in the visited set is a miss of the cache
-			// most of the time. A state in it is not in the visited set.
-			j := k.local.get(fp)
-			if j < 0 && g.visited.has(fp) {
-				// found in an earlier level: nothing to do
-				c.oldHit = true
-				if e < postpone {
-					proviso = true
-				}
-				k.w.Discard(next)
-			} else if j >= 0 {
-				if sleeps {
-					z := k.sleepSet(next, evs, e, asleep)
-					if g.conc && c.conc[j] != next.Fingerprint() {
-						z = 0 // a renaming: see mergeSleep
-					}
-					c.sleeps[j] &= z
-				}
+		k.tally.transitions++
+		k.cov.Event(&ev, r.msg)
+		if k.n++; k.n >= 256 {
+			k.flush()
+		}
+		if k.judgeStep(r) {
+			k.dropSuccs(n + 1)
+			return true
+		}
+	}
+	return false
+}
+
+// dropSuccs gives back the successors of k.succs from n on, not judged.
+func (k *worker) dropSuccs(n int) {
+	for _, r := range k.succs[n:] {
+		if r.next != nil {
+			if k.evBufOf == r.next {
 				k.evBufOf = nil
-				k.w.Discard(next)
-			} else {
-				k.local.put(fp, int32(len(c.cands)))
-				tid, terr := k.tapes.intern(info.Choices)
-				if terr != nil {
-					c.err = terr
-					return true
-				}
-				flags, f := k.classify(next, d+1)
-				if f != nil {
-					f.cand = len(c.cands)
-					c.finds = append(c.finds, *f)
-					flags |= candFind
-				}
-				if flags&candReach != 0 {
-					for _, j := range k.hits {
-						c.reaches = append(c.reaches, reach{cand: len(c.cands), prop: j})
-					}
-				}
-				var z uint64
-				if sleeps {
-					z = k.sleepSet(next, evs, e, asleep)
-				}
-				c.cands = append(c.cands, cand{fp: fp, off: uint8(i - lo), ev: uint16(e), tape: uint16(tid), flags: flags})
-				if sleeps {
-					c.sleeps = append(c.sleeps, z)
-				}
-				if g.conc {
-					c.conc = append(c.conc, next.Fingerprint())
-				}
-				if len(c.states) == len(c.cands)-1 && len(c.states) < g.keepPer {
-					c.states = append(c.states, next)
-					// It shares node states, and maybe the network, with
-					// s and the states above it on the chain.
-					for m := 0; m <= d && m < len(k.chainKept); m++ {
-						k.chainKept[m] = true
-					}
-				} else {
-					// Not kept: the next level re-creates it from its path.
-					k.evBufOf = nil
-					k.w.Discard(next)
-				}
-				if f != nil && f.safety {
-					return true
-				}
 			}
-			nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape)
-			if !more {
-				break
+			k.w.Discard(r.next)
+		}
+	}
+}
+
+// judgeStep judges one step; true at a finding that ends the search.
+func (k *worker) judgeStep(r *succ) bool {
+	g, x := k.g, &k.x
+	c, e, ev := x.c, r.e, x.evs[r.e]
+	choices := k.choiceBuf[r.ch:r.cn]
+	if err := r.err; err != nil {
+		// A handler that panicked is a finding; so is a leads-to
+		// property whose P or Q panicked in the step (a monitor's).
+		var hp *sim.HandlerPanic
+		var pe *properties.Error
+		var v *Violation
+		switch {
+		case errors.As(err, &hp):
+			v = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp}
+		case errors.As(err, &pe):
+			v = &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), PropertyError: pe}
+		default:
+			c.err = &sim.StepError{Index: x.d, Event: ev, Err: err}
+			return true
+		}
+		tid, terr := k.tapes.intern(choices)
+		if terr != nil {
+			c.err = terr
+			return true
+		}
+		c.finds = append(c.finds, find{cand: len(c.cands), safety: true, v: v,
+			step: sim.Step{Event: ev, Choices: append([]int(nil), choices...)}})
+		c.cands = append(c.cands, cand{off: uint8(x.i - x.lo), ev: uint16(e), tape: uint16(tid), flags: candPanic | candFind})
+		if x.sleeps {
+			c.sleeps = append(c.sleeps, 0)
+		}
+		if g.conc {
+			c.conc = append(c.conc, 0)
+		}
+		if len(c.states) == len(c.cands)-1 && len(c.states) < g.keepPer {
+			c.states = append(c.states, nil)
+		}
+		return true
+	}
+	next, fp := r.next, r.fp
+	if x.recordEdges {
+		c.edges = append(c.edges, [2]uint64{k.w.Key(x.s), fp})
+	}
+	// The chunk's own index first: a state in it is not in the visited
+	// set, so that its lookup (r.old) is not needed.
+	j := k.local.get(fp)
+	switch {
+	case j < 0 && r.old:
+		// found in an earlier level: nothing to do
+		c.oldHit = true
+		if e < x.postpone {
+			x.proviso = true
+		}
+		k.w.Discard(next)
+	case j >= 0:
+		if x.sleeps {
+			z := k.sleepSet(next, x.evs, e, x.asleep)
+			if g.conc && c.conc[j] != next.Fingerprint() {
+				z = 0 // a renaming: see mergeSleep
 			}
-			k.tape = nt
+			c.sleeps[j] &= z
+		}
+		k.evBufOf = nil
+		k.w.Discard(next)
+	default:
+		k.local.put(fp, int32(len(c.cands)))
+		tid, terr := k.tapes.intern(choices)
+		if terr != nil {
+			c.err = terr
+			k.w.Discard(next)
+			return true
+		}
+		flags, f := k.classify(next, x.d+1)
+		if f != nil {
+			f.cand = len(c.cands)
+			c.finds = append(c.finds, *f)
+			flags |= candFind
+		}
+		if flags&candReach != 0 {
+			for _, j := range k.hits {
+				c.reaches = append(c.reaches, reach{cand: len(c.cands), prop: j})
+			}
+		}
+		var z uint64
+		if x.sleeps {
+			z = k.sleepSet(next, x.evs, e, x.asleep)
+		}
+		c.cands = append(c.cands, cand{fp: fp, off: uint8(x.i - x.lo), ev: uint16(e), tape: uint16(tid), flags: flags})
+		if x.sleeps {
+			c.sleeps = append(c.sleeps, z)
+		}
+		if g.conc {
+			c.conc = append(c.conc, next.Fingerprint())
+		}
+		if len(c.states) == len(c.cands)-1 && len(c.states) < g.keepPer {
+			c.states = append(c.states, next)
+			// It shares node states, and maybe the network, with s and
+			// the states above it on the chain.
+			for m := 0; m <= x.d && m < len(k.chainKept); m++ {
+				k.chainKept[m] = true
+			}
+		} else {
+			// Not kept: the next level re-creates it from its path.
+			k.evBufOf = nil
+			k.w.Discard(next)
+		}
+		if f != nil && f.safety {
+			return true
 		}
 	}
 	return false

@@ -114,10 +114,10 @@ func (k *worker) enabled(s *sim.State, buf []sim.Event) []sim.Event {
 // cycle proviso of observer postponement, for an event sleep sets spare.
 // A step that fails says yes: s then takes every event.
 func (k *worker) reachesOld(s *sim.State, ev sim.Event) bool {
-	k.tape = k.tape[:0]
+	k.ptape = k.ptape[:0]
 	for {
-		k.trail.Event, k.trail.Tape = ev, k.tape
-		next, err := k.w.Apply(s, ev, k.tape)
+		k.trail.Event, k.trail.Tape = ev, k.ptape
+		next, err := k.w.Apply(s, ev, k.ptape)
 		if err != nil {
 			return true
 		}
@@ -130,11 +130,11 @@ func (k *worker) reachesOld(s *sim.State, ev sim.Event) bool {
 		if old {
 			return true
 		}
-		nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape)
+		nt, more := sim.NextTape(info.Choices, info.Bounds, k.ptape)
 		if !more {
 			return false
 		}
-		k.tape = nt
+		k.ptape = nt
 	}
 }
 

@@ -89,6 +89,7 @@ type Config struct {
 	Weights        string            `json:"weights"`
 	NoWalks        bool              `json:"no_walks"`
 	StopAtLive     bool              `json:"stop_at_live"`
+	AfterLive      int               `json:"after_live"`
 	HandlerTimeout string            `json:"handler_timeout"`
 	// Prefix is the SHA-256 of the live prefix the check started after
 	// (its initial state and path), or empty.

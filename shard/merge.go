@@ -137,11 +137,16 @@ func Merge(files []string, shards []*File) (*Merged, error) {
 		if l := r.Liveness; l != nil {
 			if walks == nil {
 				c := *l
-				c.Walks, c.WalkSteps, c.Suspects, c.Cleared = 0, 0, 0, 0
+				c.Walks, c.WalkSteps, c.Suspects, c.Cleared, c.AfterLiveSteps, c.AfterLiveWalks = 0, 0, 0, 0, 0, 0
+				// Which shard's violation the report shows is decided
+				// below: a walk's steps after recovery are not merged.
+				c.FoundAfterLive = 0
 				walks = &c
 			}
 			walks.Walks += l.Walks
 			walks.WalkSteps += l.WalkSteps
+			walks.AfterLiveSteps += l.AfterLiveSteps
+			walks.AfterLiveWalks += l.AfterLiveWalks
 			walks.Suspects += l.Suspects
 			walks.Cleared += l.Cleared
 		}

@@ -47,7 +47,7 @@ func ConfigOf(sys *protocol.System, opts check.Options, res *check.Result) Confi
 		System: sys.Name, Nodes: res.Config.Nodes, Bugs: res.Config.Bugs, Params: res.Config.Params, Budget: protocol.Counts(res.Config.Budget),
 		Seed: res.Seed, Depth: res.Depth, MaxStates: opts.MaxStates, Reduce: strings.Join(reduce, ","),
 		WalkDepth: res.WalkDepth, Walks: res.Walks, Escalations: opts.Escalations, Weights: res.Weights.String(),
-		NoWalks: opts.NoWalks, StopAtLive: opts.StopAtLive, HandlerTimeout: opts.HandlerTimeout.String(),
+		NoWalks: opts.NoWalks, StopAtLive: opts.StopAtLive, AfterLive: res.AfterLive, HandlerTimeout: opts.HandlerTimeout.String(),
 		Shards: opts.Shard.Count, SplitDepth: opts.Shard.SplitDepth,
 	}
 	if cfg.Bugs == nil {

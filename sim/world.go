@@ -145,6 +145,11 @@ func (p *HandlerPanic) Error() string {
 	return fmt.Sprintf("node %d panicked in %s: %v", p.Node, p.Handler, p.Value)
 }
 
+// maxFree is how many discarded states a world keeps for Apply to reuse:
+// a caller may make a few dozen states before it discards most of them
+// (the exhaustive search takes a batch of steps, then judges them).
+const maxFree = 40
+
 // NewWorld checks spec and returns a world for it.
 func NewWorld(spec Spec) (*World, error) {
 	if err := spec.Validate(); err != nil {
@@ -153,8 +158,8 @@ func NewWorld(spec Spec) (*World, error) {
 	if spec.HandlerTimeout <= 0 {
 		spec.HandlerTimeout = 2 * time.Second
 	}
-	w := &World{spec: spec, sym: newSymmetry(&spec), callWords: max(0, (len(spec.Calls)+63)/64-1), free: make([]*State, 0, 4),
-		spareNodes: make([]Node, 0, 16)}
+	w := &World{spec: spec, sym: newSymmetry(&spec), callWords: max(0, (len(spec.Calls)+63)/64-1), free: make([]*State, 0, maxFree),
+		spareNodes: make([]Node, 0, 2*maxFree)}
 	w.ctx.w = w
 	w.touched = make([]bool, spec.Nodes)
 	if len(spec.Observers) > 0 {

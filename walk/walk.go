@@ -143,6 +143,11 @@ type Walker struct {
 	// Settle is how many steps in a row the state must stay live before a
 	// walk told to stop at a live state stops (default 0: at the first).
 	Settle int
+	// AfterLive, when set, bounds a walk that does not stop at a live
+	// state: once it is first live, after liveAt steps, it takes at most
+	// AfterLive(liveAt) more (and never more than dmax in all), checking
+	// safety on each. Unset, it goes on to dmax.
+	AfterLive func(liveAt int) int
 	// Trail, when set, always holds the walk's path so far (when it
 	// records) and the event it is applying, so that a watchdog can say
 	// where a handler that never returns was called.
@@ -210,7 +215,8 @@ type Result struct {
 
 // Walk walks from s for up to dmax steps. With stopAtLive it stops at the
 // first live state (once it has stayed live Settle steps); otherwise it
-// goes on to dmax, checking safety only (LiveAt is the first live step).
+// goes on to dmax, or as far as AfterLive allows, checking safety only
+// (LiveAt is the first live step).
 // With record it keeps the path. s is not changed.
 //
 // The error is a handler that panicked (*sim.HandlerPanic, with the path
@@ -239,10 +245,14 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Re
 		}
 	}()
 	held := -1 // steps the state has been live in a row
+	limit := dmax
 	if wk.live(s) {
 		res.LiveAt, held = 0, 0
 		if stopAtLive && held >= wk.Settle {
 			return res, nil
+		}
+		if !stopAtLive {
+			limit = wk.after(0, dmax)
 		}
 	}
 	w := wk.w
@@ -254,7 +264,7 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Re
 			w.Seal(cur)
 		}
 	}()
-	for res.Steps < dmax {
+	for res.Steps < limit {
 		wk.buf = w.Enabled(cur, wk.buf[:0])
 		if len(wk.buf) == 0 {
 			res.Stuck = true
@@ -301,12 +311,24 @@ func (wk *Walker) Walk(s *sim.State, dmax int, stopAtLive, record bool) (out *Re
 		held++
 		if res.LiveAt < 0 {
 			res.LiveAt = res.Steps
+			if !stopAtLive {
+				limit = wk.after(res.Steps, dmax)
+			}
 		}
 		if stopAtLive && held >= wk.Settle {
 			break
 		}
 	}
 	return res, nil
+}
+
+// after is how far a walk that does not stop at a live state goes, in
+// all, when it was first live after liveAt steps.
+func (wk *Walker) after(liveAt, dmax int) int {
+	if wk.AfterLive == nil {
+		return dmax
+	}
+	return liveAt + min(dmax-liveAt, max(0, wk.AfterLive(liveAt)))
 }
 
 func cloneInts(v []int) []int {

@@ -88,6 +88,45 @@ func TestWalkStopsAtLive(t *testing.T) {
 	}
 }
 
+// A walk that does not stop at a live state goes on for what AfterLive
+// allows after it first recovers, never past dmax; unset, on to dmax. A
+// state live from the start counts as recovered after 0 steps.
+func TestWalkAfterLive(t *testing.T) {
+	w, s := world(t)
+	wt := walk.DefaultWeights
+	live := func(s *sim.State) bool { return s.Node(1).(*pinger).Got >= 3 }
+	wk := walk.New(w, live, &wt, 1)
+	first, err := wk.Walk(s, 10000, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		after      func(int) int
+		dmax, want int
+	}{
+		{nil, 400, 400},
+		{func(l int) int { return 2 * l }, 10000, 3 * first.LiveAt},
+		{func(l int) int { return 2 * l }, 3*first.LiveAt - 1, 3*first.LiveAt - 1},
+		{func(int) int { return 0 }, 10000, first.LiveAt},
+		{func(int) int { return -7 }, 10000, first.LiveAt},
+	} {
+		wk.Reseed(1)
+		wk.AfterLive = c.after
+		r, err := wk.Walk(s, c.dmax, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.LiveAt != first.LiveAt || r.Steps != c.want {
+			t.Errorf("dmax %d: live at %d (%d stopping there), %d steps; want %d", c.dmax, r.LiveAt, first.LiveAt, r.Steps, c.want)
+		}
+	}
+	wk.AfterLive = func(l int) int { return 10 + l }
+	r, err := wk.Walk(first.End, 10000, false, false)
+	if err != nil || r.LiveAt != 0 || r.Steps != 10 {
+		t.Fatalf("from a live state: live at %d, %d steps (%v); want 0 and 10", r.LiveAt, r.Steps, err)
+	}
+}
+
 func TestWeights(t *testing.T) {
 	evs := []sim.Event{{Kind: sim.Deliver}, {Kind: sim.Timer}, {Kind: sim.Reset}}
 	w := walk.Weights{}

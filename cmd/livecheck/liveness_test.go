@@ -351,3 +351,71 @@ func TestNoWalksDeadRegion(t *testing.T) {
 		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// Walks go on after they recover, checking safety, for --after-live
+// times the steps they took to recover (at least 32), and the report says
+// how many steps that was, in how many walks; --after-live -1 walks on to
+// --walk-depth, 0 is --stop-at-live.
+func TestSafetyAfterRecovery(t *testing.T) {
+	type liveness struct {
+		WalkDepth      int   `json:"walk_depth"`
+		UntilLive      bool  `json:"safety_until_live"`
+		AfterLive      int   `json:"after_live"`
+		AfterLiveMin   int   `json:"after_live_min"`
+		AfterLiveSteps int64 `json:"after_live_steps"`
+		AfterLiveWalks int   `json:"after_live_walks"`
+		Walks          int
+		WalkSteps      int64 `json:"walk_steps"`
+	}
+	dir := t.TempDir()
+	get := func(args ...string) (liveness, string) {
+		t.Helper()
+		args = append([]string{"check", "ring", "--nodes", "3", "--out", dir}, args...)
+		_, out := checkCLI(t, 0, args...)
+		var r struct{ Liveness liveness }
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		_, text, _ := runCLI(t, args...)
+		return r.Liveness, text
+	}
+	stop, _ := get("--walk-depth", "1000", "--stop-at-live")
+	if !stop.UntilLive || stop.AfterLiveSteps != 0 || stop.AfterLive != 0 || stop.Walks == 0 {
+		t.Fatalf("--stop-at-live: %+v", stop)
+	}
+	if zero, _ := get("--walk-depth", "1000", "--after-live", "0"); zero != stop {
+		t.Fatalf("--after-live 0: %+v; want --stop-at-live's %+v", zero, stop)
+	}
+	recovery := stop.WalkSteps // every walk recovers
+	def, text := get("--walk-depth", "1000")
+	if def.UntilLive || def.AfterLive != 2 || def.AfterLiveMin != 32 || def.AfterLiveWalks != def.Walks || def.Walks != stop.Walks ||
+		def.WalkSteps != recovery+def.AfterLiveSteps || def.AfterLiveSteps < 2*recovery || def.AfterLiveSteps > 2*recovery+32*int64(def.Walks) {
+		t.Fatalf("default: %+v; want twice the %d steps to recover, at least 32 a walk, after recovery", def, recovery)
+	}
+	want := fmt.Sprintf("safety checked on every step, %s in all, %s after recovery in %s walks (each for twice the steps it took to recover, at least 32)",
+		thousands(def.WalkSteps), thousands(def.AfterLiveSteps), thousands(int64(def.Walks)))
+	if !strings.Contains(text, want) {
+		t.Fatalf("the report does not say %q:\n%s", want, text)
+	}
+	full, text := get("--walk-depth", "300", "--after-live", "-1")
+	if full.AfterLive != -1 || full.Walks != stop.Walks || full.WalkSteps != int64(full.Walks*full.WalkDepth) || full.AfterLiveSteps != full.WalkSteps-recovery {
+		t.Fatalf("--after-live -1: %+v; want every walk on to %d steps", full, full.WalkDepth)
+	}
+	if !strings.Contains(text, "in all, "+thousands(full.AfterLiveSteps)+" after recovery in "+thousands(int64(full.Walks))+" walks (each on to 300 steps)") {
+		t.Fatalf("--after-live -1: the report does not say how far:\n%s", text)
+	}
+	for _, args := range [][]string{{"--after-live", "-2"}, {"--after-live", "3", "--stop-at-live"}} {
+		if code, _, errs := runCLI(t, append([]string{"check", "ring", "--nodes", "3"}, args...)...); code != 2 || !strings.Contains(errs, "--after-live") {
+			t.Errorf("%v: exit %d, %s; want a usage error naming --after-live", args, code, errs)
+		}
+	}
+}
+
+// thousands writes n with commas, as the reports do.
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

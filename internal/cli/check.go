@@ -44,7 +44,8 @@ func (c *command) check(args []string) int {
 	budget := fs.Duration("time", check.DefaultTime, "time budget of the check (0: none; at most "+hours(maxTime)+"): the search may use three quarters, then ends at the last depth it finished (the report says which) and the walks start there; the walks, the critical search and its dead tests stop when it is spent; a check cut short is inconclusive (exit 3) unless it found a violation")
 	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
-	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule): much faster, but safety is then checked on a walk only until it recovers, not to --walk-depth")
+	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule, --after-live 0): safety is then checked on a walk only until it recovers")
+	afterLive := fs.Int("after-live", check.DefaultAfterLive, fmt.Sprintf("after a walk first recovers, go on checking safety for N times the steps it took to recover, at least %d steps, within --walk-depth (0: stop at recovery, as --stop-at-live; -1: on to --walk-depth, much slower)", check.AfterLiveMin))
 	reduce := fs.String("reduce", check.DefaultReduce, "reductions of the exhaustive search, comma-separated: sleep: skip the transitions that sleep sets show lead only to states reached another way at the same depth (the same states, violations and periphery, fewer transitions); symmetry: keep one state of each set of states that are renamings of each other under the system's symmetric nodes (paxos: the acceptors that do not propose), so that counts are of those sets; observers: take the events of observer nodes (nodes that never send and that the properties alone read: paxos --roles split, its learner) only where no other node has one, which keeps every violation but not every state, nor every violation at its fewest steps; none: take every transition and keep every state")
 	mode := fs.String("mode", "global", "global: search global states (network included), then walks for liveness; local: local model checking of the safety properties, each violation verified by a real run; compare: both, side by side (no walks)")
 	rounds := fs.Int("rounds", check.DefaultRounds, "local mode: the most local events (timers, driver calls) one node takes on a path, raised round by round up to this")
@@ -98,6 +99,14 @@ func (c *command) check(args []string) int {
 	}
 	if *walkDepth < 1 || *walks < 1 || *escalations < 0 {
 		return c.usageErr("check", "--walk-depth and --walks must be at least 1, --escalations at least 0")
+	}
+	switch {
+	case *afterLive < -1:
+		return c.usageErr("check", "--after-live must be -1 (on to --walk-depth), 0 (stop at recovery) or more, not %d", *afterLive)
+	case *stopAtLive && fs.Changed("after-live"):
+		return c.usageErr("check", "--stop-at-live is --after-live 0: give one of them")
+	case *afterLive == 0:
+		*stopAtLive = true
 	}
 	if *mode != "global" && *mode != "local" && *mode != "compare" {
 		return c.usageErr("check", "unknown --mode %q (valid: global, local, compare)", *mode)
@@ -212,6 +221,7 @@ func (c *command) check(args []string) int {
 		WeightsSet:     fs.Changed("weights"),
 		NoWalks:        *noWalks,
 		StopAtLive:     *stopAtLive,
+		AfterLive:      *afterLive,
 		Workers:        *workers,
 		Mode:           *mode,
 		Reduce:         *reduce,

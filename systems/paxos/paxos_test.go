@@ -263,6 +263,28 @@ func TestAgreementPairAndFilter(t *testing.T) {
 	}
 }
 
+// The properties, evaluated on every state of a search, allocate nothing
+// on a state that violates none (Agreement's loops over properties.All
+// once allocated their bodies, about half the objects of a Paxos search).
+func TestPropertiesAllocateNothing(t *testing.T) {
+	h := start(t, livecheck.Config{Nodes: 3, Params: map[string]string{"proposers": "2"}})
+	h.propose(0)
+	for _, p := range h.m.Properties {
+		if a := testing.AllocsPerRun(100, func() {
+			switch {
+			case p.Check != nil:
+				if err := p.CheckSafety(h.s); err != nil {
+					t.Fatal(err)
+				}
+			case p.Live != nil:
+				p.IsLive(h.s)
+			}
+		}); a != 0 {
+			t.Errorf("%s allocates %v times a state", p.Name, a)
+		}
+	}
+}
+
 func check(t testing.TB, nodes, proposers, depth int, bugs ...string) *livecheck.Result {
 	t.Helper()
 	res, err := livecheck.Check(&paxos.System, livecheck.Options{

@@ -119,6 +119,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		// while a handler held the check (its goroutine, left in the
 		// handler, may yet write c.res: the caller gets a copy).
 		c.stopped()
+		c.memoryVerdict()
 		res := *c.res
 		return &res, nil
 	}

@@ -79,7 +79,7 @@ type watchdog struct {
 	// stop, when set, says the work is to end (an interrupt, the time or
 	// memory budget). The goroutine it watches polls it between steps; one
 	// held in a handler cannot, so run returns sim.ErrStopped once stop
-	// has said so for stopGrace and the goroutine has not returned.
+	// has said so for stopGrace while a handler has held a world as long.
 	stop func() bool
 }
 
@@ -135,14 +135,12 @@ func (wd *watchdog) run(timeout, allow time.Duration, confirm func(*hang) (bool,
 			return nil, err
 		case <-tick.C:
 		}
+		stopping := false
 		if wd.stop != nil && wd.stop() {
 			if stopSince.IsZero() {
 				stopSince = time.Now()
-			} else if time.Since(stopSince) >= stopGrace {
-				// Held in a handler (or a hang's confirmation): f's
-				// goroutine is left there, as with a confirmed hang.
-				return nil, sim.ErrStopped
 			}
+			stopping = time.Since(stopSince) >= stopGrace
 		}
 		wd.mu.Lock()
 		watched := wd.watched
@@ -158,6 +156,13 @@ func (wd *watchdog) run(timeout, allow time.Duration, confirm func(*hang) (bool,
 				continue
 			}
 			ran := time.Since(wi.since)
+			if stopping && ran >= stopGrace {
+				// Told to stop, and held in a handler since before: f
+				// cannot poll the stop, and its goroutine is left there,
+				// as with a confirmed hang. (One that is not held ends
+				// by itself, with its partial report.)
+				return nil, sim.ErrStopped
+			}
 			if h := wi.cleared; h != nil {
 				if ran < allow {
 					continue

@@ -1,0 +1,118 @@
+package host_test
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/livecheck/livecheck/examples/lock/lock"
+	"github.com/livecheck/livecheck/host"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// deadline is how long a test waits for a cluster to do what it must: far
+// more than it takes on an idle machine (well under a second), so that a
+// busy one does not fail it. Tests poll; none sleeps to assert.
+const deadline = 60 * time.Second
+
+// waitFor polls cond until it holds, or fails the test at the deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > deadline {
+			t.Fatalf("%s: not within %v", what, deadline)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("%s within %v", what, time.Since(start).Round(time.Millisecond))
+}
+
+// logBuf collects the nodes' logs, and shows them if the test fails.
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func newLog(t *testing.T) *logBuf {
+	l := &logBuf{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			s := l.String()
+			if len(s) > 20000 {
+				s = "...\n" + s[len(s)-20000:]
+			}
+			t.Logf("the nodes' log:\n%s", s)
+		}
+	})
+	return l
+}
+
+// start starts a cluster that the test stops.
+func start(t *testing.T, sys *protocol.System, cfg protocol.Config, co host.ClusterOptions) *host.Cluster {
+	t.Helper()
+	if co.Log == nil {
+		co.Log = newLog(t)
+	}
+	c, err := host.StartCluster(sys, cfg, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// live waits until the cluster's liveness properties hold, then checks
+// that its safety properties do too.
+func live(t *testing.T, c *host.Cluster) {
+	t.Helper()
+	var s *sim.State
+	waitFor(t, c.System.Name+"'s liveness property", func() bool {
+		s = c.State()
+		return c.Holds(s)
+	})
+	for _, st := range host.Status(c.Model.Properties, s) {
+		if st.Kind == properties.Safety && !st.Holds {
+			t.Errorf("%s: %s", st.Name, st.Why)
+		}
+	}
+	for i, n := range c.Nodes {
+		if err := n.Err(); err != nil {
+			t.Errorf("node %d: %v", i, err)
+		}
+	}
+}
+
+// The lock service of examples/lock, the code the checker checks, runs
+// as 3 nodes over UDP on loopback: every client gets its turn.
+func TestLockCluster(t *testing.T) {
+	c := start(t, &lock.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Data: t.TempDir(), Seed: 1})
+	live(t, c)
+	for i, n := range c.Nodes {
+		st := n.Stats()
+		if st.Malformed+st.Oversized+st.Strangers+st.Unsendable != 0 {
+			t.Errorf("node %d dropped frames on a quiet loopback: %+v", i, st)
+		}
+		if st.Handled == 0 {
+			t.Errorf("node %d ran no handler", i)
+		}
+	}
+	waitFor(t, "the last client lets go", func() bool {
+		return c.Nodes[0].State().(*lock.Server).Holder == 0
+	})
+}

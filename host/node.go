@@ -1,0 +1,531 @@
+package host
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// Options says which node to run and how.
+type Options struct {
+	System *protocol.System
+	Config protocol.Config
+	// ID is the node to run, 0 to the configuration's nodes less one.
+	ID sim.NodeID
+	// Peers are the nodes' addresses ("127.0.0.1:7001"), by node id, one
+	// for each node of the configuration: UDP addresses for a datagram
+	// system, TCP for a stream system. The node listens on Peers[ID] and
+	// accepts messages only from the others' addresses.
+	Peers []string
+	// Data is the directory of the node's state file (its durable
+	// fields). Empty: they are kept in memory only, and a restart loses
+	// them.
+	Data string
+	// Seed seeds the node's Choose, with its id.
+	Seed uint64
+	// Log receives the node's log: its Logf lines, each Choose drawn,
+	// what it dropped and why, a handler that panicked. Nil: none.
+	Log io.Writer
+	// MaxMessage is the largest frame sent or accepted, in bytes
+	// (0: DefaultMaxMessage).
+	MaxMessage int
+	// OnStep, if set, is called after each handler with a copy of the
+	// node's state, from the node's goroutine: it must not block long.
+	OnStep func(Step)
+
+	// Bound sockets, for a cluster that picks free ports first.
+	packet  packetConn
+	stream  streamListener
+	restart bool
+}
+
+// A Step is one handler a node ran: for Options.OnStep.
+type Step struct {
+	Node  sim.NodeID
+	Event string   // "Receive lock.grant{Lease:1} from 0"
+	State sim.Node // a copy of the node's state after it
+}
+
+// Stats are a node's counts, for tests and logs.
+type Stats struct {
+	Handled    int64 // handlers run
+	Received   int64 // messages handed to Receive
+	Sent       int64 // messages handed to the network
+	Malformed  int64 // frames dropped: not a frame, another version, a message that does not decode
+	Oversized  int64 // frames dropped, sent or received, longer than MaxMessage
+	Strangers  int64 // frames dropped: from an address that is no peer's, or naming another sender
+	Unsendable int64 // messages the wire cannot carry (an unexported field: see wire.go)
+	Lost       int64 // messages lost with a connection that broke or could not be made (streams)
+	Broken     int64 // broken connections told to the node (Error)
+	Writes     int64 // state file writes
+}
+
+// A Node is one running node.
+type Node struct {
+	opts  Options
+	sys   *protocol.System
+	model *protocol.Model
+	id    sim.NodeID
+	max   int
+
+	mu    sync.Mutex // held while a handler runs; State reads under it
+	node  sim.Node
+	calls int // driver calls made (Spec.Calls to this node)
+
+	inbox   chan event
+	stop    chan struct{}
+	done    chan struct{}
+	stopped sync.Once
+	err     error // why the node stopped, when it stopped on its own
+
+	// The node goroutine's own, while a handler runs.
+	ctx     hostCtx
+	cur     *event
+	timers  map[string]*timer
+	gen     uint64
+	choose  *rand.Rand
+	jitter  *rand.Rand
+	out     []outgoing
+	durable []byte // the state file last written
+	buf     bytes.Buffer
+
+	tr    transport
+	stats counters
+	logMu sync.Mutex
+}
+
+type counters struct {
+	handled, received, sent, malformed, oversized, strangers, unsendable, lost, broken, writes atomic.Int64
+}
+
+// A transport carries frames between the nodes: UDP or TCP.
+type transport interface {
+	// send hands frame to the network for node to, without waiting for
+	// the network.
+	send(to sim.NodeID, frame []byte)
+	close()
+}
+
+type outgoing struct {
+	to    sim.NodeID
+	frame []byte
+}
+
+type evKind uint8
+
+const (
+	evInit evKind = iota
+	evMsg
+	evTimer
+	evApp
+	evError
+)
+
+type event struct {
+	kind  evKind
+	peer  sim.NodeID
+	msg   sim.Message
+	timer string
+	gen   uint64
+	call  sim.AppCall
+}
+
+type timer struct {
+	t        *time.Timer
+	gen      uint64
+	periodic bool
+}
+
+// Start starts node opts.ID: it builds the node, loads its state file if
+// there is one, listens on its address, runs Init and makes the driver's
+// calls to the node (Spec.Calls), and returns. A damaged state
+// file, a bad configuration or an address that cannot be bound is an
+// error, and no node runs.
+func Start(opts Options) (*Node, error) {
+	if opts.System == nil {
+		return nil, errors.New("no system to run")
+	}
+	cfg, m, err := opts.System.Model(opts.Config)
+	if err != nil {
+		return nil, err
+	}
+	nodes := m.Spec.Nodes
+	switch {
+	case opts.ID < 0 || int(opts.ID) >= nodes:
+		return nil, fmt.Errorf("node %d is not a node of %s with %d nodes: 0 to %d", opts.ID, opts.System.Name, nodes, nodes-1)
+	case len(opts.Peers) != nodes:
+		return nil, fmt.Errorf("%s with %d nodes needs %d addresses, one per node, not %d", opts.System.Name, nodes, nodes, len(opts.Peers))
+	}
+	if err := discover(fmt.Sprintf("%p %v", opts.System, cfg), m); err != nil {
+		return nil, fmt.Errorf("%s cannot run for real: %v", opts.System.Name, err)
+	}
+	n := &Node{opts: opts, sys: opts.System, model: m, id: opts.ID, max: opts.MaxMessage,
+		inbox: make(chan event, 256), stop: make(chan struct{}), done: make(chan struct{}),
+		timers: map[string]*timer{},
+		choose: rand.New(rand.NewPCG(opts.Seed, uint64(opts.ID))),
+		jitter: rand.New(rand.NewPCG(opts.Seed^0x6a09e667, uint64(opts.ID))),
+	}
+	if n.max <= 0 {
+		n.max = DefaultMaxMessage
+	}
+	n.ctx.n = n
+	n.node = m.Spec.New(n.id)
+	for _, d := range sim.DurableFields(n.node) {
+		if err := lossless(d.Value.Type(), map[reflect.Type]bool{}); err != nil {
+			return nil, fmt.Errorf("durable field %s: %v", d.Name, err)
+		}
+	}
+	if opts.Data != "" {
+		calls, _, err := loadDurable(opts.Data, n.sys.Name, n.id, n.node)
+		if err != nil {
+			return nil, err
+		}
+		n.calls = calls
+	}
+	if m.Spec.Transport == sim.Stream {
+		n.tr, err = startTCP(n)
+	} else {
+		n.tr, err = startUDP(n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ready := make(chan struct{})
+	go n.loop(ready)
+	select {
+	case <-ready:
+		return n, nil
+	case <-n.done:
+		return nil, n.err
+	}
+}
+
+// ID is the node's id.
+func (n *Node) ID() sim.NodeID { return n.id }
+
+// Model is the model the node runs.
+func (n *Node) Model() *protocol.Model { return n.model }
+
+// Stop stops the node and waits until it has: its handler done, its
+// sockets closed, its timers stopped. What it wrote to its state file
+// stays, as a killed process leaves it.
+func (n *Node) Stop() {
+	n.stopped.Do(func() { close(n.stop) })
+	<-n.done
+}
+
+// Done is closed once the node has stopped, by Stop or on its own (a
+// handler panicked, its state file could not be written).
+func (n *Node) Done() <-chan struct{} { return n.done }
+
+// Err says why the node stopped on its own; nil while it runs or after
+// Stop.
+func (n *Node) Err() error {
+	select {
+	case <-n.done:
+		return n.err
+	default:
+		return nil
+	}
+}
+
+// State returns a copy of the node's state between two handlers.
+func (n *Node) State() sim.Node {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return sim.Copy(n.node)
+}
+
+// Call hands call to the node's App handler, after what is queued for
+// it; an error if the node has stopped.
+func (n *Node) Call(call sim.AppCall) error {
+	if !n.post(event{kind: evApp, call: call}) {
+		return fmt.Errorf("node %d has stopped", n.id)
+	}
+	return nil
+}
+
+// Stats returns the node's counts so far.
+func (n *Node) Stats() Stats {
+	c := &n.stats
+	return Stats{Handled: c.handled.Load(), Received: c.received.Load(), Sent: c.sent.Load(),
+		Malformed: c.malformed.Load(), Oversized: c.oversized.Load(), Strangers: c.strangers.Load(),
+		Unsendable: c.unsendable.Load(), Lost: c.lost.Load(), Broken: c.broken.Load(), Writes: c.writes.Load()}
+}
+
+// post queues ev for the node; false once the node has stopped.
+func (n *Node) post(ev event) bool {
+	select {
+	case n.inbox <- ev:
+		return true
+	case <-n.stop:
+		return false
+	case <-n.done:
+		return false
+	}
+}
+
+func (n *Node) logf(format string, args ...any) {
+	if n.opts.Log == nil {
+		return
+	}
+	line := fmt.Sprintf(format, args...)
+	n.logMu.Lock()
+	fmt.Fprintf(n.opts.Log, "%s node %d: %s\n", time.Now().UTC().Format("15:04:05.000000"), n.id, line)
+	n.logMu.Unlock()
+}
+
+// loop runs the node's handlers one at a time, as the simulator does:
+// Init, the driver's calls to it (then it closes ready), then each event
+// as it comes.
+func (n *Node) loop(ready chan struct{}) {
+	defer func() {
+		n.stopped.Do(func() { close(n.stop) })
+		for _, t := range n.timers {
+			t.t.Stop()
+		}
+		n.tr.close()
+		close(n.done)
+	}()
+	if !n.handle(event{kind: evInit}) {
+		return
+	}
+	for i, c := range n.model.Spec.Calls {
+		if c.To != n.id {
+			continue
+		}
+		if i < n.calls {
+			continue // made before a restart
+		}
+		n.calls = i + 1
+		if !n.handle(event{kind: evApp, call: c.Call}) {
+			return
+		}
+	}
+	close(ready)
+	for {
+		select {
+		case <-n.stop:
+			return
+		case ev := <-n.inbox:
+			if !n.handle(ev) {
+				return
+			}
+		}
+	}
+}
+
+// handle runs the handler of ev, writes the durable fields if they
+// changed, then lets what it sent leave. False: the node must stop.
+func (n *Node) handle(ev event) bool {
+	n.mu.Lock()
+	if ev.kind == evTimer {
+		t, ok := n.timers[ev.timer]
+		if !ok || t.gen != ev.gen {
+			n.mu.Unlock()
+			return true // cancelled, or set again, after it fired
+		}
+		if t.periodic {
+			n.gen++
+			t.gen = n.gen
+			n.arm(ev.timer, t)
+		} else {
+			delete(n.timers, ev.timer)
+		}
+	}
+	err := n.run(&ev)
+	if err == nil && n.opts.Data != "" {
+		err = n.writeDurable()
+	}
+	out := n.out
+	n.out = n.out[:0]
+	var state sim.Node
+	if err == nil && n.opts.OnStep != nil {
+		state = sim.Copy(n.node)
+	}
+	n.mu.Unlock()
+	if err != nil {
+		n.err = fmt.Errorf("node %d stopped: %w", n.id, err)
+		n.logf("stopped: %v", err)
+		return false
+	}
+	for _, o := range out {
+		n.stats.sent.Add(1)
+		n.tr.send(o.to, o.frame)
+	}
+	if n.opts.OnStep != nil {
+		n.opts.OnStep(Step{Node: n.id, Event: n.describe(&ev), State: state})
+	}
+	return true
+}
+
+// run runs ev's handler; a panic is an error naming the event.
+func (n *Node) run(ev *event) (err error) {
+	n.cur = ev
+	defer func() {
+		n.cur = nil
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler %s panicked: %v", n.describe(ev), r)
+			n.logf("%v\n%s", err, debug.Stack())
+		}
+	}()
+	n.stats.handled.Add(1)
+	c := &n.ctx
+	switch ev.kind {
+	case evInit:
+		n.node.Init(c)
+	case evMsg:
+		n.stats.received.Add(1)
+		n.node.Receive(c, ev.peer, ev.msg)
+	case evTimer:
+		n.node.Timer(c, ev.timer)
+	case evApp:
+		n.node.App(c, ev.call)
+	case evError:
+		n.stats.broken.Add(1)
+		n.node.Error(c, ev.peer)
+	}
+	return nil
+}
+
+func (n *Node) writeDurable() error {
+	b, err := encodeDurable(n.sys.Name, n.id, n.calls, n.node)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(b, n.durable) {
+		return nil
+	}
+	if err := writeAtomic(stateFileName(n.opts.Data, n.id), b); err != nil {
+		return fmt.Errorf("its state file cannot be written: %v", err)
+	}
+	n.stats.writes.Add(1)
+	n.durable = b
+	return nil
+}
+
+// describe says what ev is, for logs: "Receive lock.grant{Lease:1} from 0".
+func (n *Node) describe(ev *event) string {
+	switch ev.kind {
+	case evInit:
+		return "Init"
+	case evMsg:
+		return fmt.Sprintf("Receive %s from %d", short(ev.msg), ev.peer)
+	case evTimer:
+		return "Timer " + ev.timer
+	case evApp:
+		return "App " + short(ev.call)
+	case evError:
+		return fmt.Sprintf("Error %d", ev.peer)
+	}
+	return "?"
+}
+
+// arm starts t's clock: its timing, give or take its jitter.
+func (n *Node) arm(name string, t *timer) {
+	tm := n.model.TimingOf(name)
+	d := tm.After
+	if tm.Jitter > 0 {
+		d += time.Duration(n.jitter.Int64N(2*int64(tm.Jitter)+1)) - tm.Jitter
+	}
+	gen := t.gen
+	t.t = time.AfterFunc(max(d, 0), func() { n.post(event{kind: evTimer, timer: name, gen: gen}) })
+}
+
+// hostCtx is the Context of a node's handlers: what the simulator's
+// does, for real. A stacked node (sim.Stack) builds its layers'
+// contexts over it, as it does over the simulator's.
+type hostCtx struct{ n *Node }
+
+var _ sim.Context = (*hostCtx)(nil)
+
+func (c *hostCtx) Self() sim.NodeID { return c.n.id }
+func (c *hostCtx) Nodes() int       { return len(c.n.opts.Peers) }
+
+// Send encodes msg now, as the simulator copies it now; it leaves once
+// the handler has returned and the durable fields are on disk.
+func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
+	n := c.n
+	if to < 0 || int(to) >= len(n.opts.Peers) {
+		panic(fmt.Sprintf("Send to node %d: nodes are 0 to %d", to, len(n.opts.Peers)-1))
+	}
+	n.buf.Reset()
+	if err := encodeFrame(&n.buf, n.id, msg); err != nil {
+		n.logf("message %s to %d not sent: %v", short(msg), to, err)
+		n.stats.unsendable.Add(1)
+		return
+	}
+	if n.buf.Len() > n.max {
+		n.logf("message %s to %d not sent: %d bytes, more than the limit of %d", short(msg), to, n.buf.Len(), n.max)
+		n.stats.oversized.Add(1)
+		return
+	}
+	n.out = append(n.out, outgoing{to, bytes.Clone(n.buf.Bytes())})
+}
+
+// Deliver has no layer above to go to, as in the simulator.
+func (c *hostCtx) Deliver(from sim.NodeID, msg sim.Message) {
+	panic(fmt.Sprintf("Deliver from %d: there is no layer above to deliver %s to", from, sim.Dump(msg)))
+}
+
+func (c *hostCtx) SetTimer(name string)    { c.n.setTimer(name, false) }
+func (c *hostCtx) SetPeriodic(name string) { c.n.setTimer(name, true) }
+
+func (c *hostCtx) CancelTimer(name string) {
+	if t, ok := c.n.timers[name]; ok {
+		t.t.Stop()
+		delete(c.n.timers, name)
+	}
+}
+
+func (n *Node) setTimer(name string, periodic bool) {
+	if t, ok := n.timers[name]; ok {
+		t.periodic = t.periodic || periodic
+		return
+	}
+	n.gen++
+	t := &timer{gen: n.gen, periodic: periodic}
+	n.timers[name] = t
+	n.arm(name, t)
+}
+
+// Choose draws from the node's seeded source, and logs the draw.
+func (c *hostCtx) Choose(k int) int {
+	if k <= 0 {
+		panic(fmt.Sprintf("Choose(%d): n must be at least 1", k))
+	}
+	n := c.n
+	v := n.choose.IntN(k)
+	if n.opts.Log != nil {
+		what := "?"
+		if n.cur != nil {
+			what = n.describe(n.cur)
+		}
+		n.logf("choose(%d) = %d in %s", k, v, what)
+	}
+	return v
+}
+
+func (c *hostCtx) Logf(format string, args ...any) {
+	c.n.logf("%s", strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
+}
+
+// short is v's dump, cut to a length a log line can hold.
+func short(v any) string {
+	d := sim.Dump(v)
+	if len(d) > 200 {
+		d = d[:200] + "..."
+	}
+	return d
+}

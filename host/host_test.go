@@ -11,6 +11,8 @@ import (
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems/ring"
+	"github.com/livecheck/livecheck/systems/transport"
 )
 
 // deadline is how long a test waits for a cluster to do what it must: far
@@ -115,4 +117,22 @@ func TestLockCluster(t *testing.T) {
 	waitFor(t, "the last client lets go", func() bool {
 		return c.Nodes[0].State().(*lock.Server).Holder == 0
 	})
+}
+
+// The Pastry-style ring of systems/ring, a stream system, runs as 3
+// nodes over TCP on loopback: they form one ring.
+func TestRingCluster(t *testing.T) {
+	c := start(t, &ring.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Seed: 1})
+	live(t, c)
+}
+
+// The transport of systems/transport, a stack of layers (an application
+// over a retransmitting transport), runs as it does in the checker:
+// every message is delivered.
+func TestTransportLayersCluster(t *testing.T) {
+	c := start(t, &transport.System, protocol.Config{}, host.ClusterOptions{Seed: 1})
+	live(t, c)
+	if got := properties.Node[*transport.App](c.State(), 1).Got; len(got) != 2 {
+		t.Errorf("node 1's application got %v, want node 0's 2 messages", got)
+	}
 }

@@ -18,7 +18,10 @@ type pinger struct {
 	Boots int `livecheck:"durable"`
 	Got   int
 	Sent  int
+	Errs  int // Error calls (streams)
 }
+
+func (p *pinger) Error(ctx sim.Context, peer sim.NodeID) { p.Errs++ }
 
 // Ping is the message; Big one too large for the wire.
 type (
@@ -51,14 +54,21 @@ func (p *pinger) App(ctx sim.Context, call sim.AppCall) {
 	}
 }
 
-var pingers = protocol.System{Name: "pingers", Build: func(cfg protocol.Config) (*protocol.Model, error) {
-	return &protocol.Model{
-		Spec:   sim.Spec{New: func(sim.NodeID) sim.Node { return &pinger{} }},
-		Timers: map[string]protocol.Timing{"tick": {After: 5 * time.Millisecond, Jitter: time.Millisecond}},
-		Properties: []properties.Property{properties.EventuallyEach("pinged", "every node got 3 pings",
-			func(p *pinger) bool { return p.Got >= 3 })},
-	}, nil
-}}
+var pingers = protocol.System{Name: "pingers", Build: buildPingers(sim.Datagram)}
+
+// streamPingers are pingers over streams.
+var streamPingers = protocol.System{Name: "stream-pingers", Build: buildPingers(sim.Stream)}
+
+func buildPingers(t sim.Transport) func(cfg protocol.Config) (*protocol.Model, error) {
+	return func(cfg protocol.Config) (*protocol.Model, error) {
+		return &protocol.Model{
+			Spec:   sim.Spec{New: func(sim.NodeID) sim.Node { return &pinger{} }, Transport: t},
+			Timers: map[string]protocol.Timing{"tick": {After: 5 * time.Millisecond, Jitter: time.Millisecond}},
+			Properties: []properties.Property{properties.EventuallyEach("pinged", "every node got 3 pings",
+				func(p *pinger) bool { return p.Got >= 3 })},
+		}, nil
+	}
+}
 
 const deadline = 60 * time.Second
 
@@ -92,9 +102,14 @@ func (l *logBuf) String() string {
 
 func startPingers(t *testing.T, co ClusterOptions) (*Cluster, *logBuf) {
 	t.Helper()
+	return startSystem(t, &pingers, co)
+}
+
+func startSystem(t *testing.T, sys *protocol.System, co ClusterOptions) (*Cluster, *logBuf) {
+	t.Helper()
 	l := &logBuf{}
 	co.Log = l
-	c, err := StartCluster(&pingers, protocol.Config{Nodes: 3}, co)
+	c, err := StartCluster(sys, protocol.Config{Nodes: 3}, co)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -251,3 +251,6 @@ func hasInterface(t reflect.Type, seen map[reflect.Type]bool) bool {
 	}
 	return false
 }
+
+// bytesBuffer is a bytes.Buffer, for a frame built outside a node.
+type bytesBuffer struct{ bytes.Buffer }

@@ -14,7 +14,8 @@ import (
 // process has sent yet cannot decode it (see wire.go), so before a node
 // starts the host runs the system in the simulator for a few short
 // random walks, the checker's own world, and registers the type of
-// every message sent there, with Model.Messages for what the walks miss. A message type that the wire would carry
+// every message sent there, with Model.Messages for what the walks miss
+// (and the types inside node states, for state reports). A message type that the wire would carry
 // changed is found there, before any node runs.
 
 // discoverWalks and discoverSteps bound the walks: a few thousand steps,
@@ -83,8 +84,14 @@ func discoverTypes(m *protocol.Model) error {
 	return nil
 }
 
-// registerState registers the types of the messages in flight in s.
+// registerState registers the types of the messages in flight in s,
+// and those inside the nodes' states (for state reports).
 func registerState(s *sim.State) error {
+	for i := 0; i < s.N(); i++ {
+		for _, l := range layers(s.Node(sim.NodeID(i))) {
+			registerLoose(reflect.ValueOf(l), 0)
+		}
+	}
 	for _, e := range s.InFlight() {
 		if err := registerValue(reflect.ValueOf(e.Msg)); err != nil {
 			return fmt.Errorf("%v (sent from node %d to node %d)", err, e.From, e.To)

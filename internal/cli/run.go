@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/livecheck/livecheck/host"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/spf13/pflag"
+)
+
+// run runs one node of a system for real (package host), until Ctrl-C
+// or SIGTERM, or until it stops on its own (a handler panicked: exit 1).
+func (c *command) runNode(args []string) int {
+	sys, args, err := c.systemFirst(args)
+	if err != nil {
+		return c.usageErr("run", "%v", err)
+	}
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	conf := addConfigFlags(fs, sys, "inject the named bug (repeatable): every node of the cluster must be given the same")
+	id := fs.Int("id", -1, "the node to run, 0 to the number of nodes less one (required)")
+	peers := fs.String("peers", "", "every node's address, by id, comma-separated (required): the node listens on its own and accepts messages only from the others")
+	data := fs.String("data", "", "the directory of the node's state file, which keeps its durable fields (default: none, they are kept in memory only)")
+	seed := fs.Uint64("seed", 1, "the seed of the node's Choose (with its id)")
+	maxMessage := fs.Int("max-message", host.DefaultMaxMessage, "the largest message sent or accepted, in bytes")
+	report := fs.Bool("report", false, "write a line of JSON on stdout each time the node's state changes (what 'cluster' reads)")
+	quiet := fs.Bool("quiet", false, "write no log on stderr")
+	synopsis := c.cmd + " run SYSTEM --id I --peers ADDR,ADDR,... [--data DIR] [flags]: run node I of SYSTEM for real,\n" +
+		"over UDP (datagram systems) or TCP (stream systems), until Ctrl-C. Killed and started again with the\n" +
+		"same --data, it comes back with its durable fields: the checker's reset.\n" +
+		"Systems: " + c.names()
+	if code, stop := c.parseSystem(fs, args, synopsis, sys); stop {
+		return code
+	}
+	addrs := strings.Split(*peers, ",")
+	switch {
+	case sys == nil && fs.NArg() == 0:
+		return c.usageErr("run", "name the system (valid: %s)", c.names())
+	case sys == nil:
+		return c.usageErr("run", "the system must come first: %s run SYSTEM --id I --peers ADDR,...", c.name)
+	case fs.NArg() > 0:
+		return c.usageErr("run", "unexpected argument %q", fs.Arg(0))
+	case !fs.Changed("id") || *id < 0:
+		return c.usageErr("run", "--id I is required: the node to run, from 0")
+	case *peers == "":
+		return c.usageErr("run", "--peers ADDR,ADDR,... is required: every node's address, by id")
+	case *maxMessage < 64 || *maxMessage > 1<<24:
+		return c.usageErr("run", "--max-message must be from 64 to %d bytes, not %d", 1<<24, *maxMessage)
+	}
+	cfg, err := conf.config(fs, sys)
+	if err != nil {
+		return c.usageErr("run", "%v", err)
+	}
+	if cfg.Nodes == 0 {
+		cfg.Nodes = len(addrs)
+	}
+	if *data != "" {
+		if err := os.MkdirAll(*data, 0o755); err != nil {
+			return c.usageErr("run", "--data: %v", err)
+		}
+	}
+	opts := host.Options{System: sys, Config: cfg, ID: sim.NodeID(*id), Peers: addrs, Data: *data, Seed: *seed, MaxMessage: *maxMessage}
+	if !*quiet {
+		opts.Log = c.stderr
+	}
+	if *report {
+		opts.OnStep = reporter(c.stdout)
+	}
+	// Signals first: a node that has started is stopped by them.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	n, err := host.Start(opts)
+	if err != nil {
+		return c.usageErr("run", "%v", err)
+	}
+	select {
+	case <-sigs:
+		n.Stop()
+		return ExitOK
+	case <-n.Done():
+		fmt.Fprintf(c.stderr, "%s run: %v\n", c.name, n.Err())
+		return ExitViolation
+	}
+}
+
+// reporter writes a host.StateReport on w, a line of JSON, after each
+// handler that changed the node's state.
+func reporter(w interface{ Write([]byte) (int, error) }) func(host.Step) {
+	last := ""
+	enc := json.NewEncoder(w)
+	return func(st host.Step) {
+		dump := sim.Dump(st.State)
+		if dump == last {
+			return
+		}
+		last = dump
+		r := host.StateReport{Node: st.Node, Event: st.Event, Dump: dump}
+		r.State, _ = host.EncodeState(st.State) // without it, 'cluster' shows the dump alone
+		enc.Encode(r)
+	}
+}

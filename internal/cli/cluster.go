@@ -94,6 +94,7 @@ func (c *command) cluster(args []string) int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	fmt.Fprintf(c.stdout, "%s: %d nodes on %s (state files in %s)\n", sys.Name, len(peers), strings.Join(peers, ", "), dir)
+	start := time.Now()
 	// In id order, each once the one before has reported its first
 	// state, so that it is listening: a datagram sent to a node not
 	// listening yet is lost, and a node that sends one only in Init
@@ -109,7 +110,6 @@ func (c *command) cluster(args []string) int {
 		case <-time.After(10 * time.Second):
 		}
 	}
-	start := time.Now()
 	var timeout <-chan time.Time
 	if *forTime > 0 {
 		timeout = time.After(*forTime)
@@ -146,7 +146,7 @@ func (c *command) cluster(args []string) int {
 			}
 			return clusterExit(violated)
 		case ev := <-cl.events:
-			now := time.Now()
+			now := ev.at
 			if ev.report != nil {
 				if err := w.Update(*ev.report); err != nil {
 					fmt.Fprintf(c.stderr, "%s cluster: %v\n", c.name, err)
@@ -170,7 +170,7 @@ func (c *command) cluster(args []string) int {
 			fmt.Fprintf(c.stdout, "%8.3fs  node %d's process ended: %s\n", now.Sub(start).Seconds(), ev.node, ev.exit)
 			if *restart && ev.killed {
 				w.Reset(ev.node)
-				fmt.Fprintf(c.stdout, "%8.3fs  node %d starts again from its state file (a reset)\n", time.Since(start).Seconds(), ev.node)
+				fmt.Fprintf(c.stdout, "%8.3fs  node %d starts again from its state file (a reset)\n", now.Sub(start).Seconds(), ev.node)
 				if _, err := cl.start(ev.node); err != nil {
 					fmt.Fprintf(c.stdout, "node %d cannot start again: %v\n", ev.node, err)
 				}
@@ -223,7 +223,8 @@ type procEvent struct {
 	node   sim.NodeID
 	report *host.StateReport
 	exit   string
-	killed bool // by a signal, not by the cluster
+	killed bool      // by a signal, not by the cluster
+	at     time.Time // when it came
 }
 
 // args are the command line of node id: 'run' with the cluster's
@@ -303,6 +304,7 @@ func (p *procs) start(id sim.NodeID) (ready chan struct{}, err error) {
 
 // send hands ev to the cluster's loop, unless it is stopping.
 func (p *procs) send(ev procEvent) {
+	ev.at = time.Now()
 	p.mu.Lock()
 	stopping := p.stopping
 	p.mu.Unlock()

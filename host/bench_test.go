@@ -102,10 +102,10 @@ func BenchmarkFrame(b *testing.B) {
 	var buf bytesBuffer
 	for b.Loop() {
 		buf.Reset()
-		if err := encodeFrame(&buf.Buffer, 1, Ping{7}); err != nil {
+		if err := encodeFrame(&buf.Buffer, frame{from: 1, msg: Ping{7}}); err != nil {
 			b.Fatal(err)
 		}
-		if _, _, err := decodeFrame(buf.Bytes()); err != nil {
+		if _, err := decodeFrame(buf.Bytes()); err != nil {
 			b.Fatal(err)
 		}
 	}

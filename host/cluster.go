@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
@@ -34,6 +35,9 @@ type ClusterOptions struct {
 	// MaxMessage is each node's Options.MaxMessage.
 	MaxMessage int
 	OnStep     func(Step)
+	// LogDir, if set, is where each node writes its run log,
+	// node-I.log (see runlog.go).
+	LogDir string
 }
 
 // StartCluster starts every node of sys for cfg on loopback, on ports
@@ -51,6 +55,9 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 	for i := range peers {
 		o := Options{System: sys, Config: cfg, ID: sim.NodeID(i), Peers: peers, Data: co.Data, Seed: co.Seed,
 			Log: co.Log, MaxMessage: co.MaxMessage, OnStep: co.OnStep}
+		if co.LogDir != "" {
+			o.RunLog = RunLogName(co.LogDir, sim.NodeID(i))
+		}
 		c.opts = append(c.opts, o)
 		o.packet, o.stream = bound[i].packet, bound[i].stream
 		n, err := Start(o)
@@ -193,4 +200,9 @@ func Status(props []properties.Property, s *sim.State) []PropertyStatus {
 		out = append(out, st)
 	}
 	return out
+}
+
+// RunLogName is node id's run log in dir.
+func RunLogName(dir string, id sim.NodeID) string {
+	return filepath.Join(dir, fmt.Sprintf("node-%d.log", id))
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/examples/lock/lock"
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/properties"
@@ -103,7 +104,8 @@ func live(t *testing.T, c *host.Cluster) {
 // The lock service of examples/lock, the code the checker checks, runs
 // as 3 nodes over UDP on loopback: every client gets its turn.
 func TestLockCluster(t *testing.T) {
-	c := start(t, &lock.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Data: t.TempDir(), Seed: 1})
+	dir := t.TempDir()
+	c := start(t, &lock.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Data: dir, LogDir: dir, Seed: 1})
 	live(t, c)
 	for i, n := range c.Nodes {
 		st := n.Stats()
@@ -117,6 +119,29 @@ func TestLockCluster(t *testing.T) {
 	waitFor(t, "the last client lets go", func() bool {
 		return c.Nodes[0].State().(*lock.Server).Holder == 0
 	})
+
+	// The run's logs, merged, replay in the checker's simulator with
+	// every node's fingerprint equal, and make a trace that replay takes.
+	c.Stop()
+	var logs []*host.RunLogFile
+	for i := range c.Nodes {
+		l, err := host.ReadRunLogFile(host.RunLogName(dir, sim.NodeID(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, l)
+	}
+	m, err := host.Merge(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := m.Replay(&lock.System)
+	if err != nil || rr.Divergence != nil || rr.Violation != "" || !rr.Live {
+		t.Fatalf("the run's replay: %+v, %v", rr, err)
+	}
+	if _, err := check.ReplayTrace(&lock.System, rr.Trace, 0, nil); err != nil {
+		t.Errorf("the run's trace does not replay: %v", err)
+	}
 }
 
 // The Pastry-style ring of systems/ring, a stream system, runs as 3

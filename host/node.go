@@ -40,6 +40,9 @@ type Options struct {
 	// MaxMessage is the largest frame sent or accepted, in bytes
 	// (0: DefaultMaxMessage).
 	MaxMessage int
+	// RunLog, if set, is the file the node appends a line to for each
+	// handler it runs (see runlog.go): what `livecheck trace` merges.
+	RunLog string
 	// OnStep, if set, is called after each handler with a copy of the
 	// node's state, from the node's goroutine: it must not block long.
 	OnStep func(Step)
@@ -99,6 +102,10 @@ type Node struct {
 	out     []outgoing
 	durable []byte // the state file last written
 	buf     bytes.Buffer
+	clock   uint64 // Lamport clock: see runlog.go
+	boot    int    // starts before this one, as the run log counts them
+	choices []int  // the handler's Choose values
+	rlog    *runLog
 
 	tr    transport
 	stats counters
@@ -134,11 +141,15 @@ const (
 
 type event struct {
 	kind  evKind
+	clock uint64 // a message's sender's clock
 	peer  sim.NodeID
 	msg   sim.Message
 	timer string
 	gen   uint64
 	call  sim.AppCall
+	// callIdx is a driver call's index in Spec.Calls; -1 for one made
+	// from Go.
+	callIdx int
 }
 
 type timer struct {
@@ -193,12 +204,21 @@ func Start(opts Options) (*Node, error) {
 		}
 		n.calls = calls
 	}
+	if opts.RunLog != "" {
+		h := LogHeader{System: n.sys.Name, Node: int(n.id), Config: cfg}
+		if n.rlog, n.clock, n.boot, err = openRunLog(opts.RunLog, h); err != nil {
+			return nil, err
+		}
+	}
 	if m.Spec.Transport == sim.Stream {
 		n.tr, err = startTCP(n)
 	} else {
 		n.tr, err = startUDP(n)
 	}
 	if err != nil {
+		if n.rlog != nil {
+			n.rlog.close()
+		}
 		return nil, err
 	}
 	ready := make(chan struct{})
@@ -250,7 +270,7 @@ func (n *Node) State() sim.Node {
 // Call hands call to the node's App handler, after what is queued for
 // it; an error if the node has stopped.
 func (n *Node) Call(call sim.AppCall) error {
-	if !n.post(event{kind: evApp, call: call}) {
+	if !n.post(event{kind: evApp, call: call, callIdx: -1}) {
 		return fmt.Errorf("node %d has stopped", n.id)
 	}
 	return nil
@@ -296,6 +316,9 @@ func (n *Node) loop(ready chan struct{}) {
 			t.t.Stop()
 		}
 		n.tr.close()
+		if n.rlog != nil {
+			n.rlog.close()
+		}
 		close(n.done)
 	}()
 	if !n.handle(event{kind: evInit}) {
@@ -309,7 +332,7 @@ func (n *Node) loop(ready chan struct{}) {
 			continue // made before a restart
 		}
 		n.calls = i + 1
-		if !n.handle(event{kind: evApp, call: c.Call}) {
+		if !n.handle(event{kind: evApp, call: c.Call, callIdx: i}) {
 			return
 		}
 	}
@@ -344,9 +367,20 @@ func (n *Node) handle(ev event) bool {
 			delete(n.timers, ev.timer)
 		}
 	}
+	if ev.kind == evMsg {
+		n.clock = max(n.clock, ev.clock)
+	}
+	n.clock++
+	var msgFP uint64
+	if n.rlog != nil && ev.kind == evMsg {
+		msgFP = sim.Fingerprint(ev.msg) // before the handler can change it
+	}
 	err := n.run(&ev)
 	if err == nil && n.opts.Data != "" {
 		err = n.writeDurable()
+	}
+	if err == nil && n.rlog != nil {
+		err = n.logStep(&ev, msgFP)
 	}
 	out := n.out
 	n.out = n.out[:0]
@@ -373,6 +407,7 @@ func (n *Node) handle(ev event) bool {
 // run runs ev's handler; a panic is an error naming the event.
 func (n *Node) run(ev *event) (err error) {
 	n.cur = ev
+	n.choices = n.choices[:0]
 	defer func() {
 		n.cur = nil
 		if r := recover(); r != nil {
@@ -395,6 +430,28 @@ func (n *Node) run(ev *event) (err error) {
 	case evError:
 		n.stats.broken.Add(1)
 		n.node.Error(c, ev.peer)
+	}
+	return nil
+}
+
+// logStep appends the handler just run to the run log.
+func (n *Node) logStep(ev *event, msgFP uint64) error {
+	e := LogEntry{Node: int(n.id), Boot: n.boot, Clock: n.clock, Choices: n.choices,
+		FP: fmt.Sprintf("%016x", sim.Fingerprint(n.node))}
+	switch ev.kind {
+	case evInit:
+		e.Kind = "init"
+	case evMsg:
+		e.Kind, e.Peer, e.Msg = "deliver", int(ev.peer), fmt.Sprintf("%016x", msgFP)
+	case evTimer:
+		e.Kind, e.Timer = "timer", ev.timer
+	case evApp:
+		e.Kind, e.Call = "app", ev.callIdx
+	case evError:
+		e.Kind, e.Peer = "error", int(ev.peer)
+	}
+	if err := n.rlog.write(LogLine{LogEntry: e}); err != nil {
+		return fmt.Errorf("its run log cannot be written: %v", err)
 	}
 	return nil
 }
@@ -461,7 +518,7 @@ func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
 		panic(fmt.Sprintf("Send to node %d: nodes are 0 to %d", to, len(n.opts.Peers)-1))
 	}
 	n.buf.Reset()
-	if err := encodeFrame(&n.buf, n.id, msg); err != nil {
+	if err := encodeFrame(&n.buf, frame{from: n.id, clock: n.clock, msg: msg}); err != nil {
 		n.logf("message %s to %d not sent: %v", short(msg), to, err)
 		n.stats.unsendable.Add(1)
 		return
@@ -507,6 +564,7 @@ func (c *hostCtx) Choose(k int) int {
 	}
 	n := c.n
 	v := n.choose.IntN(k)
+	n.choices = append(n.choices, v)
 	if n.opts.Log != nil {
 		what := "?"
 		if n.cur != nil {

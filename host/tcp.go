@@ -135,7 +135,7 @@ func (t *tcp) write(oc *outConn) {
 	}()
 	w := bufio.NewWriterSize(conn, 64<<10)
 	var hello bytesBuffer
-	encodeFrame(&hello.Buffer, n.id, nil)
+	encodeFrame(&hello.Buffer, frame{from: n.id})
 	err = writeFrame(w, hello.Bytes())
 	for err == nil {
 		f, ok := <-oc.q
@@ -234,8 +234,9 @@ func (t *tcp) read(c *net.TCPConn) {
 	if err != nil {
 		return
 	}
-	from, msg, err := decodeFrame(f)
-	if err != nil || msg != nil {
+	h, err := decodeFrame(f)
+	from := h.from
+	if err != nil || h.msg != nil {
 		n.logf("dropped a connection from %s: its first frame does not say who it is", src)
 		n.stats.malformed.Add(1)
 		return
@@ -254,18 +255,18 @@ func (t *tcp) read(c *net.TCPConn) {
 		if err != nil {
 			break
 		}
-		id, msg, err := decodeFrame(f)
+		fr, err := decodeFrame(f)
 		if err != nil {
 			n.logf("dropped a frame from node %d: %v", from, err)
 			n.stats.malformed.Add(1)
 			continue
 		}
-		if id != from {
-			n.logf("dropped a frame on node %d's connection that says it is from node %d", from, id)
+		if fr.from != from {
+			n.logf("dropped a frame on node %d's connection that says it is from node %d", from, fr.from)
 			n.stats.strangers.Add(1)
 			continue
 		}
-		if !n.post(event{kind: evMsg, peer: from, msg: msg}) {
+		if !n.post(event{kind: evMsg, peer: from, msg: fr.msg, clock: fr.clock}) {
 			return
 		}
 	}

@@ -45,8 +45,8 @@ func TestStreamDrops(t *testing.T) {
 	c, _ := startSystem(t, &streamPingers, ClusterOptions{})
 	n := c.Nodes[0]
 	var hello, ping bytes.Buffer
-	encodeFrame(&hello, 2, nil)
-	encodeFrame(&ping, 2, Ping{99})
+	encodeFrame(&hello, frame{from: 2})
+	encodeFrame(&ping, frame{from: 2, clock: 1, msg: Ping{99}})
 
 	// 127.0.0.2 is loopback too, but no peer's host.
 	stray, err := net.DialTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}, net.TCPAddrFromAddrPort(mustAddr(t, c.Peers()[0])))

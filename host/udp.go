@@ -77,18 +77,18 @@ func (u *udp) read() {
 			n.stats.oversized.Add(1)
 			continue
 		}
-		from, msg, err := decodeFrame(buf[:k])
+		f, err := decodeFrame(buf[:k])
 		if err != nil {
 			n.logf("dropped a datagram from %s: %v", src, err)
 			n.stats.malformed.Add(1)
 			continue
 		}
-		if id, ok := u.ids[src]; !ok || from != id {
-			n.logf("dropped a datagram from %s that says it is from node %d, whose address is not that", src, from)
+		if id, ok := u.ids[src]; !ok || f.from != id {
+			n.logf("dropped a datagram from %s that says it is from node %d, whose address is not that", src, f.from)
 			n.stats.strangers.Add(1)
 			continue
 		}
-		if !n.post(event{kind: evMsg, peer: from, msg: msg}) {
+		if !n.post(event{kind: evMsg, peer: f.from, msg: f.msg, clock: f.clock}) {
 			return
 		}
 	}

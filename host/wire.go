@@ -13,8 +13,8 @@ import (
 )
 
 // The wire format. A frame is one message from one node: the magic
-// bytes "LCW", the format's version, the sender's node id (a uvarint),
-// then the message as encoding/gob writes a struct whose one field is
+// bytes "LCW", the format's version, the sender's node id and its
+// Lamport clock (uvarints), then the message as encoding/gob writes a struct whose one field is
 // the message as an interface value, so that gob names its concrete
 // type. On a datagram transport a frame is one datagram; on a stream it
 // follows its length as 4 bytes, big-endian. No protocol writes a codec:
@@ -41,30 +41,46 @@ type envelope struct{ M sim.Message }
 // errMalformed wraps every reason a frame cannot be read.
 var errMalformed = errors.New("malformed frame")
 
-// encodeFrame appends the frame of msg from node from to buf.
-func encodeFrame(buf *bytes.Buffer, from sim.NodeID, msg sim.Message) error {
-	if err := registerValue(reflect.ValueOf(msg)); err != nil {
+// A frame is what travels: a message, its sender, and the sender's
+// Lamport clock when it sent it (see runlog.go).
+type frame struct {
+	from  sim.NodeID
+	clock uint64
+	msg   sim.Message
+}
+
+// encodeFrame appends f to buf.
+func encodeFrame(buf *bytes.Buffer, f frame) error {
+	if err := registerValue(reflect.ValueOf(f.msg)); err != nil {
 		return err
 	}
 	buf.WriteString(wireMagic)
 	buf.WriteByte(wireVersion)
-	buf.Write(binary.AppendUvarint(nil, uint64(from)))
-	return gob.NewEncoder(buf).Encode(envelope{msg})
+	var n [2 * binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(n[:], uint64(f.from))
+	k += binary.PutUvarint(n[k:], f.clock)
+	buf.Write(n[:k])
+	return gob.NewEncoder(buf).Encode(envelope{f.msg})
 }
 
-// decodeFrame reads a frame: the sender it names and its message. Any
-// damage is an error wrapping errMalformed, never a panic.
-func decodeFrame(b []byte) (from sim.NodeID, msg sim.Message, err error) {
-	if len(b) < len(wireMagic)+2 || string(b[:len(wireMagic)]) != wireMagic {
-		return 0, nil, fmt.Errorf("%w: no magic", errMalformed)
+// decodeFrame reads a frame. Any damage is an error wrapping
+// errMalformed, never a panic.
+func decodeFrame(b []byte) (f frame, err error) {
+	if len(b) < len(wireMagic)+3 || string(b[:len(wireMagic)]) != wireMagic {
+		return f, fmt.Errorf("%w: no magic", errMalformed)
 	}
 	if v := b[len(wireMagic)]; v != wireVersion {
-		return 0, nil, fmt.Errorf("%w: version %d, not %d", errMalformed, v, wireVersion)
+		return f, fmt.Errorf("%w: version %d, not %d", errMalformed, v, wireVersion)
 	}
 	b = b[len(wireMagic)+1:]
 	id, n := binary.Uvarint(b)
 	if n <= 0 || id > 1<<20 {
-		return 0, nil, fmt.Errorf("%w: bad sender", errMalformed)
+		return f, fmt.Errorf("%w: bad sender", errMalformed)
+	}
+	b = b[n:]
+	clock, n := binary.Uvarint(b)
+	if n <= 0 {
+		return f, fmt.Errorf("%w: bad clock", errMalformed)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -73,9 +89,9 @@ func decodeFrame(b []byte) (from sim.NodeID, msg sim.Message, err error) {
 	}()
 	var e envelope
 	if err := gob.NewDecoder(bytes.NewReader(b[n:])).Decode(&e); err != nil {
-		return 0, nil, fmt.Errorf("%w: %v", errMalformed, err)
+		return f, fmt.Errorf("%w: %v", errMalformed, err)
 	}
-	return sim.NodeID(id), e.M, nil
+	return frame{from: sim.NodeID(id), clock: clock, msg: e.M}, nil
 }
 
 // Types. gob decodes an interface value only into a type registered

@@ -10,24 +10,24 @@ import (
 // A frame reads back as it was written; damaged, it is an error.
 func TestFrame(t *testing.T) {
 	var b bytes.Buffer
-	if err := encodeFrame(&b, 2, Ping{7}); err != nil {
+	if err := encodeFrame(&b, frame{from: 2, clock: 5, msg: Ping{7}}); err != nil {
 		t.Fatal(err)
 	}
-	from, msg, err := decodeFrame(b.Bytes())
-	if err != nil || from != 2 || msg != (Ping{7}) {
-		t.Fatalf("decoded %v %v %v, want 2 Ping{7}", from, msg, err)
+	f, err := decodeFrame(b.Bytes())
+	if err != nil || f != (frame{from: 2, clock: 5, msg: Ping{7}}) {
+		t.Fatalf("decoded %+v %v, want from 2 clock 5 Ping{7}", f, err)
 	}
-	frame := b.Bytes()
+	good := b.Bytes()
 	for name, bad := range map[string][]byte{
-		"empty": nil, "no magic": []byte("hello world"), "version 9": append([]byte("LCW\x09"), frame[4:]...),
-		"cut": frame[:len(frame)/2], "garbage after the header": append([]byte("LCW\x01\x02"), bytes.Repeat([]byte{0xff}, 40)...),
+		"empty": nil, "no magic": []byte("hello world"), "version 9": append([]byte("LCW\x09"), good[4:]...),
+		"cut": good[:len(good)/2], "garbage after the header": append([]byte("LCW\x01\x02"), bytes.Repeat([]byte{0xff}, 40)...),
 	} {
-		if _, _, err := decodeFrame(bad); err == nil {
+		if _, err := decodeFrame(bad); err == nil {
 			t.Errorf("%s: decoded", name)
 		}
 	}
 	type hidden struct{ n int }
-	if err := encodeFrame(&b, 0, hidden{1}); err == nil || !strings.Contains(err.Error(), "unexported field n") {
+	if err := encodeFrame(&b, frame{msg: hidden{1}}); err == nil || !strings.Contains(err.Error(), "unexported field n") {
 		t.Errorf("a message with an unexported field: %v, want it refused", err)
 	}
 }
@@ -43,11 +43,11 @@ func TestDropsAndStrangers(t *testing.T) {
 	}
 	defer stray.Close()
 	to, _ := net.ResolveUDPAddr("udp", c.Peers()[0])
-	var frame bytes.Buffer
-	if err := encodeFrame(&frame, 2, Ping{1}); err != nil {
+	var fr bytes.Buffer
+	if err := encodeFrame(&fr, frame{from: 2, msg: Ping{1}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range [][]byte{[]byte("junk"), make([]byte, DefaultMaxMessage+1000), frame.Bytes()} {
+	for _, d := range [][]byte{[]byte("junk"), make([]byte, DefaultMaxMessage+1000), fr.Bytes()} {
 		if _, err := stray.WriteToUDP(d, to); err != nil {
 			t.Fatal(err)
 		}

@@ -39,14 +39,32 @@ const deadline = time.Minute
 // until every client has had the lock.
 func TestClusterCommand(t *testing.T) {
 	t.Setenv(asCommand, "1") // for the node processes cluster starts
+	dir := t.TempDir()
 	var o, e bytes.Buffer
-	code := livecheck.Run([]string{"cluster", "lock", "--nodes", "3", "--until-live", "--for", deadline.String()}, &o, &e, &lock.System)
+	code := livecheck.Run([]string{"cluster", "lock", "--nodes", "3", "--until-live", "--for", deadline.String(), "--data", dir}, &o, &e, &lock.System)
 	if code != livecheck.ExitOK || !strings.Contains(o.String(), "all-served (liveness) holds") ||
 		!strings.Contains(o.String(), "every liveness property holds") || strings.Contains(o.String(), "VIOLATED") {
 		t.Errorf("cluster lock: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
 	}
 	if !strings.Contains(o.String(), "one-holder (safety) holds") {
 		t.Errorf("cluster lock does not show the safety property:\n%s", o.String())
+	}
+
+	// The nodes' run logs merge into a trace of the run, which replays.
+	logs, _ := filepath.Glob(filepath.Join(dir, "node-*.log"))
+	file := filepath.Join(dir, "run.json")
+	o.Reset()
+	e.Reset()
+	code = livecheck.Run(append(append([]string{"trace"}, logs...), "--out", file), &o, &e, &lock.System)
+	if code != livecheck.ExitOK || !strings.Contains(o.String(), "lock: 3 logs merged") ||
+		!strings.Contains(o.String(), "every node's state equals the simulator's after every step") {
+		t.Fatalf("trace %v: exit %d, stdout:\n%s\nstderr:\n%s", logs, code, o.String(), e.String())
+	}
+	o.Reset()
+	e.Reset()
+	code = livecheck.Run([]string{"replay", file}, &o, &e, &lock.System)
+	if code != livecheck.ExitOK || !strings.Contains(o.String(), "reproduced: the trace reaches a live state") {
+		t.Errorf("replay of the run's trace: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
 	}
 }
 

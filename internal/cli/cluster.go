@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,7 +33,7 @@ func (c *command) cluster(args []string) int {
 	}
 	fs := pflag.NewFlagSet("cluster", pflag.ContinueOnError)
 	conf := addConfigFlags(fs, sys, "inject the named bug in every node (repeatable)")
-	data := fs.String("data", "", "the directory of the nodes' state files (default: a temporary one, removed at the end)")
+	data := fs.String("data", "", "the directory of the nodes' state files and run logs (default: a temporary one, removed at the end)")
 	seed := fs.Uint64("seed", 1, "the seed of the nodes' Choose")
 	forTime := fs.Duration("for", 0, "stop after this long (default: at Ctrl-C)")
 	untilLive := fs.Bool("until-live", false, "stop once every liveness property holds: exit 0 then, 3 if --for ran out first")
@@ -115,6 +116,14 @@ func (c *command) cluster(args []string) int {
 		timeout = time.After(*forTime)
 	}
 	violated := false
+	// stop stops the nodes, and says where their run logs are.
+	stop := func() {
+		cl.stopAll()
+		if *data != "" {
+			fmt.Fprintf(c.stdout, "run logs: %s ('%s trace %s' merges them into a trace)\n",
+				filepath.Join(dir, "node-*.log"), c.cmd, filepath.Join(dir, "node-*.log"))
+		}
+	}
 	show := func(now time.Time) (live bool) {
 		live = true
 		for _, st := range w.Status(now) {
@@ -134,11 +143,11 @@ func (c *command) cluster(args []string) int {
 	for {
 		select {
 		case <-sigs:
-			cl.stopAll()
+			stop()
 			fmt.Fprintf(c.stdout, "stopped after %.1fs\n", time.Since(start).Seconds())
 			return clusterExit(violated)
 		case <-timeout:
-			cl.stopAll()
+			stop()
 			fmt.Fprintf(c.stdout, "stopped after --for %v\n", *forTime)
 			if *untilLive && !violated {
 				fmt.Fprintf(c.stdout, "the liveness properties did not all hold within %v\n", *forTime)
@@ -156,11 +165,11 @@ func (c *command) cluster(args []string) int {
 				}
 				live = show(now)
 				if violated && *untilLive {
-					cl.stopAll()
+					stop()
 					return ExitViolation
 				}
 				if live && *untilLive {
-					cl.stopAll()
+					stop()
 					fmt.Fprintf(c.stdout, "every liveness property holds, after %.3fs\n", now.Sub(start).Seconds())
 					return clusterExit(violated)
 				}
@@ -231,7 +240,7 @@ type procEvent struct {
 // configuration.
 func (p *procs) args(id sim.NodeID) []string {
 	a := []string{"run", p.sys.Name, "--id", strconv.Itoa(int(id)), "--peers", strings.Join(p.peers, ","),
-		"--data", p.dir, "--seed", strconv.FormatUint(p.seed, 10), "--report", "--nodes", strconv.Itoa(p.cfg.Nodes)}
+		"--data", p.dir, "--log", host.RunLogName(p.dir, id), "--seed", strconv.FormatUint(p.seed, 10), "--report", "--nodes", strconv.Itoa(p.cfg.Nodes)}
 	for _, b := range p.cfg.Bugs {
 		a = append(a, "--bug", b)
 	}

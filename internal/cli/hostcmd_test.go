@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// Bad input to run and cluster is one line on stderr, exit 2.
-func TestRunAndClusterUsage(t *testing.T) {
+// Bad input to run, cluster and trace is one line on stderr, exit 2.
+func TestHostCommandsUsage(t *testing.T) {
 	peers := "--peers=127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"
 	for _, c := range []struct {
 		args []string
@@ -23,6 +23,8 @@ func TestRunAndClusterUsage(t *testing.T) {
 		{[]string{"cluster"}, "name the system"},
 		{[]string{"cluster", "ring", "--for", "-1s"}, "--for cannot be negative"},
 		{[]string{"cluster", "ring", "--nodes", "99"}, "ring needs"},
+		{[]string{"trace"}, "name the run logs"},
+		{[]string{"trace", "/nonexistent/node-0.log"}, "no such file"},
 	} {
 		r := lc(t, "", c.args...)
 		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) || r.panicked != "" {

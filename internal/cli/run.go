@@ -27,6 +27,7 @@ func (c *command) runNode(args []string) int {
 	data := fs.String("data", "", "the directory of the node's state file, which keeps its durable fields (default: none, they are kept in memory only)")
 	seed := fs.Uint64("seed", 1, "the seed of the node's Choose (with its id)")
 	maxMessage := fs.Int("max-message", host.DefaultMaxMessage, "the largest message sent or accepted, in bytes")
+	runLog := fs.String("log", "", "append a line for each handler the node runs to this file: 'trace' merges the nodes' logs into a trace")
 	report := fs.Bool("report", false, "write a line of JSON on stdout each time the node's state changes (what 'cluster' reads)")
 	quiet := fs.Bool("quiet", false, "write no log on stderr")
 	synopsis := c.cmd + " run SYSTEM --id I --peers ADDR,ADDR,... [--data DIR] [flags]: run node I of SYSTEM for real,\n" +
@@ -63,7 +64,7 @@ func (c *command) runNode(args []string) int {
 			return c.usageErr("run", "--data: %v", err)
 		}
 	}
-	opts := host.Options{System: sys, Config: cfg, ID: sim.NodeID(*id), Peers: addrs, Data: *data, Seed: *seed, MaxMessage: *maxMessage}
+	opts := host.Options{System: sys, Config: cfg, ID: sim.NodeID(*id), Peers: addrs, Data: *data, Seed: *seed, MaxMessage: *maxMessage, RunLog: *runLog}
 	if !*quiet {
 		opts.Log = c.stderr
 	}

@@ -87,7 +87,7 @@ func (c *command) cluster(args []string) int {
 		return c.usageErr("cluster", "%v", err)
 	}
 	cl := &procs{c: c, exe: exe, sys: sys, cfg: cfg, peers: peers, dir: dir, seed: *seed,
-		events: make(chan procEvent, 64), procs: make([]*exec.Cmd, len(peers))}
+		events: make(chan procEvent, 64), procs: make([]*exec.Cmd, len(peers)), runFlags: runParamFlags(sys)}
 	if *logs {
 		cl.stderr = &lockedWriter{w: c.stderr}
 	}
@@ -220,6 +220,8 @@ type procs struct {
 	seed   uint64
 	stderr io.Writer
 	events chan procEvent
+	// runFlags are run's flags for the system's parameters, by name.
+	runFlags map[string]string
 
 	mu       sync.Mutex
 	procs    []*exec.Cmd
@@ -246,7 +248,7 @@ func (p *procs) args(id sim.NodeID) []string {
 	}
 	for _, prm := range p.sys.Params {
 		if v, ok := p.cfg.Params[prm.Name]; ok {
-			a = append(a, "--"+prm.Name, v)
+			a = append(a, "--"+p.runFlags[prm.Name], v)
 		}
 	}
 	if p.stderr == nil {
@@ -391,4 +393,16 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// runParamFlags are run's flags for sys's parameters, by name: those
+// run's own flags rename.
+func runParamFlags(sys *protocol.System) map[string]string {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	addRunFlags(fs)
+	out := map[string]string{}
+	for _, p := range sys.Params {
+		out[p.Name] = paramFlag(fs, p.Name)
+	}
+	return out
 }

@@ -21,15 +21,10 @@ func (c *command) runNode(args []string) int {
 		return c.usageErr("run", "%v", err)
 	}
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	rf := addRunFlags(fs)
+	// After run's own flags: a parameter named as one of them is
+	// --param-NAME.
 	conf := addConfigFlags(fs, sys, "inject the named bug (repeatable): every node of the cluster must be given the same")
-	id := fs.Int("id", -1, "the node to run, 0 to the number of nodes less one (required)")
-	peers := fs.String("peers", "", "every node's address, by id, comma-separated (required): the node listens on its own and accepts messages only from the others")
-	data := fs.String("data", "", "the directory of the node's state file, which keeps its durable fields (default: none, they are kept in memory only)")
-	seed := fs.Uint64("seed", 1, "the seed of the node's Choose (with its id)")
-	maxMessage := fs.Int("max-message", host.DefaultMaxMessage, "the largest message sent or accepted, in bytes")
-	runLog := fs.String("log", "", "append a line for each handler the node runs to this file: 'trace' merges the nodes' logs into a trace")
-	report := fs.Bool("report", false, "write a line of JSON on stdout each time the node's state changes (what 'cluster' reads)")
-	quiet := fs.Bool("quiet", false, "write no log on stderr")
 	synopsis := c.cmd + " run SYSTEM --id I --peers ADDR,ADDR,... [--data DIR] [flags]: run node I of SYSTEM for real,\n" +
 		"over UDP (datagram systems) or TCP (stream systems), until Ctrl-C. Killed and started again with the\n" +
 		"same --data, it comes back with its durable fields: the checker's reset.\n" +
@@ -37,7 +32,7 @@ func (c *command) runNode(args []string) int {
 	if code, stop := c.parseSystem(fs, args, synopsis, sys); stop {
 		return code
 	}
-	addrs := strings.Split(*peers, ",")
+	addrs := strings.Split(*rf.peers, ",")
 	switch {
 	case sys == nil && fs.NArg() == 0:
 		return c.usageErr("run", "name the system (valid: %s)", c.names())
@@ -45,12 +40,12 @@ func (c *command) runNode(args []string) int {
 		return c.usageErr("run", "the system must come first: %s run SYSTEM --id I --peers ADDR,...", c.name)
 	case fs.NArg() > 0:
 		return c.usageErr("run", "unexpected argument %q", fs.Arg(0))
-	case !fs.Changed("id") || *id < 0:
+	case !fs.Changed("id") || *rf.id < 0:
 		return c.usageErr("run", "--id I is required: the node to run, from 0")
-	case *peers == "":
+	case *rf.peers == "":
 		return c.usageErr("run", "--peers ADDR,ADDR,... is required: every node's address, by id")
-	case *maxMessage < 64 || *maxMessage > 1<<24:
-		return c.usageErr("run", "--max-message must be from 64 to %d bytes, not %d", 1<<24, *maxMessage)
+	case *rf.maxMessage < 64 || *rf.maxMessage > 1<<24:
+		return c.usageErr("run", "--max-message must be from 64 to %d bytes, not %d", 1<<24, *rf.maxMessage)
 	}
 	cfg, err := conf.config(fs, sys)
 	if err != nil {
@@ -59,16 +54,16 @@ func (c *command) runNode(args []string) int {
 	if cfg.Nodes == 0 {
 		cfg.Nodes = len(addrs)
 	}
-	if *data != "" {
-		if err := os.MkdirAll(*data, 0o755); err != nil {
+	if *rf.data != "" {
+		if err := os.MkdirAll(*rf.data, 0o755); err != nil {
 			return c.usageErr("run", "--data: %v", err)
 		}
 	}
-	opts := host.Options{System: sys, Config: cfg, ID: sim.NodeID(*id), Peers: addrs, Data: *data, Seed: *seed, MaxMessage: *maxMessage, RunLog: *runLog}
-	if !*quiet {
+	opts := host.Options{System: sys, Config: cfg, ID: sim.NodeID(*rf.id), Peers: addrs, Data: *rf.data, Seed: *rf.seed, MaxMessage: *rf.maxMessage, RunLog: *rf.runLog}
+	if !*rf.quiet {
 		opts.Log = c.stderr
 	}
-	if *report {
+	if *rf.report {
 		opts.OnStep = reporter(c.stdout)
 	}
 	// Signals first: a node that has started is stopped by them.
@@ -104,4 +99,27 @@ func reporter(w interface{ Write([]byte) (int, error) }) func(host.Step) {
 		r.State, _ = host.EncodeState(st.State) // without it, 'cluster' shows the dump alone
 		enc.Encode(r)
 	}
+}
+
+// runFlags are run's own flags.
+type runFlags struct {
+	id, maxMessage      *int
+	peers, data, runLog *string
+	seed                *uint64
+	report, quiet       *bool
+}
+
+// addRunFlags adds run's own flags to fs: run declares them, and cluster
+// asks which of a system's parameters they rename (runParamFlags).
+func addRunFlags(fs *pflag.FlagSet) *runFlags {
+	rf := &runFlags{}
+	rf.id = fs.Int("id", -1, "the node to run, 0 to the number of nodes less one (required)")
+	rf.peers = fs.String("peers", "", "every node's address, by id, comma-separated (required): the node listens on its own and accepts messages only from the others")
+	rf.data = fs.String("data", "", "the directory of the node's state file, which keeps its durable fields (default: none, they are kept in memory only)")
+	rf.seed = fs.Uint64("seed", 1, "the seed of the node's Choose (with its id)")
+	rf.maxMessage = fs.Int("max-message", host.DefaultMaxMessage, "the largest message sent or accepted, in bytes")
+	rf.runLog = fs.String("log", "", "append a line for each handler the node runs to this file: 'trace' merges the nodes' logs into a trace")
+	rf.report = fs.Bool("report", false, "write a line of JSON on stdout each time the node's state changes (what 'cluster' reads)")
+	rf.quiet = fs.Bool("quiet", false, "write no log on stderr")
+	return rf
 }

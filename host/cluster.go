@@ -35,6 +35,8 @@ type ClusterOptions struct {
 	// MaxMessage is each node's Options.MaxMessage.
 	MaxMessage int
 	OnStep     func(Step)
+	// Key is every node's Options.Key.
+	Key []byte
 	// LogDir, if set, is where each node writes its run log,
 	// node-I.log (see runlog.go).
 	LogDir string
@@ -54,7 +56,7 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 	}
 	for i := range peers {
 		o := Options{System: sys, Config: cfg, ID: sim.NodeID(i), Peers: peers, Data: co.Data, Seed: co.Seed,
-			Log: co.Log, MaxMessage: co.MaxMessage, OnStep: co.OnStep}
+			Log: co.Log, MaxMessage: co.MaxMessage, OnStep: co.OnStep, Key: co.Key}
 		if co.LogDir != "" {
 			o.RunLog = RunLogName(co.LogDir, sim.NodeID(i))
 		}

@@ -2,6 +2,8 @@ package host
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +42,12 @@ type Options struct {
 	// MaxMessage is the largest frame sent or accepted, in bytes
 	// (0: DefaultMaxMessage).
 	MaxMessage int
+	// Key, if set, is the cluster's key: every frame the node sends
+	// carries an HMAC-SHA256 of it under the key, and every frame it
+	// takes must, or it is dropped and counted (Stats.Unauthenticated).
+	// Every node of a cluster must have the same key, of at least
+	// MinKey bytes.
+	Key []byte
 	// RunLog, if set, is the file the node appends a line to for each
 	// handler it runs (see runlog.go): what `livecheck trace` merges.
 	RunLog string
@@ -72,6 +80,9 @@ type Stats struct {
 	Lost       int64 // messages lost with a connection that broke or could not be made (streams)
 	Broken     int64 // broken connections told to the node (Error)
 	Writes     int64 // state file writes
+	// Unauthenticated counts frames dropped for a missing or wrong MAC
+	// (with Options.Key).
+	Unauthenticated int64
 }
 
 // A Node is one running node.
@@ -113,7 +124,7 @@ type Node struct {
 }
 
 type counters struct {
-	handled, received, sent, malformed, oversized, strangers, unsendable, lost, broken, writes atomic.Int64
+	handled, received, sent, malformed, oversized, strangers, unsendable, lost, broken, writes, unauth atomic.Int64
 }
 
 // A transport carries frames between the nodes: UDP or TCP.
@@ -189,6 +200,9 @@ func Start(opts Options) (*Node, error) {
 	}
 	if n.max <= 0 {
 		n.max = DefaultMaxMessage
+	}
+	if opts.Key != nil && len(opts.Key) < MinKey {
+		return nil, fmt.Errorf("the cluster key has %d bytes: it needs at least %d", len(opts.Key), MinKey)
 	}
 	n.ctx.n = n
 	n.node = m.Spec.New(n.id)
@@ -281,7 +295,8 @@ func (n *Node) Stats() Stats {
 	c := &n.stats
 	return Stats{Handled: c.handled.Load(), Received: c.received.Load(), Sent: c.sent.Load(),
 		Malformed: c.malformed.Load(), Oversized: c.oversized.Load(), Strangers: c.strangers.Load(),
-		Unsendable: c.unsendable.Load(), Lost: c.lost.Load(), Broken: c.broken.Load(), Writes: c.writes.Load()}
+		Unsendable: c.unsendable.Load(), Lost: c.lost.Load(), Broken: c.broken.Load(), Writes: c.writes.Load(),
+		Unauthenticated: c.unauth.Load()}
 }
 
 // post queues ev for the node; false once the node has stopped.
@@ -523,6 +538,7 @@ func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
 		n.stats.unsendable.Add(1)
 		return
 	}
+	n.seal(&n.buf)
 	if n.buf.Len() > n.max {
 		n.logf("message %s to %d not sent: %d bytes, more than the limit of %d", short(msg), to, n.buf.Len(), n.max)
 		n.stats.oversized.Add(1)
@@ -586,4 +602,43 @@ func short(v any) string {
 		d = d[:200] + "..."
 	}
 	return d
+}
+
+// The cluster key. A frame's MAC is the first macSize bytes of its
+// HMAC-SHA256 under the key, after it. It shows that a node holding the
+// key wrote the frame; it does not stop a frame recorded on the network
+// from being sent again.
+const (
+	macSize = 16
+	// MinKey is the shortest cluster key: 16 bytes.
+	MinKey = 16
+)
+
+// seal appends b's MAC to b, when the node has a key.
+func (n *Node) seal(b *bytes.Buffer) {
+	if n.opts.Key == nil {
+		return
+	}
+	m := hmac.New(sha256.New, n.opts.Key)
+	m.Write(b.Bytes())
+	b.Write(m.Sum(nil)[:macSize])
+}
+
+// unseal checks b's MAC, when the node has a key, and returns the frame
+// without it; false (and counted, with the log line) if it is wrong.
+func (n *Node) unseal(b []byte, from string) ([]byte, bool) {
+	if n.opts.Key == nil {
+		return b, true
+	}
+	if len(b) >= macSize {
+		f, mac := b[:len(b)-macSize], b[len(b)-macSize:]
+		m := hmac.New(sha256.New, n.opts.Key)
+		m.Write(f)
+		if hmac.Equal(m.Sum(nil)[:macSize], mac) {
+			return f, true
+		}
+	}
+	n.logf("dropped a frame from %s: its MAC is not the cluster key's", from)
+	n.stats.unauth.Add(1)
+	return nil, false
 }

@@ -136,6 +136,7 @@ func (t *tcp) write(oc *outConn) {
 	w := bufio.NewWriterSize(conn, 64<<10)
 	var hello bytesBuffer
 	encodeFrame(&hello.Buffer, frame{from: n.id})
+	n.seal(&hello.Buffer)
 	err = writeFrame(w, hello.Bytes())
 	for err == nil {
 		f, ok := <-oc.q
@@ -234,6 +235,10 @@ func (t *tcp) read(c *net.TCPConn) {
 	if err != nil {
 		return
 	}
+	f, ok := n.unseal(f, src.String())
+	if !ok {
+		return
+	}
 	h, err := decodeFrame(f)
 	from := h.from
 	if err != nil || h.msg != nil {
@@ -254,6 +259,10 @@ func (t *tcp) read(c *net.TCPConn) {
 		}
 		if err != nil {
 			break
+		}
+		f, ok := n.unseal(f, src.String())
+		if !ok {
+			continue
 		}
 		fr, err := decodeFrame(f)
 		if err != nil {

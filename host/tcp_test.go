@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/netip"
 	"testing"
+
+	"github.com/livecheck/livecheck/protocol"
 )
 
 // When a node's process dies, the connections of its peers to and from
@@ -84,4 +86,43 @@ func mustAddr(t *testing.T, s string) (ap netip.AddrPort) {
 		t.Fatal(err)
 	}
 	return a[0]
+}
+
+// With a cluster key, the nodes talk as before, and a frame without the
+// key's MAC is dropped and counted, on a datagram or on a connection:
+// a process on a peer's host cannot pass for the peer.
+func TestClusterKey(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	for _, sys := range []*protocol.System{&pingers, &streamPingers} {
+		t.Run(sys.Name, func(t *testing.T) {
+			c, _ := startSystem(t, sys, ClusterOptions{Key: key})
+			waitFor(t, "pings with the key", func() bool { return c.Holds(c.State()) })
+			var hello, ping bytes.Buffer
+			encodeFrame(&hello, frame{from: 2})
+			encodeFrame(&ping, frame{from: 2, msg: Ping{1}})
+			n := c.Nodes[0]
+			if sys == &pingers {
+				stray, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer stray.Close()
+				stray.WriteToUDP(ping.Bytes(), net.UDPAddrFromAddrPort(mustAddr(t, c.Peers()[0])))
+			} else {
+				conn, err := net.Dial("tcp", c.Peers()[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				writeTestFrame(t, conn, hello.Bytes())
+			}
+			waitFor(t, "the frame without the MAC counted", func() bool { return n.Stats().Unauthenticated == 1 })
+			if err := n.Err(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if _, err := StartCluster(&pingers, protocol.Config{Nodes: 3}, ClusterOptions{Key: []byte("short")}); err == nil {
+		t.Error("a key of 5 bytes was taken")
+	}
 }

@@ -77,7 +77,11 @@ func (u *udp) read() {
 			n.stats.oversized.Add(1)
 			continue
 		}
-		f, err := decodeFrame(buf[:k])
+		b, ok := n.unseal(buf[:k], src.String())
+		if !ok {
+			continue
+		}
+		f, err := decodeFrame(b)
 		if err != nil {
 			n.logf("dropped a datagram from %s: %v", src, err)
 			n.stats.malformed.Add(1)

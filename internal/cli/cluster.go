@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,11 +83,20 @@ func (c *command) cluster(args []string) int {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return c.usageErr("cluster", "--data: %v", err)
 	}
+	// Every cluster has a key: its frames are authenticated.
+	keyFile := filepath.Join(dir, "cluster.key")
+	if _, err := os.Stat(keyFile); err != nil {
+		key := make([]byte, 32)
+		rand.Read(key)
+		if err := os.WriteFile(keyFile, key, 0o600); err != nil {
+			return c.usageErr("cluster", "writing the cluster key: %v", err)
+		}
+	}
 	peers, err := host.FreeLoopback(m.Spec.Nodes, m.Spec.Transport)
 	if err != nil {
 		return c.usageErr("cluster", "%v", err)
 	}
-	cl := &procs{c: c, exe: exe, sys: sys, cfg: cfg, peers: peers, dir: dir, seed: *seed,
+	cl := &procs{c: c, exe: exe, sys: sys, cfg: cfg, peers: peers, dir: dir, seed: *seed, key: keyFile,
 		events: make(chan procEvent, 64), procs: make([]*exec.Cmd, len(peers)), runFlags: runParamFlags(sys)}
 	if *logs {
 		cl.stderr = &lockedWriter{w: c.stderr}
@@ -217,6 +227,7 @@ type procs struct {
 	cfg    protocol.Config
 	peers  []string
 	dir    string
+	key    string // the cluster key's file
 	seed   uint64
 	stderr io.Writer
 	events chan procEvent
@@ -242,7 +253,7 @@ type procEvent struct {
 // configuration.
 func (p *procs) args(id sim.NodeID) []string {
 	a := []string{"run", p.sys.Name, "--id", strconv.Itoa(int(id)), "--peers", strings.Join(p.peers, ","),
-		"--data", p.dir, "--log", host.RunLogName(p.dir, id), "--seed", strconv.FormatUint(p.seed, 10), "--report", "--nodes", strconv.Itoa(p.cfg.Nodes)}
+		"--data", p.dir, "--log", host.RunLogName(p.dir, id), "--key", p.key, "--seed", strconv.FormatUint(p.seed, 10), "--report", "--nodes", strconv.Itoa(p.cfg.Nodes)}
 	for _, b := range p.cfg.Bugs {
 		a = append(a, "--bug", b)
 	}

@@ -59,7 +59,13 @@ func (c *command) runNode(args []string) int {
 			return c.usageErr("run", "--data: %v", err)
 		}
 	}
-	opts := host.Options{System: sys, Config: cfg, ID: sim.NodeID(*rf.id), Peers: addrs, Data: *rf.data, Seed: *rf.seed, MaxMessage: *rf.maxMessage, RunLog: *rf.runLog}
+	var key []byte
+	if *rf.key != "" {
+		if key, err = os.ReadFile(*rf.key); err != nil {
+			return c.usageErr("run", "--key: %v", err)
+		}
+	}
+	opts := host.Options{Key: key, System: sys, Config: cfg, ID: sim.NodeID(*rf.id), Peers: addrs, Data: *rf.data, Seed: *rf.seed, MaxMessage: *rf.maxMessage, RunLog: *rf.runLog}
 	if !*rf.quiet {
 		opts.Log = c.stderr
 	}
@@ -105,6 +111,7 @@ func reporter(w interface{ Write([]byte) (int, error) }) func(host.Step) {
 type runFlags struct {
 	id, maxMessage      *int
 	peers, data, runLog *string
+	key                 *string
 	seed                *uint64
 	report, quiet       *bool
 }
@@ -121,5 +128,6 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	rf.runLog = fs.String("log", "", "append a line for each handler the node runs to this file: 'trace' merges the nodes' logs into a trace")
 	rf.report = fs.Bool("report", false, "write a line of JSON on stdout each time the node's state changes (what 'cluster' reads)")
 	rf.quiet = fs.Bool("quiet", false, "write no log on stderr")
+	rf.key = fs.String("key", "", "the cluster key's file: every frame carries an HMAC under it, and a frame without a valid one is dropped (every node must have the same key, of at least 16 bytes)")
 	return rf
 }

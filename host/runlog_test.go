@@ -1,11 +1,13 @@
 package host
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
@@ -107,5 +109,39 @@ func TestRunLogNondeterminism(t *testing.T) {
 	}
 	if d.Step < 1 || !strings.Contains(d.Event, "timer tick") || !strings.Contains(d.Error(), "depends on something outside its state") {
 		t.Errorf("divergence %v", d)
+	}
+}
+
+// A safety property that a real run breaks is reported from its logs,
+// with the step where it first failed, and the trace ends there.
+func TestRunLogSafetyViolation(t *testing.T) {
+	few := protocol.System{Name: "few-pings", Build: func(cfg protocol.Config) (*protocol.Model, error) {
+		m, err := buildPingers(sim.Datagram)(cfg)
+		if err != nil {
+			return nil, err
+		}
+		m.Properties = append(m.Properties, properties.AlwaysEach("few", "no node gets more than 2 pings",
+			func(p *pinger) error {
+				if p.Got > 2 {
+					return fmt.Errorf("%d pings", p.Got)
+				}
+				return nil
+			}))
+		return m, nil
+	}}
+	dir := t.TempDir()
+	c, _ := startSystem(t, &few, ClusterOptions{LogDir: dir})
+	waitFor(t, "pings", func() bool { return c.Holds(c.State()) })
+	c.Stop()
+	m := mergeLogs(t, dir)
+	rr, err := m.Replay(&few)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.Violation != "few" || rr.ViolationStep < 3 || rr.Trace.Result != "safety-violation" || len(rr.Trace.Steps) != rr.ViolationStep {
+		t.Fatalf("violation %q at step %d, trace %s with %d steps", rr.Violation, rr.ViolationStep, rr.Trace.Result, len(rr.Trace.Steps))
+	}
+	if _, err := check.ReplayTrace(&few, rr.Trace, 0, nil); err != nil {
+		t.Errorf("the violation's trace does not replay: %v", err)
 	}
 }

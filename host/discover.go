@@ -89,7 +89,7 @@ func discoverTypes(m *protocol.Model) error {
 func registerState(s *sim.State) error {
 	for i := 0; i < s.N(); i++ {
 		for _, l := range layers(s.Node(sim.NodeID(i))) {
-			registerLoose(reflect.ValueOf(l), 0)
+			registerValue(reflect.ValueOf(l)) // for state reports: one that cannot be is a dump alone
 		}
 	}
 	for _, e := range s.InFlight() {

@@ -24,7 +24,8 @@ import (
 // loads the fields into it, and runs Init.
 //
 // The file: the line "livecheck-durable 1", then gob's encoding of
-// stateFile, then the CRC-32C of everything before it (4 bytes,
+// stateFile, each field's value in it in the codec's encoding (codec.go),
+// then the CRC-32C of everything before it (4 bytes,
 // big-endian). A file that does not read back whole is damaged, and the
 // node refuses to start.
 
@@ -41,7 +42,7 @@ type stateFile struct {
 
 type stateField struct {
 	Name string
-	Zero bool // the field's zero value (gob writes no nil pointer)
+	Zero bool // the field's zero value: no Data
 	Data []byte
 }
 
@@ -58,11 +59,13 @@ func encodeDurable(system string, id sim.NodeID, calls int, n sim.Node) ([]byte,
 	for _, d := range sim.DurableFields(n) {
 		sf := stateField{Name: d.Name, Zero: d.Value.IsZero()}
 		if !sf.Zero {
-			var b bytes.Buffer
-			if err := gob.NewEncoder(&b).EncodeValue(d.Value); err != nil {
+			if err := registerValue(d.Value); err != nil {
 				return nil, fmt.Errorf("durable field %s: %v", d.Name, err)
 			}
-			sf.Data = b.Bytes()
+			var err error
+			if sf.Data, err = encodeValue(nil, d.Value); err != nil {
+				return nil, fmt.Errorf("durable field %s: %v", d.Name, err)
+			}
 		}
 		f.Fields = append(f.Fields, sf)
 	}
@@ -104,7 +107,7 @@ func decodeDurable(b []byte, system string, id sim.NodeID, n sim.Node) (calls in
 		if sf.Zero {
 			continue
 		}
-		if err := gob.NewDecoder(bytes.NewReader(sf.Data)).DecodeValue(d.Value); err != nil {
+		if err := decodeValue(sf.Data, d.Value); err != nil {
 			return 0, fmt.Errorf("durable field %s does not read back: %v", d.Name, err)
 		}
 	}

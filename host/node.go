@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"reflect"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -207,7 +206,7 @@ func Start(opts Options) (*Node, error) {
 	n.ctx.n = n
 	n.node = m.Spec.New(n.id)
 	for _, d := range sim.DurableFields(n.node) {
-		if err := lossless(d.Value.Type(), map[reflect.Type]bool{}); err != nil {
+		if err := codecOf(d.Value.Type()).err; err != nil {
 			return nil, fmt.Errorf("durable field %s: %v", d.Name, err)
 		}
 	}

@@ -1,11 +1,8 @@
 package host
 
 import (
-	"bytes"
-	"encoding/gob"
 	"fmt"
 	"reflect"
-	"sync"
 	"time"
 
 	"github.com/livecheck/livecheck/protocol"
@@ -15,8 +12,7 @@ import (
 // Reports. A node run with `livecheck run --report` writes a
 // StateReport, as a line of JSON on its standard output, each time its
 // state changes: `livecheck cluster` reads them from its nodes'
-// processes, rebuilds each node's state from them (a node New built,
-// with the report's fields decoded into it) and evaluates the
+// processes, rebuilds each node's state from them and evaluates the
 // properties on the nodes' states.
 
 // A StateReport is a node's state after a handler.
@@ -24,8 +20,8 @@ type StateReport struct {
 	Node  sim.NodeID `json:"node"`
 	Event string     `json:"event"`
 	Dump  string     `json:"dump"`
-	// State holds the node's exported fields, layer by layer, as gob
-	// writes them: what properties read, but for what New sets.
+	// State holds the node's state, layer by layer, in the codec's
+	// encoding (codec.go): what properties read.
 	State []byte `json:"state,omitempty"`
 }
 
@@ -42,93 +38,57 @@ func layers(n sim.Node) []sim.Node {
 	return []sim.Node{n}
 }
 
-var looseTypes sync.Map // reflect.Type -> struct{}
-
-// registerLoose registers the types inside v's interfaces with gob, for
-// a state report: unlike a message's, a node state's unexported fields
-// are not refused (New sets them, and they are not sent).
-func registerLoose(v reflect.Value, depth int) {
-	if !v.IsValid() || depth > 64 {
-		return
-	}
-	switch v.Kind() {
-	case reflect.Interface:
-		if !v.IsNil() {
-			e := v.Elem()
-			if _, ok := looseTypes.LoadOrStore(e.Type(), struct{}{}); !ok {
-				gobRegister(e.Type())
-			}
-			registerLoose(e, depth+1)
-		}
-	case reflect.Pointer:
-		if !v.IsNil() {
-			registerLoose(v.Elem(), depth+1)
-		}
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				registerLoose(v.Field(i), depth+1)
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		for i := 0; i < v.Len(); i++ {
-			registerLoose(v.Index(i), depth+1)
-		}
-	case reflect.Map:
-		it := v.MapRange()
-		for it.Next() {
-			registerLoose(it.Key(), depth+1)
-			registerLoose(it.Value(), depth+1)
-		}
-	}
-}
-
-// EncodeState encodes node n's exported fields, layer by layer, for a
-// StateReport.
+// EncodeState encodes node n's state, layer by layer (each layer a
+// pointer to a struct, as nodes are), for a StateReport.
 func EncodeState(n sim.Node) ([]byte, error) {
-	var parts [][]byte
+	var b []byte
 	for _, l := range layers(n) {
 		v := reflect.ValueOf(l)
 		if v.Kind() != reflect.Pointer || v.IsNil() {
-			parts = append(parts, nil)
+			b = append(b, 0)
 			continue
 		}
-		registerLoose(v, 0)
-		var b bytes.Buffer
-		if err := gob.NewEncoder(&b).EncodeValue(v); err != nil {
+		if err := registerValue(v); err != nil {
 			return nil, err
 		}
-		parts = append(parts, b.Bytes())
+		var err error
+		if b, err = encodeValue(append(b, 1), v.Elem()); err != nil {
+			return nil, err
+		}
 	}
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(parts)
-	return b.Bytes(), err
+	return b, nil
 }
 
 // DecodeState decodes what EncodeState wrote into n, a node New built.
-func DecodeState(b []byte, n sim.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	var parts [][]byte
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&parts); err != nil {
-		return err
-	}
-	ls := layers(n)
-	if len(parts) != len(ls) {
-		return fmt.Errorf("the report has %d layers, the node %d", len(parts), len(ls))
-	}
-	for i, l := range ls {
-		if parts[i] == nil {
+func DecodeState(b []byte, n sim.Node) error {
+	d := &decoder{b: b}
+	for _, l := range layers(n) {
+		v := reflect.ValueOf(l)
+		if d.byte() == 0 {
 			continue
 		}
-		if err := gob.NewDecoder(bytes.NewReader(parts[i])).DecodeValue(reflect.ValueOf(l)); err != nil {
+		if d.err == nil && (v.Kind() != reflect.Pointer || v.IsNil()) {
+			return fmt.Errorf("the report has a state where the node has none (a %T)", l)
+		}
+		if err := decodeInto(d, v.Elem()); err != nil {
 			return err
 		}
 	}
-	return nil
+	if d.err == nil && len(d.b) > 0 {
+		return fmt.Errorf("the report has more layers than the node")
+	}
+	return d.err
+}
+
+// decodeInto decodes the next value of d into v, settable.
+func decodeInto(d *decoder, v reflect.Value) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", errCodec, r)
+		}
+	}()
+	codecOf(v.Type()).dec(d, v)
+	return d.err
 }
 
 // A Watcher keeps the latest state of each node of a cluster whose

@@ -3,7 +3,6 @@ package host
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"reflect"
@@ -14,29 +13,22 @@ import (
 
 // The wire format. A frame is one message from one node: the magic
 // bytes "LCW", the format's version, the sender's node id and its
-// Lamport clock (uvarints), then the message as encoding/gob writes a struct whose one field is
-// the message as an interface value, so that gob names its concrete
-// type. On a datagram transport a frame is one datagram; on a stream it
-// follows its length as 4 bytes, big-endian. No protocol writes a codec:
-// gob encodes the Go values the nodes send, by reflection, as the
-// simulator copies and hashes them.
-//
-// gob carries exported fields only. A message type with an unexported
-// field, anywhere in it, would arrive changed, and the node that gets it
-// would not be the node the checker checked: encode refuses it, and the
-// host logs and counts the message as unsendable.
+// Lamport clock (uvarints), then the message as an interface value in
+// the codec's encoding (codec.go): its type's name, then the value. On a
+// datagram transport a frame is one datagram; on a stream it follows its
+// length as 4 bytes, big-endian. No protocol writes a codec: the codec
+// walks the Go values the nodes send by reflection, as the simulator
+// copies and hashes them. With a cluster key the frame ends in its MAC
+// (see Node.seal).
 
 const (
 	wireMagic   = "LCW"
-	wireVersion = 1
+	wireVersion = 2
 	// DefaultMaxMessage is the largest frame a node sends or accepts
 	// when Options.MaxMessage is 0: a UDP datagram holds at most 65,507
 	// bytes.
 	DefaultMaxMessage = 60000
 )
-
-// envelope is what gob encodes: the message as an interface value.
-type envelope struct{ M sim.Message }
 
 // errMalformed wraps every reason a frame cannot be read.
 var errMalformed = errors.New("malformed frame")
@@ -51,22 +43,24 @@ type frame struct {
 
 // encodeFrame appends f to buf.
 func encodeFrame(buf *bytes.Buffer, f frame) error {
-	if err := registerValue(reflect.ValueOf(f.msg)); err != nil {
+	b := buf.AvailableBuffer()
+	b = append(b, wireMagic...)
+	b = append(b, wireVersion)
+	b = binary.AppendUvarint(b, uint64(f.from))
+	b = binary.AppendUvarint(b, f.clock)
+	msg := f.msg
+	b, err := encodeValue(b, reflect.ValueOf(&msg).Elem())
+	if err != nil {
 		return err
 	}
-	buf.WriteString(wireMagic)
-	buf.WriteByte(wireVersion)
-	var n [2 * binary.MaxVarintLen64]byte
-	k := binary.PutUvarint(n[:], uint64(f.from))
-	k += binary.PutUvarint(n[k:], f.clock)
-	buf.Write(n[:k])
-	return gob.NewEncoder(buf).Encode(envelope{f.msg})
+	buf.Write(b)
+	return nil
 }
 
 // decodeFrame reads a frame. Any damage is an error wrapping
 // errMalformed, never a panic.
 func decodeFrame(b []byte) (f frame, err error) {
-	if len(b) < len(wireMagic)+3 || string(b[:len(wireMagic)]) != wireMagic {
+	if len(b) < len(wireMagic)+4 || string(b[:len(wireMagic)]) != wireMagic {
 		return f, fmt.Errorf("%w: no magic", errMalformed)
 	}
 	if v := b[len(wireMagic)]; v != wireVersion {
@@ -82,38 +76,83 @@ func decodeFrame(b []byte) (f frame, err error) {
 	if n <= 0 {
 		return f, fmt.Errorf("%w: bad clock", errMalformed)
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", errMalformed, r)
-		}
-	}()
-	var e envelope
-	if err := gob.NewDecoder(bytes.NewReader(b[n:])).Decode(&e); err != nil {
+	var msg sim.Message
+	if err := decodeValue(b[n:], reflect.ValueOf(&msg).Elem()); err != nil {
 		return f, fmt.Errorf("%w: %v", errMalformed, err)
 	}
-	return frame{from: sim.NodeID(id), clock: clock, msg: e.M}, nil
+	return frame{from: sim.NodeID(id), clock: clock, msg: msg}, nil
 }
 
-// Types. gob decodes an interface value only into a type registered
-// under the name the sender wrote, so both ends must have registered
-// every concrete type a message holds before the first one arrives:
+// Types. The codec writes a value in an interface with its type's name,
+// and the receiver must know the type by that name before the first
+// value of it comes: registerType gives a type its name, once, and
 // registerValue registers the types of a value and of everything inside
-// its interfaces, and Start registers those of the messages a short
+// its interfaces. Start registers those of the messages a short
 // simulated run sends (see discover.go), and of Model.Messages.
 
 var types struct {
 	sync.Mutex
-	done  map[reflect.Type]error // registered (nil) or refused
-	inner map[reflect.Type]bool  // holds an interface somewhere
+	names  map[reflect.Type]string
+	byName map[string]reflect.Type
+	errs   map[reflect.Type]error
+	inner  map[reflect.Type]bool // holds an interface somewhere
+}
+
+// registerType returns t's name on the wire, registering it the first
+// time: its package path and name ("*" before for a pointer), or for an
+// unnamed type what reflect calls it. A type the codec cannot carry is
+// an error.
+func registerType(t reflect.Type) (string, error) {
+	types.Lock()
+	defer types.Unlock()
+	if name, ok := types.names[t]; ok {
+		return name, nil
+	}
+	if err, ok := types.errs[t]; ok {
+		return "", err
+	}
+	if types.names == nil {
+		types.names, types.byName = map[reflect.Type]string{}, map[string]reflect.Type{}
+		types.errs, types.inner = map[reflect.Type]error{}, map[reflect.Type]bool{}
+	}
+	if err := codecOf(t).err; err != nil {
+		err = fmt.Errorf("type %v cannot cross the wire: %w", t, err)
+		types.errs[t] = err
+		return "", err
+	}
+	name := t.String()
+	if pt := t; pt.Name() != "" || pt.Kind() == reflect.Pointer && pt.Elem().Name() != "" {
+		star := ""
+		if pt.Kind() == reflect.Pointer {
+			star, pt = "*", pt.Elem()
+		}
+		name = star + pt.PkgPath() + "." + pt.Name()
+	}
+	if other, ok := types.byName[name]; ok && other != t {
+		err := fmt.Errorf("types %v and %v are both %q on the wire: name one of them", other, t, name)
+		types.errs[t] = err
+		return "", err
+	}
+	types.names[t], types.byName[name] = name, t
+	types.inner[t] = hasInterface(t, map[reflect.Type]bool{})
+	return name, nil
+}
+
+// typeNamed returns the type registered under name.
+func typeNamed(name string) (reflect.Type, bool) {
+	types.Lock()
+	defer types.Unlock()
+	t, ok := types.byName[name]
+	return t, ok
 }
 
 // registerValue registers v's type, and the types of the values inside
-// its interfaces, with gob.
+// its interfaces.
 func registerValue(v reflect.Value) error {
 	if !v.IsValid() {
 		return nil
 	}
-	if err := registerType(v.Type()); err != nil {
+	if _, err := registerType(v.Type()); err != nil {
 		return err
 	}
 	types.Lock()
@@ -127,8 +166,8 @@ func registerValue(v reflect.Value) error {
 
 // walkInterfaces registers the dynamic types of the interfaces in v.
 func walkInterfaces(v reflect.Value, depth int) error {
-	if depth > 64 {
-		return nil // a cycle: gob refuses it when it encodes
+	if depth > maxDepth {
+		return nil // a cycle: the codec refuses it when it encodes
 	}
 	switch v.Kind() {
 	case reflect.Interface:
@@ -164,86 +203,6 @@ func walkInterfaces(v reflect.Value, depth int) error {
 	}
 	return nil
 }
-
-// registerType registers t with gob under its package path and name,
-// once; a type gob would carry changed is refused.
-func registerType(t reflect.Type) error {
-	types.Lock()
-	defer types.Unlock()
-	if err, ok := types.done[t]; ok {
-		return err
-	}
-	if types.done == nil {
-		types.done, types.inner = map[reflect.Type]error{}, map[reflect.Type]bool{}
-	}
-	err := lossless(t, map[reflect.Type]bool{})
-	if err == nil {
-		err = gobRegister(t)
-	}
-	types.done[t] = err
-	types.inner[t] = hasInterface(t, map[reflect.Type]bool{})
-	return err
-}
-
-// gobRegister registers t under a name that says its package.
-func gobRegister(t reflect.Type) (err error) {
-	defer func() {
-		// gob panics when the name or the type is registered already
-		// under another: someone registered it by hand, which does.
-		if r := recover(); r != nil {
-			err = nil
-		}
-	}()
-	name := t.String()
-	if pt := t; pt.Name() != "" || pt.Kind() == reflect.Pointer && pt.Elem().Name() != "" {
-		star := ""
-		if pt.Kind() == reflect.Pointer {
-			star, pt = "*", pt.Elem()
-		}
-		name = star + pt.PkgPath() + "." + pt.Name()
-	}
-	gob.RegisterName(name, reflect.Zero(t).Interface())
-	return nil
-}
-
-// lossless says why gob would not carry a value of type t as it is: an
-// unexported field, a channel or a function.
-func lossless(t reflect.Type, seen map[reflect.Type]bool) error {
-	if seen[t] {
-		return nil
-	}
-	seen[t] = true
-	if t.Implements(gobEncoder) || reflect.PointerTo(t).Implements(gobEncoder) {
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.Chan, reflect.Func, reflect.UnsafePointer:
-		return fmt.Errorf("a %v cannot cross the wire", t)
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return lossless(t.Elem(), seen)
-	case reflect.Map:
-		if err := lossless(t.Key(), seen); err != nil {
-			return err
-		}
-		return lossless(t.Elem(), seen)
-	case reflect.Struct:
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() {
-				if f.Type.Size() == 0 {
-					continue // sim.BaseNode and the like: nothing to lose
-				}
-				return fmt.Errorf("message type %v has an unexported field %s, which the wire would lose: export it", t, f.Name)
-			}
-			if err := lossless(f.Type, seen); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-var gobEncoder = reflect.TypeFor[gob.GobEncoder]()
 
 // hasInterface says whether a value of type t can hold an interface.
 func hasInterface(t reflect.Type, seen map[reflect.Type]bool) bool {

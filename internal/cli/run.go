@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -70,7 +71,7 @@ func (c *command) runNode(args []string) int {
 		opts.Log = c.stderr
 	}
 	if *rf.report {
-		opts.OnStep = reporter(c.stdout)
+		opts.OnStep = reporter(c.stdout, c.stderr)
 	}
 	// Signals first: a node that has started is stopped by them.
 	sigs := make(chan os.Signal, 1)
@@ -91,10 +92,12 @@ func (c *command) runNode(args []string) int {
 }
 
 // reporter writes a host.StateReport on w, a line of JSON, after each
-// handler that changed the node's state.
-func reporter(w interface{ Write([]byte) (int, error) }) func(host.Step) {
+// handler that changed the node's state. A state that cannot be encoded
+// (a field of a func type) goes as its dump alone, said once on errs.
+func reporter(w, errs io.Writer) func(host.Step) {
 	last := ""
 	enc := json.NewEncoder(w)
+	warned := false
 	return func(st host.Step) {
 		dump := sim.Dump(st.State)
 		if dump == last {
@@ -102,7 +105,11 @@ func reporter(w interface{ Write([]byte) (int, error) }) func(host.Step) {
 		}
 		last = dump
 		r := host.StateReport{Node: st.Node, Event: st.Event, Dump: dump}
-		r.State, _ = host.EncodeState(st.State) // without it, 'cluster' shows the dump alone
+		var err error
+		if r.State, err = host.EncodeState(st.State); err != nil && !warned {
+			warned = true
+			fmt.Fprintf(errs, "node %d's state cannot go in its reports (cluster shows its dump only): %v\n", st.Node, err)
+		}
 		enc.Encode(r)
 	}
 }

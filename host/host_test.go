@@ -147,8 +147,33 @@ func TestLockCluster(t *testing.T) {
 // The Pastry-style ring of systems/ring, a stream system, runs as 3
 // nodes over TCP on loopback: they form one ring.
 func TestRingCluster(t *testing.T) {
-	c := start(t, &ring.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Seed: 1})
+	dir := t.TempDir()
+	c := start(t, &ring.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Seed: 1, LogDir: dir})
 	live(t, c)
+
+	// Its logs merge and replay, but for what the connections broken as
+	// the nodes stop led to.
+	c.Stop()
+	var logs []*host.RunLogFile
+	for i := range c.Nodes {
+		l, err := host.ReadRunLogFile(host.RunLogName(dir, sim.NodeID(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, l)
+	}
+	m, err := host.Merge(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := m.Replay(&ring.System)
+	if err != nil || rr.Divergence != nil || rr.Violation != "" {
+		t.Fatalf("the run's replay: %+v, %v", rr, err)
+	}
+	if !rr.Live {
+		t.Errorf("the run's replay, %d steps, does not end live (left out: %q)", len(rr.Path), rr.LeftOut)
+	}
+	t.Logf("%d steps replayed, %d left out: %q", len(rr.Path), rr.LeftOutSteps, rr.LeftOut)
 }
 
 // The transport of systems/transport, a stack of layers (an application

@@ -218,7 +218,7 @@ func Start(opts Options) (*Node, error) {
 		n.calls = calls
 	}
 	if opts.RunLog != "" {
-		h := LogHeader{System: n.sys.Name, Node: int(n.id), Config: cfg}
+		h := LogHeader{System: n.sys.Name, Node: int(n.id), Config: cfg, Stream: m.Spec.Transport == sim.Stream}
 		if n.rlog, n.clock, n.boot, err = openRunLog(opts.RunLog, h); err != nil {
 			return nil, err
 		}

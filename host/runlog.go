@@ -34,7 +34,7 @@ import (
 // difference means the handler depends on something outside its state
 // and its inputs (a clock, a global, real randomness), the finding the
 // checker reports as nondeterminism. Broken connections (streams) are
-// not merged yet.
+// not merged yet: the path stops before the first one (Merged.Cut).
 
 // A LogLine is one line of a run log: the header (first line) or an
 // entry.
@@ -48,6 +48,8 @@ type LogHeader struct {
 	System string          `json:"system"`
 	Node   int             `json:"node"`
 	Config protocol.Config `json:"config"`
+	// Stream says the system's transport is streams.
+	Stream bool `json:"stream,omitempty"`
 }
 
 // A LogEntry is one handler a node ran.
@@ -166,6 +168,11 @@ type Merged struct {
 	InitFP []string        // each node's fingerprint after its first Init ("" if it has no log)
 	Path   sim.Path
 	FP     []string // the fingerprint its node logged after each step
+	// Stop, by step, says why the step cannot be merged ("" for most):
+	// a broken connection, a restart on streams, a call made from Go.
+	// Replay leaves such a step out, and with it the rest of its node's
+	// log and whatever depended on it.
+	Stop []string
 }
 
 // Merge merges the nodes' run logs (any order, one per node) into one
@@ -215,8 +222,16 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			continue
 		}
 		ev := sim.Event{Node: sim.NodeID(e.Node)}
+		stop := ""
 		switch e.Kind {
 		case "init":
+			if h0.Stream {
+				// The simulator's reset breaks the node's connections
+				// and tells its peers in the same step; the peers of a
+				// real one are told when they notice.
+				stop = fmt.Sprintf("node %d's restart (clock %d) on streams", e.Node, e.Clock)
+				break
+			}
 			ev.Kind = sim.Reset
 			resets++
 		case "deliver":
@@ -229,16 +244,22 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			ev.Kind, ev.Timer = sim.Timer, e.Timer
 		case "app":
 			if e.Call < 0 {
-				return nil, fmt.Errorf("node %d, clock %d: a call made from Go, which is not one of the system's driver calls, cannot be replayed", e.Node, e.Clock)
+				stop = fmt.Sprintf("node %d's call made from Go (clock %d), none of the system's driver calls", e.Node, e.Clock)
+				break
 			}
 			ev.Kind, ev.Call = sim.App, e.Call
 		case "error":
-			return nil, fmt.Errorf("node %d, clock %d: a broken connection: logs of stream systems whose connections broke cannot be merged yet", e.Node, e.Clock)
+			// The simulator breaks a connection, or resets a node, in
+			// one step that tells both ends; a real break tells each end
+			// when it notices, and a process that stops for good is no
+			// reset.
+			stop = fmt.Sprintf("node %d's broken connection to node %d (clock %d)", e.Node, e.Peer, e.Clock)
 		default:
 			return nil, fmt.Errorf("node %d, clock %d: unknown kind %q", e.Node, e.Clock, e.Kind)
 		}
 		m.Path = append(m.Path, sim.Step{Event: ev, Choices: e.Choices})
 		m.FP = append(m.FP, e.FP)
+		m.Stop = append(m.Stop, stop)
 	}
 	for _, c := range inits {
 		m.Init = append(m.Init, c...)
@@ -296,8 +317,10 @@ func (d *Divergence) Error() string {
 
 // A RunReplay is what the replay of a merged run found.
 type RunReplay struct {
-	Steps      int         // steps replayed
-	Divergence *Divergence // the first node state that differs, if any
+	Path         sim.Path    // the steps replayed
+	Divergence   *Divergence // the first node state that differs, if any
+	LeftOut      []string    // why the rest of a node's log was left out, by node
+	LeftOutSteps int         // how many steps were
 	// Violation is the first safety property violated, with its step.
 	Violation     string
 	ViolationStep int
@@ -308,8 +331,12 @@ type RunReplay struct {
 
 // Replay runs m in the simulator for sys, comparing every node's
 // fingerprint with its log and checking the safety properties on every
-// state, and builds the trace file of the run. An error says the path
-// does not replay (a step not enabled where the logs put it).
+// state, and builds the trace file of the run. A step that cannot be
+// merged (Merged.Stop) is left out with the rest of its node's log and
+// every delivery of a message that node sent from then on (and so on):
+// what is left is a run that happened, as far as those nodes are
+// concerned. An error says the path does not replay (a step not
+// enabled where the logs put it).
 func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 	if sys.Name != m.System {
 		return nil, fmt.Errorf("the logs are of system %s, not %s", m.System, sys.Name)
@@ -328,13 +355,12 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 		return nil, fmt.Errorf("the initial state does not replay: %v", err)
 	}
 	rr := &RunReplay{}
-	diverged := func(step int, id sim.NodeID, ev, want string, s *sim.State) bool {
+	diverged := func(step int, id sim.NodeID, ev, want string, s *sim.State) {
 		got := fmt.Sprintf("%016x", sim.Fingerprint(s.Node(id)))
 		if want == "" || want == got || rr.Divergence != nil {
-			return false
+			return
 		}
 		rr.Divergence = &Divergence{Step: step, Node: id, Event: ev, Want: want, Got: got, State: short(s.Node(id))}
-		return true
 	}
 	safety := func(step int, s *sim.State) {
 		if rr.Violation != "" {
@@ -351,18 +377,42 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 		diverged(0, sim.NodeID(i), "Init", fp, s)
 	}
 	safety(0, s)
+	left := map[sim.NodeID]bool{}
+	leave := func(id sim.NodeID, why string) {
+		if !left[id] {
+			left[id] = true
+			rr.LeftOut = append(rr.LeftOut, why)
+		}
+	}
 	var texts []string
 	for i, st := range m.Path {
+		id := st.Event.Node
+		switch {
+		case left[id]:
+			rr.LeftOutSteps++
+			continue
+		case m.Stop[i] != "":
+			leave(id, m.Stop[i])
+			rr.LeftOutSteps++
+			continue
+		}
 		text := w.Describe(s, st.Event)
 		next, err := w.Apply(s, st.Event, st.Choices)
+		if err != nil && st.Event.Kind == sim.Deliver && left[st.Event.Peer] && errors.Is(err, sim.ErrNotEnabled) {
+			// A message its sender sent after the point its log was
+			// left out from.
+			leave(id, fmt.Sprintf("node %d's delivery of a message node %d sent after its log was left out", id, st.Event.Peer))
+			rr.LeftOutSteps++
+			continue
+		}
 		if err != nil {
-			return rr, fmt.Errorf("step %d (%s) does not replay: %v", i+1, text, err)
+			return rr, fmt.Errorf("step %d (%s) does not replay: %v", len(rr.Path)+1, text, err)
 		}
 		s = next
 		texts = append(texts, text)
-		rr.Steps = i + 1
-		diverged(i+1, st.Event.Node, text, m.FP[i], s)
-		safety(i+1, s)
+		rr.Path = append(rr.Path, st)
+		diverged(len(rr.Path), id, text, m.FP[i], s)
+		safety(len(rr.Path), s)
 	}
 	rr.Live = true
 	for _, ps := range Status(model.Properties, s) {
@@ -373,7 +423,7 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 	t := &reports.Trace{System: sys.Name, Nodes: cfg.Nodes, Bugs: cfg.Bugs, Params: cfg.Params,
 		Budget: reports.Budget(protocol.Counts(cfg.Budget)), Seed: 1, Init: m.Init,
 		Message: "a real run, merged from its nodes' logs (livecheck trace)"}
-	path := m.Path
+	path := rr.Path
 	switch {
 	case rr.Violation != "":
 		t.Result, t.Property, t.Message = "safety-violation", rr.Violation, rr.Message

@@ -57,8 +57,8 @@ func TestRunLogReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rr.Divergence != nil || rr.Violation != "" || rr.Steps != len(m.Path) {
-		t.Fatalf("replayed %d of %d steps: divergence %v, violation %q", rr.Steps, len(m.Path), rr.Divergence, rr.Violation)
+	if rr.Divergence != nil || rr.Violation != "" || len(rr.Path) != len(m.Path) {
+		t.Fatalf("replayed %d of %d steps: divergence %v, violation %q", len(rr.Path), len(m.Path), rr.Divergence, rr.Violation)
 	}
 	if !rr.Live || rr.Trace.Result != "live" {
 		t.Errorf("the run ends live, but the replay says live %v, result %q", rr.Live, rr.Trace.Result)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/reports"
@@ -54,16 +55,20 @@ func (c *command) trace(args []string) int {
 		return ExitViolation
 	}
 	resets := 0
-	for _, st := range m.Path {
+	for _, st := range rr.Path {
 		if st.Event.Kind == sim.Reset {
 			resets++
 		}
 	}
 	fmt.Fprintf(c.stdout, "%s: %s merged, %s (%s); every node's state equals the simulator's after every step\n",
-		sys.Name, reports.Count(len(logs), "log"), reports.Count(len(m.Path), "step"), reports.Count(resets, "reset"))
+		sys.Name, reports.Count(len(logs), "log"), reports.Count(len(rr.Path), "step"), reports.Count(resets, "reset"))
+	if rr.LeftOutSteps > 0 {
+		fmt.Fprintf(c.stdout, "left out, %s: from %s on, which the simulator does not model step for step (yet)\n",
+			reports.Count(rr.LeftOutSteps, "step"), strings.Join(rr.LeftOut, "; from "))
+	}
 	name := *out
 	if name == "" {
-		name = filepath.Join("livecheck-out", reports.TraceName(sys.Name, "run", m.Init, m.Path))
+		name = filepath.Join("livecheck-out", reports.TraceName(sys.Name, "run", m.Init, rr.Path))
 	}
 	if dir := filepath.Dir(name); dir != "" {
 		os.MkdirAll(dir, 0o755)

@@ -19,6 +19,7 @@ type pinger struct {
 	Got   int
 	Sent  int
 	Errs  int // Error calls (streams)
+	Mark  int // set by the driver call "mark": not durable
 }
 
 func (p *pinger) Error(ctx sim.Context, peer sim.NodeID) { p.Errs++ }
@@ -49,6 +50,8 @@ func (p *pinger) App(ctx sim.Context, call sim.AppCall) {
 	switch call {
 	case "panic":
 		panic("told to")
+	case "mark":
+		p.Mark = 1
 	case "big":
 		ctx.Send(0, Big{make([]byte, 2*DefaultMaxMessage)})
 	}

@@ -37,6 +37,8 @@ type ClusterOptions struct {
 	OnStep     func(Step)
 	// Key is every node's Options.Key.
 	Key []byte
+	// HoldCalls is every node's Options.HoldCalls.
+	HoldCalls bool
 	// LogDir, if set, is where each node writes its run log,
 	// node-I.log (see runlog.go).
 	LogDir string
@@ -56,7 +58,7 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 	}
 	for i := range peers {
 		o := Options{System: sys, Config: cfg, ID: sim.NodeID(i), Peers: peers, Data: co.Data, Seed: co.Seed,
-			Log: co.Log, MaxMessage: co.MaxMessage, OnStep: co.OnStep, Key: co.Key}
+			Log: co.Log, MaxMessage: co.MaxMessage, OnStep: co.OnStep, Key: co.Key, HoldCalls: co.HoldCalls}
 		if co.LogDir != "" {
 			o.RunLog = RunLogName(co.LogDir, sim.NodeID(i))
 		}

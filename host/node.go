@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -50,6 +51,10 @@ type Options struct {
 	// RunLog, if set, is the file the node appends a line to for each
 	// handler it runs (see runlog.go): what `livecheck trace` merges.
 	RunLog string
+	// HoldCalls: the node makes the driver's calls to it (Spec.Calls)
+	// only when asked (Node.NextCall, `livecheck call`), one at a time,
+	// rather than all after its first Init.
+	HoldCalls bool
 	// OnStep, if set, is called after each handler with a copy of the
 	// node's state, from the node's goroutine: it must not block long.
 	OnStep func(Step)
@@ -147,6 +152,7 @@ const (
 	evTimer
 	evApp
 	evError
+	evNextCall // make the next driver call (Node.NextCall)
 )
 
 type event struct {
@@ -170,7 +176,7 @@ type timer struct {
 
 // Start starts node opts.ID: it builds the node, loads its state file if
 // there is one, listens on its address, runs Init and makes the driver's
-// calls to the node (Spec.Calls), and returns. A damaged state
+// calls to the node (Spec.Calls; unless Options.HoldCalls), and returns. A damaged state
 // file, a bad configuration or an address that cannot be bound is an
 // error, and no node runs.
 func Start(opts Options) (*Node, error) {
@@ -187,6 +193,9 @@ func Start(opts Options) (*Node, error) {
 		return nil, fmt.Errorf("node %d is not a node of %s with %d nodes: 0 to %d", opts.ID, opts.System.Name, nodes, nodes-1)
 	case len(opts.Peers) != nodes:
 		return nil, fmt.Errorf("%s with %d nodes needs %d addresses, one per node, not %d", opts.System.Name, nodes, nodes, len(opts.Peers))
+	}
+	if _, err := registerType(reflect.TypeFor[Control]()); err != nil {
+		return nil, err
 	}
 	if err := discover(fmt.Sprintf("%p %v", opts.System, cfg), m); err != nil {
 		return nil, fmt.Errorf("%s cannot run for real: %v", opts.System.Name, err)
@@ -338,15 +347,12 @@ func (n *Node) loop(ready chan struct{}) {
 	if !n.handle(event{kind: evInit}) {
 		return
 	}
-	for i, c := range n.model.Spec.Calls {
-		if c.To != n.id {
-			continue
+	for !n.opts.HoldCalls {
+		ev, ok := n.nextCall()
+		if !ok {
+			break
 		}
-		if i < n.calls {
-			continue // made before a restart
-		}
-		n.calls = i + 1
-		if !n.handle(event{kind: evApp, call: c.Call, callIdx: i}) {
+		if !n.handle(ev) {
 			return
 		}
 	}
@@ -356,11 +362,42 @@ func (n *Node) loop(ready chan struct{}) {
 		case <-n.stop:
 			return
 		case ev := <-n.inbox:
+			if ev.kind == evNextCall {
+				var ok bool
+				if ev, ok = n.nextCall(); !ok {
+					n.logf("asked for its next driver call, but it has made them all")
+					continue
+				}
+			}
 			if !n.handle(ev) {
 				return
 			}
 		}
 	}
+}
+
+// nextCall returns the event of the node's next driver call (Spec.Calls
+// to it, in order, each once, across restarts), and counts it made.
+func (n *Node) nextCall() (event, bool) {
+	for i := n.calls; i < len(n.model.Spec.Calls); i++ {
+		if c := n.model.Spec.Calls[i]; c.To == n.id {
+			n.calls = i + 1
+			return event{kind: evApp, call: c.Call, callIdx: i}, true
+		}
+	}
+	n.calls = len(n.model.Spec.Calls)
+	return event{}, false
+}
+
+// NextCall has the node make its next driver call (of Spec.Calls), as
+// the checker's driver does, after what is queued for it: for a node
+// started with Options.HoldCalls. A node that has made them all says so
+// in its log.
+func (n *Node) NextCall() error {
+	if !n.post(event{kind: evNextCall}) {
+		return fmt.Errorf("node %d has stopped", n.id)
+	}
+	return nil
 }
 
 // handle runs the handler of ev, writes the durable fields if they
@@ -614,11 +651,14 @@ const (
 )
 
 // seal appends b's MAC to b, when the node has a key.
-func (n *Node) seal(b *bytes.Buffer) {
-	if n.opts.Key == nil {
+func (n *Node) seal(b *bytes.Buffer) { seal(n.opts.Key, b) }
+
+// seal appends b's MAC under key to b; nothing without a key.
+func seal(key []byte, b *bytes.Buffer) {
+	if key == nil {
 		return
 	}
-	m := hmac.New(sha256.New, n.opts.Key)
+	m := hmac.New(sha256.New, key)
 	m.Write(b.Bytes())
 	b.Write(m.Sum(nil)[:macSize])
 }

@@ -246,7 +246,8 @@ func (t *tcp) read(c *net.TCPConn) {
 		n.stats.malformed.Add(1)
 		return
 	}
-	if int(from) >= len(t.peers) || t.peers[from].Addr() != src.Addr().Unmap() {
+	control := from == controlID // the command line: the MAC is its credential
+	if !control && (int(from) >= len(t.peers) || t.peers[from].Addr() != src.Addr().Unmap()) {
 		n.logf("dropped a connection from %s that says it is node %d, whose host is not that", src, from)
 		n.stats.strangers.Add(1)
 		return
@@ -270,6 +271,10 @@ func (t *tcp) read(c *net.TCPConn) {
 			n.stats.malformed.Add(1)
 			continue
 		}
+		if control && fr.from == controlID {
+			n.control(fr.msg, src.String())
+			continue
+		}
 		if fr.from != from {
 			n.logf("dropped a frame on node %d's connection that says it is from node %d", from, fr.from)
 			n.stats.strangers.Add(1)
@@ -282,7 +287,7 @@ func (t *tcp) read(c *net.TCPConn) {
 	t.mu.Lock()
 	closed := t.closed
 	t.mu.Unlock()
-	if !closed {
+	if !closed && !control {
 		n.post(event{kind: evError, peer: from})
 	}
 }

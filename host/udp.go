@@ -87,6 +87,10 @@ func (u *udp) read() {
 			n.stats.malformed.Add(1)
 			continue
 		}
+		if f.from == controlID {
+			n.control(f.msg, src.String())
+			continue
+		}
 		if id, ok := u.ids[src]; !ok || f.from != id {
 			n.logf("dropped a datagram from %s that says it is from node %d, whose address is not that", src, f.from)
 			n.stats.strangers.Add(1)

@@ -1,10 +1,12 @@
 package host
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
 	"reflect"
 	"sync"
 
@@ -229,3 +231,77 @@ func hasInterface(t reflect.Type, seen map[reflect.Type]bool) bool {
 
 // bytesBuffer is a bytes.Buffer, for a frame built outside a node.
 type bytesBuffer struct{ bytes.Buffer }
+
+// Control frames. A frame whose sender is controlID comes from the
+// command line (`livecheck call`), not from a node, and holds a Control.
+// A node takes one only with a cluster key, whose MAC is then its only
+// credential: it may come from any address.
+const controlID = 1 << 20
+
+// A Control is what the command line asks of a running node.
+type Control struct {
+	// Op is "next-call": make the next driver call (Node.NextCall).
+	Op string
+}
+
+// control does what a control frame asks.
+func (n *Node) control(msg sim.Message, src string) {
+	c, ok := msg.(Control)
+	switch {
+	case n.opts.Key == nil:
+		n.logf("dropped a control frame from %s: the node has no cluster key to check it by", src)
+		n.stats.strangers.Add(1)
+	case !ok || c.Op != "next-call":
+		n.logf("dropped a control frame from %s: it asks for %s", src, short(msg))
+		n.stats.malformed.Add(1)
+	default:
+		n.logf("%s asks for the next driver call", src)
+		n.NextCall()
+	}
+}
+
+// SendControl asks the node at addr, of a stream system or not, to do
+// op (see Control), under the cluster's key. Nothing answers: the
+// node's log says what it did.
+func SendControl(addr string, stream bool, key []byte, op string) error {
+	if len(key) < MinKey {
+		return fmt.Errorf("a control frame needs the cluster key (at least %d bytes)", MinKey)
+	}
+	if _, err := registerType(reflect.TypeFor[Control]()); err != nil {
+		return err
+	}
+	frameOf := func(msg sim.Message) ([]byte, error) {
+		var b bytes.Buffer
+		if err := encodeFrame(&b, frame{from: controlID, msg: msg}); err != nil {
+			return nil, err
+		}
+		seal(key, &b)
+		return b.Bytes(), nil
+	}
+	f, err := frameOf(Control{Op: op})
+	if err != nil {
+		return err
+	}
+	if !stream {
+		c, err := net.Dial("udp", addr)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_, err = c.Write(f)
+		return err
+	}
+	hello, err := frameOf(nil)
+	if err != nil {
+		return err
+	}
+	c, err := net.DialTimeout("tcp", addr, dialTimeout)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w := bufio.NewWriter(c)
+	writeFrame(w, hello)
+	writeFrame(w, f)
+	return w.Flush()
+}

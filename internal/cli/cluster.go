@@ -41,6 +41,7 @@ func (c *command) cluster(args []string) int {
 	restart := fs.Bool("restart", true, "start a node whose process was killed again, with its state file: the checker's reset")
 	states := fs.Bool("states", true, "print each node's state as it changes")
 	logs := fs.Bool("logs", false, "pass the nodes' logs through on stderr")
+	holdCalls := fs.Bool("hold-calls", false, "the nodes make the driver's calls only when 'call' asks (run --hold-calls)")
 	synopsis := c.cmd + " cluster SYSTEM [--nodes N] [flags]: run every node of SYSTEM on loopback, one process each\n" +
 		"('" + c.cmd + " run'), and show each node's state as it changes and whether each property holds now.\n" +
 		"Ctrl-C stops them. Killing one node's process starts it again with its durable fields (a reset).\n" +
@@ -96,7 +97,7 @@ func (c *command) cluster(args []string) int {
 	if err != nil {
 		return c.usageErr("cluster", "%v", err)
 	}
-	cl := &procs{c: c, exe: exe, sys: sys, cfg: cfg, peers: peers, dir: dir, seed: *seed, key: keyFile,
+	cl := &procs{c: c, exe: exe, sys: sys, cfg: cfg, peers: peers, dir: dir, seed: *seed, key: keyFile, holdCalls: *holdCalls,
 		events: make(chan procEvent, 64), procs: make([]*exec.Cmd, len(peers)), runFlags: runParamFlags(sys)}
 	if *logs {
 		cl.stderr = &lockedWriter{w: c.stderr}
@@ -221,16 +222,18 @@ func statusLine(st host.WatchedStatus) string {
 
 // procs are a cluster's node processes.
 type procs struct {
-	c      *command
-	exe    string
-	sys    *protocol.System
-	cfg    protocol.Config
-	peers  []string
-	dir    string
-	key    string // the cluster key's file
-	seed   uint64
-	stderr io.Writer
-	events chan procEvent
+	c     *command
+	exe   string
+	sys   *protocol.System
+	cfg   protocol.Config
+	peers []string
+	dir   string
+	key   string // the cluster key's file
+	// holdCalls: run --hold-calls.
+	holdCalls bool
+	seed      uint64
+	stderr    io.Writer
+	events    chan procEvent
 	// runFlags are run's flags for the system's parameters, by name.
 	runFlags map[string]string
 
@@ -264,6 +267,9 @@ func (p *procs) args(id sim.NodeID) []string {
 	}
 	if p.stderr == nil {
 		a = append(a, "--quiet")
+	}
+	if p.holdCalls {
+		a = append(a, "--hold-calls")
 	}
 	return a
 }

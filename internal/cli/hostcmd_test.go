@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Bad input to run, cluster and trace is one line on stderr, exit 2.
+// Bad input to run, cluster, trace and call is one line on stderr, exit 2.
 func TestHostCommandsUsage(t *testing.T) {
 	peers := "--peers=127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"
 	for _, c := range []struct {
@@ -24,6 +24,10 @@ func TestHostCommandsUsage(t *testing.T) {
 		{[]string{"cluster", "ring", "--for", "-1s"}, "--for cannot be negative"},
 		{[]string{"cluster", "ring", "--nodes", "99"}, "ring needs"},
 		{[]string{"trace"}, "name the run logs"},
+		{[]string{"call"}, "name the system"},
+		{[]string{"call", "ring", "--key", "k"}, "--to ADDR is required"},
+		{[]string{"call", "ring", "--to", "127.0.0.1:1"}, "--key FILE is required"},
+		{[]string{"call", "ring", "--to", "127.0.0.1:1", "--key", "/nonexistent/key"}, "--key: open /nonexistent/key"},
 		{[]string{"trace", "/nonexistent/node-0.log"}, "no such file"},
 	} {
 		r := lc(t, "", c.args...)

@@ -66,7 +66,7 @@ func (c *command) runNode(args []string) int {
 			return c.usageErr("run", "--key: %v", err)
 		}
 	}
-	opts := host.Options{Key: key, System: sys, Config: cfg, ID: sim.NodeID(*rf.id), Peers: addrs, Data: *rf.data, Seed: *rf.seed, MaxMessage: *rf.maxMessage, RunLog: *rf.runLog}
+	opts := host.Options{Key: key, HoldCalls: *rf.holdCalls, System: sys, Config: cfg, ID: sim.NodeID(*rf.id), Peers: addrs, Data: *rf.data, Seed: *rf.seed, MaxMessage: *rf.maxMessage, RunLog: *rf.runLog}
 	if !*rf.quiet {
 		opts.Log = c.stderr
 	}
@@ -121,6 +121,7 @@ type runFlags struct {
 	key                 *string
 	seed                *uint64
 	report, quiet       *bool
+	holdCalls           *bool
 }
 
 // addRunFlags adds run's own flags to fs: run declares them, and cluster
@@ -135,6 +136,7 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	rf.runLog = fs.String("log", "", "append a line for each handler the node runs to this file: 'trace' merges the nodes' logs into a trace")
 	rf.report = fs.Bool("report", false, "write a line of JSON on stdout each time the node's state changes (what 'cluster' reads)")
 	rf.quiet = fs.Bool("quiet", false, "write no log on stderr")
+	rf.holdCalls = fs.Bool("hold-calls", false, "make the driver's calls to the node only when 'call' asks, one at a time (default: all, after its first Init)")
 	rf.key = fs.String("key", "", "the cluster key's file: every frame carries an HMAC under it, and a frame without a valid one is dropped (every node must have the same key, of at least 16 bytes)")
 	return rf
 }

@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -141,6 +142,13 @@ func TestLockCluster(t *testing.T) {
 	}
 	if _, err := check.ReplayTrace(&lock.System, rr.Trace, 0, nil); err != nil {
 		t.Errorf("the run's trace does not replay: %v", err)
+	}
+	// The trace carries the nodes' fingerprints, and replay compares
+	// them: one that is not the simulator's is named, with its step.
+	rr.Trace.Steps[1].FP = "0123456789abcdef"
+	if _, err := check.ReplayTrace(&lock.System, rr.Trace, 0, nil); err == nil ||
+		!strings.Contains(err.Error(), "state after step 2 (") || !strings.Contains(err.Error(), "is not the one the run logged") {
+		t.Errorf("a trace with a fingerprint changed: %v", err)
 	}
 }
 

@@ -384,7 +384,7 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 			rr.LeftOut = append(rr.LeftOut, why)
 		}
 	}
-	var texts []string
+	var texts, fps []string
 	for i, st := range m.Path {
 		id := st.Event.Node
 		switch {
@@ -410,6 +410,7 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 		}
 		s = next
 		texts = append(texts, text)
+		fps = append(fps, m.FP[i])
 		rr.Path = append(rr.Path, st)
 		diverged(len(rr.Path), id, text, m.FP[i], s)
 		safety(len(rr.Path), s)
@@ -440,6 +441,11 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 		t.Result = "ok" // neither: replay reads it as a path, and says it shows nothing
 	}
 	t.Steps = reports.FromPath(path, func(i int) string { return texts[i] })
+	// The fingerprints the nodes logged: replay compares them too.
+	t.InitFP = m.InitFP
+	for i := range t.Steps {
+		t.Steps[i].FP = fps[i]
+	}
 	rr.Trace = t
 	return rr, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,5 +180,67 @@ func TestRunKillRestart(t *testing.T) {
 	code := livecheck.Run(args("0"), &o, &e, &lock.System)
 	if code != livecheck.ExitUsage || strings.Count(e.String(), "\n") != 1 || !strings.Contains(e.String(), "node 0 refuses to start: its state file") {
 		t.Errorf("run from a damaged state file: exit %d, stderr:\n%s", code, e.String())
+	}
+}
+
+// Killing one node's process (SIGKILL) while 'cluster' runs: the
+// cluster starts it again from its state file, a reset, and goes on;
+// SIGTERM stops it all, exit 0.
+func TestClusterKillNode(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "cluster", "lock", "--nodes", "3", "--for", deadline.String(), "--states=false")
+	cmd.Env = append(os.Environ(), asCommand+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan string, 1000)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	var seen strings.Builder
+	await := func(match func(string) bool, what string) string {
+		t.Helper()
+		timeout := time.After(deadline)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("cluster ended before %s:\n%s", what, seen.String())
+				}
+				seen.WriteString(l + "\n")
+				if match(l) {
+					return l
+				}
+			case <-timeout:
+				t.Fatalf("no %s within %v:\n%s", what, deadline, seen.String())
+			}
+		}
+	}
+	line := await(func(l string) bool { return strings.HasPrefix(l, "node 1: ") }, "node 1's pid")
+	var pid int
+	if _, err := fmt.Sscanf(line[strings.LastIndex(line, "pid "):], "pid %d", &pid); err != nil {
+		t.Fatalf("%q: %v", line, err)
+	}
+	await(func(l string) bool { return strings.Contains(l, "all-served (liveness) holds") }, "every client served")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	await(func(l string) bool { return strings.Contains(l, "node 1's process ended: signal: killed") }, "node 1's end")
+	await(func(l string) bool { return strings.Contains(l, "node 1 starts again from its state file (a reset)") }, "node 1's restart")
+	cmd.Process.Signal(syscall.SIGTERM)
+	await(func(l string) bool { return strings.HasPrefix(l, "stopped after") }, "the cluster's stop")
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("cluster: %v\n%s", err, seen.String())
+	}
+	if strings.Contains(seen.String(), "VIOLATED") {
+		t.Errorf("a safety property was violated:\n%s", seen.String())
 	}
 }

@@ -112,11 +112,12 @@ func (c *command) cluster(args []string) int {
 	// listening yet is lost, and a node that sends one only in Init
 	// (a lock client's request) would wait for ever.
 	for i := range peers {
-		ready, err := cl.start(sim.NodeID(i))
+		ready, pid, err := cl.start(sim.NodeID(i))
 		if err != nil {
 			cl.stopAll()
 			return c.usageErr("cluster", "%v", err)
 		}
+		fmt.Fprintf(c.stdout, "node %d: %s, pid %d\n", i, peers[i], pid)
 		select {
 		case <-ready:
 		case <-time.After(10 * time.Second):
@@ -190,9 +191,10 @@ func (c *command) cluster(args []string) int {
 			fmt.Fprintf(c.stdout, "%8.3fs  node %d's process ended: %s\n", now.Sub(start).Seconds(), ev.node, ev.exit)
 			if *restart && ev.killed {
 				w.Reset(ev.node)
-				fmt.Fprintf(c.stdout, "%8.3fs  node %d starts again from its state file (a reset)\n", now.Sub(start).Seconds(), ev.node)
-				if _, err := cl.start(ev.node); err != nil {
+				if _, pid, err := cl.start(ev.node); err != nil {
 					fmt.Fprintf(c.stdout, "node %d cannot start again: %v\n", ev.node, err)
+				} else {
+					fmt.Fprintf(c.stdout, "%8.3fs  node %d starts again from its state file (a reset), pid %d\n", now.Sub(start).Seconds(), ev.node, pid)
 				}
 			}
 		}
@@ -256,7 +258,7 @@ type procEvent struct {
 // configuration.
 func (p *procs) args(id sim.NodeID) []string {
 	a := []string{"run", p.sys.Name, "--id", strconv.Itoa(int(id)), "--peers", strings.Join(p.peers, ","),
-		"--data", p.dir, "--log", host.RunLogName(p.dir, id), "--key", p.key, "--seed", strconv.FormatUint(p.seed, 10), "--report", "--nodes", strconv.Itoa(p.cfg.Nodes)}
+		"--data", p.dir, "--log", host.RunLogName(p.dir, id), "--key", p.key, "--watch-stdin", "--seed", strconv.FormatUint(p.seed, 10), "--report", "--nodes", strconv.Itoa(p.cfg.Nodes)}
 	for _, b := range p.cfg.Bugs {
 		a = append(a, "--bug", b)
 	}
@@ -274,13 +276,18 @@ func (p *procs) args(id sim.NodeID) []string {
 	return a
 }
 
-// start starts node id's process; ready is closed once it has reported
-// its first state, or ended.
-func (p *procs) start(id sim.NodeID) (ready chan struct{}, err error) {
+// start starts node id's process, whose pid it returns; ready is closed
+// once it has reported its first state, or ended.
+func (p *procs) start(id sim.NodeID) (ready chan struct{}, pid int, err error) {
 	cmd := exec.Command(p.exe, p.args(id)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	// The node stops when this pipe closes: when the cluster ends, even
+	// killed, none of its nodes outlives it.
+	if _, err := cmd.StdinPipe(); err != nil {
+		return nil, 0, err
 	}
 	ready = make(chan struct{})
 	var readyOnce sync.Once
@@ -292,10 +299,10 @@ func (p *procs) start(id sim.NodeID) (ready chan struct{}, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopping {
-		return nil, errors.New("the cluster is stopping")
+		return nil, 0, errors.New("the cluster is stopping")
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("node %d: %v", id, err)
+		return nil, 0, fmt.Errorf("node %d: %v", id, err)
 	}
 	p.procs[id] = cmd
 	p.wg.Add(1)
@@ -327,7 +334,7 @@ func (p *procs) start(id sim.NodeID) (ready chan struct{}, err error) {
 		}
 		p.send(procEvent{node: ev.node, exit: ev.exit, killed: ev.killed})
 	}()
-	return ready, nil
+	return ready, cmd.Process.Pid, nil
 }
 
 // send hands ev to the cluster's loop, unless it is stopping.

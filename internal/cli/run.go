@@ -81,8 +81,19 @@ func (c *command) runNode(args []string) int {
 	if err != nil {
 		return c.usageErr("run", "%v", err)
 	}
+	var stdinClosed chan struct{}
+	if *rf.watchStdin {
+		stdinClosed = make(chan struct{})
+		go func() {
+			io.Copy(io.Discard, c.stdin)
+			close(stdinClosed)
+		}()
+	}
 	select {
 	case <-sigs:
+		n.Stop()
+		return ExitOK
+	case <-stdinClosed:
 		n.Stop()
 		return ExitOK
 	case <-n.Done():
@@ -122,6 +133,7 @@ type runFlags struct {
 	seed                *uint64
 	report, quiet       *bool
 	holdCalls           *bool
+	watchStdin          *bool
 }
 
 // addRunFlags adds run's own flags to fs: run declares them, and cluster
@@ -136,6 +148,7 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	rf.runLog = fs.String("log", "", "append a line for each handler the node runs to this file: 'trace' merges the nodes' logs into a trace")
 	rf.report = fs.Bool("report", false, "write a line of JSON on stdout each time the node's state changes (what 'cluster' reads)")
 	rf.quiet = fs.Bool("quiet", false, "write no log on stderr")
+	rf.watchStdin = fs.Bool("watch-stdin", false, "stop when standard input closes: what 'cluster' gives its nodes, so that none outlives it")
 	rf.holdCalls = fs.Bool("hold-calls", false, "make the driver's calls to the node only when 'call' asks, one at a time (default: all, after its first Init)")
 	rf.key = fs.String("key", "", "the cluster key's file: every frame carries an HMAC under it, and a frame without a valid one is dropped (every node must have the same key, of at least 16 bytes)")
 	return rf

@@ -80,7 +80,7 @@ type Stats struct {
 	Malformed  int64 // frames dropped: not a frame, another version, a message that does not decode
 	Oversized  int64 // frames dropped, sent or received, longer than MaxMessage
 	Strangers  int64 // frames dropped: from an address that is no peer's, or naming another sender
-	Unsendable int64 // messages the wire cannot carry (an unexported field: see wire.go)
+	Unsendable int64 // messages the wire cannot carry (a func or chan in them: see codec.go)
 	Lost       int64 // messages lost with a connection that broke or could not be made (streams)
 	Broken     int64 // broken connections told to the node (Error)
 	Writes     int64 // state file writes

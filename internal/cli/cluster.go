@@ -131,6 +131,11 @@ func (c *command) cluster(args []string) int {
 	// stop stops the nodes, and says where their run logs are.
 	stop := func() {
 		cl.stopAll()
+		// Where each property stands, and since when: what the run
+		// showed last.
+		for _, st := range w.Status(time.Now()) {
+			fmt.Fprintf(c.stdout, "at the end: %s, since %.3fs\n", statusLine(st), st.Since.Sub(start).Seconds())
+		}
 		if *data != "" {
 			fmt.Fprintf(c.stdout, "run logs: %s ('%s trace %s' merges them into a trace)\n",
 				filepath.Join(dir, "node-*.log"), c.cmd, filepath.Join(dir, "node-*.log"))

@@ -87,6 +87,9 @@ type Stats struct {
 	// Unauthenticated counts frames dropped for a missing or wrong MAC
 	// (with Options.Key).
 	Unauthenticated int64
+	// Stuck counts handlers that ran past the model's HandlerTimeout
+	// (the checker's divergence): each is logged once.
+	Stuck int64
 }
 
 // A Node is one running node.
@@ -121,6 +124,9 @@ type Node struct {
 	boot    int    // starts before this one, as the run log counts them
 	choices []int  // the handler's Choose values
 	rlog    *runLog
+	// running is the handler under way, for the watchdog; nil between
+	// handlers.
+	running atomic.Pointer[running]
 
 	tr    transport
 	stats counters
@@ -128,7 +134,7 @@ type Node struct {
 }
 
 type counters struct {
-	handled, received, sent, malformed, oversized, strangers, unsendable, lost, broken, writes, unauth atomic.Int64
+	handled, received, sent, malformed, oversized, strangers, unsendable, lost, broken, writes, unauth, stuck atomic.Int64
 }
 
 // A transport carries frames between the nodes: UDP or TCP.
@@ -245,6 +251,7 @@ func Start(opts Options) (*Node, error) {
 	}
 	ready := make(chan struct{})
 	go n.loop(ready)
+	go n.watchdog()
 	select {
 	case <-ready:
 		return n, nil
@@ -304,7 +311,7 @@ func (n *Node) Stats() Stats {
 	return Stats{Handled: c.handled.Load(), Received: c.received.Load(), Sent: c.sent.Load(),
 		Malformed: c.malformed.Load(), Oversized: c.oversized.Load(), Strangers: c.strangers.Load(),
 		Unsendable: c.unsendable.Load(), Lost: c.lost.Load(), Broken: c.broken.Load(), Writes: c.writes.Load(),
-		Unauthenticated: c.unauth.Load()}
+		Unauthenticated: c.unauth.Load(), Stuck: c.stuck.Load()}
 }
 
 // post queues ev for the node; false once the node has stopped.
@@ -426,7 +433,9 @@ func (n *Node) handle(ev event) bool {
 	if n.rlog != nil && ev.kind == evMsg {
 		msgFP = sim.Fingerprint(ev.msg) // before the handler can change it
 	}
+	n.running.Store(&running{kind: ev.kind, peer: ev.peer, timer: ev.timer, since: time.Now()})
 	err := n.run(&ev)
+	n.running.Store(nil)
 	if err == nil && n.opts.Data != "" {
 		err = n.writeDurable()
 	}
@@ -680,4 +689,47 @@ func (n *Node) unseal(b []byte, from string) ([]byte, bool) {
 	n.logf("dropped a frame from %s: its MAC is not the cluster key's", from)
 	n.stats.unauth.Add(1)
 	return nil, false
+}
+
+// A running handler, as the watchdog sees it: what the other goroutines
+// may read of its event (not the message, which the handler may change).
+type running struct {
+	kind  evKind
+	peer  sim.NodeID
+	timer string
+	since time.Time
+}
+
+// watchdog logs, once each, the handlers that run longer than the
+// model's HandlerTimeout (2 s when it gives none): a node stuck in one
+// is the checker's divergence, and nothing else of it runs.
+func (n *Node) watchdog() {
+	limit := n.model.Spec.HandlerTimeout
+	if limit <= 0 {
+		limit = 2 * time.Second
+	}
+	tick := time.NewTicker(limit / 4)
+	defer tick.Stop()
+	var warned *running
+	for {
+		select {
+		case <-n.done:
+			return
+		case now := <-tick.C:
+			r := n.running.Load()
+			if r == nil || r == warned || now.Sub(r.since) < limit {
+				continue
+			}
+			warned = r
+			what := [...]string{"Init", "Receive", "Timer", "App", "Error", "App"}[r.kind]
+			switch r.kind {
+			case evMsg, evError:
+				what += fmt.Sprintf(" (from %d)", r.peer)
+			case evTimer:
+				what += " " + r.timer
+			}
+			n.logf("handler %s has not returned after %v: the node is stuck in it (the checker's divergence)", what, now.Sub(r.since).Round(time.Millisecond))
+			n.stats.stuck.Add(1)
+		}
+	}
 }

@@ -52,6 +52,8 @@ func (p *pinger) App(ctx sim.Context, call sim.AppCall) {
 		panic("told to")
 	case "mark":
 		p.Mark = 1
+	case "hang":
+		<-release // until the test lets it go
 	case "big":
 		ctx.Send(0, Big{make([]byte, 2*DefaultMaxMessage)})
 	}
@@ -65,7 +67,8 @@ var streamPingers = protocol.System{Name: "stream-pingers", Build: buildPingers(
 func buildPingers(t sim.Transport) func(cfg protocol.Config) (*protocol.Model, error) {
 	return func(cfg protocol.Config) (*protocol.Model, error) {
 		return &protocol.Model{
-			Spec:   sim.Spec{New: func(sim.NodeID) sim.Node { return &pinger{} }, Transport: t},
+			Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &pinger{} }, Transport: t,
+				HandlerTimeout: 100 * time.Millisecond},
 			Timers: map[string]protocol.Timing{"tick": {After: 5 * time.Millisecond, Jitter: time.Millisecond}},
 			Properties: []properties.Property{properties.EventuallyEach("pinged", "every node got 3 pings",
 				func(p *pinger) bool { return p.Got >= 3 })},
@@ -128,3 +131,6 @@ func startSystem(t *testing.T, sys *protocol.System, co ClusterOptions) (*Cluste
 func got(n *Node) int { return n.State().(*pinger).Got }
 
 func timeAfter() <-chan time.Time { return time.After(deadline) }
+
+// release lets a handler stuck in App("hang") return.
+var release = make(chan struct{})

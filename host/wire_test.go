@@ -104,3 +104,20 @@ func TestPanicStopsOneNode(t *testing.T) {
 		t.Fatal("another node stopped")
 	}
 }
+
+// A handler that does not return is logged, once, as the node stuck in
+// it (the checker's divergence); the other nodes run on.
+func TestStuckHandler(t *testing.T) {
+	release = make(chan struct{}) // before any node reads it
+	c, l := startPingers(t, ClusterOptions{})
+	if err := c.Nodes[1].Call("hang"); err != nil {
+		t.Fatal(err)
+	}
+	defer close(release)
+	waitFor(t, "the stuck handler counted", func() bool { return c.Nodes[1].Stats().Stuck == 1 })
+	if !strings.Contains(l.String(), `handler App has not returned after`) {
+		t.Errorf("the log does not say the node is stuck")
+	}
+	before := got(c.Nodes[0])
+	waitFor(t, "node 0 still gets pings from node 2", func() bool { return got(c.Nodes[0]) > before })
+}

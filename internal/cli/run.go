@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/sim"
@@ -91,13 +92,28 @@ func (c *command) runNode(args []string) int {
 	}
 	select {
 	case <-sigs:
-		n.Stop()
-		return ExitOK
+		return c.stopNode(n)
 	case <-stdinClosed:
-		n.Stop()
-		return ExitOK
+		return c.stopNode(n)
 	case <-n.Done():
 		fmt.Fprintf(c.stderr, "%s run: %v\n", c.name, n.Err())
+		return ExitViolation
+	}
+}
+
+// stopNode stops n, or gives up after a few seconds if a handler does
+// not return (the node's log has said so): exit 1 then.
+func (c *command) stopNode(n *host.Node) int {
+	stopped := make(chan struct{})
+	go func() {
+		n.Stop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+		return ExitOK
+	case <-time.After(5 * time.Second):
+		fmt.Fprintf(c.stderr, "%s run: node %d does not stop: a handler has not returned\n", c.name, n.ID())
 		return ExitViolation
 	}
 }

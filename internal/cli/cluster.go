@@ -84,14 +84,9 @@ func (c *command) cluster(args []string) int {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return c.usageErr("cluster", "--data: %v", err)
 	}
-	// Every cluster has a key: its frames are authenticated.
-	keyFile := filepath.Join(dir, "cluster.key")
-	if _, err := os.Stat(keyFile); err != nil {
-		key := make([]byte, 32)
-		rand.Read(key)
-		if err := os.WriteFile(keyFile, key, 0o600); err != nil {
-			return c.usageErr("cluster", "writing the cluster key: %v", err)
-		}
+	keyFile, err := clusterKey(dir)
+	if err != nil {
+		return c.usageErr("cluster", "writing the cluster key: %v", err)
 	}
 	peers, err := host.FreeLoopback(m.Spec.Nodes, m.Spec.Transport)
 	if err != nil {
@@ -105,104 +100,155 @@ func (c *command) cluster(args []string) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	cw := &clusterWatch{c: c, procs: cl, w: w, start: time.Now(), states: *states, untilLive: *untilLive, restart: *restart}
+	if *data != "" {
+		cw.logs = filepath.Join(dir, "node-*.log")
+	}
 	fmt.Fprintf(c.stdout, "%s: %d nodes on %s (state files in %s)\n", sys.Name, len(peers), strings.Join(peers, ", "), dir)
-	start := time.Now()
-	// In id order, each once the one before has reported its first
-	// state, so that it is listening: a datagram sent to a node not
-	// listening yet is lost, and a node that sends one only in Init
-	// (a lock client's request) would wait for ever.
-	for i := range peers {
-		ready, pid, err := cl.start(sim.NodeID(i))
-		if err != nil {
-			cl.stopAll()
-			return c.usageErr("cluster", "%v", err)
-		}
-		fmt.Fprintf(c.stdout, "node %d: %s, pid %d\n", i, peers[i], pid)
-		select {
-		case <-ready:
-		case <-time.After(10 * time.Second):
-		}
+	if err := cw.startAll(); err != nil {
+		cl.stopAll()
+		return c.usageErr("cluster", "%v", err)
 	}
 	var timeout <-chan time.Time
 	if *forTime > 0 {
 		timeout = time.After(*forTime)
 	}
-	violated := false
-	// stop stops the nodes, and says where their run logs are.
-	stop := func() {
-		cl.stopAll()
-		// Where each property stands, and since when: what the run
-		// showed last.
-		for _, st := range w.Status(time.Now()) {
-			fmt.Fprintf(c.stdout, "at the end: %s, since %.3fs\n", statusLine(st), st.Since.Sub(start).Seconds())
+	return cw.watch(sigs, timeout, *forTime)
+}
+
+// clusterKey makes the cluster key's file in dir, unless it is there
+// already, and returns its name: every cluster's frames are
+// authenticated.
+func clusterKey(dir string) (string, error) {
+	name := filepath.Join(dir, "cluster.key")
+	if _, err := os.Stat(name); err == nil {
+		return name, nil
+	}
+	key := make([]byte, 32)
+	rand.Read(key)
+	return name, os.WriteFile(name, key, 0o600)
+}
+
+// A clusterWatch is a cluster's run as the command watches it: its
+// nodes' processes, the watcher of their states, and what to show.
+type clusterWatch struct {
+	c                          *command
+	procs                      *procs
+	w                          *host.Watcher
+	start                      time.Time
+	states, untilLive, restart bool
+	logs                       string // the run logs' pattern, to show at the end ("" for a temporary directory)
+	violated                   bool   // a safety property was violated at some point
+}
+
+// startAll starts the nodes in id order, each once the one before has
+// reported its first state, so that it is listening: a datagram sent to
+// a node not listening yet is lost, and a node that sends one only in
+// Init (a lock client's request) would wait for ever.
+func (cw *clusterWatch) startAll() error {
+	for i, addr := range cw.procs.peers {
+		ready, pid, err := cw.procs.start(sim.NodeID(i))
+		if err != nil {
+			return err
 		}
-		if *data != "" {
-			fmt.Fprintf(c.stdout, "run logs: %s ('%s trace %s' merges them into a trace)\n",
-				filepath.Join(dir, "node-*.log"), c.cmd, filepath.Join(dir, "node-*.log"))
+		fmt.Fprintf(cw.c.stdout, "node %d: %s, pid %d\n", i, addr, pid)
+		select {
+		case <-ready:
+		case <-time.After(10 * time.Second):
 		}
 	}
-	show := func(now time.Time) (live bool) {
-		live = true
-		for _, st := range w.Status(now) {
-			if st.Kind == properties.Liveness && !st.Holds {
-				live = false
-			}
-			if st.Kind == properties.Safety && !st.Holds {
-				violated = true
-			}
-			if st.Changed {
-				fmt.Fprintf(c.stdout, "%8.3fs  %s\n", now.Sub(start).Seconds(), statusLine(st))
-			}
+	return nil
+}
+
+// show prints the properties whose status changed, and says whether
+// every liveness property holds.
+func (cw *clusterWatch) show(now time.Time) (live bool) {
+	live = true
+	for _, st := range cw.w.Status(now) {
+		if st.Kind == properties.Liveness && !st.Holds {
+			live = false
 		}
-		return live
+		if st.Kind == properties.Safety && !st.Holds {
+			cw.violated = true
+		}
+		if st.Changed {
+			fmt.Fprintf(cw.c.stdout, "%8.3fs  %s\n", now.Sub(cw.start).Seconds(), statusLine(st))
+		}
 	}
-	live := show(start)
+	return live
+}
+
+// stop stops the nodes, and says where each property stands, since
+// when, and where the run logs are.
+func (cw *clusterWatch) stop() {
+	cw.procs.stopAll()
+	for _, st := range cw.w.Status(time.Now()) {
+		fmt.Fprintf(cw.c.stdout, "at the end: %s, since %.3fs\n", statusLine(st), st.Since.Sub(cw.start).Seconds())
+	}
+	if cw.logs != "" {
+		fmt.Fprintf(cw.c.stdout, "run logs: %s ('%s trace %s' merges them into a trace)\n", cw.logs, cw.c.cmd, cw.logs)
+	}
+}
+
+// watch shows the nodes' states and the properties as they change,
+// starts a killed node again, and stops at a signal, at the timeout, or
+// (until-live) once every liveness property holds; it returns the exit
+// status.
+func (cw *clusterWatch) watch(sigs <-chan os.Signal, timeout <-chan time.Time, forTime time.Duration) int {
+	out, start := cw.c.stdout, cw.start
+	cw.show(start)
 	for {
 		select {
 		case <-sigs:
-			stop()
-			fmt.Fprintf(c.stdout, "stopped after %.1fs\n", time.Since(start).Seconds())
-			return clusterExit(violated)
+			cw.stop()
+			fmt.Fprintf(out, "stopped after %.1fs\n", time.Since(start).Seconds())
+			return clusterExit(cw.violated)
 		case <-timeout:
-			stop()
-			fmt.Fprintf(c.stdout, "stopped after --for %v\n", *forTime)
-			if *untilLive && !violated {
-				fmt.Fprintf(c.stdout, "the liveness properties did not all hold within %v\n", *forTime)
+			cw.stop()
+			fmt.Fprintf(out, "stopped after --for %v\n", forTime)
+			if cw.untilLive && !cw.violated {
+				fmt.Fprintf(out, "the liveness properties did not all hold within %v\n", forTime)
 				return ExitInconclusive
 			}
-			return clusterExit(violated)
-		case ev := <-cl.events:
-			now := ev.at
-			if ev.report != nil {
-				if err := w.Update(*ev.report); err != nil {
-					fmt.Fprintf(c.stderr, "%s cluster: %v\n", c.name, err)
-				}
-				if *states {
-					fmt.Fprintf(c.stdout, "%8.3fs  node %d: %s  (after %s)\n", now.Sub(start).Seconds(), ev.node, ev.report.Dump, ev.report.Event)
-				}
-				live = show(now)
-				if violated && *untilLive {
-					stop()
-					return ExitViolation
-				}
-				if live && *untilLive {
-					stop()
-					fmt.Fprintf(c.stdout, "every liveness property holds, after %.3fs\n", now.Sub(start).Seconds())
-					return clusterExit(violated)
-				}
+			return clusterExit(cw.violated)
+		case ev := <-cw.procs.events:
+			at := ev.at.Sub(start).Seconds()
+			if ev.report == nil {
+				cw.ended(ev, at)
 				continue
 			}
-			// A node's process ended.
-			fmt.Fprintf(c.stdout, "%8.3fs  node %d's process ended: %s\n", now.Sub(start).Seconds(), ev.node, ev.exit)
-			if *restart && ev.killed {
-				w.Reset(ev.node)
-				if _, pid, err := cl.start(ev.node); err != nil {
-					fmt.Fprintf(c.stdout, "node %d cannot start again: %v\n", ev.node, err)
-				} else {
-					fmt.Fprintf(c.stdout, "%8.3fs  node %d starts again from its state file (a reset), pid %d\n", now.Sub(start).Seconds(), ev.node, pid)
-				}
+			if err := cw.w.Update(*ev.report); err != nil {
+				fmt.Fprintf(cw.c.stderr, "%s cluster: %v\n", cw.c.name, err)
+			}
+			if cw.states {
+				fmt.Fprintf(out, "%8.3fs  node %d: %s  (after %s)\n", at, ev.node, ev.report.Dump, ev.report.Event)
+			}
+			live := cw.show(ev.at)
+			switch {
+			case cw.violated && cw.untilLive:
+				cw.stop()
+				return ExitViolation
+			case live && cw.untilLive:
+				cw.stop()
+				fmt.Fprintf(out, "every liveness property holds, after %.3fs\n", at)
+				return clusterExit(cw.violated)
 			}
 		}
+	}
+}
+
+// ended says a node's process ended, and starts a killed one again
+// from its state file: a reset.
+func (cw *clusterWatch) ended(ev procEvent, at float64) {
+	fmt.Fprintf(cw.c.stdout, "%8.3fs  node %d's process ended: %s\n", at, ev.node, ev.exit)
+	if !cw.restart || !ev.killed {
+		return
+	}
+	cw.w.Reset(ev.node)
+	if _, pid, err := cw.procs.start(ev.node); err != nil {
+		fmt.Fprintf(cw.c.stdout, "node %d cannot start again: %v\n", ev.node, err)
+	} else {
+		fmt.Fprintf(cw.c.stdout, "%8.3fs  node %d starts again from its state file (a reset), pid %d\n", at, ev.node, pid)
 	}
 }
 

@@ -67,6 +67,21 @@ func TestClusterCommand(t *testing.T) {
 	if code != livecheck.ExitOK || !strings.Contains(o.String(), "reproduced: the trace reaches a live state") {
 		t.Errorf("replay of the run's trace: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
 	}
+
+	// The run, ended live, is a prefix: a check starts where it ended,
+	// with a reset the real run did not have.
+	prefix := filepath.Join(dir, "prefix.json")
+	o.Reset()
+	e.Reset()
+	if code = livecheck.Run(append(append([]string{"trace"}, logs...), "--prefix", "--out", prefix), &o, &e, &lock.System); code != livecheck.ExitOK {
+		t.Fatalf("trace --prefix: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
+	}
+	o.Reset()
+	e.Reset()
+	code = livecheck.Run([]string{"check", "lock", "--from", prefix, "--depth", "6", "--resets", "1", "-q"}, &o, &e, &lock.System)
+	if code != livecheck.ExitOK || !strings.Contains(o.String(), "resets ") {
+		t.Errorf("check --from the run: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
+	}
 }
 
 // A node process and the reports it writes.

@@ -19,6 +19,7 @@ import (
 func (c *command) trace(args []string) int {
 	fs := pflag.NewFlagSet("trace", pflag.ContinueOnError)
 	out := fs.String("out", "", "the trace file to write (default: livecheck-out/SYSTEM-run-HASH.json)")
+	prefix := fs.Bool("prefix", false, "write the run as a live prefix: 'check SYSTEM --from FILE' then searches from where the real run ended (it must end live)")
 	synopsis := c.cmd + " trace LOGS... [--out FILE]: merge the run logs of a real run's nodes ('" + c.cmd + " run --log',\n" +
 		"one per node) into a trace file, in causal order, replaying it in the simulator: a node whose state\n" +
 		"there is not the one it logged (a handler that depends on something outside its state) or a safety\n" +
@@ -66,9 +67,16 @@ func (c *command) trace(args []string) int {
 		fmt.Fprintf(c.stdout, "left out, %s: from %s on, which the simulator does not model step for step (yet)\n",
 			reports.Count(rr.LeftOutSteps, "step"), strings.Join(rr.LeftOut, "; from "))
 	}
+	kind := "run"
+	if *prefix {
+		if !rr.Live || rr.Violation != "" {
+			return c.usageErr("trace", "the run does not end live, so it is no prefix to start a check from")
+		}
+		kind, rr.Trace.Result = "run-prefix", "prefix"
+	}
 	name := *out
 	if name == "" {
-		name = filepath.Join("livecheck-out", reports.TraceName(sys.Name, "run", m.Init, rr.Path))
+		name = filepath.Join("livecheck-out", reports.TraceName(sys.Name, kind, m.Init, rr.Path))
 	}
 	if dir := filepath.Dir(name); dir != "" {
 		os.MkdirAll(dir, 0o755)
@@ -85,6 +93,10 @@ func (c *command) trace(args []string) int {
 		fmt.Fprintf(c.stdout, "the run ends live: every liveness property holds\n")
 	default:
 		fmt.Fprintf(c.stdout, "the run ends with a liveness property not holding (a real run cut short proves nothing dead)\n")
+	}
+	if *prefix {
+		fmt.Fprintf(c.stdout, "prefix: %s\ncheck from it: %s check %s --from %s\n", name, c.cmd, sys.Name, name)
+		return code
 	}
 	fmt.Fprintf(c.stdout, "trace: %s\nreplay it: %s replay %s\n", name, c.cmd, name)
 	return code

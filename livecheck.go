@@ -49,6 +49,8 @@ type (
 	Model = protocol.Model
 	// A Setting is one setting of a configuration that a bug's needs supplied.
 	Setting = protocol.Setting
+	// Timing is how long a timer waits when the nodes run for real.
+	Timing = protocol.Timing
 )
 
 // None, in a budget field of a Config, says "none of this failure".

@@ -38,9 +38,16 @@ func ReplayTraceStopping(sys *protocol.System, t *reports.Trace, timeout time.Du
 	if err != nil {
 		return nil, err
 	}
+	var fpErr error
+	if t.HasFingerprints() {
+		each = compareFingerprints(t, each, &fpErr)
+	}
 	rep, err := replayEach(sys, ConfigOf(t), t.Init, p, timeout, each, stop, false)
 	if err != nil {
 		return nil, err
+	}
+	if fpErr != nil {
+		return rep, fpErr
 	}
 	ok, err := rep.Confirm(t)
 	if err != nil {
@@ -94,4 +101,37 @@ func TraceError(file string, err error) error {
 		return fmt.Errorf("%s %w", file, err)
 	}
 	return fmt.Errorf("%s: %w", file, err)
+}
+
+// compareFingerprints wraps each to compare, at every step, the state
+// of the step's node with the fingerprint a real run's trace records
+// for it (livecheck trace), and the nodes' states after their first
+// Init with InitFP; *mismatch gets the first difference: the handler
+// depends on something outside its state and inputs.
+func compareFingerprints(t *reports.Trace, each func(step int, s *sim.State, info *sim.StepInfo), mismatch *error) func(step int, s *sim.State, info *sim.StepInfo) {
+	check := func(step int, id sim.NodeID, want string, s *sim.State) {
+		if *mismatch != nil || want == "" || int(id) >= s.N() {
+			return
+		}
+		if got := fmt.Sprintf("%016x", sim.Fingerprint(s.Node(id))); got != want {
+			at := "its first Init"
+			if step > 0 {
+				at = fmt.Sprintf("step %d (%s)", step, t.Steps[step-1].Text)
+			}
+			*mismatch = fmt.Errorf("%w: node %d's state after %s is not the one the run logged (fingerprint %s, the simulator's %s): its handler depends on something outside its state and inputs",
+				ErrNoReplay, id, at, want, got)
+		}
+	}
+	return func(step int, s *sim.State, info *sim.StepInfo) {
+		if step == 0 {
+			for i, fp := range t.InitFP {
+				check(0, sim.NodeID(i), fp, s)
+			}
+		} else if step <= len(t.Steps) {
+			check(step, sim.NodeID(t.Steps[step-1].Node), t.Steps[step-1].FP, s)
+		}
+		if each != nil {
+			each(step, s, info)
+		}
+	}
 }

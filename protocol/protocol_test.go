@@ -3,6 +3,7 @@ package protocol_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
@@ -137,5 +138,20 @@ func TestWholeNumber(t *testing.T) {
 	}
 	if _, err := protocol.WholeNumber("-1", "K", 0, 0, ""); err == nil || !strings.Contains(err.Error(), "at least 0") {
 		t.Errorf("-1 of at least 0: %v", err)
+	}
+}
+
+// A timer's timing is its own, its layer-less name's, the model's "*",
+// or the default, in that order.
+func TestTimingOf(t *testing.T) {
+	m := &protocol.Model{Timers: map[string]protocol.Timing{
+		"lease": {After: time.Second}, "retransmit": {After: 2 * time.Second}, "*": {After: 3 * time.Second}}}
+	for name, want := range map[string]time.Duration{"lease": time.Second, "transport/retransmit": 2 * time.Second, "work": 3 * time.Second} {
+		if got := m.TimingOf(name).After; got != want {
+			t.Errorf("TimingOf(%q) waits %v, want %v", name, got, want)
+		}
+	}
+	if got := (&protocol.Model{}).TimingOf("x"); got != protocol.DefaultTiming {
+		t.Errorf("a model without timers gives %+v, want DefaultTiming", got)
 	}
 }

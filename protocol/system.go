@@ -442,6 +442,14 @@ type Model struct {
 	Properties []properties.Property
 	// Weights are the system's walk weights (nil: walk.DefaultWeights).
 	Weights *walk.Weights
+	// Timers says how long each named timer waits when the nodes run
+	// for real (package host); the checker ignores it, as it ignores
+	// time. See Timing. Nil: DefaultTiming for every timer.
+	Timers map[string]Timing
+	// Messages are values of message types that the host must be able
+	// to decode before it has seen one (see package host): needed only
+	// for a type that a short simulated run of the system never sends.
+	Messages []sim.Message
 }
 
 // BugNames returns the names of the system's bugs, with "=ARG" for those

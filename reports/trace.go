@@ -39,7 +39,13 @@ import (
 // with the nodes of its side in Cut) with its heal (budget
 // Budget.Partitions). A trace whose budget allows none of them is written
 // as version 1 or 2, as before.
-const TraceVersion = 3
+//
+// Version 4 adds the fingerprints a real run's nodes logged (livecheck
+// trace): InitFP, each node's state after its first Init, and each
+// step's FP, the state of the step's node after it, which replay
+// compares with the simulator's. A trace without them is written as
+// before.
+const TraceVersion = 4
 
 // A Trace is the content of a trace file.
 type Trace struct {
@@ -65,8 +71,12 @@ type Trace struct {
 	// Init is the values the Choose calls of the nodes' first Init calls
 	// returned, node 0's first: the initial state the steps start from
 	// (empty where the system has one).
-	Init  []int       `json:"init,omitempty"`
-	Steps []TraceStep `json:"steps"`
+	Init []int `json:"init,omitempty"`
+	// InitFP is, for a real run's trace, each node's state fingerprint
+	// after its first Init, as the node logged it (16 hex digits; empty
+	// for a node that logged none).
+	InitFP []string    `json:"init_fp,omitempty"`
+	Steps  []TraceStep `json:"steps"`
 }
 
 // TraceCritical records where a dead path became dead, and the file of its
@@ -118,6 +128,10 @@ type TraceStep struct {
 	// (never the highest node).
 	Cut     []int `json:"cut,omitempty"`
 	Choices []int `json:"choices,omitempty"`
+	// FP is, in a real run's trace, the fingerprint of the step's node's
+	// state after the step as the node logged it (16 hex digits), which
+	// replay compares with the simulator's.
+	FP string `json:"fp,omitempty"`
 	// Text says what the step did in words; it is for people and is not
 	// read back.
 	Text string `json:"text,omitempty"`
@@ -236,7 +250,9 @@ func (t *Trace) Write(w io.Writer) error {
 func (t *Trace) Stamp() {
 	t.Format, t.Version = traceFormat, TraceVersion
 	switch {
+	case t.HasFingerprints():
 	case t.Budget.newer():
+		t.Version = 3
 	case len(t.Init) > 0:
 		t.Version = 2
 	default:
@@ -290,7 +306,37 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 			return nil, fmt.Errorf("the trace's init choice %d is %d: choices are not negative", i, c)
 		}
 	}
+	for i, fp := range t.InitFP {
+		if fp != "" && !hexFP(fp) {
+			return nil, fmt.Errorf("the trace's init_fp %d is %q, not a 16-digit hex fingerprint", i, fp)
+		}
+	}
+	for i, st := range t.Steps {
+		if st.FP != "" && !hexFP(st.FP) {
+			return nil, fmt.Errorf("the trace's step %d has fp %q, not a 16-digit hex fingerprint", i+1, st.FP)
+		}
+	}
 	return &t, nil
+}
+
+// HasFingerprints says whether t carries a real run's fingerprints
+// (version 4).
+func (t *Trace) HasFingerprints() bool {
+	if len(t.InitFP) > 0 {
+		return true
+	}
+	for _, st := range t.Steps {
+		if st.FP != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// hexFP says whether s is 16 hex digits.
+func hexFP(s string) bool {
+	_, err := strconv.ParseUint(s, 16, 64)
+	return err == nil && len(s) == 16
 }
 
 // DecodeJSON decodes data into v as the readers of livecheck's files do:

@@ -130,14 +130,17 @@ func TestTraceVersions(t *testing.T) {
 		{"version 1", `{"format":"livecheck-trace","version":1,` + body + `}`, ""},
 		{"version 2", `{"format":"livecheck-trace","version":2,"init":[1],` + body + `}`, ""},
 		{"version 3", `{"format":"livecheck-trace","version":3,"budget":{"resets":0,"drops":0,"errors":0,"dups":2},` + body[strings.Index(body, `"seed"`):] + `,"system":"x","nodes":2,"bugs":[]}`, ""},
-		{"newer", `{"format":"livecheck-trace","version":4,"shrunk":true,` + body + `}`,
-			"trace format version 4 is not supported (this livecheck reads versions up to 3; replay it with a newer one)"},
+		{"version 4", `{"format":"livecheck-trace","version":4,"init_fp":["00000000000000aa"],` + body[:len(body)-2] + `,"fp":"00000000000000bb"}]}`, ""},
+		{"newer", `{"format":"livecheck-trace","version":5,"shrunk":true,` + body + `}`,
+			"trace format version 5 is not supported (this livecheck reads versions up to 4; replay it with a newer one)"},
+		{"bad fp", `{"format":"livecheck-trace","version":4,` + body[:len(body)-2] + `,"fp":"xyz"}]}`,
+			`the trace's step 1 has fp "xyz", not a 16-digit hex fingerprint`},
 		{"negative init", `{"format":"livecheck-trace","version":2,"init":[0,-3],` + body + `}`, "the trace's init choice 1 is -3: choices are not negative"},
 		{"negative", `{"format":"livecheck-trace","version":-1,` + body + `}`, "trace format version -1 is not a version"},
 	} {
 		tr, err := ReadTrace(strings.NewReader(tc.file))
 		switch {
-		case tc.err == "" && (err != nil || tr.Version != max(1, len(tr.Init)+1, 3*min(1, tr.Budget.Dups)) || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
+		case tc.err == "" && (err != nil || tr.Version != max(1, len(tr.Init)+1, 3*min(1, tr.Budget.Dups), 4*min(1, len(tr.InitFP))) || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
 			t.Errorf("%s: %v, %+v; want its version with its step", tc.name, err, tr)
 		case tc.err != "" && (err == nil || err.Error() != tc.err):
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)

@@ -110,3 +110,54 @@ func describeNode(n Node) string {
 	}
 	return fmt.Sprintf("%T", n)
 }
+
+// A DurableField is one durable field of a node, as a host keeps it on
+// disk: its name and the field itself, settable even when unexported.
+type DurableField struct {
+	// Name is the field's name, its path through embedded structs joined
+	// with '.', after the layer's name and a '/' in a stacked node
+	// ("Lease", "transport/Seq").
+	Name  string
+	Value reflect.Value
+}
+
+// DurableFields returns node n's durable fields, layer by layer in a
+// stacked node, in a fixed order: what a host (package host) writes to
+// disk after each handler, and loads into the node New builds for a
+// restart before its Init, as a reset keeps them in the world.
+func DurableFields(n Node) []DurableField {
+	var out []DurableField
+	if s, ok := n.(*Stacked); ok {
+		if s == nil {
+			return nil
+		}
+		for i, l := range s.layers {
+			for _, f := range DurableFields(l) {
+				f.Name = s.names[i] + "/" + f.Name
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	if n == nil {
+		return nil
+	}
+	t := reflect.TypeOf(n)
+	paths := durableFields(t)
+	v := reflect.ValueOf(n)
+	if len(paths) == 0 || v.IsNil() {
+		return nil
+	}
+	v = v.Elem()
+	for _, path := range paths {
+		var name []string
+		st := v.Type()
+		for _, i := range path {
+			f := st.Field(i)
+			name = append(name, f.Name)
+			st = f.Type
+		}
+		out = append(out, DurableField{Name: strings.Join(name, "."), Value: writable(v.FieldByIndex(path))})
+	}
+	return out
+}

@@ -31,20 +31,36 @@ type configFlags struct {
 	nodes  *int
 	bugs   *[]string
 	params map[string]*string
+	flags  map[string]string // a parameter's flag, by its name
 }
 
+// addConfigFlags adds the configuration's flags to fs. A parameter whose
+// name is a flag fs has already (run's --peers, for RandTree's peers) is
+// given as --param-NAME instead (paramFlag).
 func addConfigFlags(fs *pflag.FlagSet, sys *protocol.System, bugDoc string) *configFlags {
 	f := &configFlags{
 		nodes:  fs.Int("nodes", 0, "number of nodes (default: the system's)"),
 		bugs:   fs.StringArray("bug", nil, bugDoc),
 		params: map[string]*string{},
+		flags:  map[string]string{},
 	}
 	if sys != nil {
 		for _, p := range sys.Params {
-			f.params[p.Name] = fs.String(p.Name, p.Default, p.Doc)
+			name := paramFlag(fs, p.Name)
+			f.flags[p.Name] = name
+			f.params[p.Name] = fs.String(name, p.Default, p.Doc)
 		}
 	}
 	return f
+}
+
+// paramFlag is the flag of the system parameter name in fs: its name,
+// or param-NAME where fs has a flag of that name already.
+func paramFlag(fs *pflag.FlagSet, name string) string {
+	if fs.Lookup(name) != nil {
+		return "param-" + name
+	}
+	return name
 }
 
 // config is the configuration the flags give: a flag left out is the
@@ -54,7 +70,7 @@ func (f *configFlags) config(fs *pflag.FlagSet, sys *protocol.System) (protocol.
 	cfg := protocol.Config{Nodes: *f.nodes, Bugs: *f.bugs, Params: map[string]string{}}
 	for _, p := range sys.Params {
 		v := f.params[p.Name]
-		if !fs.Changed(p.Name) {
+		if !fs.Changed(f.flags[p.Name]) {
 			continue
 		}
 		if strings.TrimSpace(*v) == "" {

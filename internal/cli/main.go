@@ -84,6 +84,14 @@ func (c *command) run(args []string) int {
 		return c.debug(args[1:])
 	case "merge":
 		return c.merge(args[1:])
+	case "run":
+		return c.runNode(args[1:])
+	case "cluster":
+		return c.cluster(args[1:])
+	case "trace":
+		return c.trace(args[1:])
+	case "call":
+		return c.call(args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, c.usage())
 		return ExitOK
@@ -91,7 +99,7 @@ func (c *command) run(args []string) int {
 		fmt.Fprintln(stdout, Version(name, c.build))
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, merge, prefix, replay, report, debug)\n", name, args[0])
+	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, merge, prefix, replay, report, debug, run, cluster, trace, call)\n", name, args[0])
 	return ExitUsage
 }
 
@@ -107,13 +115,17 @@ Usage:
   %s replay TRACE [--json]    re-execute a trace file step by step
   %s report TRACE --html FILE the event graph of a trace file as a web page
   %s debug TRACE [--vs LIVE]  step through a trace: commands on stdin ('help' lists them)
+  %s run SYSTEM --id I --peers ADDR,... [--data DIR]  run one node for real (UDP or TCP)
+  %s cluster SYSTEM [--nodes N]  run every node on loopback, one process each, and watch the properties
+  %s trace LOGS... [--out FILE]  merge a real run's node logs into a trace, replaying it on the way
+  %s call SYSTEM --to ADDR --key FILE  ask a running node (run --hold-calls) for its next driver call
   %s --version                the module version and VCS revision of this build
 
 Run '%s COMMAND --help' for a command's flags.
 
 Exit status: 0 nothing found, 1 violation found, 2 usage or input error,
 3 inconclusive (the check was cut short before it could tell).
-`, c.name, n, n, n, n, n, n, n, n, n)
+`, c.name, n, n, n, n, n, n, n, n, n, n, n, n, n)
 }
 
 // names returns the systems' names.

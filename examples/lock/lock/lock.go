@@ -26,6 +26,7 @@ package lock
 
 import (
 	"slices"
+	"time"
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
@@ -191,6 +192,12 @@ var System = livecheck.System{
 				return &Client{NoRetry: noRetry}
 			}},
 			Properties: Properties,
+			// How long the timers wait when the nodes run for real
+			// (livecheck run, cluster); the check ignores it.
+			Timers: map[string]livecheck.Timing{
+				"lease": {After: 300 * time.Millisecond, Jitter: 50 * time.Millisecond},
+				"work":  {After: 100 * time.Millisecond, Jitter: 50 * time.Millisecond},
+			},
 		}, nil
 	},
 }

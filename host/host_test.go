@@ -1,0 +1,196 @@
+package host_test
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/livecheck/livecheck/check"
+	"github.com/livecheck/livecheck/examples/lock/lock"
+	"github.com/livecheck/livecheck/host"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems/ring"
+	"github.com/livecheck/livecheck/systems/transport"
+)
+
+// deadline is how long a test waits for a cluster to do what it must: far
+// more than it takes on an idle machine (well under a second), so that a
+// busy one does not fail it. Tests poll; none sleeps to assert.
+const deadline = 60 * time.Second
+
+// waitFor polls cond until it holds, or fails the test at the deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > deadline {
+			t.Fatalf("%s: not within %v", what, deadline)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("%s within %v", what, time.Since(start).Round(time.Millisecond))
+}
+
+// logBuf collects the nodes' logs, and shows them if the test fails.
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func newLog(t *testing.T) *logBuf {
+	l := &logBuf{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			s := l.String()
+			if len(s) > 20000 {
+				s = "...\n" + s[len(s)-20000:]
+			}
+			t.Logf("the nodes' log:\n%s", s)
+		}
+	})
+	return l
+}
+
+// start starts a cluster that the test stops.
+func start(t *testing.T, sys *protocol.System, cfg protocol.Config, co host.ClusterOptions) *host.Cluster {
+	t.Helper()
+	if co.Log == nil {
+		co.Log = newLog(t)
+	}
+	c, err := host.StartCluster(sys, cfg, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// live waits until the cluster's liveness properties hold, then checks
+// that its safety properties do too.
+func live(t *testing.T, c *host.Cluster) {
+	t.Helper()
+	var s *sim.State
+	waitFor(t, c.System.Name+"'s liveness property", func() bool {
+		s = c.State()
+		return c.Holds(s)
+	})
+	for _, st := range host.Status(c.Model.Properties, s) {
+		if st.Kind == properties.Safety && !st.Holds {
+			t.Errorf("%s: %s", st.Name, st.Why)
+		}
+	}
+	for i, n := range c.Nodes {
+		if err := n.Err(); err != nil {
+			t.Errorf("node %d: %v", i, err)
+		}
+	}
+}
+
+// The lock service of examples/lock, the code the checker checks, runs
+// as 3 nodes over UDP on loopback: every client gets its turn.
+func TestLockCluster(t *testing.T) {
+	dir := t.TempDir()
+	c := start(t, &lock.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Data: dir, LogDir: dir, Seed: 1})
+	live(t, c)
+	for i, n := range c.Nodes {
+		st := n.Stats()
+		if st.Malformed+st.Oversized+st.Strangers+st.Unsendable != 0 {
+			t.Errorf("node %d dropped frames on a quiet loopback: %+v", i, st)
+		}
+		if st.Handled == 0 {
+			t.Errorf("node %d ran no handler", i)
+		}
+	}
+	waitFor(t, "the last client lets go", func() bool {
+		return c.Nodes[0].State().(*lock.Server).Holder == 0
+	})
+
+	// The run's logs, merged, replay in the checker's simulator with
+	// every node's fingerprint equal, and make a trace that replay takes.
+	c.Stop()
+	var logs []*host.RunLogFile
+	for i := range c.Nodes {
+		l, err := host.ReadRunLogFile(host.RunLogName(dir, sim.NodeID(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, l)
+	}
+	m, err := host.Merge(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := m.Replay(&lock.System)
+	if err != nil || rr.Divergence != nil || rr.Violation != "" || !rr.Live {
+		t.Fatalf("the run's replay: %+v, %v", rr, err)
+	}
+	if _, err := check.ReplayTrace(&lock.System, rr.Trace, 0, nil); err != nil {
+		t.Errorf("the run's trace does not replay: %v", err)
+	}
+	// The trace carries the nodes' fingerprints, and replay compares
+	// them: one that is not the simulator's is named, with its step.
+	rr.Trace.Steps[1].FP = "0123456789abcdef"
+	if _, err := check.ReplayTrace(&lock.System, rr.Trace, 0, nil); err == nil ||
+		!strings.Contains(err.Error(), "state after step 2 (") || !strings.Contains(err.Error(), "is not the one the run logged") {
+		t.Errorf("a trace with a fingerprint changed: %v", err)
+	}
+}
+
+// The Pastry-style ring of systems/ring, a stream system, runs as 3
+// nodes over TCP on loopback: they form one ring.
+func TestRingCluster(t *testing.T) {
+	dir := t.TempDir()
+	c := start(t, &ring.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Seed: 1, LogDir: dir})
+	live(t, c)
+
+	// Its logs merge and replay, but for what the connections broken as
+	// the nodes stop led to.
+	c.Stop()
+	var logs []*host.RunLogFile
+	for i := range c.Nodes {
+		l, err := host.ReadRunLogFile(host.RunLogName(dir, sim.NodeID(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, l)
+	}
+	m, err := host.Merge(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := m.Replay(&ring.System)
+	if err != nil || rr.Divergence != nil || rr.Violation != "" {
+		t.Fatalf("the run's replay: %+v, %v", rr, err)
+	}
+	if !rr.Live {
+		t.Errorf("the run's replay, %d steps, does not end live (left out: %q)", len(rr.Path), rr.LeftOut)
+	}
+	t.Logf("%d steps replayed, %d left out: %q", len(rr.Path), rr.LeftOutSteps, rr.LeftOut)
+}
+
+// The transport of systems/transport, a stack of layers (an application
+// over a retransmitting transport), runs as it does in the checker:
+// every message is delivered.
+func TestTransportLayersCluster(t *testing.T) {
+	c := start(t, &transport.System, protocol.Config{}, host.ClusterOptions{Seed: 1})
+	live(t, c)
+	if got := properties.Node[*transport.App](c.State(), 1).Got; len(got) != 2 {
+		t.Errorf("node 1's application got %v, want node 0's 2 messages", got)
+	}
+}

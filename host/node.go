@@ -1,0 +1,735 @@
+package host
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// Options says which node to run and how.
+type Options struct {
+	System *protocol.System
+	Config protocol.Config
+	// ID is the node to run, 0 to the configuration's nodes less one.
+	ID sim.NodeID
+	// Peers are the nodes' addresses ("127.0.0.1:7001"), by node id, one
+	// for each node of the configuration: UDP addresses for a datagram
+	// system, TCP for a stream system. The node listens on Peers[ID] and
+	// accepts messages only from the others' addresses.
+	Peers []string
+	// Data is the directory of the node's state file (its durable
+	// fields). Empty: they are kept in memory only, and a restart loses
+	// them.
+	Data string
+	// Seed seeds the node's Choose, with its id.
+	Seed uint64
+	// Log receives the node's log: its Logf lines, each Choose drawn,
+	// what it dropped and why, a handler that panicked. Nil: none.
+	Log io.Writer
+	// MaxMessage is the largest frame sent or accepted, in bytes
+	// (0: DefaultMaxMessage).
+	MaxMessage int
+	// Key, if set, is the cluster's key: every frame the node sends
+	// carries an HMAC-SHA256 of it under the key, and every frame it
+	// takes must, or it is dropped and counted (Stats.Unauthenticated).
+	// Every node of a cluster must have the same key, of at least
+	// MinKey bytes.
+	Key []byte
+	// RunLog, if set, is the file the node appends a line to for each
+	// handler it runs (see runlog.go): what `livecheck trace` merges.
+	RunLog string
+	// HoldCalls: the node makes the driver's calls to it (Spec.Calls)
+	// only when asked (Node.NextCall, `livecheck call`), one at a time,
+	// rather than all after its first Init.
+	HoldCalls bool
+	// OnStep, if set, is called after each handler with a copy of the
+	// node's state, from the node's goroutine: it must not block long.
+	OnStep func(Step)
+
+	// Bound sockets, for a cluster that picks free ports first.
+	packet  packetConn
+	stream  streamListener
+	restart bool
+}
+
+// A Step is one handler a node ran: for Options.OnStep.
+type Step struct {
+	Node  sim.NodeID
+	Event string   // "Receive lock.grant{Lease:1} from 0"
+	State sim.Node // a copy of the node's state after it
+}
+
+// Stats are a node's counts, for tests and logs.
+type Stats struct {
+	Handled    int64 // handlers run
+	Received   int64 // messages handed to Receive
+	Sent       int64 // messages handed to the network
+	Malformed  int64 // frames dropped: not a frame, another version, a message that does not decode
+	Oversized  int64 // frames dropped, sent or received, longer than MaxMessage
+	Strangers  int64 // frames dropped: from an address that is no peer's, or naming another sender
+	Unsendable int64 // messages the wire cannot carry (a func or chan in them: see codec.go)
+	Lost       int64 // messages lost with a connection that broke or could not be made (streams)
+	Broken     int64 // broken connections told to the node (Error)
+	Writes     int64 // state file writes
+	// Unauthenticated counts frames dropped for a missing or wrong MAC
+	// (with Options.Key).
+	Unauthenticated int64
+	// Stuck counts handlers that ran past the model's HandlerTimeout
+	// (the checker's divergence): each is logged once.
+	Stuck int64
+}
+
+// A Node is one running node.
+type Node struct {
+	opts  Options
+	sys   *protocol.System
+	model *protocol.Model
+	id    sim.NodeID
+	max   int
+
+	mu    sync.Mutex // held while a handler runs; State reads under it
+	node  sim.Node
+	calls int // driver calls made (Spec.Calls to this node)
+
+	inbox   chan event
+	stop    chan struct{}
+	done    chan struct{}
+	stopped sync.Once
+	err     error // why the node stopped, when it stopped on its own
+
+	// The node goroutine's own, while a handler runs.
+	ctx     hostCtx
+	cur     *event
+	timers  map[string]*timer
+	gen     uint64
+	choose  *rand.Rand
+	jitter  *rand.Rand
+	out     []outgoing
+	durable []byte // the state file last written
+	buf     bytes.Buffer
+	clock   uint64 // Lamport clock: see runlog.go
+	boot    int    // starts before this one, as the run log counts them
+	choices []int  // the handler's Choose values
+	rlog    *runLog
+	// running is the handler under way, for the watchdog; nil between
+	// handlers.
+	running atomic.Pointer[running]
+
+	tr    transport
+	stats counters
+	logMu sync.Mutex
+}
+
+type counters struct {
+	handled, received, sent, malformed, oversized, strangers, unsendable, lost, broken, writes, unauth, stuck atomic.Int64
+}
+
+// A transport carries frames between the nodes: UDP or TCP.
+type transport interface {
+	// send hands frame to the network for node to, without waiting for
+	// the network.
+	send(to sim.NodeID, frame []byte)
+	close()
+}
+
+type outgoing struct {
+	to    sim.NodeID
+	frame []byte
+}
+
+type evKind uint8
+
+const (
+	evInit evKind = iota
+	evMsg
+	evTimer
+	evApp
+	evError
+	evNextCall // make the next driver call (Node.NextCall)
+)
+
+type event struct {
+	kind  evKind
+	clock uint64 // a message's sender's clock
+	peer  sim.NodeID
+	msg   sim.Message
+	timer string
+	gen   uint64
+	call  sim.AppCall
+	// callIdx is a driver call's index in Spec.Calls; -1 for one made
+	// from Go.
+	callIdx int
+}
+
+type timer struct {
+	t        *time.Timer
+	gen      uint64
+	periodic bool
+}
+
+// Start starts node opts.ID: it builds the node, loads its state file if
+// there is one, listens on its address, runs Init and makes the driver's
+// calls to the node (Spec.Calls; unless Options.HoldCalls), and returns. A damaged state
+// file, a bad configuration or an address that cannot be bound is an
+// error, and no node runs.
+func Start(opts Options) (*Node, error) {
+	if opts.System == nil {
+		return nil, errors.New("no system to run")
+	}
+	cfg, m, err := opts.System.Model(opts.Config)
+	if err != nil {
+		return nil, err
+	}
+	nodes := m.Spec.Nodes
+	switch {
+	case opts.ID < 0 || int(opts.ID) >= nodes:
+		return nil, fmt.Errorf("node %d is not a node of %s with %d nodes: 0 to %d", opts.ID, opts.System.Name, nodes, nodes-1)
+	case len(opts.Peers) != nodes:
+		return nil, fmt.Errorf("%s with %d nodes needs %d addresses, one per node, not %d", opts.System.Name, nodes, nodes, len(opts.Peers))
+	}
+	if _, err := registerType(reflect.TypeFor[Control]()); err != nil {
+		return nil, err
+	}
+	if err := discover(fmt.Sprintf("%p %v", opts.System, cfg), m); err != nil {
+		return nil, fmt.Errorf("%s cannot run for real: %v", opts.System.Name, err)
+	}
+	n := &Node{opts: opts, sys: opts.System, model: m, id: opts.ID, max: opts.MaxMessage,
+		inbox: make(chan event, 256), stop: make(chan struct{}), done: make(chan struct{}),
+		timers: map[string]*timer{},
+		choose: rand.New(rand.NewPCG(opts.Seed, uint64(opts.ID))),
+		jitter: rand.New(rand.NewPCG(opts.Seed^0x6a09e667, uint64(opts.ID))),
+	}
+	if n.max <= 0 {
+		n.max = DefaultMaxMessage
+	}
+	if opts.Key != nil && len(opts.Key) < MinKey {
+		return nil, fmt.Errorf("the cluster key has %d bytes: it needs at least %d", len(opts.Key), MinKey)
+	}
+	n.ctx.n = n
+	n.node = m.Spec.New(n.id)
+	for _, d := range sim.DurableFields(n.node) {
+		if err := codecOf(d.Value.Type()).err; err != nil {
+			return nil, fmt.Errorf("durable field %s: %v", d.Name, err)
+		}
+	}
+	if opts.Data != "" {
+		calls, _, err := loadDurable(opts.Data, n.sys.Name, n.id, n.node)
+		if err != nil {
+			return nil, err
+		}
+		n.calls = calls
+	}
+	if opts.RunLog != "" {
+		h := LogHeader{System: n.sys.Name, Node: int(n.id), Config: cfg, Stream: m.Spec.Transport == sim.Stream}
+		if n.rlog, n.clock, n.boot, err = openRunLog(opts.RunLog, h); err != nil {
+			return nil, err
+		}
+	}
+	if m.Spec.Transport == sim.Stream {
+		n.tr, err = startTCP(n)
+	} else {
+		n.tr, err = startUDP(n)
+	}
+	if err != nil {
+		if n.rlog != nil {
+			n.rlog.close()
+		}
+		return nil, err
+	}
+	ready := make(chan struct{})
+	go n.loop(ready)
+	go n.watchdog()
+	select {
+	case <-ready:
+		return n, nil
+	case <-n.done:
+		return nil, n.err
+	}
+}
+
+// ID is the node's id.
+func (n *Node) ID() sim.NodeID { return n.id }
+
+// Model is the model the node runs.
+func (n *Node) Model() *protocol.Model { return n.model }
+
+// Stop stops the node and waits until it has: its handler done, its
+// sockets closed, its timers stopped. What it wrote to its state file
+// stays, as a killed process leaves it.
+func (n *Node) Stop() {
+	n.stopped.Do(func() { close(n.stop) })
+	<-n.done
+}
+
+// Done is closed once the node has stopped, by Stop or on its own (a
+// handler panicked, its state file could not be written).
+func (n *Node) Done() <-chan struct{} { return n.done }
+
+// Err says why the node stopped on its own; nil while it runs or after
+// Stop.
+func (n *Node) Err() error {
+	select {
+	case <-n.done:
+		return n.err
+	default:
+		return nil
+	}
+}
+
+// State returns a copy of the node's state between two handlers.
+func (n *Node) State() sim.Node {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return sim.Copy(n.node)
+}
+
+// Call hands call to the node's App handler, after what is queued for
+// it; an error if the node has stopped.
+func (n *Node) Call(call sim.AppCall) error {
+	if !n.post(event{kind: evApp, call: call, callIdx: -1}) {
+		return fmt.Errorf("node %d has stopped", n.id)
+	}
+	return nil
+}
+
+// Stats returns the node's counts so far.
+func (n *Node) Stats() Stats {
+	c := &n.stats
+	return Stats{Handled: c.handled.Load(), Received: c.received.Load(), Sent: c.sent.Load(),
+		Malformed: c.malformed.Load(), Oversized: c.oversized.Load(), Strangers: c.strangers.Load(),
+		Unsendable: c.unsendable.Load(), Lost: c.lost.Load(), Broken: c.broken.Load(), Writes: c.writes.Load(),
+		Unauthenticated: c.unauth.Load(), Stuck: c.stuck.Load()}
+}
+
+// post queues ev for the node; false once the node has stopped.
+func (n *Node) post(ev event) bool {
+	select {
+	case n.inbox <- ev:
+		return true
+	case <-n.stop:
+		return false
+	case <-n.done:
+		return false
+	}
+}
+
+func (n *Node) logf(format string, args ...any) {
+	if n.opts.Log == nil {
+		return
+	}
+	line := fmt.Sprintf(format, args...)
+	n.logMu.Lock()
+	fmt.Fprintf(n.opts.Log, "%s node %d: %s\n", time.Now().UTC().Format("15:04:05.000000"), n.id, line)
+	n.logMu.Unlock()
+}
+
+// loop runs the node's handlers one at a time, as the simulator does:
+// Init, the driver's calls to it (then it closes ready), then each event
+// as it comes.
+func (n *Node) loop(ready chan struct{}) {
+	defer func() {
+		n.stopped.Do(func() { close(n.stop) })
+		for _, t := range n.timers {
+			t.t.Stop()
+		}
+		n.tr.close()
+		if n.rlog != nil {
+			n.rlog.close()
+		}
+		close(n.done)
+	}()
+	if !n.handle(event{kind: evInit}) {
+		return
+	}
+	for !n.opts.HoldCalls {
+		ev, ok := n.nextCall()
+		if !ok {
+			break
+		}
+		if !n.handle(ev) {
+			return
+		}
+	}
+	close(ready)
+	for {
+		select {
+		case <-n.stop:
+			return
+		case ev := <-n.inbox:
+			if ev.kind == evNextCall {
+				var ok bool
+				if ev, ok = n.nextCall(); !ok {
+					n.logf("asked for its next driver call, but it has made them all")
+					continue
+				}
+			}
+			if !n.handle(ev) {
+				return
+			}
+		}
+	}
+}
+
+// nextCall returns the event of the node's next driver call (Spec.Calls
+// to it, in order, each once, across restarts), and counts it made.
+func (n *Node) nextCall() (event, bool) {
+	for i := n.calls; i < len(n.model.Spec.Calls); i++ {
+		if c := n.model.Spec.Calls[i]; c.To == n.id {
+			n.calls = i + 1
+			return event{kind: evApp, call: c.Call, callIdx: i}, true
+		}
+	}
+	n.calls = len(n.model.Spec.Calls)
+	return event{}, false
+}
+
+// NextCall has the node make its next driver call (of Spec.Calls), as
+// the checker's driver does, after what is queued for it: for a node
+// started with Options.HoldCalls. A node that has made them all says so
+// in its log.
+func (n *Node) NextCall() error {
+	if !n.post(event{kind: evNextCall}) {
+		return fmt.Errorf("node %d has stopped", n.id)
+	}
+	return nil
+}
+
+// handle runs the handler of ev, writes the durable fields if they
+// changed, then lets what it sent leave. False: the node must stop.
+func (n *Node) handle(ev event) bool {
+	n.mu.Lock()
+	if ev.kind == evTimer {
+		t, ok := n.timers[ev.timer]
+		if !ok || t.gen != ev.gen {
+			n.mu.Unlock()
+			return true // cancelled, or set again, after it fired
+		}
+		if t.periodic {
+			n.gen++
+			t.gen = n.gen
+			n.arm(ev.timer, t)
+		} else {
+			delete(n.timers, ev.timer)
+		}
+	}
+	if ev.kind == evMsg {
+		n.clock = max(n.clock, ev.clock)
+	}
+	n.clock++
+	var msgFP uint64
+	if n.rlog != nil && ev.kind == evMsg {
+		msgFP = sim.Fingerprint(ev.msg) // before the handler can change it
+	}
+	n.running.Store(&running{kind: ev.kind, peer: ev.peer, timer: ev.timer, since: time.Now()})
+	err := n.run(&ev)
+	n.running.Store(nil)
+	if err == nil && n.opts.Data != "" {
+		err = n.writeDurable()
+	}
+	if err == nil && n.rlog != nil {
+		err = n.logStep(&ev, msgFP)
+	}
+	out := n.out
+	n.out = n.out[:0]
+	var state sim.Node
+	if err == nil && n.opts.OnStep != nil {
+		state = sim.Copy(n.node)
+	}
+	n.mu.Unlock()
+	if err != nil {
+		n.err = fmt.Errorf("node %d stopped: %w", n.id, err)
+		n.logf("stopped: %v", err)
+		return false
+	}
+	for _, o := range out {
+		n.stats.sent.Add(1)
+		n.tr.send(o.to, o.frame)
+	}
+	if n.opts.OnStep != nil {
+		n.opts.OnStep(Step{Node: n.id, Event: n.describe(&ev), State: state})
+	}
+	return true
+}
+
+// run runs ev's handler; a panic is an error naming the event.
+func (n *Node) run(ev *event) (err error) {
+	n.cur = ev
+	n.choices = n.choices[:0]
+	defer func() {
+		n.cur = nil
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler %s panicked: %v", n.describe(ev), r)
+			n.logf("%v\n%s", err, debug.Stack())
+		}
+	}()
+	n.stats.handled.Add(1)
+	c := &n.ctx
+	switch ev.kind {
+	case evInit:
+		n.node.Init(c)
+	case evMsg:
+		n.stats.received.Add(1)
+		n.node.Receive(c, ev.peer, ev.msg)
+	case evTimer:
+		n.node.Timer(c, ev.timer)
+	case evApp:
+		n.node.App(c, ev.call)
+	case evError:
+		n.stats.broken.Add(1)
+		n.node.Error(c, ev.peer)
+	}
+	return nil
+}
+
+// logStep appends the handler just run to the run log.
+func (n *Node) logStep(ev *event, msgFP uint64) error {
+	e := LogEntry{Node: int(n.id), Boot: n.boot, Clock: n.clock, Choices: n.choices,
+		FP: fmt.Sprintf("%016x", sim.Fingerprint(n.node))}
+	switch ev.kind {
+	case evInit:
+		e.Kind = "init"
+	case evMsg:
+		e.Kind, e.Peer, e.Msg = "deliver", int(ev.peer), fmt.Sprintf("%016x", msgFP)
+	case evTimer:
+		e.Kind, e.Timer = "timer", ev.timer
+	case evApp:
+		e.Kind, e.Call = "app", ev.callIdx
+	case evError:
+		e.Kind, e.Peer = "error", int(ev.peer)
+	}
+	if err := n.rlog.write(LogLine{LogEntry: e}); err != nil {
+		return fmt.Errorf("its run log cannot be written: %v", err)
+	}
+	return nil
+}
+
+func (n *Node) writeDurable() error {
+	b, err := encodeDurable(n.sys.Name, n.id, n.calls, n.node)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(b, n.durable) {
+		return nil
+	}
+	if err := writeAtomic(stateFileName(n.opts.Data, n.id), b); err != nil {
+		return fmt.Errorf("its state file cannot be written: %v", err)
+	}
+	n.stats.writes.Add(1)
+	n.durable = b
+	return nil
+}
+
+// describe says what ev is, for logs: "Receive lock.grant{Lease:1} from 0".
+func (n *Node) describe(ev *event) string {
+	switch ev.kind {
+	case evInit:
+		return "Init"
+	case evMsg:
+		return fmt.Sprintf("Receive %s from %d", short(ev.msg), ev.peer)
+	case evTimer:
+		return "Timer " + ev.timer
+	case evApp:
+		return "App " + short(ev.call)
+	case evError:
+		return fmt.Sprintf("Error %d", ev.peer)
+	}
+	return "?"
+}
+
+// arm starts t's clock: its timing, give or take its jitter.
+func (n *Node) arm(name string, t *timer) {
+	tm := n.model.TimingOf(name)
+	d := tm.After
+	if tm.Jitter > 0 {
+		d += time.Duration(n.jitter.Int64N(2*int64(tm.Jitter)+1)) - tm.Jitter
+	}
+	gen := t.gen
+	t.t = time.AfterFunc(max(d, 0), func() { n.post(event{kind: evTimer, timer: name, gen: gen}) })
+}
+
+// hostCtx is the Context of a node's handlers: what the simulator's
+// does, for real. A stacked node (sim.Stack) builds its layers'
+// contexts over it, as it does over the simulator's.
+type hostCtx struct{ n *Node }
+
+var _ sim.Context = (*hostCtx)(nil)
+
+func (c *hostCtx) Self() sim.NodeID { return c.n.id }
+func (c *hostCtx) Nodes() int       { return len(c.n.opts.Peers) }
+
+// Send encodes msg now, as the simulator copies it now; it leaves once
+// the handler has returned and the durable fields are on disk.
+func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
+	n := c.n
+	if to < 0 || int(to) >= len(n.opts.Peers) {
+		panic(fmt.Sprintf("Send to node %d: nodes are 0 to %d", to, len(n.opts.Peers)-1))
+	}
+	n.buf.Reset()
+	if err := encodeFrame(&n.buf, frame{from: n.id, clock: n.clock, msg: msg}); err != nil {
+		n.logf("message %s to %d not sent: %v", short(msg), to, err)
+		n.stats.unsendable.Add(1)
+		return
+	}
+	n.seal(&n.buf)
+	if n.buf.Len() > n.max {
+		n.logf("message %s to %d not sent: %d bytes, more than the limit of %d", short(msg), to, n.buf.Len(), n.max)
+		n.stats.oversized.Add(1)
+		return
+	}
+	n.out = append(n.out, outgoing{to, bytes.Clone(n.buf.Bytes())})
+}
+
+// Deliver has no layer above to go to, as in the simulator.
+func (c *hostCtx) Deliver(from sim.NodeID, msg sim.Message) {
+	panic(fmt.Sprintf("Deliver from %d: there is no layer above to deliver %s to", from, sim.Dump(msg)))
+}
+
+func (c *hostCtx) SetTimer(name string)    { c.n.setTimer(name, false) }
+func (c *hostCtx) SetPeriodic(name string) { c.n.setTimer(name, true) }
+
+func (c *hostCtx) CancelTimer(name string) {
+	if t, ok := c.n.timers[name]; ok {
+		t.t.Stop()
+		delete(c.n.timers, name)
+	}
+}
+
+func (n *Node) setTimer(name string, periodic bool) {
+	if t, ok := n.timers[name]; ok {
+		t.periodic = t.periodic || periodic
+		return
+	}
+	n.gen++
+	t := &timer{gen: n.gen, periodic: periodic}
+	n.timers[name] = t
+	n.arm(name, t)
+}
+
+// Choose draws from the node's seeded source, and logs the draw.
+func (c *hostCtx) Choose(k int) int {
+	if k <= 0 {
+		panic(fmt.Sprintf("Choose(%d): n must be at least 1", k))
+	}
+	n := c.n
+	v := n.choose.IntN(k)
+	n.choices = append(n.choices, v)
+	if n.opts.Log != nil {
+		what := "?"
+		if n.cur != nil {
+			what = n.describe(n.cur)
+		}
+		n.logf("choose(%d) = %d in %s", k, v, what)
+	}
+	return v
+}
+
+func (c *hostCtx) Logf(format string, args ...any) {
+	c.n.logf("%s", strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
+}
+
+// short is v's dump, cut to a length a log line can hold.
+func short(v any) string {
+	d := sim.Dump(v)
+	if len(d) > 200 {
+		d = d[:200] + "..."
+	}
+	return d
+}
+
+// The cluster key. A frame's MAC is the first macSize bytes of its
+// HMAC-SHA256 under the key, after it. It shows that a node holding the
+// key wrote the frame; it does not stop a frame recorded on the network
+// from being sent again.
+const (
+	macSize = 16
+	// MinKey is the shortest cluster key: 16 bytes.
+	MinKey = 16
+)
+
+// seal appends b's MAC to b, when the node has a key.
+func (n *Node) seal(b *bytes.Buffer) { seal(n.opts.Key, b) }
+
+// seal appends b's MAC under key to b; nothing without a key.
+func seal(key []byte, b *bytes.Buffer) {
+	if key == nil {
+		return
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write(b.Bytes())
+	b.Write(m.Sum(nil)[:macSize])
+}
+
+// unseal checks b's MAC, when the node has a key, and returns the frame
+// without it; false (and counted, with the log line) if it is wrong.
+func (n *Node) unseal(b []byte, from string) ([]byte, bool) {
+	if n.opts.Key == nil {
+		return b, true
+	}
+	if len(b) >= macSize {
+		f, mac := b[:len(b)-macSize], b[len(b)-macSize:]
+		m := hmac.New(sha256.New, n.opts.Key)
+		m.Write(f)
+		if hmac.Equal(m.Sum(nil)[:macSize], mac) {
+			return f, true
+		}
+	}
+	n.logf("dropped a frame from %s: its MAC is not the cluster key's", from)
+	n.stats.unauth.Add(1)
+	return nil, false
+}
+
+// A running handler, as the watchdog sees it: what the other goroutines
+// may read of its event (not the message, which the handler may change).
+type running struct {
+	kind  evKind
+	peer  sim.NodeID
+	timer string
+	since time.Time
+}
+
+// watchdog logs, once each, the handlers that run longer than the
+// model's HandlerTimeout (2 s when it gives none): a node stuck in one
+// is the checker's divergence, and nothing else of it runs.
+func (n *Node) watchdog() {
+	limit := n.model.Spec.HandlerTimeout
+	if limit <= 0 {
+		limit = 2 * time.Second
+	}
+	tick := time.NewTicker(limit / 4)
+	defer tick.Stop()
+	var warned *running
+	for {
+		select {
+		case <-n.done:
+			return
+		case now := <-tick.C:
+			r := n.running.Load()
+			if r == nil || r == warned || now.Sub(r.since) < limit {
+				continue
+			}
+			warned = r
+			what := [...]string{"Init", "Receive", "Timer", "App", "Error", "App"}[r.kind]
+			switch r.kind {
+			case evMsg, evError:
+				what += fmt.Sprintf(" (from %d)", r.peer)
+			case evTimer:
+				what += " " + r.timer
+			}
+			n.logf("handler %s has not returned after %v: the node is stuck in it (the checker's divergence)", what, now.Sub(r.since).Round(time.Millisecond))
+			n.stats.stuck.Add(1)
+		}
+	}
+}

@@ -1,0 +1,451 @@
+package host
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
+)
+
+// Run logs. With Options.RunLog a node appends a line of JSON to its
+// log for each handler it ran: the event, the values its Choose calls
+// returned, and its state's fingerprint after it, with a Lamport clock
+// that orders the lines of all the nodes' logs consistently with cause
+// and effect (a message's delivery comes after the handler that sent it:
+// each frame carries its sender's clock). A log is written before the
+// handler's messages leave, so a node killed at any point has logged
+// every message it sent.
+//
+// Merge puts the nodes' logs in one order, as a path of the simulator:
+// the nodes' first Init calls make the initial state, a later Init (the
+// process started again) is a reset, a delivery names its message by
+// fingerprint. Replay runs that path in the simulator and compares each
+// node's fingerprint after each step with the one the node logged: a
+// difference means the handler depends on something outside its state
+// and its inputs (a clock, a global, real randomness), the finding the
+// checker reports as nondeterminism. Broken connections (streams) are
+// not merged yet: the path stops before the first one (Merged.Cut).
+
+// A LogLine is one line of a run log: the header (first line) or an
+// entry.
+type LogLine struct {
+	Header *LogHeader `json:"header,omitempty"`
+	LogEntry
+}
+
+// LogHeader says whose log it is.
+type LogHeader struct {
+	System string          `json:"system"`
+	Node   int             `json:"node"`
+	Config protocol.Config `json:"config"`
+	// Stream says the system's transport is streams.
+	Stream bool `json:"stream,omitempty"`
+}
+
+// A LogEntry is one handler a node ran.
+type LogEntry struct {
+	Node  int    `json:"node"`
+	Boot  int    `json:"boot"` // how many times the node started before this one (0: its first run)
+	Clock uint64 `json:"clock,omitempty"`
+	// Kind is init, deliver, timer, app or error.
+	Kind  string `json:"kind,omitempty"`
+	Peer  int    `json:"peer,omitempty"`
+	Msg   string `json:"msg,omitempty"` // a delivered message's fingerprint
+	Timer string `json:"timer,omitempty"`
+	// Call is the index of the driver's call in Spec.Calls; -1 for a call
+	// made from Go (Node.Call), which no path can name.
+	Call    int    `json:"call,omitempty"`
+	Choices []int  `json:"choices,omitempty"`
+	FP      string `json:"fp,omitempty"` // the node state's fingerprint after the handler
+}
+
+// runLog is a node's open log.
+type runLog struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+// openRunLog opens node id's log at name for appending, writing its
+// header if it is new, and returns the last clock and boot it records.
+func openRunLog(name string, h LogHeader) (l *runLog, clock uint64, boot int, err error) {
+	boot = 0
+	if f, err := os.Open(name); err == nil {
+		lines, rerr := readLog(f)
+		f.Close()
+		if rerr != nil {
+			return nil, 0, 0, fmt.Errorf("node %d's run log %s: %v", h.Node, name, rerr)
+		}
+		for _, e := range lines {
+			clock = max(clock, e.Clock)
+			boot = max(boot, e.Boot+1)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, 0, err
+	}
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	l = &runLog{f: f, w: bufio.NewWriter(f)}
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		if err := l.write(LogLine{Header: &h}); err != nil {
+			f.Close()
+			return nil, 0, 0, err
+		}
+	}
+	return l, clock, boot, nil
+}
+
+// write appends a line and hands it to the system (a killed process
+// loses nothing written).
+func (l *runLog) write(line LogLine) error {
+	b, err := json.Marshal(line)
+	if err != nil {
+		return err
+	}
+	l.w.Write(b)
+	l.w.WriteByte('\n')
+	return l.w.Flush()
+}
+
+func (l *runLog) close() { l.f.Close() }
+
+// readLog reads a log's entries (the header left out).
+func readLog(r io.Reader) ([]LogEntry, error) {
+	_, es, err := ReadRunLog(r)
+	return es, err
+}
+
+// ReadRunLog reads a run log: its header and its entries.
+func ReadRunLog(r io.Reader) (*LogHeader, []LogEntry, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 16<<20)
+	var h *LogHeader
+	var out []LogEntry
+	for i := 1; sc.Scan(); i++ {
+		var l LogLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			// A process killed in the middle of a line leaves it cut
+			// short: the last line only.
+			if !sc.Scan() {
+				break
+			}
+			return nil, nil, fmt.Errorf("line %d: %v", i, err)
+		}
+		if l.Header != nil {
+			if h != nil {
+				return nil, nil, fmt.Errorf("line %d: a second header", i)
+			}
+			h = l.Header
+			continue
+		}
+		out = append(out, l.LogEntry)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, err
+	}
+	if h == nil && len(out) > 0 {
+		return nil, nil, errors.New("no header: not a run log")
+	}
+	return h, out, nil
+}
+
+// A Merged run is the nodes' logs as one path of the simulator.
+type Merged struct {
+	System string
+	Config protocol.Config // with the budget the path needs (its resets)
+	Init   []int           // the choices of the first Init calls, node 0's first
+	InitFP []string        // each node's fingerprint after its first Init ("" if it has no log)
+	Path   sim.Path
+	FP     []string // the fingerprint its node logged after each step
+	// Stop, by step, says why the step cannot be merged ("" for most):
+	// a broken connection, a restart on streams, a call made from Go.
+	// Replay leaves such a step out, and with it the rest of its node's
+	// log and whatever depended on it.
+	Stop []string
+}
+
+// Merge merges the nodes' run logs (any order, one per node) into one
+// path: entries in the order of their clocks (then of the nodes' ids),
+// which puts every delivery after the handler that sent the message.
+func Merge(logs []*RunLogFile) (*Merged, error) {
+	if len(logs) == 0 {
+		return nil, errors.New("no run logs to merge")
+	}
+	h0 := logs[0].Header
+	n := h0.Config.Nodes
+	m := &Merged{System: h0.System, Config: h0.Config, InitFP: make([]string, n)}
+	seen := map[int]bool{}
+	var all []LogEntry
+	for _, l := range logs {
+		h := l.Header
+		switch {
+		case h.System != h0.System || h.Config.Nodes != n:
+			return nil, fmt.Errorf("%s is a log of %s with %d nodes, %s one of %s with %d", l.Name, h.System, h.Config.Nodes, logs[0].Name, h0.System, n)
+		case h.Node < 0 || h.Node >= n:
+			return nil, fmt.Errorf("%s is the log of node %d, which is no node of %d", l.Name, h.Node, n)
+		case seen[h.Node]:
+			return nil, fmt.Errorf("two logs of node %d", h.Node)
+		}
+		seen[h.Node] = true
+		for _, e := range l.Entries {
+			if e.Node != h.Node {
+				return nil, fmt.Errorf("%s, node %d's log, has an entry of node %d", l.Name, h.Node, e.Node)
+			}
+		}
+		all = append(all, l.Entries...)
+	}
+	slices.SortStableFunc(all, func(a, b LogEntry) int {
+		if a.Clock != b.Clock {
+			if a.Clock < b.Clock {
+				return -1
+			}
+			return 1
+		}
+		return a.Node - b.Node
+	})
+	inits := make([][]int, n)
+	resets := 0
+	for _, e := range all {
+		if e.Kind == "init" && e.Boot == 0 {
+			inits[e.Node], m.InitFP[e.Node] = e.Choices, e.FP
+			continue
+		}
+		ev := sim.Event{Node: sim.NodeID(e.Node)}
+		stop := ""
+		switch e.Kind {
+		case "init":
+			if h0.Stream {
+				// The simulator's reset breaks the node's connections
+				// and tells its peers in the same step; the peers of a
+				// real one are told when they notice.
+				stop = fmt.Sprintf("node %d's restart (clock %d) on streams", e.Node, e.Clock)
+				break
+			}
+			ev.Kind = sim.Reset
+			resets++
+		case "deliver":
+			fp, err := strconv.ParseUint(e.Msg, 16, 64)
+			if err != nil {
+				return nil, fmt.Errorf("node %d, clock %d: message fingerprint %q", e.Node, e.Clock, e.Msg)
+			}
+			ev.Kind, ev.Peer, ev.Msg = sim.Deliver, sim.NodeID(e.Peer), fp
+		case "timer":
+			ev.Kind, ev.Timer = sim.Timer, e.Timer
+		case "app":
+			if e.Call < 0 {
+				stop = fmt.Sprintf("node %d's call made from Go (clock %d), none of the system's driver calls", e.Node, e.Clock)
+				break
+			}
+			ev.Kind, ev.Call = sim.App, e.Call
+		case "error":
+			// The simulator breaks a connection, or resets a node, in
+			// one step that tells both ends; a real break tells each end
+			// when it notices, and a process that stops for good is no
+			// reset.
+			stop = fmt.Sprintf("node %d's broken connection to node %d (clock %d)", e.Node, e.Peer, e.Clock)
+		default:
+			return nil, fmt.Errorf("node %d, clock %d: unknown kind %q", e.Node, e.Clock, e.Kind)
+		}
+		m.Path = append(m.Path, sim.Step{Event: ev, Choices: e.Choices})
+		m.FP = append(m.FP, e.FP)
+		m.Stop = append(m.Stop, stop)
+	}
+	for _, c := range inits {
+		m.Init = append(m.Init, c...)
+	}
+	b := protocol.Counts(m.Config.Budget)
+	b.Resets = max(b.Resets, resets)
+	m.Config.Budget = protocol.Explicit(b)
+	return m, nil
+}
+
+// A RunLogFile is a run log as read from a file.
+type RunLogFile struct {
+	Name    string
+	Header  *LogHeader
+	Entries []LogEntry
+}
+
+// ReadRunLogFile reads the run log in file name.
+func ReadRunLogFile(name string) (*RunLogFile, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, es, err := ReadRunLog(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if h == nil {
+		return nil, fmt.Errorf("%s: empty: not a run log", name)
+	}
+	return &RunLogFile{Name: name, Header: h, Entries: es}, nil
+}
+
+// A Divergence is a step after which a node's state in the simulator
+// is not the one the node logged: its handler depends on something
+// outside its state and inputs.
+type Divergence struct {
+	Step  int // 1-based; 0: the node's first Init
+	Node  sim.NodeID
+	Event string
+	Want  string // the fingerprint the node logged
+	Got   string // the simulator's
+	State string // the simulator's state of the node
+}
+
+func (d *Divergence) Error() string {
+	at := fmt.Sprintf("step %d (%s)", d.Step, d.Event)
+	if d.Step == 0 {
+		at = "its first Init"
+	}
+	return fmt.Sprintf("node %d's state after %s is not the one it logged (fingerprint %s, the simulator's %s): its handler depends on something outside its state and inputs; the simulator's state: %s",
+		d.Node, at, d.Want, d.Got, d.State)
+}
+
+// A RunReplay is what the replay of a merged run found.
+type RunReplay struct {
+	Path         sim.Path    // the steps replayed
+	Divergence   *Divergence // the first node state that differs, if any
+	LeftOut      []string    // why the rest of a node's log was left out, by node
+	LeftOutSteps int         // how many steps were
+	// Violation is the first safety property violated, with its step.
+	Violation     string
+	ViolationStep int
+	Message       string
+	Live          bool // every liveness property holds at the end
+	Trace         *reports.Trace
+}
+
+// Replay runs m in the simulator for sys, comparing every node's
+// fingerprint with its log and checking the safety properties on every
+// state, and builds the trace file of the run. A step that cannot be
+// merged (Merged.Stop) is left out with the rest of its node's log and
+// every delivery of a message that node sent from then on (and so on):
+// what is left is a run that happened, as far as those nodes are
+// concerned. An error says the path does not replay (a step not
+// enabled where the logs put it).
+func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
+	if sys.Name != m.System {
+		return nil, fmt.Errorf("the logs are of system %s, not %s", m.System, sys.Name)
+	}
+	cfg, model, err := sys.Model(m.Config)
+	if err != nil {
+		return nil, err
+	}
+	w, err := sim.NewWorld(model.Spec)
+	if err != nil {
+		return nil, err
+	}
+	w.Strict = true
+	s, err := w.InitialFrom(m.Init)
+	if err != nil {
+		return nil, fmt.Errorf("the initial state does not replay: %v", err)
+	}
+	rr := &RunReplay{}
+	diverged := func(step int, id sim.NodeID, ev, want string, s *sim.State) {
+		got := fmt.Sprintf("%016x", sim.Fingerprint(s.Node(id)))
+		if want == "" || want == got || rr.Divergence != nil {
+			return
+		}
+		rr.Divergence = &Divergence{Step: step, Node: id, Event: ev, Want: want, Got: got, State: short(s.Node(id))}
+	}
+	safety := func(step int, s *sim.State) {
+		if rr.Violation != "" {
+			return
+		}
+		for _, st := range Status(model.Properties, s) {
+			if st.Kind == properties.Safety && !st.Holds {
+				rr.Violation, rr.ViolationStep, rr.Message = st.Name, step, st.Why
+				return
+			}
+		}
+	}
+	for i, fp := range m.InitFP {
+		diverged(0, sim.NodeID(i), "Init", fp, s)
+	}
+	safety(0, s)
+	left := map[sim.NodeID]bool{}
+	leave := func(id sim.NodeID, why string) {
+		if !left[id] {
+			left[id] = true
+			rr.LeftOut = append(rr.LeftOut, why)
+		}
+	}
+	var texts, fps []string
+	for i, st := range m.Path {
+		id := st.Event.Node
+		switch {
+		case left[id]:
+			rr.LeftOutSteps++
+			continue
+		case m.Stop[i] != "":
+			leave(id, m.Stop[i])
+			rr.LeftOutSteps++
+			continue
+		}
+		text := w.Describe(s, st.Event)
+		next, err := w.Apply(s, st.Event, st.Choices)
+		if err != nil && st.Event.Kind == sim.Deliver && left[st.Event.Peer] && errors.Is(err, sim.ErrNotEnabled) {
+			// A message its sender sent after the point its log was
+			// left out from.
+			leave(id, fmt.Sprintf("node %d's delivery of a message node %d sent after its log was left out", id, st.Event.Peer))
+			rr.LeftOutSteps++
+			continue
+		}
+		if err != nil {
+			return rr, fmt.Errorf("step %d (%s) does not replay: %v", len(rr.Path)+1, text, err)
+		}
+		s = next
+		texts = append(texts, text)
+		fps = append(fps, m.FP[i])
+		rr.Path = append(rr.Path, st)
+		diverged(len(rr.Path), id, text, m.FP[i], s)
+		safety(len(rr.Path), s)
+	}
+	rr.Live = true
+	for _, ps := range Status(model.Properties, s) {
+		if ps.Kind == properties.Liveness && !ps.Holds {
+			rr.Live = false
+		}
+	}
+	t := &reports.Trace{System: sys.Name, Nodes: cfg.Nodes, Bugs: cfg.Bugs, Params: cfg.Params,
+		Budget: reports.Budget(protocol.Counts(cfg.Budget)), Seed: 1, Init: m.Init,
+		Message: "a real run, merged from its nodes' logs (livecheck trace)"}
+	path := rr.Path
+	switch {
+	case rr.Violation != "":
+		t.Result, t.Property, t.Message = "safety-violation", rr.Violation, rr.Message
+		path = path[:rr.ViolationStep]
+	case rr.Live:
+		t.Result = "live"
+		for _, p := range model.Properties {
+			if p.Kind == properties.Liveness {
+				t.Property = p.Name
+				break
+			}
+		}
+	default:
+		t.Result = "ok" // neither: replay reads it as a path, and says it shows nothing
+	}
+	t.Steps = reports.FromPath(path, func(i int) string { return texts[i] })
+	// The fingerprints the nodes logged: replay compares them too.
+	t.InitFP = m.InitFP
+	for i := range t.Steps {
+		t.Steps[i].FP = fps[i]
+	}
+	rr.Trace = t
+	return rr, nil
+}

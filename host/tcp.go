@@ -1,0 +1,343 @@
+package host
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// The stream transport: one TCP connection per ordered pair of nodes, as
+// the simulator's streams deliver in order per pair. A node dials a peer
+// the first time it sends to it, and says who it is in its first frame
+// (a frame with no message); the peer accepts the connection only from
+// that node's host. Each frame follows its length, 4 bytes big-endian.
+//
+// A connection that breaks (the peer's process died, a write failed, the
+// peer closed it, or more frames are queued on it than it carries) is
+// the simulator's broken connection: what was queued on it is lost and
+// each end's node gets Error for the other, the dialer's when its
+// connection fails, the acceptor's when its end reads no more. The next
+// send dials again. A peer's crash breaks both connections of the pair,
+// so a node can be told twice, once per direction, where the simulator,
+// which has one connection per pair, tells it once.
+
+type streamListener = *net.TCPListener
+
+const (
+	// queueFrames is the most frames waiting on one connection: a peer
+	// that reads slower than the node sends, for that long, breaks it.
+	queueFrames = 4096
+	dialTimeout = 5 * time.Second
+	// helloTimeout is how long an accepted connection may take to say
+	// who it is.
+	helloTimeout = 10 * time.Second
+	// skipFactor: a frame longer than MaxMessage is skipped and counted,
+	// unless it is longer than this many times the limit: the connection
+	// is broken then, as reading it through would take too long.
+	skipFactor = 16
+)
+
+type tcp struct {
+	n     *Node
+	ln    *net.TCPListener
+	peers []netip.AddrPort
+
+	mu     sync.Mutex
+	closed bool
+	out    []*outConn // by peer, the connection this node dialed; nil: none
+	in     map[*net.TCPConn]bool
+	wg     sync.WaitGroup
+}
+
+// An outConn is a connection this node dialed, with its queue.
+type outConn struct {
+	to   sim.NodeID
+	q    chan []byte
+	conn *net.TCPConn // set once dialed
+	once sync.Once
+}
+
+func startTCP(n *Node) (transport, error) {
+	peers, err := resolve("tcp", n.opts.Peers)
+	if err != nil {
+		return nil, err
+	}
+	t := &tcp{n: n, peers: peers, out: make([]*outConn, len(peers)), in: map[*net.TCPConn]bool{}, ln: n.opts.stream}
+	if t.ln == nil {
+		if t.ln, err = net.ListenTCP("tcp", net.TCPAddrFromAddrPort(peers[n.id])); err != nil {
+			return nil, fmt.Errorf("node %d cannot listen on %s: %v", n.id, peers[n.id], err)
+		}
+	}
+	t.wg.Add(1)
+	go t.accept()
+	return t, nil
+}
+
+func (t *tcp) send(to sim.NodeID, frame []byte) {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	oc := t.out[to]
+	if oc == nil {
+		oc = &outConn{to: to, q: make(chan []byte, queueFrames)}
+		t.out[to] = oc
+		t.wg.Add(1)
+		go t.write(oc)
+	}
+	select {
+	case oc.q <- frame:
+		t.mu.Unlock()
+	default:
+		t.mu.Unlock()
+		t.n.logf("more than %d frames wait on the connection to node %d: it breaks", queueFrames, to)
+		t.n.stats.lost.Add(1)
+		t.breakOut(oc)
+	}
+}
+
+// write dials oc's peer and writes what is queued for it, until the
+// connection breaks or the node stops.
+func (t *tcp) write(oc *outConn) {
+	defer t.wg.Done()
+	n := t.n
+	d := net.Dialer{Timeout: dialTimeout}
+	c, err := d.Dial("tcp", t.peers[oc.to].String())
+	if err != nil {
+		n.logf("cannot connect to node %d: %v", oc.to, err)
+		t.broken(oc)
+		return
+	}
+	conn := c.(*net.TCPConn)
+	t.mu.Lock()
+	oc.conn = conn
+	closed := t.closed || t.out[oc.to] != oc
+	t.mu.Unlock()
+	if closed {
+		conn.Close()
+		t.broken(oc)
+		return
+	}
+	// The peer never writes on this connection: a read that returns
+	// says it closed or broke it.
+	go func() {
+		io.Copy(io.Discard, conn)
+		t.breakOut(oc)
+	}()
+	w := bufio.NewWriterSize(conn, 64<<10)
+	var hello bytesBuffer
+	encodeFrame(&hello.Buffer, frame{from: n.id})
+	n.seal(&hello.Buffer)
+	err = writeFrame(w, hello.Bytes())
+	for err == nil {
+		f, ok := <-oc.q
+		if !ok {
+			break // broken by breakOut, or the node stops
+		}
+		err = writeFrame(w, f)
+		if err == nil && len(oc.q) == 0 {
+			err = w.Flush() // nothing more queued: send what is buffered
+		}
+	}
+	conn.Close()
+	t.broken(oc)
+}
+
+// writeFrame writes f after its length.
+func writeFrame(w *bufio.Writer, f []byte) error {
+	var l [4]byte
+	binary.BigEndian.PutUint32(l[:], uint32(len(f)))
+	if _, err := w.Write(l[:]); err != nil {
+		return err
+	}
+	_, err := w.Write(f)
+	return err
+}
+
+// breakOut breaks oc from outside its writer.
+func (t *tcp) breakOut(oc *outConn) {
+	t.mu.Lock()
+	if t.out[oc.to] == oc {
+		t.out[oc.to] = nil
+	}
+	conn := oc.conn
+	t.mu.Unlock()
+	if conn != nil {
+		conn.Close()
+	}
+	oc.once.Do(func() { close(oc.q) })
+}
+
+// broken ends oc: the next send dials again; what was queued is lost;
+// the node is told, unless it is stopping.
+func (t *tcp) broken(oc *outConn) {
+	t.mu.Lock()
+	if t.out[oc.to] == oc {
+		t.out[oc.to] = nil
+	}
+	closed := t.closed
+	t.mu.Unlock()
+	oc.once.Do(func() { close(oc.q) })
+	for range oc.q {
+		t.n.stats.lost.Add(1)
+	}
+	if !closed {
+		t.n.post(event{kind: evError, peer: oc.to})
+	}
+}
+
+func (t *tcp) accept() {
+	defer t.wg.Done()
+	for {
+		c, err := t.ln.AcceptTCP()
+		if errors.Is(err, net.ErrClosed) {
+			return
+		}
+		if err != nil {
+			continue
+		}
+		t.mu.Lock()
+		if t.closed {
+			t.mu.Unlock()
+			c.Close()
+			return
+		}
+		t.in[c] = true
+		t.wg.Add(1)
+		t.mu.Unlock()
+		go t.read(c)
+	}
+}
+
+// read reads what a peer sends on a connection it dialed.
+func (t *tcp) read(c *net.TCPConn) {
+	defer t.wg.Done()
+	n := t.n
+	defer func() {
+		c.Close()
+		t.mu.Lock()
+		delete(t.in, c)
+		t.mu.Unlock()
+	}()
+	r := bufio.NewReaderSize(c, 64<<10)
+	src := c.RemoteAddr().(*net.TCPAddr).AddrPort()
+	c.SetReadDeadline(time.Now().Add(helloTimeout))
+	f, err := t.readFrame(r, src)
+	if err != nil {
+		return
+	}
+	f, ok := n.unseal(f, src.String())
+	if !ok {
+		return
+	}
+	h, err := decodeFrame(f)
+	from := h.from
+	if err != nil || h.msg != nil {
+		n.logf("dropped a connection from %s: its first frame does not say who it is", src)
+		n.stats.malformed.Add(1)
+		return
+	}
+	control := from == controlID // the command line: the MAC is its credential
+	if !control && (int(from) >= len(t.peers) || t.peers[from].Addr() != src.Addr().Unmap()) {
+		n.logf("dropped a connection from %s that says it is node %d, whose host is not that", src, from)
+		n.stats.strangers.Add(1)
+		return
+	}
+	c.SetReadDeadline(time.Time{})
+	for {
+		f, err := t.readFrame(r, src)
+		if errors.Is(err, errSkipped) {
+			continue
+		}
+		if err != nil {
+			break
+		}
+		f, ok := n.unseal(f, src.String())
+		if !ok {
+			continue
+		}
+		fr, err := decodeFrame(f)
+		if err != nil {
+			n.logf("dropped a frame from node %d: %v", from, err)
+			n.stats.malformed.Add(1)
+			continue
+		}
+		if control && fr.from == controlID {
+			n.control(fr.msg, src.String())
+			continue
+		}
+		if fr.from != from {
+			n.logf("dropped a frame on node %d's connection that says it is from node %d", from, fr.from)
+			n.stats.strangers.Add(1)
+			continue
+		}
+		if !n.post(event{kind: evMsg, peer: from, msg: fr.msg, clock: fr.clock}) {
+			return
+		}
+	}
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if !closed && !control {
+		n.post(event{kind: evError, peer: from})
+	}
+}
+
+var errSkipped = errors.New("frame skipped")
+
+// readFrame reads one frame; one over the limit is skipped (errSkipped)
+// and counted, or breaks the connection when far over.
+func (t *tcp) readFrame(r *bufio.Reader, src netip.AddrPort) ([]byte, error) {
+	var l [4]byte
+	if _, err := io.ReadFull(r, l[:]); err != nil {
+		return nil, err
+	}
+	size := int64(binary.BigEndian.Uint32(l[:]))
+	if size > int64(t.n.max) {
+		t.n.logf("dropped a frame of %d bytes from %s: more than the limit of %d", size, src, t.n.max)
+		t.n.stats.oversized.Add(1)
+		if size > skipFactor*int64(t.n.max) {
+			return nil, fmt.Errorf("frame of %d bytes", size)
+		}
+		if _, err := io.CopyN(io.Discard, r, size); err != nil {
+			return nil, err
+		}
+		return nil, errSkipped
+	}
+	f := make([]byte, size)
+	_, err := io.ReadFull(r, f)
+	return f, err
+}
+
+func (t *tcp) close() {
+	t.mu.Lock()
+	t.closed = true
+	var conns []*net.TCPConn
+	for c := range t.in {
+		conns = append(conns, c)
+	}
+	var outs []*outConn
+	for _, oc := range t.out {
+		if oc != nil {
+			outs = append(outs, oc)
+		}
+	}
+	t.mu.Unlock()
+	t.ln.Close()
+	for _, c := range conns {
+		c.Close()
+	}
+	for _, oc := range outs {
+		t.breakOut(oc)
+	}
+	t.wg.Wait()
+}

@@ -1,0 +1,483 @@
+package cli
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/livecheck/livecheck/host"
+	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/spf13/pflag"
+)
+
+// cluster runs every node of a system on loopback, each a process of
+// its own ('run --report'), and shows each node's state as it changes
+// and whether each property holds now.
+func (c *command) cluster(args []string) int {
+	sys, args, err := c.systemFirst(args)
+	if err != nil {
+		return c.usageErr("cluster", "%v", err)
+	}
+	fs := pflag.NewFlagSet("cluster", pflag.ContinueOnError)
+	conf := addConfigFlags(fs, sys, "inject the named bug in every node (repeatable)")
+	data := fs.String("data", "", "the directory of the nodes' state files and run logs (default: a temporary one, removed at the end)")
+	seed := fs.Uint64("seed", 1, "the seed of the nodes' Choose")
+	forTime := fs.Duration("for", 0, "stop after this long (default: at Ctrl-C)")
+	untilLive := fs.Bool("until-live", false, "stop once every liveness property holds: exit 0 then, 3 if --for ran out first")
+	restart := fs.Bool("restart", true, "start a node whose process was killed again, with its state file: the checker's reset")
+	states := fs.Bool("states", true, "print each node's state as it changes")
+	logs := fs.Bool("logs", false, "pass the nodes' logs through on stderr")
+	holdCalls := fs.Bool("hold-calls", false, "the nodes make the driver's calls only when 'call' asks (run --hold-calls)")
+	synopsis := c.cmd + " cluster SYSTEM [--nodes N] [flags]: run every node of SYSTEM on loopback, one process each\n" +
+		"('" + c.cmd + " run'), and show each node's state as it changes and whether each property holds now.\n" +
+		"Ctrl-C stops them. Killing one node's process starts it again with its durable fields (a reset).\n" +
+		"Exit status: 0 no safety property was violated (with --until-live: the liveness properties held),\n" +
+		"1 one was, 2 usage error, 3 --for ran out before the liveness properties held (--until-live).\n" +
+		"Systems: " + c.names()
+	if code, stop := c.parseSystem(fs, args, synopsis, sys); stop {
+		return code
+	}
+	switch {
+	case sys == nil && fs.NArg() == 0:
+		return c.usageErr("cluster", "name the system (valid: %s)", c.names())
+	case sys == nil:
+		return c.usageErr("cluster", "the system must come first: %s cluster SYSTEM [--nodes N]", c.name)
+	case fs.NArg() > 0:
+		return c.usageErr("cluster", "unexpected argument %q", fs.Arg(0))
+	case *forTime < 0:
+		return c.usageErr("cluster", "--for cannot be negative")
+	}
+	cfg, err := conf.config(fs, sys)
+	if err != nil {
+		return c.usageErr("cluster", "%v", err)
+	}
+	w, err := host.NewWatcher(sys, cfg)
+	if err != nil {
+		return c.usageErr("cluster", "%v", err)
+	}
+	cfg, _ = sys.Normalize(cfg)
+	m := w.Model
+	exe, err := os.Executable()
+	if err != nil {
+		return c.usageErr("cluster", "cannot find this program to start its nodes: %v", err)
+	}
+	dir := *data
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "livecheck-cluster-"); err != nil {
+			return c.usageErr("cluster", "%v", err)
+		}
+		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return c.usageErr("cluster", "--data: %v", err)
+	}
+	keyFile, err := clusterKey(dir)
+	if err != nil {
+		return c.usageErr("cluster", "writing the cluster key: %v", err)
+	}
+	peers, err := host.FreeLoopback(m.Spec.Nodes, m.Spec.Transport)
+	if err != nil {
+		return c.usageErr("cluster", "%v", err)
+	}
+	cl := &procs{c: c, exe: exe, sys: sys, cfg: cfg, peers: peers, dir: dir, seed: *seed, key: keyFile, holdCalls: *holdCalls,
+		events: make(chan procEvent, 64), procs: make([]*exec.Cmd, len(peers)), runFlags: runParamFlags(sys)}
+	if *logs {
+		cl.stderr = &lockedWriter{w: c.stderr}
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	cw := &clusterWatch{c: c, procs: cl, w: w, start: time.Now(), states: *states, untilLive: *untilLive, restart: *restart}
+	if *data != "" {
+		cw.logs = filepath.Join(dir, "node-*.log")
+	}
+	fmt.Fprintf(c.stdout, "%s: %d nodes on %s (state files in %s)\n", sys.Name, len(peers), strings.Join(peers, ", "), dir)
+	if err := cw.startAll(); err != nil {
+		cl.stopAll()
+		return c.usageErr("cluster", "%v", err)
+	}
+	var timeout <-chan time.Time
+	if *forTime > 0 {
+		timeout = time.After(*forTime)
+	}
+	return cw.watch(sigs, timeout, *forTime)
+}
+
+// clusterKey makes the cluster key's file in dir, unless it is there
+// already, and returns its name: every cluster's frames are
+// authenticated.
+func clusterKey(dir string) (string, error) {
+	name := filepath.Join(dir, "cluster.key")
+	if _, err := os.Stat(name); err == nil {
+		return name, nil
+	}
+	key := make([]byte, 32)
+	rand.Read(key)
+	return name, os.WriteFile(name, key, 0o600)
+}
+
+// A clusterWatch is a cluster's run as the command watches it: its
+// nodes' processes, the watcher of their states, and what to show.
+type clusterWatch struct {
+	c                          *command
+	procs                      *procs
+	w                          *host.Watcher
+	start                      time.Time
+	states, untilLive, restart bool
+	logs                       string // the run logs' pattern, to show at the end ("" for a temporary directory)
+	violated                   bool   // a safety property was violated at some point
+}
+
+// startAll starts the nodes in id order, each once the one before has
+// reported its first state, so that it is listening: a datagram sent to
+// a node not listening yet is lost, and a node that sends one only in
+// Init (a lock client's request) would wait for ever.
+func (cw *clusterWatch) startAll() error {
+	for i, addr := range cw.procs.peers {
+		ready, pid, err := cw.procs.start(sim.NodeID(i))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cw.c.stdout, "node %d: %s, pid %d\n", i, addr, pid)
+		select {
+		case <-ready:
+		case <-time.After(10 * time.Second):
+		}
+	}
+	return nil
+}
+
+// show prints the properties whose status changed, and says whether
+// every liveness property holds.
+func (cw *clusterWatch) show(now time.Time) (live bool) {
+	live = true
+	for _, st := range cw.w.Status(now) {
+		if st.Kind == properties.Liveness && !st.Holds {
+			live = false
+		}
+		if st.Kind == properties.Safety && !st.Holds {
+			cw.violated = true
+		}
+		if st.Changed {
+			fmt.Fprintf(cw.c.stdout, "%8.3fs  %s\n", now.Sub(cw.start).Seconds(), statusLine(st))
+		}
+	}
+	return live
+}
+
+// stop stops the nodes, and says where each property stands, since
+// when, and where the run logs are.
+func (cw *clusterWatch) stop() {
+	cw.procs.stopAll()
+	for _, st := range cw.w.Status(time.Now()) {
+		fmt.Fprintf(cw.c.stdout, "at the end: %s, since %.3fs\n", statusLine(st), st.Since.Sub(cw.start).Seconds())
+	}
+	if cw.logs != "" {
+		fmt.Fprintf(cw.c.stdout, "run logs: %s ('%s trace %s' merges them into a trace)\n", cw.logs, cw.c.cmd, cw.logs)
+	}
+}
+
+// watch shows the nodes' states and the properties as they change,
+// starts a killed node again, and stops at a signal, at the timeout, or
+// (until-live) once every liveness property holds; it returns the exit
+// status.
+func (cw *clusterWatch) watch(sigs <-chan os.Signal, timeout <-chan time.Time, forTime time.Duration) int {
+	out, start := cw.c.stdout, cw.start
+	cw.show(start)
+	for {
+		select {
+		case <-sigs:
+			cw.stop()
+			fmt.Fprintf(out, "stopped after %.1fs\n", time.Since(start).Seconds())
+			return clusterExit(cw.violated)
+		case <-timeout:
+			cw.stop()
+			fmt.Fprintf(out, "stopped after --for %v\n", forTime)
+			if cw.untilLive && !cw.violated {
+				fmt.Fprintf(out, "the liveness properties did not all hold within %v\n", forTime)
+				return ExitInconclusive
+			}
+			return clusterExit(cw.violated)
+		case ev := <-cw.procs.events:
+			at := ev.at.Sub(start).Seconds()
+			if ev.report == nil {
+				cw.ended(ev, at)
+				continue
+			}
+			if err := cw.w.Update(*ev.report); err != nil {
+				fmt.Fprintf(cw.c.stderr, "%s cluster: %v\n", cw.c.name, err)
+			}
+			if cw.states {
+				fmt.Fprintf(out, "%8.3fs  node %d: %s  (after %s)\n", at, ev.node, ev.report.Dump, ev.report.Event)
+			}
+			live := cw.show(ev.at)
+			switch {
+			case cw.violated && cw.untilLive:
+				cw.stop()
+				return ExitViolation
+			case live && cw.untilLive:
+				cw.stop()
+				fmt.Fprintf(out, "every liveness property holds, after %.3fs\n", at)
+				return clusterExit(cw.violated)
+			}
+		}
+	}
+}
+
+// ended says a node's process ended, and starts a killed one again
+// from its state file: a reset.
+func (cw *clusterWatch) ended(ev procEvent, at float64) {
+	fmt.Fprintf(cw.c.stdout, "%8.3fs  node %d's process ended: %s\n", at, ev.node, ev.exit)
+	if !cw.restart || !ev.killed {
+		return
+	}
+	cw.w.Reset(ev.node)
+	if _, pid, err := cw.procs.start(ev.node); err != nil {
+		fmt.Fprintf(cw.c.stdout, "node %d cannot start again: %v\n", ev.node, err)
+	} else {
+		fmt.Fprintf(cw.c.stdout, "%8.3fs  node %d starts again from its state file (a reset), pid %d\n", at, ev.node, pid)
+	}
+}
+
+// clusterExit is the exit status of a cluster that stopped.
+func clusterExit(violated bool) int {
+	if violated {
+		return ExitViolation
+	}
+	return ExitOK
+}
+
+// statusLine says a property's status in words.
+func statusLine(st host.WatchedStatus) string {
+	switch {
+	case st.Kind == properties.Safety && !st.Holds:
+		return fmt.Sprintf("%s (safety) VIOLATED: %s", st.Name, st.Why)
+	case st.Why != "":
+		return fmt.Sprintf("%s (%s) cannot be evaluated: %s", st.Name, st.Kind, st.Why)
+	case st.Holds:
+		return fmt.Sprintf("%s (%s) holds", st.Name, st.Kind)
+	}
+	return fmt.Sprintf("%s (%s) does not hold", st.Name, st.Kind)
+}
+
+// procs are a cluster's node processes.
+type procs struct {
+	c     *command
+	exe   string
+	sys   *protocol.System
+	cfg   protocol.Config
+	peers []string
+	dir   string
+	key   string // the cluster key's file
+	// holdCalls: run --hold-calls.
+	holdCalls bool
+	seed      uint64
+	stderr    io.Writer
+	events    chan procEvent
+	// runFlags are run's flags for the system's parameters, by name.
+	runFlags map[string]string
+
+	mu       sync.Mutex
+	procs    []*exec.Cmd
+	stopping bool
+	wg       sync.WaitGroup
+}
+
+// A procEvent is a report from a node's process, or its end.
+type procEvent struct {
+	node   sim.NodeID
+	report *host.StateReport
+	exit   string
+	killed bool      // by a signal, not by the cluster
+	at     time.Time // when it came
+}
+
+// args are the command line of node id: 'run' with the cluster's
+// configuration.
+func (p *procs) args(id sim.NodeID) []string {
+	a := []string{"run", p.sys.Name, "--id", strconv.Itoa(int(id)), "--peers", strings.Join(p.peers, ","),
+		"--data", p.dir, "--log", host.RunLogName(p.dir, id), "--key", p.key, "--watch-stdin", "--seed", strconv.FormatUint(p.seed, 10), "--report", "--nodes", strconv.Itoa(p.cfg.Nodes)}
+	for _, b := range p.cfg.Bugs {
+		a = append(a, "--bug", b)
+	}
+	for _, prm := range p.sys.Params {
+		if v, ok := p.cfg.Params[prm.Name]; ok {
+			a = append(a, "--"+p.runFlags[prm.Name], v)
+		}
+	}
+	if p.stderr == nil {
+		a = append(a, "--quiet")
+	}
+	if p.holdCalls {
+		a = append(a, "--hold-calls")
+	}
+	return a
+}
+
+// start starts node id's process, whose pid it returns; ready is closed
+// once it has reported its first state, or ended.
+func (p *procs) start(id sim.NodeID) (ready chan struct{}, pid int, err error) {
+	cmd := exec.Command(p.exe, p.args(id)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, 0, err
+	}
+	// The node stops when this pipe closes: when the cluster ends, even
+	// killed, none of its nodes outlives it.
+	if _, err := cmd.StdinPipe(); err != nil {
+		return nil, 0, err
+	}
+	ready = make(chan struct{})
+	var readyOnce sync.Once
+	var errBuf tailBuffer
+	cmd.Stderr = &errBuf
+	if p.stderr != nil {
+		cmd.Stderr = io.MultiWriter(&errBuf, p.stderr)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopping {
+		return nil, 0, errors.New("the cluster is stopping")
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, 0, fmt.Errorf("node %d: %v", id, err)
+	}
+	p.procs[id] = cmd
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			var r host.StateReport
+			if json.Unmarshal(sc.Bytes(), &r) == nil {
+				readyOnce.Do(func() { close(ready) })
+				p.send(procEvent{node: id, report: &r})
+			}
+		}
+		readyOnce.Do(func() { close(ready) })
+		err := cmd.Wait()
+		ev := procEvent{node: id, exit: "exit status 0"}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			ev.exit = ee.String()
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				ev.killed = true
+			}
+		} else if err != nil {
+			ev.exit = err.Error()
+		}
+		if last := errBuf.lastLine(); last != "" && !ev.killed {
+			ev.exit += ": " + last
+		}
+		p.send(procEvent{node: ev.node, exit: ev.exit, killed: ev.killed})
+	}()
+	return ready, cmd.Process.Pid, nil
+}
+
+// send hands ev to the cluster's loop, unless it is stopping.
+func (p *procs) send(ev procEvent) {
+	ev.at = time.Now()
+	p.mu.Lock()
+	stopping := p.stopping
+	p.mu.Unlock()
+	if stopping {
+		return
+	}
+	select {
+	case p.events <- ev:
+	case <-time.After(time.Second):
+		// the loop has returned
+	}
+}
+
+// stopAll stops every node (SIGTERM, then SIGKILL after 5 s) and waits.
+func (p *procs) stopAll() {
+	p.mu.Lock()
+	p.stopping = true
+	cmds := append([]*exec.Cmd(nil), p.procs...)
+	p.mu.Unlock()
+	for _, cmd := range cmds {
+		if cmd != nil && cmd.Process != nil {
+			cmd.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		p.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		for _, cmd := range cmds {
+			if cmd != nil && cmd.Process != nil {
+				cmd.Process.Kill()
+			}
+		}
+		<-done
+	}
+}
+
+// tailBuffer keeps the last 4 KiB written to it.
+type tailBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 4096 {
+		t.b = t.b[len(t.b)-4096:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimRight(string(t.b), "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// lockedWriter serializes writes from several processes' copiers.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// runParamFlags are run's flags for sys's parameters, by name: those
+// run's own flags rename.
+func runParamFlags(sys *protocol.System) map[string]string {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	addRunFlags(fs)
+	out := map[string]string{}
+	for _, p := range sys.Params {
+		out[p.Name] = paramFlag(fs, p.Name)
+	}
+	return out
+}

@@ -1,0 +1,38 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// Bad input to run, cluster, trace and call is one line on stderr, exit 2.
+func TestHostCommandsUsage(t *testing.T) {
+	peers := "--peers=127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "name the system"},
+		{[]string{"run", "nosuch"}, `unknown system "nosuch"`},
+		{[]string{"run", "ring", peers}, "--id I is required"},
+		{[]string{"run", "ring", "--id", "0"}, "--peers ADDR,ADDR,... is required"},
+		{[]string{"run", "ring", "--id", "5", peers}, "node 5 is not a node of ring with 3 nodes"},
+		{[]string{"run", "ring", "--id", "0", "--nodes", "4", peers}, "ring with 4 nodes needs 4 addresses"},
+		{[]string{"run", "ring", "--id", "0", "--peers", "nowhere,127.0.0.1:2,127.0.0.1:3"}, `node 0's address "nowhere"`},
+		{[]string{"run", "ring", "--id", "0", "--bug", "nosuch", peers}, `ring has no bug "nosuch"`},
+		{[]string{"cluster"}, "name the system"},
+		{[]string{"cluster", "ring", "--for", "-1s"}, "--for cannot be negative"},
+		{[]string{"cluster", "ring", "--nodes", "99"}, "ring needs"},
+		{[]string{"trace"}, "name the run logs"},
+		{[]string{"call"}, "name the system"},
+		{[]string{"call", "ring", "--key", "k"}, "--to ADDR is required"},
+		{[]string{"call", "ring", "--to", "127.0.0.1:1"}, "--key FILE is required"},
+		{[]string{"call", "ring", "--to", "127.0.0.1:1", "--key", "/nonexistent/key"}, "--key: open /nonexistent/key"},
+		{[]string{"trace", "/nonexistent/node-0.log"}, "no such file"},
+	} {
+		r := lc(t, "", c.args...)
+		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) || r.panicked != "" {
+			t.Errorf("%q: exit %d, stderr %q, want exit 2 and one line with %q%s", c.args, r.code, r.stderr, c.want, r.panicked)
+		}
+	}
+}

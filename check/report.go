@@ -76,6 +76,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		for _, t := range cx.Tested {
 			c.Critical.Tested = append(c.Critical.Tested, reports.Tested{DeadTest: t.DeadTest, Evidence: *evidenceReport(t.Ev, t.Step)})
 		}
+		c.Critical.Slip = r.slipReport()
 		if sh := r.Shortened; sh != nil {
 			c.Shortened = &reports.Shortened{Before: cx.Step - 1, Kept: len(sh.Kept), Steps: StepsReport(sh.Steps)}
 		}
@@ -95,6 +96,24 @@ func (rep *Replayed) Report(file string, t *reports.Trace, reproduced bool) *rep
 		r.Steps = []reports.Step{}
 	}
 	return r
+}
+
+// slipReport is the slip of a liveness violation as a report, its
+// reason in words (nil: the search for it did not run).
+func (r *Result) slipReport() *reports.Slip {
+	cx := r.Critical
+	if cx == nil || cx.Slip == nil {
+		return nil
+	}
+	sl := cx.Slip
+	j := &reports.Slip{Found: sl.Found, Tried: sl.Tried, Failure: sl.Failure}
+	if sl.Found {
+		j.Step, j.Event, j.Kind, j.CriticalStep = sl.Step, sl.EventText, sl.Event.Kind.String(), sl.Critical
+		j.Node, j.Timer, j.Message, j.How, j.State, j.Changes = int(sl.Node), sl.Timer, sl.Message, sl.How, sl.State, sl.Changes
+		j.Recovery = evidenceReport(sl.Recovery, cx.Step)
+	}
+	j.Reason = reports.SlipReason(j, cx.Step, cx.EventText, r.Property)
+	return j
 }
 
 func StepsReport(steps []ReplayStep) []reports.Step {

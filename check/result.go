@@ -179,6 +179,10 @@ type Critical struct {
 	// Tested are the search's probes and dead tests, in the order run,
 	// steps counted from the initial state.
 	Tested []critical.Tested
+	// Slip is the step that took away what would have let the path
+	// recover (Slip.Found), or what the search for it tried (nil: it
+	// could not be run).
+	Slip *Slip
 
 	liveSteps []ReplayStep
 	endFP     uint64 // the fingerprint of the path's last state
@@ -288,7 +292,7 @@ func (r *Result) Traces(name func(property string, p sim.Path) string) (t, lt *r
 		lt.Result, lt.Message = string(Live), fmt.Sprintf("the nearest live path: the dead path's first %d steps, then a walk that reaches a live state", cx.LiveStep)
 		lt.Steps = reports.FromPath(cx.LivePath, describe(cx.liveSteps))
 		t.Critical = &reports.TraceCritical{Case: string(cx.Case), Step: cx.Step, Event: cx.EventText,
-			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: name("live", cx.LivePath)}
+			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: name("live", cx.LivePath), Slip: r.slipReport()}
 	}
 	return t, lt
 }

@@ -181,6 +181,10 @@ type Critical struct {
 	// Tested are the probes and dead tests of the search, in the order
 	// run (html.go).
 	Tested []Tested `json:"tested,omitempty"`
+	// Slip is the step that took away what would have let the path
+	// recover, or says none was found (nil: the search for it did not
+	// run).
+	Slip *Slip `json:"slip,omitempty"`
 }
 
 // Shortened is the dead path with the steps before its critical step

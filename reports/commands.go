@@ -48,6 +48,7 @@ func WriteReplay(w io.Writer, r *Replay) {
 	}
 	if c := t.Critical; c != nil {
 		fmt.Fprintf(w, "critical transition (case %s): step %s, %s; nearest live path: %s\n", c.Case, Thousands(c.Step), c.Event, c.LiveTrace)
+		writeSlip(w, c.Slip)
 	}
 }
 

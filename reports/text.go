@@ -386,6 +386,7 @@ func writeCritical(w io.Writer, c *Check) {
 	if cx.Dinit > 0 {
 		fmt.Fprintf(w, "the path was last live after step %s.\n", Thousands(cx.Dinit-1))
 	}
+	writeSlip(w, cx.Slip)
 	writePath(w, c)
 	if c.Graph {
 		writeCriticalGraph(w, c)

@@ -39,7 +39,10 @@ import (
 // with the nodes of its side in Cut) with its heal (budget
 // Budget.Partitions). A trace whose budget allows none of them is written
 // as version 1 or 2, as before.
-const TraceVersion = 3
+//
+// Version 4 adds Critical.Slip, for people: a trace without it is written
+// as before.
+const TraceVersion = 4
 
 // A Trace is the content of a trace file.
 type Trace struct {
@@ -78,6 +81,9 @@ type TraceCritical struct {
 	Node      int    `json:"node"`
 	LiveStep  int    `json:"live_step"`
 	LiveTrace string `json:"live_trace,omitempty"`
+	// Slip is the step that took away what would have let the path
+	// recover (version 4), as the check's report gives it.
+	Slip *Slip `json:"slip,omitempty"`
 }
 
 // TraceDeadTest records a dead test: a breadth-first search of up to
@@ -236,7 +242,9 @@ func (t *Trace) Write(w io.Writer) error {
 func (t *Trace) Stamp() {
 	t.Format, t.Version = traceFormat, TraceVersion
 	switch {
+	case t.Critical != nil && t.Critical.Slip != nil:
 	case t.Budget.newer():
+		t.Version = 3
 	case len(t.Init) > 0:
 		t.Version = 2
 	default:

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // A Slip is the step of a dead path that took away what would have let
@@ -47,55 +48,60 @@ func (s *Slip) What() string {
 }
 
 // SlipReason says in one line why s is the slip of a dead path whose
-// critical step is step crit (its event critEvent, its kind critKind),
-// for liveness property prop; or that none was found.
+// critical step is step crit (its event critEvent), for liveness
+// property prop; or that none was found.
 func SlipReason(s *Slip, crit int, critEvent, prop string) string {
 	at := Thousands(crit)
 	if !s.Found {
-		if s.Tried == 0 {
-			return fmt.Sprintf("no slip found: the path lost no timer or message before step %s that is still missing after it", at)
+		lost := "by step " + at
+		failure := ""
+		if s.Failure {
+			lost = "before it"
+			failure = fmt.Sprintf("the protocol did not tolerate the failure at step %s (%s), and ", at, critEvent)
 		}
-		return fmt.Sprintf("no slip found: none of the %s the path lost by step %s makes the state after it recover when put back",
-			Count(s.Tried, "timer or message", "timers and messages"), at)
+		switch s.Tried {
+		case 0:
+			return fmt.Sprintf("no slip found: %sthe path lost no timer or message %s that is still missing after step %s", failure, lost, at)
+		case 1:
+			return fmt.Sprintf("no slip found: %sthe one timer or message the path lost %s does not make the state after step %s recover when put back", failure, lost, at)
+		}
+		return fmt.Sprintf("no slip found: %snone of the %s timers and messages the path lost %s makes the state after step %s recover when put back",
+			failure, Thousands(s.Tried), lost, at)
 	}
-	what := s.What()
-	while := fmt.Sprintf("at node %d", s.Node)
+	what, step := s.What(), "step "+Thousands(s.Step)
+	while := ""
 	if name := StateName(s.State); name != "" {
-		while = fmt.Sprintf("while node %d was %s", s.Node, name)
+		while = fmt.Sprintf(" while node %d was %s", s.Node, name)
 	}
 	var did string
 	switch s.How {
 	case "fired":
-		did = fmt.Sprintf("fired it %s and did not set it again", while)
+		did = fmt.Sprintf("%s fired %s%s and did not set it again", step, what, while)
 	case "cancelled":
-		did = fmt.Sprintf("cancelled it %s", while)
+		did = fmt.Sprintf("%s (%s) cancelled %s%s", step, s.Event, what, while)
 	case "reset":
-		did = fmt.Sprintf("reset node %d, which lost it", s.Node)
+		did = fmt.Sprintf("%s reset node %d, which lost %s", step, s.Node, what)
 	case "ignored":
-		did = fmt.Sprintf("delivered it to node %d, which did nothing with it", s.Node)
-		if name := StateName(s.State); name != "" {
-			did += " while it was " + name
-		}
+		did = fmt.Sprintf("%s delivered %s, and node %d did nothing with it%s", step, what, s.Node, strings.Replace(while, fmt.Sprintf(" node %d ", s.Node), " it ", 1))
 	case "dropped":
-		did = "dropped it"
+		did = fmt.Sprintf("%s dropped %s", step, what)
 	default:
-		did = "lost it"
+		did = fmt.Sprintf("%s (%s) lost %s", step, s.Event, what)
 	}
 	if len(s.Changes) > 0 {
-		did += ": " + NodeDiff{Changes: s.Changes}.String()
+		did += " (" + NodeDiff{Changes: s.Changes}.String() + ")"
 	}
-	recovers := ""
+	recovers := fmt.Sprintf("had it still been %s, the state after step %s would recover", still(s), at)
 	if s.Recovery != nil {
-		recovers = " (" + EvidenceWords(s.Recovery, prop) + ")"
+		recovers += ": " + EvidenceWords(s.Recovery, prop)
 	}
-	if s.Failure {
-		return fmt.Sprintf("the protocol did not tolerate the failure at step %s (%s); %s would have: had it still been %s, the state after step %s would recover%s; step %s (%s) %s",
-			at, critEvent, what, still(s), at, recovers, Thousands(s.Step), s.Event, did)
+	switch {
+	case s.Failure:
+		return fmt.Sprintf("the protocol did not tolerate the failure at step %s (%s), which %s would have: %s; %s", at, critEvent, what, did, recovers)
+	case s.CriticalStep:
+		return fmt.Sprintf("the slip is the critical step itself: %s; %s", did, recovers)
 	}
-	if s.CriticalStep {
-		return fmt.Sprintf("the critical step itself took away %s: it %s; had it still been %s, the state after step %s would recover%s", what, did, still(s), at, recovers)
-	}
-	return fmt.Sprintf("had %s still been %s, the state after step %s would recover%s; step %s (%s) %s", what, still(s), at, recovers, Thousands(s.Step), s.Event, did)
+	return fmt.Sprintf("%s; %s", did, recovers)
 }
 
 // still is what the slip's timer or message would still have been.

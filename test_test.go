@@ -220,6 +220,7 @@ func TestLivecheckTestLiveness(t *testing.T) {
 		"    drop echoPing{} 0->2",
 		"after step 3: no event can happen any more and all-answered does not hold: the system is stuck for ever;",
 		"after step 2: all-answered holds 2 steps from it (the nearest, by breadth-first search).",
+		"no slip found: the protocol did not tolerate the failure at step 3 (drop echoPing{} 0->2), and the path lost no timer or message before it that is still missing after step 3",
 		"",
 		"steps leading to it, those that do not matter removed: 2 -> 1 step before the critical step",
 		"(numbers are the trace's, which has every step; * the critical one):",

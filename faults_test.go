@@ -111,7 +111,7 @@ func TestPartitionFoundAndReplayed(t *testing.T) {
 	tr, p := checkEchoTrace(t, "all-answered", []string{
 		"echo, 2 nodes, no bugs, failures: 0 resets, 0 drops, 0 socket errors, 1 partition;",
 		"liveness-violation of all-answered",
-		"critical transition (case C1): step 1 of ",
+		"critical transition (case C1, the point of no return): step 1 of ",
 		"    partition {0} | {1}\n",
 	}, "--partitions", "1")
 	if tr.Version != 4 || tr.Budget.Partitions != 1 || len(tr.Steps) == 0 || tr.Steps[0].Kind != "partition" || len(tr.Steps[0].Cut) != 1 || tr.Steps[0].Cut[0] != 0 {

@@ -77,6 +77,9 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 			c.Critical.Tested = append(c.Critical.Tested, reports.Tested{DeadTest: t.DeadTest, Evidence: *evidenceReport(t.Ev, t.Step)})
 		}
 		c.Critical.Slip = r.slipReport()
+		if od := cx.Odds; od != nil {
+			c.Critical.Odds = &reports.Odds{Walks: od.Walks, WalkDepth: od.WalkDepth, From: od.From, Recovered: od.Recovered, Suspect: od.Suspect}
+		}
 		if sh := r.Shortened; sh != nil {
 			c.Shortened = &reports.Shortened{Before: cx.Step - 1, Kept: len(sh.Kept), Steps: StepsReport(sh.Steps)}
 		}

@@ -183,6 +183,9 @@ type Critical struct {
 	// recover (Slip.Found), or what the search for it tried (nil: it
 	// could not be run).
 	Slip *Slip
+	// Odds are the recovery odds along the path before the critical
+	// step (nil: they could not be worked out).
+	Odds *Odds
 
 	liveSteps []ReplayStep
 	endFP     uint64 // the fingerprint of the path's last state

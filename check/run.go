@@ -187,7 +187,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		}
 		cx.liveSteps = lrep.Steps
 		res.Shortened = shorten(sys, cfg, res, allow, c.stop)
-		cx.Slip = findSlip(sys, cfg, res, allow, c.stop)
+		cx.Slip, cx.Odds = findSlip(sys, cfg, res, allow, c.stop)
 	}
 	return res, nil
 }

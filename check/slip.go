@@ -60,6 +60,8 @@ type Slip struct {
 	// Recovery is how the state after the critical step, with what the
 	// slip took away put back, recovers.
 	Recovery *critical.Evidence
+	// Steps counts the simulator steps the search took.
+	Steps int64
 }
 
 // Bounds of the slip search: how many timers and messages it puts back,
@@ -79,22 +81,51 @@ type loss struct {
 	how   string
 }
 
+// Odds are the recovery odds along a dead path: from the state after
+// each of the steps before its critical step (the last OddsSteps, and the
+// critical step itself), Walks walks of WalkDepth steps, seeded; the
+// share that reaches a live state is what a few random continuations
+// think of the state. A sharp fall (Suspect) is where the path became
+// fragile, which may point at the slip where the slip search found none.
+type Odds struct {
+	Walks, WalkDepth int
+	// From is the first step tested; Recovered[i] counts the walks from
+	// the state after step From+i that reached a live state.
+	From      int
+	Recovered []int
+	// Suspect is the step before the critical one after which the share
+	// fell most, by at least half the walks (0: none did).
+	Suspect int
+	// Steps counts the simulator steps the walks took.
+	Steps int64
+}
+
+// Bounds of the recovery odds: the steps before the critical one tested,
+// the walks from each, and the most steps of each walk (the dead test's
+// walk depth, if shorter).
+const (
+	OddsSteps     = 30
+	OddsWalks     = 20
+	OddsWalkDepth = DeadWalkDepth
+)
+
 // findSlip looks for the slip of res, a liveness violation with a
-// critical step; nil where it cannot tell (no critical step, a path that
-// does not replay, a handler that hangs, stopped).
-func findSlip(sys *protocol.System, cfg protocol.Config, res *Result, timeout time.Duration, stop func() bool) *Slip {
+// critical step, and works out the recovery odds along its path; nil
+// where it cannot tell (no critical step, a path that does not replay, a
+// handler that hangs, stopped).
+func findSlip(sys *protocol.System, cfg protocol.Config, res *Result, timeout time.Duration, stop func() bool) (*Slip, *Odds) {
 	cx := res.Critical
 	if cx == nil || cx.Step < 1 || cx.Step > len(res.Path) {
-		return nil
+		return nil, nil
 	}
 	_, m, err := sys.Model(cfg)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	m.Spec.HandlerTimeout = timeout
 	w, err := sim.NewWorld(m.Spec)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	w.Stop = stop
 	live := func(s *sim.State) bool {
@@ -106,33 +137,37 @@ func findSlip(sys *protocol.System, cfg protocol.Config, res *Result, timeout ti
 		return true
 	}
 	var sl *Slip
+	var od *Odds
 	h, _ := guarded(w, timeout, func() hang { return hang{} }, func() error {
-		sl = slipOf(w, m, res, live)
+		states, changed := pathStates(w, res)
+		if states == nil {
+			return nil
+		}
+		sl = slipOf(w, m, res, live, states, changed)
+		od = oddsOf(w, m, res, live, states)
 		return nil
 	})
 	if h != nil || stop() {
-		return nil
+		return nil, nil
 	}
-	return sl
+	return sl, od
 }
 
-func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) bool) (sl *Slip) {
-	defer func() {
-		if r := recover(); r != nil { // a property that panics on a state put together
-			sl = nil
-		}
-	}()
+// pathStates replays res's path to its critical step: the states, from
+// the initial one, and whether each step changed the node it ran at or
+// sent (nil: it does not replay).
+func pathStates(w *sim.World, res *Result) (states []*sim.State, changed []bool) {
 	cx := res.Critical
 	s, err := w.InitialFrom(res.Init)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	states := []*sim.State{s}
-	changed := []bool{false} // the step changed the node it ran at, or sent
+	states = []*sim.State{s}
+	changed = []bool{false}
 	for _, st := range res.Path[:cx.Step] {
 		n, err := w.Apply(s, st.Event, st.Choices)
 		if err != nil {
-			return nil
+			return nil, nil
 		}
 		info := w.Last()
 		ev := st.Event
@@ -140,6 +175,16 @@ func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) 
 		states = append(states, n)
 		s = n
 	}
+	return states, changed
+}
+
+func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) bool, states []*sim.State, changed []bool) (sl *Slip) {
+	defer func() {
+		if r := recover(); r != nil { // a property that panics on a state put together
+			sl = nil
+		}
+	}()
+	cx := res.Critical
 	dead := states[cx.Step]
 	failure := isFailure(cx.Event.Kind)
 	var losses []loss
@@ -192,6 +237,7 @@ func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) 
 	t.States, t.Walks = critical.ProbeStates, SlipWalks
 	for _, l := range losses[:min(len(losses), SlipCandidates)] {
 		var back *sim.State
+		var err error
 		if l.timer != "" {
 			back, err = w.WithTimer(dead, l.node, l.timer)
 		} else {
@@ -203,6 +249,9 @@ func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) 
 		sl.Tried++
 		t.Seed = walk.Seed(cx.EndTest.Seed, 0x5119, uint64(l.step))
 		ev, err := critical.Recovers(w, back, live, t)
+		if ev != nil {
+			sl.Steps += ev.Steps
+		}
 		if err != nil || !ev.Live {
 			continue
 		}
@@ -221,6 +270,46 @@ func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) 
 		return sl
 	}
 	return sl
+}
+
+// oddsOf works out the recovery odds along res's path, from its states
+// up to the critical step (nil: a walk ran into a handler's panic or
+// was stopped).
+func oddsOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) bool, states []*sim.State) (od *Odds) {
+	defer func() {
+		if r := recover(); r != nil { // a property that panics
+			od = nil
+		}
+	}()
+	cx := res.Critical
+	wt := DeadWeights(m.Weights)
+	if cx.EndTest.Weights != nil {
+		wt = *cx.EndTest.Weights
+	}
+	od = &Odds{Walks: OddsWalks, WalkDepth: min(OddsWalkDepth, max(1, cx.EndTest.WalkDepth)), From: max(0, cx.Step-OddsSteps)}
+	wk := walk.New(w, live, &wt, 0)
+	for i := od.From; i <= cx.Step; i++ {
+		n := 0
+		for j := range od.Walks {
+			wk.Reseed(walk.Seed(cx.EndTest.Seed, 0x0dd5, uint64(i), uint64(j)))
+			r, err := wk.Walk(states[i], od.WalkDepth, true, false)
+			if err != nil {
+				return nil
+			}
+			if r.LiveAt >= 0 {
+				n++
+			}
+		}
+		od.Recovered = append(od.Recovered, n)
+	}
+	od.Steps = wk.Steps
+	fall := (od.Walks + 1) / 2
+	for k := 1; k < len(od.Recovered)-1; k++ { // not the critical step's own fall
+		if d := od.Recovered[k-1] - od.Recovered[k]; d >= fall {
+			od.Suspect, fall = od.From+k, d+1
+		}
+	}
+	return od
 }
 
 // isFailure says whether an event of kind k is a failure the system

@@ -185,6 +185,9 @@ type Critical struct {
 	// recover, or says none was found (nil: the search for it did not
 	// run).
 	Slip *Slip `json:"slip,omitempty"`
+	// Odds are the recovery odds along the path before the critical
+	// step (nil: not worked out).
+	Odds *Odds `json:"odds,omitempty"`
 }
 
 // Shortened is the dead path with the steps before its critical step

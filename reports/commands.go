@@ -47,7 +47,7 @@ func WriteReplay(w io.Writer, r *Replay) {
 		fmt.Fprintf(w, "the check's dead test from the final state: %s\n", EvidenceWords(ev, t.Property))
 	}
 	if c := t.Critical; c != nil {
-		fmt.Fprintf(w, "critical transition (case %s): step %s, %s; nearest live path: %s\n", c.Case, Thousands(c.Step), c.Event, c.LiveTrace)
+		fmt.Fprintf(w, "critical transition (%s): step %s, %s; nearest live path: %s\n", CaseWords(c.Case), Thousands(c.Step), c.Event, c.LiveTrace)
 		writeSlip(w, c.Slip)
 	}
 }

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -139,4 +140,56 @@ func writeSlip(w io.Writer, s *Slip) {
 		return
 	}
 	fmt.Fprintf(w, "slip: step %s, %s\n    %s\n", Thousands(s.Step), s.Event, s.Reason)
+}
+
+// Odds are the recovery odds along a dead path before its critical step:
+// from the state after each step from From on (the critical step last),
+// how many of Walks walks of WalkDepth steps reach a live state. Suspect
+// is the step before the critical one after which they fell most, by at
+// least half the walks (0: none).
+type Odds struct {
+	Walks     int   `json:"walks"`
+	WalkDepth int   `json:"walk_depth"`
+	From      int   `json:"from_step"`
+	Recovered []int `json:"recovered"`
+	Suspect   int   `json:"suspect,omitempty"`
+}
+
+// oddsPerLine is how many steps a line of the odds shows.
+const oddsPerLine = 16
+
+// writeOdds writes the recovery odds as rows of figures under the steps,
+// the critical step (crit) marked, then the sharp fall, if any.
+func writeOdds(w io.Writer, o *Odds, crit int, slip *Slip, prop string) {
+	if o == nil || len(o.Recovered) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "recovery odds: of %s of %s from the state after each step, how many reach %s:\n", Count(o.Walks, "walk"), Count(o.WalkDepth, "step"), prop)
+	for at := 0; at < len(o.Recovered); at += oddsPerLine {
+		var steps, odds strings.Builder
+		steps.WriteString("  after step")
+		odds.WriteString("  recover   ")
+		for i := at; i < min(len(o.Recovered), at+oddsPerLine); i++ {
+			st := Thousands(o.From + i)
+			if o.From+i == crit {
+				st += "*"
+			}
+			width := max(len(st), len(strconv.Itoa(o.Recovered[i])), 2) + 1
+			fmt.Fprintf(&steps, "%*s", width, st)
+			fmt.Fprintf(&odds, "%*d", width, o.Recovered[i])
+		}
+		fmt.Fprintln(w, steps.String())
+		fmt.Fprintln(w, odds.String())
+	}
+	if o.Suspect > 0 {
+		k := o.Suspect - o.From
+		why := "a suspect: the path became fragile there"
+		switch {
+		case slip != nil && slip.Found && slip.Step == o.Suspect:
+			why = "the slip"
+		case slip != nil && !slip.Found:
+			why = "a suspect, though no slip was found"
+		}
+		fmt.Fprintf(w, "  a sharp fall after step %s (%d -> %d of %d): %s\n", Thousands(o.Suspect), o.Recovered[k-1], o.Recovered[k], o.Walks, why)
+	}
 }

@@ -366,11 +366,30 @@ func (c *Check) Explain() {
 	}
 }
 
+// CaseWords says how the critical-transition search ended, in the words
+// of a report: "case C1, the point of no return".
+func CaseWords(c string) string {
+	switch c {
+	case "C1":
+		return "case C1, the point of no return"
+	case "C2":
+		return "case C2, walks too short to tell"
+	case "start":
+		return "dead from the start"
+	}
+	return "case " + c
+}
+
 func writeCritical(w io.Writer, c *Check) {
 	cx := c.Critical
 	step, liveStep := cx.TraceStep, cx.LiveStep+c.PrefixLen
-	fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %s%s.\n\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
-	fmt.Fprintf(w, "critical transition (case %s): step %s of %s\n    %s\n", cx.Case, Thousands(step), Thousands(c.PathLen), cx.Event)
+	// "Again" only where it held before on this path.
+	if cx.Dinit == 0 {
+		fmt.Fprintf(w, "liveness-violation of %s: it never holds on this path of %s%s, and can no longer.\n\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
+	} else {
+		fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %s%s.\n\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
+	}
+	fmt.Fprintf(w, "critical transition (%s): step %s of %s\n    %s\n", CaseWords(cx.Case), Thousands(step), Thousands(c.PathLen), cx.Event)
 	if c.PrefixLen > 0 {
 		fmt.Fprintf(w, "that is step %s after the prefix of %s\n", Thousands(cx.Step), Count(c.PrefixLen, "step"))
 	}
@@ -387,6 +406,7 @@ func writeCritical(w io.Writer, c *Check) {
 		fmt.Fprintf(w, "the path was last live after step %s.\n", Thousands(cx.Dinit-1))
 	}
 	writeSlip(w, cx.Slip)
+	writeOdds(w, cx.Odds, step, cx.Slip, c.Property)
 	writePath(w, c)
 	if c.Graph {
 		writeCriticalGraph(w, c)

@@ -1164,7 +1164,8 @@ func TestIssue10SeedOnePaths(t *testing.T) {
 // Issue 26: the slip of RT3 is the recovery timer firing on a joining
 // node and not set again (the bug's early return), at or before the
 // critical step, for seeds 1-20 (1 and 10, the quickest, with -short):
-// with that timer put back, the state after the critical step recovers.
+// with that timer put back, the state after the critical step recovers;
+// and the recovery odds (20 walks from each state) fall across it.
 func TestRT3Slip(t *testing.T) {
 	t.Parallel()
 	var seeds []int
@@ -1190,6 +1191,16 @@ func TestRT3Slip(t *testing.T) {
 				sl.Node != sl.Event.Node || sl.How != "fired" || !strings.HasPrefix(sl.State, "joining ") || sl.Step > cx.Step || sl.Recovery == nil || !sl.Recovery.Live {
 				t.Fatalf("slip %+v (critical step %d, %s): want the recovery timer firing on a joining node", sl, cx.Step, cx.EventText)
 			}
+			// The recovery odds fall across the slip, and the critical
+			// step's are none.
+			od := cx.Odds
+			if od == nil || od.From != max(0, cx.Step-30) || len(od.Recovered) != cx.Step-od.From+1 || od.Recovered[len(od.Recovered)-1] != 0 {
+				t.Fatalf("odds %+v, want the steps from %d to the critical step %d, none recovering after it", od, max(0, cx.Step-30), cx.Step)
+			}
+			if k := sl.Step - od.From; k >= 1 && od.Recovered[k] >= od.Recovered[k-1] {
+				t.Errorf("the odds do not fall across the slip, step %d: %d then %d of %d", sl.Step, od.Recovered[k-1], od.Recovered[k], od.Walks)
+			}
+			t.Logf("seed %d: simulator steps: critical search %d, slip search %d, odds %d", seed, cx.ProbeSteps, sl.Steps, od.Steps)
 			// What the step changed at the node: its timers, recovery gone.
 			if len(sl.Changes) != 1 || sl.Changes[0].Field != "timers" || !slices.Contains(strings.Split(sl.Changes[0].From, ","), randtree.RecoveryTimer) ||
 				sl.Changes[0].To != cmpOr(strings.Join(slices.DeleteFunc(strings.Split(sl.Changes[0].From, ","), func(s string) bool { return s == randtree.RecoveryTimer }), ","), "(none)") {

@@ -120,8 +120,10 @@ func TestSlipStaleAck(t *testing.T) {
 		reports.Thousands(cx.Step) + " (drop Replicate{V:2} 0->1), which timer retry at 0 would have: step " + reports.Thousands(sl.Step) +
 		" (deliver Ack{V:1} 1->0) cancelled timer retry at 0 (timers: retry -> (none)); had it still been set, the state after step " +
 		reports.Thousands(cx.Step) + " would recover: "
-	if !strings.Contains(b.String(), want) {
-		t.Errorf("no %q in\n%s", want, b.String())
+	for _, w := range []string{want, "liveness-violation of replicated: it never holds on this path of 4 steps, and can no longer.\nthe path: the search's 4 steps to a state where nothing can happen.\n\ncritical transition (case C1, the point of no return): step 4 of 4\n"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("no %q in\n%s", w, b.String())
+		}
 	}
 	if j := rep.Critical.Slip; j == nil || !j.Found || j.Step != sl.Step || j.Kind != "deliver" || j.How != "cancelled" || !strings.HasPrefix(j.Reason, "the protocol did not tolerate") {
 		t.Errorf("the JSON's slip is %+v", j)
@@ -151,15 +153,21 @@ func TestSlipOfBundledBugs(t *testing.T) {
 		// want is the slip's event, "" for none found; state, the name
 		// of the node's state before it, if any.
 		want, how, state, reason string
+		// headline is the report's first line after the configuration.
+		headline string
 	}{
 		{"lcr", livecheck.Config{Bugs: []string{"ignore-early"}}, false, "deliver Elect{ID:2} 0->1", "ignored", "",
-			"the slip is the critical step itself: step 2 delivered Elect{ID:2} 0->1, and node 1 did nothing with it; had it still been in flight, the state after step 2 would recover: "},
+			"the slip is the critical step itself: step 2 delivered Elect{ID:2} 0->1, and node 1 did nothing with it; had it still been in flight, the state after step 2 would recover: ",
+			"liveness-violation of elected: it never holds on this path of 4 steps, and can no longer.\nthe path: the search's 4 steps to a state where nothing can happen.\n"},
 		{"randtree", livecheck.Config{Bugs: []string{"RT10"}, Params: map[string]string{"peers": "all"}}, true, "deliver Remove{} 2->1", "ignored", "joining",
-			"the slip is the critical step itself: step 24 delivered Remove{} 2->1, and node 1 did nothing with it while it was joining; "},
+			"the slip is the critical step itself: step 24 delivered Remove{} 2->1, and node 1 did nothing with it while it was joining; ",
+			"liveness-violation of single-tree: it never holds on this path of 5,010 steps, and can no longer.\nthe path: the search's 10 steps to its depth bound, then a walk of 5,000 steps from there.\n"},
 		{"ring", livecheck.Config{Bugs: []string{"partition-forget"}}, true, "", "", "",
-			"no slip found: the protocol did not tolerate the failure at step 4 (socket-error 0<->1), and the one timer or message the path lost before it does not make the state after step 4 recover when put back"},
+			"no slip found: the protocol did not tolerate the failure at step 4 (socket-error 0<->1), and the one timer or message the path lost before it does not make the state after step 4 recover when put back",
+			"liveness-violation of ring-formed: it never holds on this path of 4 steps, and can no longer.\n"},
 		{"transport", livecheck.Config{Bugs: []string{"syn-order"}}, false, "", "", "",
-			"no slip found: the path lost no timer or message by step 5 that is still missing after step 5"},
+			"no slip found: the path lost no timer or message by step 5 that is still missing after step 5",
+			"liveness-violation of all-delivered: it can never hold again on this path of 7 steps.\n"},
 	} {
 		t.Run(tc.system+"-"+strings.Join(tc.cfg.Bugs, ","), func(t *testing.T) {
 			if tc.slow && testing.Short() {
@@ -185,6 +193,9 @@ func TestSlipOfBundledBugs(t *testing.T) {
 			var b strings.Builder
 			reports.WriteCheck(&b, rep, false)
 			text := b.String()
+			if !strings.Contains(text, "\n\n"+tc.headline) {
+				t.Errorf("no %q in\n%s", tc.headline, text)
+			}
 			if !strings.Contains(text, tc.reason) || !strings.Contains(rep.Critical.Slip.Reason, tc.reason) {
 				t.Errorf("no %q in the reason %q, or in\n%s", tc.reason, rep.Critical.Slip.Reason, text)
 			}

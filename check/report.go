@@ -63,7 +63,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 	if cx := r.Critical; cx != nil {
 		c.Critical = &reports.Critical{Step: cx.Step - r.PrefixLen, TraceStep: cx.Step, Case: string(cx.Case), Event: cx.EventText, Kind: cx.Event.Kind.String(),
 			Node: int(cx.Event.Node), Timer: cx.Event.Timer, LiveStep: cx.LiveStep - r.PrefixLen, LiveTrace: liveTrace, Dinit: cx.Dinit,
-			WalkDepth: cx.WalkDepth, Tried: cx.Tried, Probes: cx.Probes,
+			WalkDepth: cx.WalkDepth, Tried: cx.Tried, Probes: cx.Probes, SearchSteps: cx.SearchSteps, WalkSteps: cx.WalkSteps,
 			Dead: evidenceReport(cx.Dead, cx.Step), Alive: evidenceReport(cx.Alive, cx.LiveStep), End: evidenceReport(cx.End, len(r.Path)),
 			Overturned: cx.Overturned,
 			Before:     cx.Before, After: cx.After, LiveAfter: cx.LiveAfter, LiveEvent: cx.LiveEventText, LivePathLen: len(cx.LivePath)}

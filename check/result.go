@@ -179,6 +179,11 @@ type Critical struct {
 	// Tested are the search's probes and dead tests, in the order run,
 	// steps counted from the initial state.
 	Tested []critical.Tested
+	// SearchSteps are the steps of the path (after the prefix, if any)
+	// that the exhaustive search took, to a state at its depth bound or
+	// (WalkSteps 0) to one where nothing can happen; WalkSteps those a
+	// walk took from there.
+	SearchSteps, WalkSteps int
 	// Slip is the step that took away what would have let the path
 	// recover (Slip.Found), or what the search for it tried (nil: it
 	// could not be run).

@@ -235,8 +235,11 @@ type checker struct {
 	// during says what the check does after its search, for a report of
 	// a check stopped then; suspect is the length of the path under the
 	// critical search, lastProgress when Progress was last called for it.
-	during       string
-	suspect      int
+	during  string
+	suspect int
+	// pathFrom is, for the suspect the critical search settled, the
+	// steps of its path the search took and those a walk took after.
+	pathFrom     [2]int
 	lastProgress time.Time
 	over         atomic.Bool // Check has returned
 }

@@ -144,6 +144,11 @@ type Critical struct {
 	WalkDepth int      `json:"walk_depth"`
 	Tried     []string `json:"tried,omitempty"`
 	Probes    int      `json:"probes"`
+	// SearchSteps are the steps of the dead path (after the prefix) the
+	// exhaustive search took, WalkSteps those of the walk from there (0:
+	// the search reached a state where nothing can happen).
+	SearchSteps int `json:"search_steps,omitempty"`
+	WalkSteps   int `json:"walk_steps,omitempty"`
 	// Dead is the evidence that the state after the critical step is
 	// dead, Alive how the state before it recovers, End the evidence that
 	// the path's last state is dead (what replay tests again).

@@ -366,6 +366,24 @@ func (c *Check) Explain() {
 	}
 }
 
+// pathFrom says where a dead path came from: "the search's 10 steps to
+// its depth bound, then a walk of 5,000 steps from there" ("" where the
+// report does not know).
+func pathFrom(c *Check) string {
+	cx := c.Critical
+	if cx.SearchSteps+cx.WalkSteps+c.PrefixLen != c.PathLen || c.PathLen == 0 {
+		return ""
+	}
+	out := ""
+	if c.PrefixLen > 0 {
+		out = fmt.Sprintf("the live prefix's %s, then ", Count(c.PrefixLen, "step"))
+	}
+	if cx.WalkSteps == 0 {
+		return out + fmt.Sprintf("the search's %s to a state where nothing can happen", Count(cx.SearchSteps, "step"))
+	}
+	return out + fmt.Sprintf("the search's %s to its depth bound, then a walk of %s from there", Count(cx.SearchSteps, "step"), Count(cx.WalkSteps, "step"))
+}
+
 // CaseWords says how the critical-transition search ended, in the words
 // of a report: "case C1, the point of no return".
 func CaseWords(c string) string {
@@ -385,10 +403,14 @@ func writeCritical(w io.Writer, c *Check) {
 	step, liveStep := cx.TraceStep, cx.LiveStep+c.PrefixLen
 	// "Again" only where it held before on this path.
 	if cx.Dinit == 0 {
-		fmt.Fprintf(w, "liveness-violation of %s: it never holds on this path of %s%s, and can no longer.\n\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
+		fmt.Fprintf(w, "liveness-violation of %s: it never holds on this path of %s%s, and can no longer.\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
 	} else {
-		fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %s%s.\n\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
+		fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %s%s.\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
 	}
+	if from := pathFrom(c); from != "" {
+		fmt.Fprintf(w, "the path: %s.\n", from)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "critical transition (%s): step %s of %s\n    %s\n", CaseWords(cx.Case), Thousands(step), Thousands(c.PathLen), cx.Event)
 	if c.PrefixLen > 0 {
 		fmt.Fprintf(w, "that is step %s after the prefix of %s\n", Thousands(cx.Step), Count(c.PrefixLen, "step"))

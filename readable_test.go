@@ -81,7 +81,7 @@ func TestReadableDeadPaths(t *testing.T) {
 				if err := rp.TestEnd(cx.EndTest); err != nil || !rp.Reproduces(livecheck.LivenessViolation, res.Property) {
 					t.Errorf("the shortened path of %d steps does not end dead: %v %+v", len(sh.Path), err, rp.End)
 				}
-				if !strings.Contains(text, fmt.Sprintf("removed: %s -> %s before the critical step", reports.Thousands(cx.Step-1), reports.Count(len(sh.Kept), "step"))) {
+				if !strings.Contains(text, fmt.Sprintf("\n%s of the %s before the critical step dropped, each gap marked: ", reports.Thousands(cx.Step-1-len(sh.Kept)), reports.Count(cx.Step-1, "step"))) {
 					t.Errorf("the report does not say the path was shortened:\n%s", text)
 				}
 			}

@@ -469,8 +469,9 @@ func writePath(w io.Writer, c *Check) {
 		return
 	}
 	if sh := c.Shortened; sh != nil {
-		fmt.Fprintf(w, "\nsteps leading to it, those that do not matter removed: %s -> %s before the critical step\n(numbers are the trace's, which has every step; * the critical one):\n",
-			Thousands(sh.Before), Count(sh.Kept, "step"))
+		dropped := sh.Before - sh.Kept
+		fmt.Fprintf(w, "\nsteps leading to it (numbers are the trace's, which has every step; * the critical one);\n%s of the %s before the critical step dropped, each gap marked: without them the path still recovers before the critical step and is dead after it:\n",
+			Thousands(dropped), Count(sh.Before, "step"))
 		// The steps past the critical one are the trace's.
 		steps, crit = append(slices.Clip(sh.Steps), c.Steps[min(step, len(c.Steps)):]...), sh.Kept
 	} else {
@@ -478,11 +479,19 @@ func writePath(w io.Writer, c *Check) {
 	}
 	from := max(0, crit-stepsBefore)
 	if from > 0 {
-		fmt.Fprintf(w, "  ... %s\n", Count(from, "earlier step"))
+		more := ""
+		if n := steps[from-1].Step - from; c.Shortened != nil && n > 0 {
+			more = fmt.Sprintf(" (and %s dropped)", Thousands(n))
+		}
+		fmt.Fprintf(w, "  ... %s%s\n", Count(from, "earlier step"), more)
 	}
 	to := min(len(steps), crit+1+stepsAfter)
 	if from < to {
-		writeMarked(w, steps[from:min(to, crit+1)], crit-from)
+		if c.Shortened != nil {
+			writeGaps(w, steps, from, min(to, crit+1), crit)
+		} else {
+			writeMarked(w, steps[from:min(to, crit+1)], crit-from)
+		}
 	}
 	if crit+1 < to {
 		if c.Shortened != nil {
@@ -492,6 +501,26 @@ func writePath(w io.Writer, c *Check) {
 	}
 	if c.Tail != nil {
 		fmt.Fprintf(w, "  %s\n", c.Tail)
+	}
+}
+
+// writeGaps writes steps[from:to] of a shortened path, the one at index
+// mark marked "*", with a line where steps of the trace were dropped
+// between two of them.
+func writeGaps(w io.Writer, steps []Step, from, to, mark int) {
+	prev := 0
+	if from > 0 {
+		prev = steps[from-1].Step
+	}
+	for i := from; i < to; i++ {
+		switch n := steps[i].Step; {
+		case n == prev+2:
+			fmt.Fprintf(w, "       (step %s dropped)\n", Thousands(prev+1))
+		case n > prev+2:
+			fmt.Fprintf(w, "       (steps %s to %s dropped)\n", Thousands(prev+1), Thousands(n-1))
+		}
+		writeMarked(w, steps[i:i+1], mark-i)
+		prev = steps[i].Step
 	}
 }
 

@@ -77,3 +77,19 @@ func TestNodeRanges(t *testing.T) {
 		}
 	}
 }
+
+// Issue 26: a shortened path keeps the trace's numbers, and says where
+// steps were dropped, one line a gap.
+func TestWriteGaps(t *testing.T) {
+	steps := []Step{{Step: 1, Event: "a"}, {Step: 3, Event: "b"}, {Step: 4, Event: "c"}, {Step: 8, Event: "d"}}
+	var b strings.Builder
+	writeGaps(&b, steps, 1, 4, 3)
+	want := "       (step 2 dropped)\n" +
+		"    3. b\n" +
+		"    4. c\n" +
+		"       (steps 5 to 7 dropped)\n" +
+		" *  8. d\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

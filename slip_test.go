@@ -120,7 +120,7 @@ func TestSlipStaleAck(t *testing.T) {
 		reports.Thousands(cx.Step) + " (drop Replicate{V:2} 0->1), which timer retry at 0 would have: step " + reports.Thousands(sl.Step) +
 		" (deliver Ack{V:1} 1->0) cancelled timer retry at 0 (timers: retry -> (none)); had it still been set, the state after step " +
 		reports.Thousands(cx.Step) + " would recover: "
-	for _, w := range []string{want, "liveness-violation of replicated: it never holds on this path of 4 steps, and can no longer.\nthe path: the search's 4 steps to a state where nothing can happen.\n\ncritical transition (case C1, the point of no return): step 4 of 4\n"} {
+	for _, w := range []string{want, "liveness-violation of replicated: it never holds on this path of 4 steps, and can no longer.\nreplicated: the backup holds the update.\nthe path: the search's 4 steps to a state where nothing can happen.\n\ncritical transition (case C1, the point of no return): step 4 of 4\n"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("no %q in\n%s", w, b.String())
 		}
@@ -158,10 +158,10 @@ func TestSlipOfBundledBugs(t *testing.T) {
 	}{
 		{"lcr", livecheck.Config{Bugs: []string{"ignore-early"}}, false, "deliver Elect{ID:2} 0->1", "ignored", "",
 			"the slip is the critical step itself: step 2 delivered Elect{ID:2} 0->1, and node 1 did nothing with it; had it still been in flight, the state after step 2 would recover: ",
-			"liveness-violation of elected: it never holds on this path of 4 steps, and can no longer.\nthe path: the search's 4 steps to a state where nothing can happen.\n"},
+			"liveness-violation of elected: it never holds on this path of 4 steps, and can no longer.\nelected: one node is leader and every node knows its id.\nthe path: the search's 4 steps to a state where nothing can happen.\n"},
 		{"randtree", livecheck.Config{Bugs: []string{"RT10"}, Params: map[string]string{"peers": "all"}}, true, "deliver Remove{} 2->1", "ignored", "joining",
 			"the slip is the critical step itself: step 24 delivered Remove{} 2->1, and node 1 did nothing with it while it was joining; ",
-			"liveness-violation of single-tree: it never holds on this path of 5,010 steps, and can no longer.\nthe path: the search's 10 steps to its depth bound, then a walk of 5,000 steps from there.\n"},
+			"liveness-violation of single-tree: it never holds on this path of 5,010 steps, and can no longer.\nsingle-tree: every node is joined, all agree on one root, parent and child pointers agree, and the root reaches every node.\nthe path: the search's 10 steps to its depth bound, then a walk of 5,000 steps from there.\n"},
 		{"ring", livecheck.Config{Bugs: []string{"partition-forget"}}, true, "", "", "",
 			"no slip found: the protocol did not tolerate the failure at step 4 (socket-error 0<->1), and the one timer or message the path lost before it does not make the state after step 4 recover when put back",
 			"liveness-violation of ring-formed: it never holds on this path of 4 steps, and can no longer.\n"},

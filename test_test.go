@@ -215,6 +215,7 @@ func TestLivecheckTestLiveness(t *testing.T) {
 		"echo, 3 nodes, no bugs, failures: 0 resets, 1 drop, 0 socket errors; depth " + testDepth() + ", seed 1",
 		"",
 		"liveness-violation of all-answered: it never holds on this path of 3 steps, and can no longer.",
+		"all-answered: node 0 heard every pong.",
 		"the path: the search's 3 steps to a state where nothing can happen.",
 		"",
 		"critical transition (case C1, the point of no return): step 3 of 3",

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"time"
 
 	"github.com/livecheck/livecheck/protocol"
@@ -27,6 +28,15 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		Mode: r.Mode, FromBugs: r.FromBugs, BugWarnings: r.BugWarnings, Symmetry: r.Symmetry,
 		PrefixLen: r.PrefixLen, Steps: StepsReport(r.Steps),
 	}
+	var docs []string
+	for _, name := range strings.Split(r.Property, ",") {
+		for _, d := range r.docs {
+			if d.Name == name && d.Doc != "" {
+				docs = append(docs, d.Doc)
+			}
+		}
+	}
+	c.PropertyDoc = strings.Join(docs, "; ")
 	c.Sometimes = []reports.Sometimes{}
 	for _, sm := range r.Sometimes {
 		rs := reports.Sometimes{Name: sm.Property, Reached: sm.Reached, Step: sm.Step, NotEvaluated: !sm.Evaluated}

@@ -107,6 +107,9 @@ type Result struct {
 	Shard        search.Shard
 	Foreign      int64
 	Fingerprints []uint64
+
+	// docs say what the system's properties mean, for the report.
+	docs []protocol.PropertyDoc
 }
 
 // Sometimes is what the check found of one reachability property.

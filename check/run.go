@@ -84,6 +84,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		c.res.Symmetry = m.Spec.Symmetry
 	}
 	c.res.FromBugs, c.res.BugWarnings = sys.BugSettings(opts.Config)
+	c.res.docs = protocol.Docs(m.Properties...)
 	c.weights = &opts.Weights
 	if !opts.WeightsSet {
 		wt := walk.DefaultWeights

@@ -27,9 +27,12 @@ type Check struct {
 	Seed     int64             `json:"seed"`
 	Depth    int               `json:"depth"`
 	Property string            `json:"property,omitempty"`
-	Message  string            `json:"message,omitempty"`
-	Trace    string            `json:"trace,omitempty"`
-	PathLen  int               `json:"path_length,omitempty"`
+	// PropertyDoc says what the violated property means (the system's
+	// words; several joined by "; ").
+	PropertyDoc string `json:"property_doc,omitempty"`
+	Message     string `json:"message,omitempty"`
+	Trace       string `json:"trace,omitempty"`
+	PathLen     int    `json:"path_length,omitempty"`
 	// Init is the choices of the first Init calls that give the initial
 	// state the path starts from (none where there is one).
 	Init      []int `json:"init,omitempty"`

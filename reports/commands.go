@@ -100,6 +100,9 @@ type ListEntry struct {
 	Properties []string `json:"properties"`
 	// BugNeeds gives each bug's declared settings as flags, by bug name.
 	BugNeeds map[string]string `json:"bug_needs"`
+	// PropertyDocs says what each property means, in the order of
+	// Properties, with its kind ("liveness: every node ...").
+	PropertyDocs []string `json:"property_docs"`
 
 	// Needs are the bugs' needs in the order of Bugs.
 	Needs []string `json:"-"`
@@ -120,6 +123,11 @@ func WriteList(w io.Writer, entries []ListEntry) {
 			bugs = strings.Join(named, ", ")
 		}
 		fmt.Fprintf(w, "%s: %s; bugs: %s; properties: %s\n", e.Name, e.Doc, bugs, strings.Join(e.Properties, ","))
+		for i, p := range e.Properties {
+			if i < len(e.PropertyDocs) && e.PropertyDocs[i] != "" {
+				fmt.Fprintf(w, "    %s (%s)\n", p, e.PropertyDocs[i])
+			}
+		}
 	}
 }
 

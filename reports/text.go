@@ -407,6 +407,9 @@ func writeCritical(w io.Writer, c *Check) {
 	} else {
 		fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %s%s.\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
 	}
+	if c.PropertyDoc != "" {
+		fmt.Fprintf(w, "%s: %s.\n", c.Property, c.PropertyDoc)
+	}
 	if from := pathFrom(c); from != "" {
 		fmt.Fprintf(w, "the path: %s.\n", from)
 	}

@@ -262,8 +262,10 @@ func TestLivecheckTestLiveness(t *testing.T) {
 	r = &tbrec.Recorder{TB: t, Test: "TestEchoDrops"}
 	livecheck.Test(r, echoSystem(false), opt...)
 	want = "livecheck: saved trace " + dead + " still fails:\n" +
-		"liveness-violation of all-answered: all-answered can never hold again after step 3 of 3 (drop echoPing{} 0->2)\n" +
-		"critical step 3 of 3: drop echoPing{} 0->2\npath of 3 steps:\n"
+		"liveness-violation of all-answered: all-answered never holds on this path, and can no longer after step 3 of 3 (drop echoPing{} 0->2)\n" +
+		"critical step 3 of 3: drop echoPing{} 0->2\n" +
+		"no slip found: the protocol did not tolerate the failure at step 3 (drop echoPing{} 0->2), and the path lost no timer or message before it that is still missing after step 3\n" +
+		"path of 3 steps:\n"
 	if len(r.Fatals) != 1 || !strings.HasPrefix(r.Fatals[0], want) || len(r.Logs) != 0 {
 		t.Errorf("second run: fatals %q, logs %q; want one that begins %q", r.Fatals, r.Logs, want)
 	}

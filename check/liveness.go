@@ -343,6 +343,10 @@ func (c *checker) report(init []int, p sim.Path, cr *critical.Result, dt DeadTes
 	}
 	r.Critical = cx
 	r.Message = fmt.Sprintf("%s can never hold again after step %d of %d (%s)", r.Property, cx.Step, len(r.Path), cx.EventText)
+	if cx.Dinit == 0 {
+		// "Again" only where it held before on this path.
+		r.Message = fmt.Sprintf("%s never holds on this path, and can no longer after step %d of %d (%s)", r.Property, cx.Step, len(r.Path), cx.EventText)
+	}
 }
 
 // reportStart records a liveness violation whose path is dead from its

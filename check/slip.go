@@ -66,10 +66,12 @@ type Slip struct {
 
 // Bounds of the slip search: how many timers and messages it puts back,
 // and the test each gets (a search of critical.ProbeStates states, then
-// SlipWalks walks as long as the dead test's).
+// SlipWalks walks as long as the dead test's, but no longer than
+// SlipWalkDepth, whatever --walk-depth the check had).
 const (
 	SlipCandidates = 32
 	SlipWalks      = 8
+	SlipWalkDepth  = DeadWalkDepth
 )
 
 // A loss is a timer or a message a step took away.
@@ -234,7 +236,7 @@ func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) 
 	}
 	sl = &Slip{Failure: failure}
 	t := cx.EndTest.test(m.Weights)
-	t.States, t.Walks = critical.ProbeStates, SlipWalks
+	t.States, t.Walks, t.WalkDepth = critical.ProbeStates, SlipWalks, min(t.WalkDepth, SlipWalkDepth)
 	for _, l := range losses[:min(len(losses), SlipCandidates)] {
 		var back *sim.State
 		var err error

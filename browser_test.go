@@ -31,7 +31,7 @@ func findBrowser() string {
 // console errors or exceptions, draws a lane per node and an arrow per
 // delivery once every step is shown, highlights the critical step, draws
 // the live path beside it, and a click on the critical step shows the
-// state it changes. With LIVECHECK_BROWSER_TEST=require (CI), no browser
+// state it changes; the slip has its row, its reason and a legend. With LIVECHECK_BROWSER_TEST=require (CI), no browser
 // fails the test instead of skipping it.
 func browserTest(t *testing.T, r *rt3Run) {
 	bin := findBrowser()
@@ -122,6 +122,28 @@ func browserTest(t *testing.T, r *rt3Run) {
 		if !strings.Contains(p, want) {
 			t.Errorf("the critical step's panel has no %q: %q", want, p)
 		}
+	}
+
+	// The slip (issue 26): its row marked, its reason on a click, and
+	// the legend that says what the marks mean.
+	if sl := g.Critical.SlipStep; sl > 0 && sl != crit {
+		if n := count(fmt.Sprintf("#col-dead rect.row.slip[data-step='%d']", sl)); n != 1 {
+			t.Errorf("%d slip rows at step %d", n, sl)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#col-dead rect.row.slip"))); err != nil {
+			t.Fatal(err)
+		}
+		if p := text("#panel"); !strings.Contains(p, "the slip: "+g.Critical.Slip) {
+			t.Errorf("the slip's panel: %q", p)
+		}
+	} else {
+		t.Errorf("the page has no slip before the critical step %d (slip step %d)", crit, sl)
+	}
+	if l := text("#legend"); !strings.Contains(l, "the critical step") || !strings.Contains(l, "S the slip") || !strings.Contains(l, "drop") {
+		t.Errorf("legend %q", l)
+	}
+	if !strings.Contains(text("#summary"), "slip (S), step ") {
+		t.Errorf("the summary names no slip: %q", text("#summary"))
 	}
 
 	// Every step shown: an arrow per delivery.

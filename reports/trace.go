@@ -368,7 +368,12 @@ func WriteFilesAtomic(paths []string, write []func(w io.Writer) error) (err erro
 			return err
 		}
 		tmps = append(tmps, f.Name())
-		err = write[i](f)
+		// Readable by others, as a file os.Create makes (CreateTemp's
+		// are the owner's only).
+		err = f.Chmod(0o644)
+		if err == nil {
+			err = write[i](f)
+		}
 		if err == nil {
 			err = f.Sync()
 		}

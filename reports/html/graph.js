@@ -8,6 +8,7 @@
   const ROW = 20, LANE = 56, PAD = 24, LABEL = 400, HEAD = 44;
   const crit = G.critical ? G.critical.step : 0;
   const liveStep = G.critical ? G.critical.live_step : -1;
+  const slip = G.critical && G.critical.slip_step ? G.critical.slip_step : 0;
   const visible = new Set();
   for (let i = 0; i < G.nodes; i++) visible.add(i);
   let showLive = !!G.live && liveStep >= 0;
@@ -20,6 +21,7 @@
     if (n - from < 200) return [[from, n]];
     const r = [[from, Math.min(n, from + 19)]];
     if (around > 0) r.push([Math.max(from, around - 20), Math.min(n, around + 10)]);
+    if (around > 0 && slip > 0 && slip < around - 20) r.push([Math.max(from, slip - 2), Math.min(n, slip + 2)]);
     r.push([Math.max(from, n - 2), n]);
     return r;
   }
@@ -132,6 +134,7 @@
         const i = r.step;
         let cls = "row";
         if (name === "dead" && crit > 0 && i === crit) cls += " critical";
+        if (name === "dead" && slip > 0 && i === slip && i !== crit) cls += " slip";
         if (name === "dead" && i === liveStep && liveStep >= 0) cls += " parted";
         if (selected && selected.col === name && selected.step === i) cls += " selected";
         // A click anywhere on the row, its label and mark included.
@@ -152,11 +155,16 @@
         }
         let label = fmt(i) + ". " + st.t;
         if (st.s && st.s.length) label += "  => " + st.s.join(", ");
+        const whole = label;
         if (label.length > 62) label = label.slice(0, 61) + "\u2026";
         const t = el("text", { x: labelX, y: y + 4, class: st.v ? "viol" : "" }, rowG, label);
+        el("title", {}, rowG, whole); // the whole label, on hover
         if (name === "dead" && i === crit) {
           t.setAttribute("class", "critlabel");
           t.textContent = "\u2605 " + label;
+        } else if (name === "dead" && i === slip) {
+          t.setAttribute("class", "sliplabel");
+          t.textContent = "S " + label;
         }
         // The message it delivers or drops, from the step that sent it.
         if ((st.k === "deliver" || st.k === "drop") && st.f >= 0 && laneX.has(st.p) && x !== undefined) {
@@ -202,6 +210,7 @@
     if (name === "dead" && i === crit && G.critical) {
       h("div", "critinfo", p, "the critical step (case " + G.critical.case + ")" + (G.critical.dead ? ": after it, " + G.critical.dead : ""));
     }
+    if (name === "dead" && i === slip && G.critical.slip) h("div", "slipinfo", p, "the slip: " + G.critical.slip);
     if (name === "dead" && i === liveStep && G.critical && G.critical.alive) h("div", "", p, "after it, " + G.critical.alive);
     if (st) {
       if (st.s && st.s.length) h("div", "", p, "sends " + st.s.join(", "));
@@ -213,7 +222,7 @@
     const changed = new Map((st && st.c || []).map((c) => [c.n, c]));
     h("h2", "", p, "nodes" + (st ? " (changed ones marked)" : ""));
     s.nodes.forEach((line, k) => {
-      const d = h("div", "node" + (changed.has(k) ? " changed" : ""), p, "node " + k + ": " + line);
+      const d = h("div", "node" + (changed.has(k) ? " changed" : ""), p, "node " + k + ": " + line + (line.includes(" timers=") ? "" : "  (no timers)"));
       d.dataset.node = k;
       const c = changed.get(k);
       if (c) for (const f of c.d) h("div", "chg", p, (f.field ? f.field + ": " : "") + f.from + " -> " + f.to);
@@ -251,6 +260,7 @@
       lines.push("critical step " + fmt(c.step) + " of " + fmt(G.dead.steps.length) + " (case " + c.case + "): " + c.event);
       if (c.dead) lines.push("after step " + fmt(c.step) + ": " + c.dead);
       if (c.alive) lines.push("after step " + fmt(c.live_step) + ": " + c.alive);
+      if (c.slip) lines.push((c.slip_step ? "slip (S), step " + fmt(c.slip_step) + ": " : "") + c.slip);
       if (G.live) lines.push("the nearest live path shares the first " + fmt(c.live_step) + " steps, then takes " + (c.live_event || "another step") + " (" + fmt(G.live.steps.length) + " steps in all)");
     }
     if (G.tail_text) lines.push(G.tail_text);

@@ -1,6 +1,7 @@
 package livecheck_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,6 +128,18 @@ func TestSlipStaleAck(t *testing.T) {
 	}
 	if j := rep.Critical.Slip; j == nil || !j.Found || j.Step != sl.Step || j.Kind != "deliver" || j.How != "cancelled" || !strings.HasPrefix(j.Reason, "the protocol did not tolerate") {
 		t.Errorf("the JSON's slip is %+v", j)
+	}
+
+	// The same seed gives the same slip and the same odds.
+	again, err := livecheck.Check(replicaSystem(), livecheck.Options{Config: cfg, Time: livecheck.NoTimeLimit})
+	if err != nil || again.Critical == nil || again.Critical.Slip == nil || again.Critical.Odds == nil {
+		t.Fatalf("again: %v, %+v", err, again)
+	}
+	if a, b := again.Report("T.json", "L.json").Critical, rep.Critical; a.Slip.Reason != b.Slip.Reason || !slices.Equal(a.Odds.Recovered, b.Odds.Recovered) {
+		t.Errorf("another run gave the slip %q and odds %v, the first %q and %v", a.Slip.Reason, a.Odds.Recovered, b.Slip.Reason, b.Odds.Recovered)
+	}
+	if od := rep.Critical.Odds; od == nil || od.From != 0 || len(od.Recovered) != cx.Step+1 || od.Recovered[cx.Step] != 0 {
+		t.Errorf("odds %+v: want the steps from 0 to the critical one, none recovering after it", od)
 	}
 
 	// The same check of the correct protocol passes.

@@ -146,6 +146,24 @@ func browserTest(t *testing.T, r *rt3Run) {
 		t.Errorf("the summary names no slip: %q", text("#summary"))
 	}
 
+	// At 1400 x 1000 no text of a column runs past its edge (issue 26):
+	// a column is as wide as its longest label.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	clipped, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(() => { let n = 0;
+		for (const svg of document.querySelectorAll("#graph svg")) {
+			const w = +svg.getAttribute("width");
+			for (const tx of svg.querySelectorAll("text")) { const b = tx.getBBox(); if (b.x + b.width > w) n++; }
+		}
+		return n; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clipped != 0 {
+		t.Errorf("%d labels run past their column at 1400 px", clipped)
+	}
+
 	// Every step shown: an arrow per delivery.
 	deliveries, drops := 0, 0
 	for _, st := range g.Dead.Steps {

@@ -156,7 +156,7 @@
         let label = fmt(i) + ". " + st.t;
         if (st.s && st.s.length) label += "  => " + st.s.join(", ");
         const whole = label;
-        if (label.length > 62) label = label.slice(0, 61) + "\u2026";
+        if (label.length > 100) label = label.slice(0, 99) + "\u2026";
         const t = el("text", { x: labelX, y: y + 4, class: st.v ? "viol" : "" }, rowG, label);
         el("title", {}, rowG, whole); // the whole label, on hover
         if (name === "dead" && i === crit) {
@@ -178,6 +178,13 @@
           if (st.k === "drop") el("text", { x: (x1 + x) / 2 - 4, y: (ys + y) / 2 + 4, class: "mark" }, arrowsG, "x");
         }
       });
+      // A column as wide as its longest label: none is clipped.
+      let right = width;
+      for (const tx of svg.querySelectorAll("text")) {
+        const b = tx.getBBox();
+        right = Math.max(right, Math.ceil(b.x + b.width) + 8);
+      }
+      svg.setAttribute("width", right);
     }
   }
 

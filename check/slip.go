@@ -322,13 +322,21 @@ func oddsOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) 
 		od.Recovered = append(od.Recovered, n)
 	}
 	od.Steps = wk.Steps
-	fall := (od.Walks + 1) / 2
-	for k := 1; k < len(od.Recovered)-1; k++ { // not the critical step's own fall
-		if d := od.Recovered[k-1] - od.Recovered[k]; d >= fall {
-			od.Suspect, fall = od.From+k, d+1
+	od.Suspect = suspect(od.From, od.Recovered, od.Walks)
+	return od
+}
+
+// suspect is the step (from on, the last one the critical step's) after
+// which the walks that recover, of walks, fall most before the critical
+// step, by at least half of them; 0 if none falls so far.
+func suspect(from int, recovered []int, walks int) int {
+	at, fall := 0, (walks+1)/2
+	for k := 1; k < len(recovered)-1; k++ { // not the critical step's own fall
+		if d := recovered[k-1] - recovered[k]; d >= fall {
+			at, fall = from+k, d+1
 		}
 	}
-	return od
+	return at
 }
 
 // isFailure says whether an event of kind k is a failure the system

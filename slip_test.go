@@ -130,6 +130,22 @@ func TestSlipStaleAck(t *testing.T) {
 		t.Errorf("the JSON's slip is %+v", j)
 	}
 
+	// The trace records the slip (version 4), and replay shows it.
+	dir := t.TempDir()
+	dead, _, err := res.WriteTraces(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := reports.ReadTraceFile(dead)
+	if err != nil || tr.Version != 4 || tr.Critical == nil || tr.Critical.Slip == nil || tr.Critical.Slip.Reason != rep.Critical.Slip.Reason {
+		t.Fatalf("trace: %v, %+v", err, tr)
+	}
+	var out, errs strings.Builder
+	if code := livecheck.Run([]string{"replay", dead}, &out, &errs, replicaSystem()); code != livecheck.ExitViolation ||
+		!strings.Contains(out.String(), "\nslip: step "+reports.Thousands(sl.Step)+", deliver Ack{V:1} 1->0\n    the protocol did not tolerate the failure at step ") {
+		t.Errorf("replay: exit %d\n%s%s", code, out.String(), errs.String())
+	}
+
 	// The same seed gives the same slip and the same odds.
 	again, err := livecheck.Check(replicaSystem(), livecheck.Options{Config: cfg, Time: livecheck.NoTimeLimit})
 	if err != nil || again.Critical == nil || again.Critical.Slip == nil || again.Critical.Odds == nil {

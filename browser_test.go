@@ -31,50 +31,12 @@ func findBrowser() string {
 // console errors or exceptions, draws a lane per node and an arrow per
 // delivery once every step is shown, highlights the critical step, draws
 // the live path beside it, and a click on the critical step shows the
-// state it changes; the slip has its row, its reason and a legend. With LIVECHECK_BROWSER_TEST=require (CI), no browser
-// fails the test instead of skipping it.
+// state it changes; the slip has its row, its reason and a legend. With
+// LIVECHECK_BROWSER_TEST=require (CI), no browser fails the test instead
+// of skipping it.
 func browserTest(t *testing.T, r *rt3Run) {
-	bin := findBrowser()
-	if bin == "" {
-		if os.Getenv("LIVECHECK_BROWSER_TEST") == "require" {
-			t.Fatal("no browser found (chromium on PATH or $LIVECHECK_BROWSER), and LIVECHECK_BROWSER_TEST=require")
-		}
-		t.Skip("no browser found: install chromium, or set LIVECHECK_BROWSER")
-	}
-	// Chromium's background connections fail on a closed network and
-	// would slow or break the run: every one is turned off.
-	actx, cancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1600, 1000))
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-
-	// Every message of the console, read while the page runs.
-	var mu sync.Mutex
-	var bad []string
-	msgs := chromedp.Console(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for m, err := range msgs {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				mu.Lock()
-				bad = append(bad, m.String())
-				mu.Unlock()
-			}
-		}
-	}()
-	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+r.page)); err != nil {
-		t.Fatal(err)
-	}
+	ctx, finish := openPage(t, r.page)
+	defer finish()
 	count := func(sel string) int {
 		t.Helper()
 		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", sel)))
@@ -193,12 +155,61 @@ func browserTest(t *testing.T, r *rt3Run) {
 	if n := count("#col-dead line.lane"); n != g.Nodes-1 {
 		t.Errorf("%d lanes with node 3 filtered out", n)
 	}
+}
 
-	cancel()
-	<-done
-	mu.Lock()
-	defer mu.Unlock()
-	if len(bad) > 0 {
-		t.Errorf("console errors: %q", bad)
+// openPage opens page in a headless Chromium (skipping the test where
+// there is none, see browserTest); finish closes it and fails the test
+// on any console error or exception the page gave.
+func openPage(t *testing.T, page string) (ctx context.Context, finish func()) {
+	t.Helper()
+	bin := findBrowser()
+	if bin == "" {
+		if os.Getenv("LIVECHECK_BROWSER_TEST") == "require" {
+			t.Fatal("no browser found (chromium on PATH or $LIVECHECK_BROWSER), and LIVECHECK_BROWSER_TEST=require")
+		}
+		t.Skip("no browser found: install chromium, or set LIVECHECK_BROWSER")
+	}
+	// Chromium's background connections fail on a closed network and
+	// would slow or break the run: every one is turned off.
+	actx, cancel := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1600, 1000))
+	bctx, cancelB := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(bctx, 60*time.Second)
+	stop := func() { cancelT(); cancelB(); cancel() }
+
+	// Every message of the console, read while the page runs.
+	var mu sync.Mutex
+	var bad []string
+	msgs := chromedp.Console(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				mu.Lock()
+				bad = append(bad, m.String())
+				mu.Unlock()
+			}
+		}
+	}()
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page)); err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	return ctx, func() {
+		t.Helper()
+		stop()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		if len(bad) > 0 {
+			t.Errorf("console errors: %q", bad)
+		}
 	}
 }

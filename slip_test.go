@@ -1,9 +1,13 @@
 package livecheck_test
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/properties"
@@ -245,4 +249,39 @@ func bundled(t *testing.T, name string) *livecheck.System {
 	}
 	t.Fatalf("no system %q", name)
 	return nil
+}
+
+// Issue 26: on the page of the stale-ack check, a drop is drawn in the
+// row of the step that dropped it (an x beside the receiver's lane), the
+// slip's row is marked, and a node without timers says so.
+func TestSlipPage(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "p.html")
+	var out, errs strings.Builder
+	if code := livecheck.Run([]string{"check", "replica", "--bug", "stale-ack", "--drops", "1", "--time", "0", "-q", "--out", dir, "--html", page}, &out, &errs, replicaSystem()); code != livecheck.ExitViolation {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errs.String())
+	}
+	ctx, finish := openPage(t, page)
+	defer finish()
+	count := func(sel string) int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", sel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count("#col-dead g.step:has(rect.row[data-step='4']) text.mark"); n != 1 {
+		t.Errorf("%d marks in the row of the drop, step 4, want its x", n)
+	}
+	if n := count("#col-dead rect.row.slip[data-step='3']"); n != 1 {
+		t.Errorf("%d slip rows at step 3", n)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#col-dead rect.row[data-step='4']"))); err != nil {
+		t.Fatal(err)
+	}
+	p, err := chromedp.Run(ctx, chromedp.Evaluate[string]("document.querySelector('#panel').textContent"))
+	if err != nil || !strings.Contains(p, "node 0: replicaNode{Version:2 Have:0 Acked:false}  (no timers)") {
+		t.Errorf("the drop's panel: %q (%v)", p, err)
+	}
 }

@@ -175,7 +175,7 @@
           const x1 = laneX.get(st.p);
           el("path", { d: "M" + x1 + "," + ys + " L" + x + "," + (y - 3), class: "arrow" + (st.k === "drop" ? " drop" : "") + (stub ? " stub" : ""),
             "marker-end": "url(#head-" + name + ")", "data-from": st.f, "data-to": i }, arrowsG);
-          if (st.k === "drop") el("text", { x: (x1 + x) / 2 - 4, y: (ys + y) / 2 + 4, class: "mark" }, arrowsG, "x");
+          if (st.k === "drop") el("text", { x: x + 7, y: y + 4, class: "mark" }, rowG, "x"); // in the drop's own row
         }
       });
       // A column as wide as its longest label: none is clipped.

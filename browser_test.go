@@ -104,6 +104,10 @@ func browserTest(t *testing.T, r *rt3Run) {
 	if l := text("#legend"); !strings.Contains(l, "the critical step") || !strings.Contains(l, "S the slip") || !strings.Contains(l, "drop") {
 		t.Errorf("legend %q", l)
 	}
+	if od := g.Critical.Odds; od == nil || count("#oddschart circle.oddsdot") != len(od.Recovered) ||
+		count(fmt.Sprintf("#oddschart circle.oddsdot.critical[data-step='%d']", crit)) != 1 {
+		t.Errorf("the odds chart has %d dots and %d at the critical step, the odds %+v", count("#oddschart circle.oddsdot"), count("#oddschart circle.oddsdot.critical"), od)
+	}
 	if !strings.Contains(text("#summary"), "slip (S), step ") {
 		t.Errorf("the summary names no slip: %q", text("#summary"))
 	}

@@ -51,6 +51,9 @@ type GraphCritical struct {
 	// Slip its reason, or that none was found.
 	SlipStep int    `json:"slip_step,omitempty"`
 	Slip     string `json:"slip,omitempty"`
+	// Odds are the recovery odds along the path before Step (nil: not
+	// worked out; a trace file does not keep them).
+	Odds *Odds `json:"odds,omitempty"`
 }
 
 // SetSlip records a dead path's slip s (nil: not looked for).

@@ -163,6 +163,7 @@ func ResultGraph(r *check.Result, sys *protocol.System, rep *reports.Check, time
 			gc.End = reports.EvidenceWords(cx.End, r.Property)
 		}
 		gc.SetSlip(cx.Slip)
+		gc.Odds = cx.Odds
 		g.Critical = gc
 	}
 	if l := rep.Liveness; l != nil {

@@ -185,6 +185,7 @@
         right = Math.max(right, Math.ceil(b.x + b.width) + 8);
       }
       svg.setAttribute("width", right);
+      for (const r of svg.querySelectorAll("rect")) if (+r.getAttribute("width") === width) r.setAttribute("width", right); // rows too
     }
   }
 
@@ -336,8 +337,36 @@
     });
   }
 
+  // The recovery odds before the critical step: how many of a few walks
+  // from the state after each step reach a live state, as a curve.
+  function odds() {
+    const O = G.critical && G.critical.odds;
+    if (!O || !O.recovered || !O.recovered.length) return;
+    const sec = document.getElementById("walks");
+    sec.style.display = "";
+    h("h2", "", sec, "Recovery odds along the dead path");
+    h("div", "", sec, "of " + fmt(O.walks) + " walks of up to " + fmt(O.walk_depth) + " steps from the state after each step, how many reach a live state" +
+      (O.suspect ? "; a sharp fall after step " + fmt(O.suspect) : "") + (slip ? "; S: the slip" : ""));
+    const n = O.recovered.length, DX = 24, H = 120, L = 30;
+    const svg = el("svg", { width: L + n * DX + 20, height: H + 40, class: "chart", id: "oddschart" }, sec);
+    const yOf = (v) => 10 + H * (1 - v / O.walks);
+    el("line", { x1: L, x2: L + n * DX, y1: yOf(0), y2: yOf(0), class: "lane" }, svg);
+    el("text", { x: 0, y: yOf(O.walks) + 4 }, svg, String(O.walks));
+    el("text", { x: 0, y: yOf(0) + 4 }, svg, "0");
+    let d = "";
+    O.recovered.forEach((v, k) => {
+      const step = O.from_step + k, x = L + k * DX + DX / 2;
+      d += (k ? " L" : "M") + x + "," + yOf(v);
+      const cls = "oddsdot" + (step === crit ? " critical" : step === slip ? " slip" : step === O.suspect ? " suspect" : "");
+      el("circle", { cx: x, cy: yOf(v), r: 3.5, class: cls, "data-step": step }, svg);
+      el("text", { x: x - 8, y: H + 28, class: "oddsstep" }, svg, (step === slip ? "S" : step === crit ? "\u2605" : "") + fmt(step));
+    });
+    el("path", { d: d, class: "oddsline" }, svg);
+  }
+
   summary();
   draw();
   walks();
+  odds();
   if (crit > 0) select("dead", crit);
 })();

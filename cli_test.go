@@ -106,7 +106,8 @@ func TestRunMatchesCheck(t *testing.T) {
 func TestRunOwnSystems(t *testing.T) {
 	var out, errs bytes.Buffer
 	if code := livecheck.Run([]string{"list"}, &out, &errs, echoSystem(false)); code != livecheck.ExitOK ||
-		out.String() != "echo: one round of pings; bugs: double-pong; properties: pongs-bounded,all-answered\n" {
+		out.String() != "echo: one round of pings; bugs: double-pong; properties: pongs-bounded,all-answered\n"+
+			"    pongs-bounded (safety: no more pongs than nodes pinged)\n    all-answered (liveness: node 0 heard every pong)\n" {
 		t.Errorf("list: exit %d, %q", code, out.String())
 	}
 	out.Reset()

@@ -141,6 +141,9 @@ func ExampleRun() {
 	fmt.Println("exit", code, strings.Split(report.String(), "\n")[3])
 	// Output:
 	// lock: a lease-based lock service: one server, clients that each take the lock once; bugs: early-release (--nodes 3), no-retry (--nodes 3); properties: one-holder,all-served,lock-held
+	//     one-holder (safety: at most one client believes it holds the lock)
+	//     all-served (liveness: every client eventually holds the lock)
+	//     lock-held (reachability: some client holds the lock)
 	// exit 0
 	// exit 1 safety-violation of one-holder: nodes 1 and 2 at once
 }

@@ -193,6 +193,9 @@ func TestHTMLReport(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Errorf("the trace's page draws other paths than the check's")
 		}
+		if g2.Critical.SlipStep == 0 || g2.Critical.SlipStep != g.Critical.SlipStep || g2.Critical.Slip != g.Critical.Slip {
+			t.Errorf("the trace's page has the slip at step %d (%q), the check's at %d (%q)", g2.Critical.SlipStep, g2.Critical.Slip, g.Critical.SlipStep, g.Critical.Slip)
+		}
 		if g2.Walks == nil || g2.Walks.DeadTest == nil || *g2.Walks.DeadTest != *tr.DeadTest {
 			t.Errorf("walks %+v, the trace's dead test %+v", g2.Walks, tr.DeadTest)
 		}

@@ -39,7 +39,7 @@ func TestCheckJUnit(t *testing.T) {
 		got[c.Classname+" "+c.Name] = "passed"
 		if f := c.Failure; f != nil {
 			got[c.Classname+" "+c.Name] = f.Type
-			if !strings.Contains(f.Text, "critical transition (case C1): step 3 of 3\n") || !strings.Contains(f.Message, "single-tree can never hold again") {
+			if !strings.Contains(f.Text, "critical transition (case C1, the point of no return): step 3 of 3\n") || !strings.Contains(f.Message, "single-tree never holds on this path, and can no longer after step 3") {
 				t.Errorf("failure of %s: message %q, text\n%s", c.Name, f.Message, f.Text)
 			}
 		}

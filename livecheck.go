@@ -77,6 +77,11 @@ type (
 	Result = check.Result
 	// Critical is the critical transition of a liveness violation.
 	Critical = check.Critical
+	// Slip is the step of a dead path that took away what would have let
+	// it recover (Critical.Slip).
+	Slip = check.Slip
+	// Odds are the recovery odds along a dead path (Critical.Odds).
+	Odds = check.Odds
 	// Sometimes is how a reachability property fared.
 	Sometimes = check.Sometimes
 	// Waiting is a leads-to property's state never answered.

@@ -201,7 +201,7 @@ func TestSmallestSystem(t *testing.T) {
 		t.Fatalf("%v, %+v", err, res)
 	}
 	var out, errs bytes.Buffer
-	if code := livecheck.Run([]string{"list"}, &out, &errs, sys); code != 0 || out.String() != "tiny: ; bugs: none; properties: quiet\n" {
+	if code := livecheck.Run([]string{"list"}, &out, &errs, sys); code != 0 || out.String() != "tiny: ; bugs: none; properties: quiet\n    quiet (liveness: nothing to do)\n" {
 		t.Errorf("list: exit %d %q %q", code, out.String(), errs.String())
 	}
 }

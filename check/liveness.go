@@ -137,6 +137,7 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 				cr.Case, cr.Why = critical.C2, "the dead test was cut short, weaker than the floor of every dead test"
 			}
 			if cr.Case == critical.C1 {
+				c.pathFrom = [2]int{len(base), len(tail)}
 				c.report(init, p, cr, c.endTest(depth), tried)
 				return true, nil
 			}
@@ -324,7 +325,7 @@ func (c *checker) report(init []int, p sim.Path, cr *critical.Result, dt DeadTes
 	cx := &Critical{
 		Case: cr.Case, Step: cr.Step + k, Event: cr.Event, LiveStep: cr.LiveStep + k,
 		LivePath: c.full(cr.LivePath), Dinit: cr.Dinit + k, Probes: cr.Probes, ProbeSteps: cr.Steps,
-		WalkDepth: dt.WalkDepth, Tried: tried,
+		WalkDepth: dt.WalkDepth, Tried: tried, SearchSteps: c.pathFrom[0], WalkSteps: c.pathFrom[1],
 		Dead: cr.Dead, Alive: cr.Alive, End: cr.End, EndTest: dt, Overturned: cr.Overturned,
 	}
 	for _, t := range cr.Tested {
@@ -349,6 +350,10 @@ func (c *checker) report(init []int, p sim.Path, cr *critical.Result, dt DeadTes
 	}
 	r.Critical = cx
 	r.Message = fmt.Sprintf("%s can never hold again after step %d of %d (%s)", r.Property, cx.Step, len(r.Path), cx.EventText)
+	if cx.Dinit == 0 {
+		// "Again" only where it held before on this path.
+		r.Message = fmt.Sprintf("%s never holds on this path, and can no longer after step %d of %d (%s)", r.Property, cx.Step, len(r.Path), cx.EventText)
+	}
 }
 
 // reportStart records a liveness violation whose path is dead from its

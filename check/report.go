@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"time"
 
 	"github.com/livecheck/livecheck/protocol"
@@ -27,6 +28,15 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		Mode: r.Mode, FromBugs: r.FromBugs, BugWarnings: r.BugWarnings, Symmetry: r.Symmetry,
 		PrefixLen: r.PrefixLen, Steps: StepsReport(r.Steps),
 	}
+	var docs []string
+	for _, name := range strings.Split(r.Property, ",") {
+		for _, d := range r.docs {
+			if d.Name == name && d.Doc != "" {
+				docs = append(docs, d.Doc)
+			}
+		}
+	}
+	c.PropertyDoc = strings.Join(docs, "; ")
 	c.Sometimes = []reports.Sometimes{}
 	for _, sm := range r.Sometimes {
 		rs := reports.Sometimes{Name: sm.Property, Reached: sm.Reached, Step: sm.Step, NotEvaluated: !sm.Evaluated}
@@ -67,7 +77,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 	if cx := r.Critical; cx != nil {
 		c.Critical = &reports.Critical{Step: cx.Step - r.PrefixLen, TraceStep: cx.Step, Case: string(cx.Case), Event: cx.EventText, Kind: cx.Event.Kind.String(),
 			Node: int(cx.Event.Node), Timer: cx.Event.Timer, LiveStep: cx.LiveStep - r.PrefixLen, LiveTrace: liveTrace, Dinit: cx.Dinit,
-			WalkDepth: cx.WalkDepth, Tried: cx.Tried, Probes: cx.Probes,
+			WalkDepth: cx.WalkDepth, Tried: cx.Tried, Probes: cx.Probes, SearchSteps: cx.SearchSteps, WalkSteps: cx.WalkSteps,
 			Dead: evidenceReport(cx.Dead, cx.Step), Alive: evidenceReport(cx.Alive, cx.LiveStep), End: evidenceReport(cx.End, len(r.Path)),
 			Overturned: cx.Overturned,
 			Before:     cx.Before, After: cx.After, LiveAfter: cx.LiveAfter, LiveEvent: cx.LiveEventText, LivePathLen: len(cx.LivePath)}
@@ -79,6 +89,10 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		c.Critical.BeforeNet, c.Critical.AfterNet, c.Critical.LiveAfterNet = cx.BeforeNet, cx.AfterNet, cx.LiveAfterNet
 		for _, t := range cx.Tested {
 			c.Critical.Tested = append(c.Critical.Tested, reports.Tested{DeadTest: t.DeadTest, Evidence: *evidenceReport(t.Ev, t.Step)})
+		}
+		c.Critical.Slip = r.slipReport()
+		if od := cx.Odds; od != nil {
+			c.Critical.Odds = &reports.Odds{Walks: od.Walks, WalkDepth: od.WalkDepth, From: od.From, Recovered: od.Recovered, Suspect: od.Suspect}
 		}
 		if sh := r.Shortened; sh != nil {
 			c.Shortened = &reports.Shortened{Before: cx.Step - 1, Kept: len(sh.Kept), Steps: StepsReport(sh.Steps)}
@@ -99,6 +113,24 @@ func (rep *Replayed) Report(file string, t *reports.Trace, reproduced bool) *rep
 		r.Steps = []reports.Step{}
 	}
 	return r
+}
+
+// slipReport is the slip of a liveness violation as a report, its
+// reason in words (nil: the search for it did not run).
+func (r *Result) slipReport() *reports.Slip {
+	cx := r.Critical
+	if cx == nil || cx.Slip == nil {
+		return nil
+	}
+	sl := cx.Slip
+	j := &reports.Slip{Found: sl.Found, Tried: sl.Tried, Failure: sl.Failure}
+	if sl.Found {
+		j.Step, j.Event, j.Kind, j.CriticalStep = sl.Step, sl.EventText, sl.Event.Kind.String(), sl.Critical
+		j.Node, j.Timer, j.Message, j.How, j.State, j.Changes = int(sl.Node), sl.Timer, sl.Message, sl.How, sl.State, sl.Changes
+		j.Recovery = evidenceReport(sl.Recovery, cx.Step)
+	}
+	j.Reason = reports.SlipReason(j, cx.Step, cx.EventText, r.Property)
+	return j
 }
 
 func StepsReport(steps []ReplayStep) []reports.Step {

@@ -110,6 +110,9 @@ type Result struct {
 	Shard        search.Shard
 	Foreign      int64
 	Fingerprints []uint64
+
+	// docs say what the system's properties mean, for the report.
+	docs []protocol.PropertyDoc
 }
 
 // Sometimes is what the check found of one reachability property.
@@ -182,6 +185,18 @@ type Critical struct {
 	// Tested are the search's probes and dead tests, in the order run,
 	// steps counted from the initial state.
 	Tested []critical.Tested
+	// SearchSteps are the steps of the path (after the prefix, if any)
+	// that the exhaustive search took, to a state at its depth bound or
+	// (WalkSteps 0) to one where nothing can happen; WalkSteps those a
+	// walk took from there.
+	SearchSteps, WalkSteps int
+	// Slip is the step that took away what would have let the path
+	// recover (Slip.Found), or what the search for it tried (nil: it
+	// could not be run).
+	Slip *Slip
+	// Odds are the recovery odds along the path before the critical
+	// step (nil: they could not be worked out).
+	Odds *Odds
 
 	liveSteps []ReplayStep
 	endFP     uint64 // the fingerprint of the path's last state
@@ -300,7 +315,7 @@ func (r *Result) Traces(name func(property string, p sim.Path) string) (t, lt *r
 		lt.Result, lt.Message = string(Live), fmt.Sprintf("the nearest live path: the dead path's first %d steps, then a walk that reaches a live state", cx.LiveStep)
 		lt.Steps = reports.FromPath(cx.LivePath, describe(cx.liveSteps))
 		t.Critical = &reports.TraceCritical{Case: string(cx.Case), Step: cx.Step, Event: cx.EventText,
-			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: name("live", cx.LivePath)}
+			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: name("live", cx.LivePath), Slip: r.slipReport()}
 	}
 	return t, lt
 }

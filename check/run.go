@@ -84,6 +84,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		c.res.Symmetry = m.Spec.Symmetry
 	}
 	c.res.FromBugs, c.res.BugWarnings = sys.BugSettings(opts.Config)
+	c.res.docs = protocol.Docs(m.Properties...)
 	c.weights = &opts.Weights
 	if !opts.WeightsSet {
 		wt := walk.DefaultWeights
@@ -192,6 +193,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		}
 		cx.liveSteps = lrep.Steps
 		res.Shortened = shorten(sys, cfg, res, allow, c.stop)
+		cx.Slip, cx.Odds = findSlip(sys, cfg, res, allow, c.stop)
 	}
 	return res, nil
 }
@@ -239,8 +241,11 @@ type checker struct {
 	// during says what the check does after its search, for a report of
 	// a check stopped then; suspect is the length of the path under the
 	// critical search, lastProgress when Progress was last called for it.
-	during       string
-	suspect      int
+	during  string
+	suspect int
+	// pathFrom is, for the suspect the critical search settled, the
+	// steps of its path the search took and those a walk took after.
+	pathFrom     [2]int
 	lastProgress time.Time
 	over         atomic.Bool // Check has returned
 }

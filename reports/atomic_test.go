@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -64,5 +65,21 @@ func TestWriteFilesAtomic(t *testing.T) {
 		if got, _ := os.ReadFile(p); string(got) != want {
 			t.Errorf("%s holds %q, want %q", p, got, want)
 		}
+	}
+}
+
+// Issue 26: report files are readable by others (0644), as files
+// os.Create makes, not the owner's only as CreateTemp's are.
+func TestWriteFileAtomicMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes")
+	}
+	file := filepath.Join(t.TempDir(), "r.html")
+	if err := reports.WriteFileAtomic(file, text("x")); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("mode %v (%v), want 0644", fi.Mode().Perm(), err)
 	}
 }

@@ -27,9 +27,12 @@ type Check struct {
 	Seed     int64             `json:"seed"`
 	Depth    int               `json:"depth"`
 	Property string            `json:"property,omitempty"`
-	Message  string            `json:"message,omitempty"`
-	Trace    string            `json:"trace,omitempty"`
-	PathLen  int               `json:"path_length,omitempty"`
+	// PropertyDoc says what the violated property means (the system's
+	// words; several joined by "; ").
+	PropertyDoc string `json:"property_doc,omitempty"`
+	Message     string `json:"message,omitempty"`
+	Trace       string `json:"trace,omitempty"`
+	PathLen     int    `json:"path_length,omitempty"`
 	// Init is the choices of the first Init calls that give the initial
 	// state the path starts from (none where there is one).
 	Init      []int `json:"init,omitempty"`
@@ -144,6 +147,11 @@ type Critical struct {
 	WalkDepth int      `json:"walk_depth"`
 	Tried     []string `json:"tried,omitempty"`
 	Probes    int      `json:"probes"`
+	// SearchSteps are the steps of the dead path (after the prefix) the
+	// exhaustive search took, WalkSteps those of the walk from there (0:
+	// the search reached a state where nothing can happen).
+	SearchSteps int `json:"search_steps,omitempty"`
+	WalkSteps   int `json:"walk_steps,omitempty"`
 	// Dead is the evidence that the state after the critical step is
 	// dead, Alive how the state before it recovers, End the evidence that
 	// the path's last state is dead (what replay tests again).
@@ -181,6 +189,13 @@ type Critical struct {
 	// Tested are the probes and dead tests of the search, in the order
 	// run (html.go).
 	Tested []Tested `json:"tested,omitempty"`
+	// Slip is the step that took away what would have let the path
+	// recover, or says none was found (nil: the search for it did not
+	// run).
+	Slip *Slip `json:"slip,omitempty"`
+	// Odds are the recovery odds along the path before the critical
+	// step (nil: not worked out).
+	Odds *Odds `json:"odds,omitempty"`
 }
 
 // Shortened is the dead path with the steps before its critical step

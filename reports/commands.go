@@ -47,7 +47,8 @@ func WriteReplay(w io.Writer, r *Replay) {
 		fmt.Fprintf(w, "the check's dead test from the final state: %s\n", EvidenceWords(ev, t.Property))
 	}
 	if c := t.Critical; c != nil {
-		fmt.Fprintf(w, "critical transition (case %s): step %s, %s; nearest live path: %s\n", c.Case, Thousands(c.Step), c.Event, c.LiveTrace)
+		fmt.Fprintf(w, "critical transition (%s): step %s, %s; nearest live path: %s\n", CaseWords(c.Case), Thousands(c.Step), c.Event, c.LiveTrace)
+		writeSlip(w, c.Slip)
 	}
 }
 
@@ -99,6 +100,9 @@ type ListEntry struct {
 	Properties []string `json:"properties"`
 	// BugNeeds gives each bug's declared settings as flags, by bug name.
 	BugNeeds map[string]string `json:"bug_needs"`
+	// PropertyDocs says what each property means, in the order of
+	// Properties, with its kind ("liveness: every node ...").
+	PropertyDocs []string `json:"property_docs"`
 
 	// Needs are the bugs' needs in the order of Bugs.
 	Needs []string `json:"-"`
@@ -119,6 +123,11 @@ func WriteList(w io.Writer, entries []ListEntry) {
 			bugs = strings.Join(named, ", ")
 		}
 		fmt.Fprintf(w, "%s: %s; bugs: %s; properties: %s\n", e.Name, e.Doc, bugs, strings.Join(e.Properties, ","))
+		for i, p := range e.Properties {
+			if i < len(e.PropertyDocs) && e.PropertyDocs[i] != "" {
+				fmt.Fprintf(w, "    %s (%s)\n", p, e.PropertyDocs[i])
+			}
+		}
 	}
 }
 

@@ -47,6 +47,24 @@ type GraphCritical struct {
 	Dead  string `json:"dead,omitempty"`
 	Alive string `json:"alive,omitempty"`
 	End   string `json:"end,omitempty"`
+	// SlipStep is the slip's step (0: none found, or not looked for),
+	// Slip its reason, or that none was found.
+	SlipStep int    `json:"slip_step,omitempty"`
+	Slip     string `json:"slip,omitempty"`
+	// Odds are the recovery odds along the path before Step (nil: not
+	// worked out; a trace file does not keep them).
+	Odds *Odds `json:"odds,omitempty"`
+}
+
+// SetSlip records a dead path's slip s (nil: not looked for).
+func (g *GraphCritical) SetSlip(s *Slip) {
+	if s == nil {
+		return
+	}
+	g.Slip = s.Reason
+	if s.Found {
+		g.SlipStep = s.Step
+	}
 }
 
 // A GraphPath is a path from its initial state: the node lines

@@ -143,8 +143,9 @@ func (t *Tail) String() string {
 	return out
 }
 
-// nodeRanges writes sorted node ids as "node 2", "nodes 0-3" or "nodes
-// 0, 2-4".
+// nodeRanges writes sorted node ids as people read them: "node 2",
+// "nodes 0 and 1", "nodes 0, 1 and 3", "nodes 0 to 3" (a run of three or
+// more), "nodes 0 and 2 to 4".
 func nodeRanges(ids []int) string {
 	if len(ids) == 1 {
 		return "node " + strconv.Itoa(ids[0])
@@ -155,12 +156,17 @@ func nodeRanges(ids []int) string {
 		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
 			j++
 		}
-		if j == i {
-			parts = append(parts, strconv.Itoa(ids[i]))
+		if j-i >= 2 {
+			parts = append(parts, strconv.Itoa(ids[i])+" to "+strconv.Itoa(ids[j]))
 		} else {
-			parts = append(parts, strconv.Itoa(ids[i])+"-"+strconv.Itoa(ids[j]))
+			for k := i; k <= j; k++ {
+				parts = append(parts, strconv.Itoa(ids[k]))
+			}
 		}
 		i = j + 1
 	}
-	return "nodes " + strings.Join(parts, ", ")
+	if len(parts) == 1 {
+		return "nodes " + parts[0]
+	}
+	return "nodes " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

@@ -371,11 +371,55 @@ func (c *Check) Explain() {
 	}
 }
 
+// pathFrom says where a dead path came from: "the search's 10 steps to
+// its depth bound, then a walk of 5,000 steps from there" ("" where the
+// report does not know).
+func pathFrom(c *Check) string {
+	cx := c.Critical
+	if cx.SearchSteps+cx.WalkSteps+c.PrefixLen != c.PathLen || c.PathLen == 0 {
+		return ""
+	}
+	out := ""
+	if c.PrefixLen > 0 {
+		out = fmt.Sprintf("the live prefix's %s, then ", Count(c.PrefixLen, "step"))
+	}
+	if cx.WalkSteps == 0 {
+		return out + fmt.Sprintf("the search's %s to a state where nothing can happen", Count(cx.SearchSteps, "step"))
+	}
+	return out + fmt.Sprintf("the search's %s to its depth bound, then a walk of %s from there", Count(cx.SearchSteps, "step"), Count(cx.WalkSteps, "step"))
+}
+
+// CaseWords says how the critical-transition search ended, in the words
+// of a report: "case C1, the point of no return".
+func CaseWords(c string) string {
+	switch c {
+	case "C1":
+		return "case C1, the point of no return"
+	case "C2":
+		return "case C2, walks too short to tell"
+	case "start":
+		return "dead from the start"
+	}
+	return "case " + c
+}
+
 func writeCritical(w io.Writer, c *Check) {
 	cx := c.Critical
 	step, liveStep := cx.TraceStep, cx.LiveStep+c.PrefixLen
-	fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %s%s.\n\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
-	fmt.Fprintf(w, "critical transition (case %s): step %s of %s\n    %s\n", cx.Case, Thousands(step), Thousands(c.PathLen), cx.Event)
+	// "Again" only where it held before on this path.
+	if cx.Dinit == 0 {
+		fmt.Fprintf(w, "liveness-violation of %s: it never holds on this path of %s%s, and can no longer.\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
+	} else {
+		fmt.Fprintf(w, "liveness-violation of %s: it can never hold again on this path of %s%s.\n", c.Property, Count(c.PathLen, "step"), fromInit(c.Init))
+	}
+	if c.PropertyDoc != "" {
+		fmt.Fprintf(w, "%s: %s.\n", c.Property, c.PropertyDoc)
+	}
+	if from := pathFrom(c); from != "" {
+		fmt.Fprintf(w, "the path: %s.\n", from)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "critical transition (%s): step %s of %s\n    %s\n", CaseWords(cx.Case), Thousands(step), Thousands(c.PathLen), cx.Event)
 	if c.PrefixLen > 0 {
 		fmt.Fprintf(w, "that is step %s after the prefix of %s\n", Thousands(cx.Step), Count(c.PrefixLen, "step"))
 	}
@@ -391,6 +435,8 @@ func writeCritical(w io.Writer, c *Check) {
 	if cx.Dinit > 0 {
 		fmt.Fprintf(w, "the path was last live after step %s.\n", Thousands(cx.Dinit-1))
 	}
+	writeSlip(w, cx.Slip)
+	writeOdds(w, cx.Odds, step, cx.Slip, c.Property)
 	writePath(w, c)
 	if c.Graph {
 		writeCriticalGraph(w, c)
@@ -431,8 +477,9 @@ func writePath(w io.Writer, c *Check) {
 		return
 	}
 	if sh := c.Shortened; sh != nil {
-		fmt.Fprintf(w, "\nsteps leading to it, those that do not matter removed: %s -> %s before the critical step\n(numbers are the trace's, which has every step; * the critical one):\n",
-			Thousands(sh.Before), Count(sh.Kept, "step"))
+		dropped := sh.Before - sh.Kept
+		fmt.Fprintf(w, "\nsteps leading to it (numbers are the trace's, which has every step; * the critical one);\n%s of the %s before the critical step dropped, each gap marked: without them the path still recovers before the critical step and is dead after it:\n",
+			Thousands(dropped), Count(sh.Before, "step"))
 		// The steps past the critical one are the trace's.
 		steps, crit = append(slices.Clip(sh.Steps), c.Steps[min(step, len(c.Steps)):]...), sh.Kept
 	} else {
@@ -440,11 +487,19 @@ func writePath(w io.Writer, c *Check) {
 	}
 	from := max(0, crit-stepsBefore)
 	if from > 0 {
-		fmt.Fprintf(w, "  ... %s\n", Count(from, "earlier step"))
+		more := ""
+		if n := steps[from-1].Step - from; c.Shortened != nil && n > 0 {
+			more = fmt.Sprintf(" (and %s dropped)", Thousands(n))
+		}
+		fmt.Fprintf(w, "  ... %s%s\n", Count(from, "earlier step"), more)
 	}
 	to := min(len(steps), crit+1+stepsAfter)
 	if from < to {
-		writeMarked(w, steps[from:min(to, crit+1)], crit-from)
+		if c.Shortened != nil {
+			writeGaps(w, steps, from, min(to, crit+1), crit)
+		} else {
+			writeMarked(w, steps[from:min(to, crit+1)], crit-from)
+		}
 	}
 	if crit+1 < to {
 		if c.Shortened != nil {
@@ -454,6 +509,26 @@ func writePath(w io.Writer, c *Check) {
 	}
 	if c.Tail != nil {
 		fmt.Fprintf(w, "  %s\n", c.Tail)
+	}
+}
+
+// writeGaps writes steps[from:to] of a shortened path, the one at index
+// mark marked "*", with a line where steps of the trace were dropped
+// between two of them.
+func writeGaps(w io.Writer, steps []Step, from, to, mark int) {
+	prev := 0
+	if from > 0 {
+		prev = steps[from-1].Step
+	}
+	for i := from; i < to; i++ {
+		switch n := steps[i].Step; {
+		case n == prev+2:
+			fmt.Fprintf(w, "       (step %s dropped)\n", Thousands(prev+1))
+		case n > prev+2:
+			fmt.Fprintf(w, "       (steps %s to %s dropped)\n", Thousands(prev+1), Thousands(n-1))
+		}
+		writeMarked(w, steps[i:i+1], mark-i)
+		prev = steps[i].Step
 	}
 }
 

@@ -58,3 +58,38 @@ func TestCoverageNeverRan(t *testing.T) {
 func budget(resets, drops, errs int) sim.Budget {
 	return sim.Budget{Resets: resets, Drops: drops, Errors: errs}
 }
+
+// Issue 26: node ids read as people write them.
+func TestNodeRanges(t *testing.T) {
+	for _, tc := range []struct {
+		ids  []int
+		want string
+	}{
+		{[]int{2}, "node 2"},
+		{[]int{0, 1}, "nodes 0 and 1"},
+		{[]int{0, 1, 3}, "nodes 0, 1 and 3"},
+		{[]int{0, 1, 2, 3}, "nodes 0 to 3"},
+		{[]int{0, 2, 3, 4}, "nodes 0 and 2 to 4"},
+		{[]int{0, 2, 3, 4, 7, 9, 10}, "nodes 0, 2 to 4, 7, 9 and 10"},
+	} {
+		if got := nodeRanges(tc.ids); got != tc.want {
+			t.Errorf("nodeRanges(%v) = %q, want %q", tc.ids, got, tc.want)
+		}
+	}
+}
+
+// Issue 26: a shortened path keeps the trace's numbers, and says where
+// steps were dropped, one line a gap.
+func TestWriteGaps(t *testing.T) {
+	steps := []Step{{Step: 1, Event: "a"}, {Step: 3, Event: "b"}, {Step: 4, Event: "c"}, {Step: 8, Event: "d"}}
+	var b strings.Builder
+	writeGaps(&b, steps, 1, 4, 3)
+	want := "       (step 2 dropped)\n" +
+		"    3. b\n" +
+		"    4. c\n" +
+		"       (steps 5 to 7 dropped)\n" +
+		" *  8. d\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

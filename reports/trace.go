@@ -43,8 +43,8 @@ import (
 // Version 4 adds the fingerprints a real run's nodes logged (livecheck
 // trace): InitFP, each node's state after its first Init, and each
 // step's FP, the state of the step's node after it, which replay
-// compares with the simulator's. A trace without them is written as
-// before.
+// compares with the simulator's; and Critical.Slip, for people. A trace
+// with neither is written as before.
 const TraceVersion = 4
 
 // A Trace is the content of a trace file.
@@ -88,6 +88,9 @@ type TraceCritical struct {
 	Node      int    `json:"node"`
 	LiveStep  int    `json:"live_step"`
 	LiveTrace string `json:"live_trace,omitempty"`
+	// Slip is the step that took away what would have let the path
+	// recover (version 4), as the check's report gives it.
+	Slip *Slip `json:"slip,omitempty"`
 }
 
 // TraceDeadTest records a dead test: a breadth-first search of up to
@@ -250,7 +253,7 @@ func (t *Trace) Write(w io.Writer) error {
 func (t *Trace) Stamp() {
 	t.Format, t.Version = traceFormat, TraceVersion
 	switch {
-	case t.HasFingerprints():
+	case t.HasFingerprints(), t.Critical != nil && t.Critical.Slip != nil:
 	case t.Budget.newer():
 		t.Version = 3
 	case len(t.Init) > 0:
@@ -406,7 +409,12 @@ func WriteFilesAtomic(paths []string, write []func(w io.Writer) error) (err erro
 			return err
 		}
 		tmps = append(tmps, f.Name())
-		err = write[i](f)
+		// Readable by others, as a file os.Create makes (CreateTemp's
+		// are the owner's only).
+		err = f.Chmod(0o644)
+		if err == nil {
+			err = write[i](f)
+		}
 		if err == nil {
 			err = f.Sync()
 		}

@@ -64,6 +64,16 @@ func TestTraceRoundTrip(t *testing.T) {
 	if back, err = ReadTrace(&buf); err != nil || back.Version != 3 || back.Budget.Dups != 1 || !reflect.DeepEqual(back.Init, tr.Init) {
 		t.Fatalf("with duplicates: %v, version %d, budget %+v", err, back.Version, back.Budget)
 	}
+	// A slip makes it version 4, and comes back as it was.
+	tr.Critical = &TraceCritical{Case: "C1", Step: 1, Event: "x", Slip: &Slip{Found: true, Step: 1, Event: "x", Kind: "timer", Timer: "t", How: "fired", Tried: 1, Reason: "why"}}
+	buf.Reset()
+	if err := tr.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if back, err = ReadTrace(&buf); err != nil || back.Version != 4 || back.Critical == nil || !reflect.DeepEqual(back.Critical.Slip, tr.Critical.Slip) {
+		t.Fatalf("with a slip: %v, version %d, critical %+v", err, back.Version, back.Critical)
+	}
+	tr.Critical = nil
 	tr.Budget.Dups = 0
 	if got := TraceName("x", "p", nil, p); got != TraceName("x", "p", nil, q) || !strings.HasPrefix(got, "x-p-") {
 		t.Fatalf("trace name %q", got)
@@ -131,6 +141,7 @@ func TestTraceVersions(t *testing.T) {
 		{"version 2", `{"format":"livecheck-trace","version":2,"init":[1],` + body + `}`, ""},
 		{"version 3", `{"format":"livecheck-trace","version":3,"budget":{"resets":0,"drops":0,"errors":0,"dups":2},` + body[strings.Index(body, `"seed"`):] + `,"system":"x","nodes":2,"bugs":[]}`, ""},
 		{"version 4", `{"format":"livecheck-trace","version":4,"init_fp":["00000000000000aa"],` + body[:len(body)-2] + `,"fp":"00000000000000bb"}]}`, ""},
+		{"version 4 slip", `{"format":"livecheck-trace","version":4,"critical":{"case":"C1","step":1,"event":"timer t at 1","node":1,"live_step":0,"slip":{"found":false,"node":0,"tried":0,"reason":"no slip found"}},` + body + `}`, ""},
 		{"newer", `{"format":"livecheck-trace","version":5,"shrunk":true,` + body + `}`,
 			"trace format version 5 is not supported (this livecheck reads versions up to 4; replay it with a newer one)"},
 		{"bad fp", `{"format":"livecheck-trace","version":4,` + body[:len(body)-2] + `,"fp":"xyz"}]}`,
@@ -140,12 +151,19 @@ func TestTraceVersions(t *testing.T) {
 	} {
 		tr, err := ReadTrace(strings.NewReader(tc.file))
 		switch {
-		case tc.err == "" && (err != nil || tr.Version != max(1, len(tr.Init)+1, 3*min(1, tr.Budget.Dups), 4*min(1, len(tr.InitFP))) || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
+		case tc.err == "" && (err != nil || tr.Version != max(1, len(tr.Init)+1, 3*min(1, tr.Budget.Dups), 4*min(1, len(tr.InitFP)), 4*btoi(tr.Critical != nil)) || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
 			t.Errorf("%s: %v, %+v; want its version with its step", tc.name, err, tr)
 		case tc.err != "" && (err == nil || err.Error() != tc.err):
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Scope says what a search covered, and under observer postponement that

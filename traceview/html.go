@@ -162,6 +162,8 @@ func ResultGraph(r *check.Result, sys *protocol.System, rep *reports.Check, time
 		if cx.End != nil {
 			gc.End = reports.EvidenceWords(cx.End, r.Property)
 		}
+		gc.SetSlip(cx.Slip)
+		gc.Odds = cx.Odds
 		g.Critical = gc
 	}
 	if l := rep.Liveness; l != nil {
@@ -221,6 +223,7 @@ func GraphOfTrace(sys *protocol.System, t, live *reports.Trace, timeout time.Dur
 		if ls := g.Live; ls != nil && c.LiveStep >= 0 && c.LiveStep < len(ls.Steps) {
 			gc.LiveEvent = ls.Steps[c.LiveStep].Text
 		}
+		gc.SetSlip(c.Slip)
 		g.Critical = gc
 	}
 	if t.DeadTest != nil {

@@ -261,6 +261,13 @@ func (d *Stepper) where(w io.Writer) {
 	fmt.Fprintln(w, d.position(d.cur))
 	if cx := d.Critical; cx != nil {
 		fmt.Fprintf(w, "critical step %s: %s\n", reports.Thousands(cx.Step), cx.Event)
+		if sl := cx.Slip; sl != nil && sl.Found {
+			same := ""
+			if sl.CriticalStep {
+				same = " (the critical step itself)"
+			}
+			fmt.Fprintf(w, "slip: step %s, %s%s\n", reports.Thousands(sl.Step), sl.Event, same)
+		}
 	} else {
 		fmt.Fprintln(w, "the trace records no critical step")
 	}

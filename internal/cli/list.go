@@ -22,7 +22,7 @@ func needsText(b protocol.Bug) string {
 
 func (c *command) list(args []string) int {
 	fs := pflag.NewFlagSet("list", pflag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print a JSON array of {name, doc, nodes, bugs, properties, bug_needs}")
+	asJSON := fs.Bool("json", false, "print a JSON array of {name, doc, nodes, bugs, properties, bug_needs, property_docs}")
 	if code, stop := c.parse(fs, args, c.cmd+" list [--json]: the systems, one per line, with their bugs and properties"); stop {
 		return code
 	}
@@ -38,6 +38,11 @@ func (c *command) list(args []string) int {
 		}
 		for _, p := range s.PropertyDocs() {
 			e.Properties = append(e.Properties, p.Name)
+			doc := p.Kind.String()
+			if p.Doc != "" {
+				doc += ": " + p.Doc
+			}
+			e.PropertyDocs = append(e.PropertyDocs, doc)
 		}
 		entries = append(entries, e)
 	}

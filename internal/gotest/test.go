@@ -379,6 +379,9 @@ func (r *replayedFile) report() string {
 	from, to := 0, len(steps)
 	if cx := tr.Critical; cx != nil {
 		fmt.Fprintf(&b, "critical step %d of %d: %s\n", cx.Step, len(steps), cx.Event)
+		if sl := cx.Slip; sl != nil {
+			fmt.Fprintf(&b, "%s\n", sl.Reason)
+		}
 		from, to = max(0, cx.Step-stepsBefore), min(len(steps), cx.Step+stepsAfter)
 	} else if to > stepsBefore+stepsAfter {
 		from = to - stepsBefore

@@ -8,6 +8,7 @@
   const ROW = 20, LANE = 56, PAD = 24, LABEL = 400, HEAD = 44;
   const crit = G.critical ? G.critical.step : 0;
   const liveStep = G.critical ? G.critical.live_step : -1;
+  const slip = G.critical && G.critical.slip_step ? G.critical.slip_step : 0;
   const visible = new Set();
   for (let i = 0; i < G.nodes; i++) visible.add(i);
   let showLive = !!G.live && liveStep >= 0;
@@ -20,6 +21,7 @@
     if (n - from < 200) return [[from, n]];
     const r = [[from, Math.min(n, from + 19)]];
     if (around > 0) r.push([Math.max(from, around - 20), Math.min(n, around + 10)]);
+    if (around > 0 && slip > 0 && slip < around - 20) r.push([Math.max(from, slip - 2), Math.min(n, slip + 2)]);
     r.push([Math.max(from, n - 2), n]);
     return r;
   }
@@ -132,6 +134,7 @@
         const i = r.step;
         let cls = "row";
         if (name === "dead" && crit > 0 && i === crit) cls += " critical";
+        if (name === "dead" && slip > 0 && i === slip && i !== crit) cls += " slip";
         if (name === "dead" && i === liveStep && liveStep >= 0) cls += " parted";
         if (selected && selected.col === name && selected.step === i) cls += " selected";
         // A click anywhere on the row, its label and mark included.
@@ -152,11 +155,16 @@
         }
         let label = fmt(i) + ". " + st.t;
         if (st.s && st.s.length) label += "  => " + st.s.join(", ");
-        if (label.length > 62) label = label.slice(0, 61) + "\u2026";
+        const whole = label;
+        if (label.length > 100) label = label.slice(0, 99) + "\u2026";
         const t = el("text", { x: labelX, y: y + 4, class: st.v ? "viol" : "" }, rowG, label);
+        el("title", {}, rowG, whole); // the whole label, on hover
         if (name === "dead" && i === crit) {
           t.setAttribute("class", "critlabel");
           t.textContent = "\u2605 " + label;
+        } else if (name === "dead" && i === slip) {
+          t.setAttribute("class", "sliplabel");
+          t.textContent = "S " + label;
         }
         // The message it delivers or drops, from the step that sent it.
         if ((st.k === "deliver" || st.k === "drop") && st.f >= 0 && laneX.has(st.p) && x !== undefined) {
@@ -167,9 +175,17 @@
           const x1 = laneX.get(st.p);
           el("path", { d: "M" + x1 + "," + ys + " L" + x + "," + (y - 3), class: "arrow" + (st.k === "drop" ? " drop" : "") + (stub ? " stub" : ""),
             "marker-end": "url(#head-" + name + ")", "data-from": st.f, "data-to": i }, arrowsG);
-          if (st.k === "drop") el("text", { x: (x1 + x) / 2 - 4, y: (ys + y) / 2 + 4, class: "mark" }, arrowsG, "x");
+          if (st.k === "drop") el("text", { x: x + 7, y: y + 4, class: "mark" }, rowG, "x"); // in the drop's own row
         }
       });
+      // A column as wide as its longest label: none is clipped.
+      let right = width;
+      for (const tx of svg.querySelectorAll("text")) {
+        const b = tx.getBBox();
+        right = Math.max(right, Math.ceil(b.x + b.width) + 8);
+      }
+      svg.setAttribute("width", right);
+      for (const r of svg.querySelectorAll("rect")) if (+r.getAttribute("width") === width) r.setAttribute("width", right); // rows too
     }
   }
 
@@ -202,6 +218,7 @@
     if (name === "dead" && i === crit && G.critical) {
       h("div", "critinfo", p, "the critical step (case " + G.critical.case + ")" + (G.critical.dead ? ": after it, " + G.critical.dead : ""));
     }
+    if (name === "dead" && i === slip && G.critical.slip) h("div", "slipinfo", p, "the slip: " + G.critical.slip);
     if (name === "dead" && i === liveStep && G.critical && G.critical.alive) h("div", "", p, "after it, " + G.critical.alive);
     if (st) {
       if (st.s && st.s.length) h("div", "", p, "sends " + st.s.join(", "));
@@ -213,7 +230,7 @@
     const changed = new Map((st && st.c || []).map((c) => [c.n, c]));
     h("h2", "", p, "nodes" + (st ? " (changed ones marked)" : ""));
     s.nodes.forEach((line, k) => {
-      const d = h("div", "node" + (changed.has(k) ? " changed" : ""), p, "node " + k + ": " + line);
+      const d = h("div", "node" + (changed.has(k) ? " changed" : ""), p, "node " + k + ": " + line + (line.includes(" timers=") ? "" : "  (no timers)"));
       d.dataset.node = k;
       const c = changed.get(k);
       if (c) for (const f of c.d) h("div", "chg", p, (f.field ? f.field + ": " : "") + f.from + " -> " + f.to);
@@ -251,6 +268,7 @@
       lines.push("critical step " + fmt(c.step) + " of " + fmt(G.dead.steps.length) + " (case " + c.case + "): " + c.event);
       if (c.dead) lines.push("after step " + fmt(c.step) + ": " + c.dead);
       if (c.alive) lines.push("after step " + fmt(c.live_step) + ": " + c.alive);
+      if (c.slip) lines.push((c.slip_step ? "slip (S), step " + fmt(c.slip_step) + ": " : "") + c.slip);
       if (G.live) lines.push("the nearest live path shares the first " + fmt(c.live_step) + " steps, then takes " + (c.live_event || "another step") + " (" + fmt(G.live.steps.length) + " steps in all)");
     }
     if (G.tail_text) lines.push(G.tail_text);
@@ -319,8 +337,36 @@
     });
   }
 
+  // The recovery odds before the critical step: how many of a few walks
+  // from the state after each step reach a live state, as a curve.
+  function odds() {
+    const O = G.critical && G.critical.odds;
+    if (!O || !O.recovered || !O.recovered.length) return;
+    const sec = document.getElementById("walks");
+    sec.style.display = "";
+    h("h2", "", sec, "Recovery odds along the dead path");
+    h("div", "", sec, "of " + fmt(O.walks) + " walks of up to " + fmt(O.walk_depth) + " steps from the state after each step, how many reach a live state" +
+      (O.suspect ? "; a sharp fall after step " + fmt(O.suspect) : "") + (slip ? "; S: the slip" : ""));
+    const n = O.recovered.length, DX = 24, H = 120, L = 30;
+    const svg = el("svg", { width: L + n * DX + 20, height: H + 40, class: "chart", id: "oddschart" }, sec);
+    const yOf = (v) => 10 + H * (1 - v / O.walks);
+    el("line", { x1: L, x2: L + n * DX, y1: yOf(0), y2: yOf(0), class: "lane" }, svg);
+    el("text", { x: 0, y: yOf(O.walks) + 4 }, svg, String(O.walks));
+    el("text", { x: 0, y: yOf(0) + 4 }, svg, "0");
+    let d = "";
+    O.recovered.forEach((v, k) => {
+      const step = O.from_step + k, x = L + k * DX + DX / 2;
+      d += (k ? " L" : "M") + x + "," + yOf(v);
+      const cls = "oddsdot" + (step === crit ? " critical" : step === slip ? " slip" : step === O.suspect ? " suspect" : "");
+      el("circle", { cx: x, cy: yOf(v), r: 3.5, class: cls, "data-step": step }, svg);
+      el("text", { x: x - 8, y: H + 28, class: "oddsstep" }, svg, (step === slip ? "S" : step === crit ? "\u2605" : "") + fmt(step));
+    });
+    el("path", { d: d, class: "oddsline" }, svg);
+  }
+
   summary();
   draw();
   walks();
+  odds();
   if (crit > 0) select("dead", crit);
 })();

@@ -81,8 +81,8 @@ func TestNoRetryFails(t *testing.T) {
 	t.Parallel()
 	report, trace, file := checkBug(t, "TestNoRetry", "no-retry")
 	for _, want := range []string{
-		"\nliveness-violation of all-served: it can never hold again on this path of 9 steps.\n",
-		"\ncritical transition (case C1): step 7 of 9\n    deliver revoke{Lease:2} 0->2\n",
+		"\nliveness-violation of all-served: it never holds on this path of 9 steps, and can no longer.\n",
+		"\ncritical transition (case C1, the point of no return): step 7 of 9\n    deliver revoke{Lease:2} 0->2\n",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)

@@ -1,0 +1,195 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// A Slip is the step of a dead path that took away what would have let
+// the state after its critical step recover: a timer that fired and was
+// not set again, or was cancelled, or a message lost or ignored. Found
+// false says none was found among Tried timers and messages put back.
+type Slip struct {
+	Found bool `json:"found"`
+	// Step is the slip's step (as the trace counts), Event it in words,
+	// Kind its kind; CriticalStep says it is the critical step itself.
+	Step         int    `json:"step,omitempty"`
+	Event        string `json:"event,omitempty"`
+	Kind         string `json:"kind,omitempty"`
+	CriticalStep bool   `json:"critical_step,omitempty"`
+	// What it took away: Timer at Node, or Message ("Msg from->to", to
+	// Node); How: fired, cancelled, reset, ignored, dropped or lost.
+	Node    int    `json:"node"`
+	Timer   string `json:"timer,omitempty"`
+	Message string `json:"message,omitempty"`
+	How     string `json:"how,omitempty"`
+	// State is the node's state before the step, Changes what the step
+	// changed in it.
+	State   string   `json:"state,omitempty"`
+	Changes []Change `json:"changes,omitempty"`
+	// Failure says the critical step is a failure the protocol did not
+	// tolerate.
+	Failure bool `json:"failure,omitempty"`
+	// Recovery is how the state after the critical step recovers with
+	// what the slip took away put back.
+	Recovery *Evidence `json:"recovery,omitempty"`
+	Tried    int       `json:"tried"`
+	// Reason says it all in one line.
+	Reason string `json:"reason"`
+}
+
+// What names what the slip took away: "timer retry at 0", or the message.
+func (s *Slip) What() string {
+	if s.Timer != "" {
+		return fmt.Sprintf("timer %s at %d", s.Timer, s.Node)
+	}
+	return s.Message
+}
+
+// SlipReason says in one line why s is the slip of a dead path whose
+// critical step is step crit (its event critEvent), for liveness
+// property prop; or that none was found.
+func SlipReason(s *Slip, crit int, critEvent, prop string) string {
+	at := Thousands(crit)
+	if !s.Found {
+		lost := "by step " + at
+		failure := ""
+		if s.Failure {
+			lost = "before it"
+			failure = fmt.Sprintf("the protocol did not tolerate the failure at step %s (%s), and ", at, critEvent)
+		}
+		switch s.Tried {
+		case 0:
+			return fmt.Sprintf("no slip found: %sthe path lost no timer or message %s that is still missing after step %s", failure, lost, at)
+		case 1:
+			return fmt.Sprintf("no slip found: %sthe one timer or message the path lost %s does not make the state after step %s recover when put back", failure, lost, at)
+		}
+		return fmt.Sprintf("no slip found: %snone of the %s timers and messages the path lost %s makes the state after step %s recover when put back",
+			failure, Thousands(s.Tried), lost, at)
+	}
+	what, step := s.What(), "step "+Thousands(s.Step)
+	while := ""
+	if name := StateName(s.State); name != "" {
+		while = fmt.Sprintf(" while node %d was %s", s.Node, name)
+	}
+	var did string
+	switch s.How {
+	case "fired":
+		did = fmt.Sprintf("%s fired %s%s and did not set it again", step, what, while)
+	case "cancelled":
+		did = fmt.Sprintf("%s (%s) cancelled %s%s", step, s.Event, what, while)
+	case "reset":
+		did = fmt.Sprintf("%s reset node %d, which lost %s", step, s.Node, what)
+	case "ignored":
+		did = fmt.Sprintf("%s delivered %s, and node %d did nothing with it%s", step, what, s.Node, strings.Replace(while, fmt.Sprintf(" node %d ", s.Node), " it ", 1))
+	case "dropped":
+		did = fmt.Sprintf("%s dropped %s", step, what)
+	default:
+		did = fmt.Sprintf("%s (%s) lost %s", step, s.Event, what)
+	}
+	if len(s.Changes) > 0 {
+		did += " (" + NodeDiff{Changes: s.Changes}.String() + ")"
+	}
+	recovers := fmt.Sprintf("had it still been %s, the state after step %s would recover", still(s), at)
+	if s.Recovery != nil {
+		recovers += ": " + EvidenceWords(s.Recovery, prop)
+	}
+	switch {
+	case s.Failure:
+		return fmt.Sprintf("the protocol did not tolerate the failure at step %s (%s), which %s would have: %s; %s", at, critEvent, what, did, recovers)
+	case s.CriticalStep:
+		return fmt.Sprintf("the slip is the critical step itself: %s; %s", did, recovers)
+	}
+	return fmt.Sprintf("%s; %s", did, recovers)
+}
+
+// still is what the slip's timer or message would still have been.
+func still(s *Slip) string {
+	if s.Timer != "" {
+		return "set"
+	}
+	return "in flight"
+}
+
+// StateName is the name a node's dump opens with, a word that stands
+// alone ("joining" of "joining peers=[0 2] timers=join"), or "".
+func StateName(dump string) string {
+	fs, ok := fields(dump)
+	if !ok || len(fs) == 0 || fs[0].key != "#0" {
+		return ""
+	}
+	v := fs[0].val
+	for i := 0; i < len(v); i++ {
+		if !identByte(v[i]) {
+			return ""
+		}
+	}
+	return v
+}
+
+// writeSlip writes a liveness violation's slip: its step and what it took
+// away, then why, in one line.
+func writeSlip(w io.Writer, s *Slip) {
+	if s == nil {
+		return
+	}
+	if !s.Found {
+		fmt.Fprintln(w, s.Reason)
+		return
+	}
+	fmt.Fprintf(w, "slip: step %s, %s\n    %s\n", Thousands(s.Step), s.Event, s.Reason)
+}
+
+// Odds are the recovery odds along a dead path before its critical step:
+// from the state after each step from From on (the critical step last),
+// how many of Walks walks of WalkDepth steps reach a live state. Suspect
+// is the step before the critical one after which they fell most, by at
+// least half the walks (0: none).
+type Odds struct {
+	Walks     int   `json:"walks"`
+	WalkDepth int   `json:"walk_depth"`
+	From      int   `json:"from_step"`
+	Recovered []int `json:"recovered"`
+	Suspect   int   `json:"suspect,omitempty"`
+}
+
+// oddsPerLine is how many steps a line of the odds shows.
+const oddsPerLine = 16
+
+// writeOdds writes the recovery odds as rows of figures under the steps,
+// the critical step (crit) marked, then the sharp fall, if any.
+func writeOdds(w io.Writer, o *Odds, crit int, slip *Slip, prop string) {
+	if o == nil || len(o.Recovered) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "recovery odds: of %s of %s from the state after each step, how many reach %s:\n", Count(o.Walks, "walk"), Count(o.WalkDepth, "step"), prop)
+	for at := 0; at < len(o.Recovered); at += oddsPerLine {
+		var steps, odds strings.Builder
+		steps.WriteString("  after step")
+		odds.WriteString("  recover   ")
+		for i := at; i < min(len(o.Recovered), at+oddsPerLine); i++ {
+			st := Thousands(o.From + i)
+			if o.From+i == crit {
+				st += "*"
+			}
+			width := max(len(st), len(strconv.Itoa(o.Recovered[i])), 2) + 1
+			fmt.Fprintf(&steps, "%*s", width, st)
+			fmt.Fprintf(&odds, "%*d", width, o.Recovered[i])
+		}
+		fmt.Fprintln(w, steps.String())
+		fmt.Fprintln(w, odds.String())
+	}
+	if o.Suspect > 0 {
+		k := o.Suspect - o.From
+		why := "a suspect: the path became fragile there"
+		switch {
+		case slip != nil && slip.Found && slip.Step == o.Suspect:
+			why = "the slip"
+		case slip != nil && !slip.Found:
+			why = "a suspect, though no slip was found"
+		}
+		fmt.Fprintf(w, "  a sharp fall after step %s (%d -> %d of %d): %s\n", Thousands(o.Suspect), o.Recovered[k-1], o.Recovered[k], o.Walks, why)
+	}
+}

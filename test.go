@@ -30,8 +30,9 @@ type TestOption = gotest.Option
 // are half the system's depth and a tenth of the default walk depth. The
 // test flags -livecheck.seed N (the seed of every check) and
 // -livecheck.replay FILE (replay FILE, print its steps and fail if it
-// still shows its violation, instead of checking; a test of another
-// system is skipped) work as rapid's.
+// still shows its violation, instead of checking; the nearest live
+// path's trace passes while it still reaches a live state, and says so
+// even without -v; a test of another system is skipped) work as rapid's.
 //
 // The check has the command's time budget (DefaultTime, 60 s) unless the
 // options give another (NoTimeLimit for none), and ends in any case

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/internal/gotest"
 	"github.com/livecheck/livecheck/internal/tbrec"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/reports"
@@ -323,5 +324,52 @@ func TestLivecheckTestFlags(t *testing.T) {
 	livecheck.Test(r, other)
 	if want := "livecheck: " + file + `: it is a trace of system "echo", not "other"`; len(r.Fatals) != 0 || len(r.Skips) != 1 || r.Skips[0] != want {
 		t.Errorf("replay of another system's trace: fatals %q, skips %q, want a skip %q", r.Fatals, r.Skips, want)
+	}
+}
+
+// -livecheck.replay of a live path's trace (the nearest live path a
+// liveness report names) replays it: it passes while the path still
+// reaches a live state, says so even without -v, and fails once the
+// path no longer does.
+func TestReplayFlagLiveTrace(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "traces")
+	opt := []livecheck.TestOption{livecheck.WithTraceDir(dir),
+		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Budget: sim.Budget{Drops: 1}}, WalkDepth: 50, Workers: 1})}
+	livecheck.Test(&tbrec.Recorder{TB: t, Test: "TestEchoDrops"}, echoSystem(false), opt...)
+	files := traceFiles(t, dir)
+	if len(files) != 2 || !strings.HasPrefix(files[1], "TestEchoDrops-live-") {
+		t.Fatalf("trace files %q, want a dead and a live one", files)
+	}
+	live := filepath.Join(dir, files[1])
+	var out strings.Builder
+	gotest.SetReplayOut(t, &out)
+	setFlag(t, "livecheck.replay", live)
+	r := &tbrec.Recorder{TB: t, Test: "TestEchoDrops"}
+	livecheck.Test(r, echoSystem(false))
+	want := "livecheck: " + live + " replays: its path of 4 steps reaches a live state, as it records\npath of 4 steps:\n"
+	if len(r.Fatals) != 0 || len(r.Skips) != 0 || len(r.Logs) != 1 || !strings.HasPrefix(r.Logs[0], want) {
+		t.Fatalf("fatals %q, skips %q, logs %q; want one log that begins %q", r.Fatals, r.Skips, r.Logs, want)
+	}
+	if testing.Verbose() == (out.String() != "") || !testing.Verbose() && out.String() != "--- TestEchoDrops: "+r.Logs[0] {
+		t.Errorf("without -v, standard output has %q; want the log", out.String())
+	}
+	// A node 0 that never counts the last pong: the path no longer ends
+	// live.
+	deaf := echoSystem(false)
+	build := deaf.Build
+	deaf.Build = func(cfg livecheck.Config) (*livecheck.Model, error) {
+		m, err := build(cfg)
+		if err == nil {
+			m.Properties[1] = properties.Eventually("all-answered", "node 0 heard every pong", func(s *sim.State) bool {
+				return properties.Node[*echo](s, 0).Pongs == s.N()
+			})
+		}
+		return m, err
+	}
+	r = &tbrec.Recorder{TB: t, Test: "TestEchoDrops"}
+	livecheck.Test(r, deaf)
+	want = "livecheck: " + live + " no longer replays to a live state: "
+	if len(r.Fatals) != 1 || !strings.HasPrefix(r.Fatals[0], want) {
+		t.Fatalf("fatals %q, logs %q; want one that begins %q", r.Fatals, r.Logs, want)
 	}
 }

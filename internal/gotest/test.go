@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -265,7 +266,7 @@ func replaySaved(t testing.TB, sys *protocol.System, dir, stem string, timeout t
 			continue
 		}
 		file := filepath.Join(dir, e.Name())
-		r := replayFile(sys, file, timeout)
+		r := replayFile(sys, file, timeout, false)
 		o, msg := r.outcome()
 		switch o {
 		case unreadable:
@@ -283,18 +284,39 @@ func replaySaved(t testing.TB, sys *protocol.System, dir, stem string, timeout t
 	return false
 }
 
-// replayFlag replays the file -livecheck.replay names, with its steps.
+// replayFlag replays the file -livecheck.replay names, with its steps: a
+// violation's trace fails the test while it still shows its violation; a
+// live path's (the nearest live path a report names, or a prefix) passes
+// while it still reaches its live state, and fails once it does not.
+// What a passing replay did is said even without -v (on standard output,
+// which go test shows when run in the package's directory, as the
+// command a failing test prints is), since the user asked for it.
 func replayFlag(t testing.TB, sys *protocol.System, file string, timeout time.Duration) {
 	t.Helper()
-	r := replayFile(sys, file, timeout)
+	r := replayFile(sys, file, timeout, true)
 	o, msg := r.outcome()
 	if o == passes {
 		var b strings.Builder
 		writeStepWindow(&b, r.rep.Steps, 0, len(r.rep.Steps))
 		msg += "\n" + b.String()
+		if !testing.Verbose() {
+			fmt.Fprintf(replayOut, "--- %s: livecheck: %s%s", t.Name(), file, msg)
+		}
 	}
 	// A file for another of the tests -run selected is skipped.
 	[...]func(string, ...any){unreadable: t.Fatalf, skipped: t.Skipf, stillFails: t.Fatalf, passes: t.Logf}[o]("livecheck: %s%s", file, msg)
+}
+
+// replayOut is where replayFlag says what a passing replay did without
+// -v.
+var replayOut io.Writer = os.Stdout
+
+// SetReplayOut sends what replayFlag says without -v to w for the rest of
+// t (for livecheck's own tests).
+func SetReplayOut(t testing.TB, w io.Writer) {
+	old := replayOut
+	replayOut = w
+	t.Cleanup(func() { replayOut = old })
 }
 
 // The four outcomes of replaying a trace file.
@@ -313,6 +335,10 @@ func (r *replayedFile) outcome() (int, string) {
 		return unreadable, ": " + r.bad.Error()
 	case r.skip != "":
 		return skipped, ": " + r.skip
+	case r.live && r.reproduced:
+		return passes, fmt.Sprintf(" replays: its path of %s reaches a live state, as it records", reports.Count(len(r.rep.Steps), "step"))
+	case r.live:
+		return stillFails, " no longer replays to a live state: " + r.got
 	case r.reproduced:
 		return stillFails, " still fails:\n" + r.report()
 	}
@@ -329,9 +355,12 @@ type replayedFile struct {
 	bad        error
 	skip       string
 	got        string
+	live       bool // a live path's trace, replayed (reproduced: it still reaches a live state)
 }
 
-func replayFile(sys *protocol.System, file string, timeout time.Duration) replayedFile {
+// replayFile replays a trace file; a live path's trace is skipped unless
+// live says to replay it too.
+func replayFile(sys *protocol.System, file string, timeout time.Duration, live bool) replayedFile {
 	tr, err := reports.ReadTraceFile(file)
 	if err != nil {
 		return replayedFile{bad: err}
@@ -341,10 +370,11 @@ func replayFile(sys *protocol.System, file string, timeout time.Duration) replay
 	case tr.System != sys.Name:
 		r.skip = fmt.Sprintf("it is a trace of system %q, not %q", tr.System, sys.Name)
 		return r
-	case check.Verdict(tr.Result) == check.Live || check.Verdict(tr.Result) == check.PrefixResult:
+	case !live && (check.Verdict(tr.Result) == check.Live || check.Verdict(tr.Result) == check.PrefixResult):
 		r.skip = "it records a live path, not a violation"
 		return r
 	}
+	r.live = check.Verdict(tr.Result) == check.Live || check.Verdict(tr.Result) == check.PrefixResult
 	path, err := reports.Path(tr.Steps)
 	if err != nil {
 		return replayedFile{bad: err}

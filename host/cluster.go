@@ -21,6 +21,7 @@ type Cluster struct {
 	Model  *protocol.Model
 	Nodes  []*Node
 	opts   []Options
+	logDir string
 }
 
 // ClusterOptions are a cluster's settings; each zero value has a
@@ -42,6 +43,8 @@ type ClusterOptions struct {
 	// LogDir, if set, is where each node writes its run log,
 	// node-I.log (see runlog.go).
 	LogDir string
+	// hold is every node's Options.hold (a test hook).
+	hold func(from, to sim.NodeID, msg sim.Message) bool
 }
 
 // StartCluster starts every node of sys for cfg on loopback, on ports
@@ -51,7 +54,7 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{System: sys, Config: cfg, Model: m}
+	c := &Cluster{System: sys, Config: cfg, Model: m, logDir: co.LogDir}
 	peers, bound, err := bindLoopback(m.Spec.Nodes, m.Spec.Transport)
 	if err != nil {
 		return nil, err
@@ -61,6 +64,10 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 			Log: co.Log, MaxMessage: co.MaxMessage, OnStep: co.OnStep, Key: co.Key, HoldCalls: co.HoldCalls}
 		if co.LogDir != "" {
 			o.RunLog = RunLogName(co.LogDir, sim.NodeID(i))
+		}
+		if co.hold != nil {
+			from := sim.NodeID(i)
+			o.hold = func(to sim.NodeID, msg sim.Message) bool { return co.hold(from, to, msg) }
 		}
 		c.opts = append(c.opts, o)
 		o.packet, o.stream = bound[i].packet, bound[i].stream

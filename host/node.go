@@ -63,6 +63,9 @@ type Options struct {
 	packet  packetConn
 	stream  streamListener
 	restart bool
+	// hold, a test hook, holds back a message the node sends until
+	// Node.release: a message in flight for as long as a test wants.
+	hold func(to sim.NodeID, msg sim.Message) bool
 }
 
 // A Step is one handler a node ran: for Options.OnStep.
@@ -121,8 +124,12 @@ type Node struct {
 	durable []byte // the state file last written
 	buf     bytes.Buffer
 	clock   uint64 // Lamport clock: see runlog.go
-	boot    int    // starts before this one, as the run log counts them
-	choices []int  // the handler's Choose values
+	epoch   uint64 // the last snapshot recorded: see snapshot.go
+	epochA  atomic.Uint64
+	heldMu  sync.Mutex
+	held    []outgoing // frames the test hook holds back (Options.hold)
+	boot    int        // starts before this one, as the run log counts them
+	choices []int      // the handler's Choose values
 	rlog    *runLog
 	// running is the handler under way, for the watchdog; nil between
 	// handlers.
@@ -148,6 +155,7 @@ type transport interface {
 type outgoing struct {
 	to    sim.NodeID
 	frame []byte
+	held  bool // by the test hook Options.hold
 }
 
 type evKind uint8
@@ -159,11 +167,13 @@ const (
 	evApp
 	evError
 	evNextCall // make the next driver call (Node.NextCall)
+	evSnap     // record snapshot epoch (Node.Snapshot)
 )
 
 type event struct {
 	kind  evKind
 	clock uint64 // a message's sender's clock
+	epoch uint64 // a message's sender's snapshot epoch; evSnap's epoch
 	peer  sim.NodeID
 	msg   sim.Message
 	timer string
@@ -200,8 +210,10 @@ func Start(opts Options) (*Node, error) {
 	case len(opts.Peers) != nodes:
 		return nil, fmt.Errorf("%s with %d nodes needs %d addresses, one per node, not %d", opts.System.Name, nodes, nodes, len(opts.Peers))
 	}
-	if _, err := registerType(reflect.TypeFor[Control]()); err != nil {
-		return nil, err
+	for _, t := range []reflect.Type{reflect.TypeFor[Control](), reflect.TypeFor[Marker]()} {
+		if _, err := registerType(t); err != nil {
+			return nil, err
+		}
 	}
 	if err := discover(fmt.Sprintf("%p %v", opts.System, cfg), m); err != nil {
 		return nil, fmt.Errorf("%s cannot run for real: %v", opts.System.Name, err)
@@ -234,9 +246,11 @@ func Start(opts Options) (*Node, error) {
 	}
 	if opts.RunLog != "" {
 		h := LogHeader{System: n.sys.Name, Node: int(n.id), Config: cfg, Stream: m.Spec.Transport == sim.Stream}
-		if n.rlog, n.clock, n.boot, err = openRunLog(opts.RunLog, h); err != nil {
+		h.Addr = opts.Peers[opts.ID]
+		if n.rlog, n.clock, n.boot, n.epoch, err = openRunLog(opts.RunLog, h); err != nil {
 			return nil, err
 		}
+		n.epochA.Store(n.epoch)
 	}
 	if m.Spec.Transport == sim.Stream {
 		n.tr, err = startTCP(n)
@@ -369,6 +383,16 @@ func (n *Node) loop(ready chan struct{}) {
 		case <-n.stop:
 			return
 		case ev := <-n.inbox:
+			if ev.kind == evSnap || ev.kind == evMsg && ev.epoch > n.epoch {
+				// A frame sent after its sender recorded a snapshot
+				// this node has not: record it first (snapshot.go).
+				if !n.record(ev.epoch) {
+					return
+				}
+			}
+			if ev.kind == evSnap || ev.kind == evMsg && isMarker(ev.msg) {
+				continue
+			}
 			if ev.kind == evNextCall {
 				var ok bool
 				if ev, ok = n.nextCall(); !ok {
@@ -456,6 +480,12 @@ func (n *Node) handle(ev event) bool {
 	}
 	for _, o := range out {
 		n.stats.sent.Add(1)
+		if o.held {
+			n.heldMu.Lock()
+			n.held = append(n.held, outgoing{to: o.to, frame: o.frame})
+			n.heldMu.Unlock()
+			continue
+		}
 		n.tr.send(o.to, o.frame)
 	}
 	if n.opts.OnStep != nil {
@@ -502,7 +532,7 @@ func (n *Node) logStep(ev *event, msgFP uint64) error {
 	case evInit:
 		e.Kind = "init"
 	case evMsg:
-		e.Kind, e.Peer, e.Msg = "deliver", int(ev.peer), fmt.Sprintf("%016x", msgFP)
+		e.Kind, e.Peer, e.Msg, e.Epoch = "deliver", int(ev.peer), fmt.Sprintf("%016x", msgFP), ev.epoch
 	case evTimer:
 		e.Kind, e.Timer = "timer", ev.timer
 	case evApp:
@@ -578,7 +608,7 @@ func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
 		panic(fmt.Sprintf("Send to node %d: nodes are 0 to %d", to, len(n.opts.Peers)-1))
 	}
 	n.buf.Reset()
-	if err := encodeFrame(&n.buf, frame{from: n.id, clock: n.clock, msg: msg}); err != nil {
+	if err := encodeFrame(&n.buf, frame{from: n.id, clock: n.clock, epoch: n.epoch, msg: msg}); err != nil {
 		n.logf("message %s to %d not sent: %v", short(msg), to, err)
 		n.stats.unsendable.Add(1)
 		return
@@ -589,7 +619,8 @@ func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
 		n.stats.oversized.Add(1)
 		return
 	}
-	n.out = append(n.out, outgoing{to, bytes.Clone(n.buf.Bytes())})
+	held := n.opts.hold != nil && n.opts.hold(to, msg)
+	n.out = append(n.out, outgoing{to, bytes.Clone(n.buf.Bytes()), held})
 }
 
 // Deliver has no layer above to go to, as in the simulator.

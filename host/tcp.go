@@ -280,7 +280,7 @@ func (t *tcp) read(c *net.TCPConn) {
 			n.stats.strangers.Add(1)
 			continue
 		}
-		if !n.post(event{kind: evMsg, peer: from, msg: fr.msg, clock: fr.clock}) {
+		if !n.post(event{kind: evMsg, peer: from, msg: fr.msg, clock: fr.clock, epoch: fr.epoch}) {
 			return
 		}
 	}

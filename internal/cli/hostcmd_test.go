@@ -29,6 +29,10 @@ func TestHostCommandsUsage(t *testing.T) {
 		{[]string{"call", "ring", "--to", "127.0.0.1:1"}, "--key FILE is required"},
 		{[]string{"call", "ring", "--to", "127.0.0.1:1", "--key", "/nonexistent/key"}, "--key: open /nonexistent/key"},
 		{[]string{"trace", "/nonexistent/node-0.log"}, "no such file"},
+		{[]string{"snapshot"}, "--data DIR is required"},
+		{[]string{"snapshot", "--data", "/nonexistent"}, "--key: open /nonexistent/cluster.key"},
+		{[]string{"snapshot", "--data", "/tmp", "--wait", "0s"}, "--wait must be positive"},
+		{[]string{"snapshot", "extra"}, `unexpected argument "extra"`},
 	} {
 		r := lc(t, "", c.args...)
 		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) || r.panicked != "" {

@@ -167,7 +167,9 @@ type SnapMessage struct {
 // BuildSnapshot builds snapshot epoch from the nodes' run logs (one per
 // node, as ReadRunLogFile reads them): the logs cut at the marks,
 // merged and replayed in sys, checked against what the marks and the
-// channels recorded. A log without the mark is a node down.
+// channels recorded. A log without the mark is a node down. A node whose
+// state in the replay is not the one it logged is a *Divergence: a
+// handler that depends on something outside its state and inputs.
 func BuildSnapshot(sys *protocol.System, logs []*RunLogFile, epoch uint64) (*Snapshot, error) {
 	if len(logs) == 0 {
 		return nil, errors.New("no run logs to take a snapshot from")
@@ -218,7 +220,7 @@ func BuildSnapshot(sys *protocol.System, logs []*RunLogFile, epoch uint64) (*Sna
 		return nil, fmt.Errorf("the snapshot's cut does not replay in the simulator: %v", err)
 	}
 	if rr.Divergence != nil {
-		return nil, fmt.Errorf("the snapshot's cut does not replay in the simulator: %v", rr.Divergence)
+		return nil, rr.Divergence
 	}
 	if rr.LeftOutSteps > 0 {
 		return nil, fmt.Errorf("the snapshot's cut holds %s the simulator does not model step for step (yet): from %s on",

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -75,9 +76,13 @@ func (c *command) snapshot(args []string) int {
 		time.Sleep(20 * time.Millisecond)
 	}
 	snap, err := host.BuildSnapshot(sys, logs, epoch)
-	if err != nil {
-		fmt.Fprintf(c.stdout, "snapshot %d of %s: %v\n", epoch, sys.Name, err)
+	var div *host.Divergence
+	if errors.As(err, &div) {
+		fmt.Fprintf(c.stdout, "nondeterminism: %v\n", div)
 		return ExitViolation
+	}
+	if err != nil {
+		return c.usageErr("snapshot", "snapshot %d of %s: %v", epoch, sys.Name, err)
 	}
 	recorded := 0
 	for _, m := range snap.InFlight {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"runtime/debug"
@@ -66,6 +67,9 @@ type Options struct {
 	// hold, a test hook, holds back a message the node sends until
 	// Node.release: a message in flight for as long as a test wants.
 	hold func(to sim.NodeID, msg sim.Message) bool
+	// drop and dup are the nemesis's faults set up before the node
+	// starts (ClusterOptions.Faults).
+	drop, dup map[sim.NodeID]int
 }
 
 // A Step is one handler a node ran: for Options.OnStep.
@@ -128,6 +132,8 @@ type Node struct {
 	epochA  atomic.Uint64
 	heldMu  sync.Mutex
 	held    []outgoing // frames the test hook holds back (Options.hold)
+	faults  faults     // the nemesis's: see nemesis.go
+	applied []LogEntry // the faults applied to the handler's sends, to log
 	boot    int        // starts before this one, as the run log counts them
 	choices []int      // the handler's Choose values
 	rlog    *runLog
@@ -231,6 +237,7 @@ func Start(opts Options) (*Node, error) {
 		return nil, fmt.Errorf("the cluster key has %d bytes: it needs at least %d", len(opts.Key), MinKey)
 	}
 	n.ctx.n = n
+	n.faults.drop, n.faults.dup = maps.Clone(opts.drop), maps.Clone(opts.dup)
 	n.node = m.Spec.New(n.id)
 	for _, d := range sim.DurableFields(n.node) {
 		if err := codecOf(d.Value.Type()).err; err != nil {
@@ -466,6 +473,16 @@ func (n *Node) handle(ev event) bool {
 	if err == nil && n.rlog != nil {
 		err = n.logStep(&ev, msgFP)
 	}
+	if err == nil && n.rlog != nil {
+		for _, e := range n.applied {
+			e.Clock, e.Boot = n.clock, n.boot
+			if err = n.rlog.write(LogLine{LogEntry: e}); err != nil {
+				err = fmt.Errorf("its run log cannot be written: %v", err)
+				break
+			}
+		}
+	}
+	n.applied = n.applied[:0]
 	out := n.out
 	n.out = n.out[:0]
 	var state sim.Node
@@ -620,7 +637,18 @@ func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
 		return
 	}
 	held := n.opts.hold != nil && n.opts.hold(to, msg)
-	n.out = append(n.out, outgoing{to, bytes.Clone(n.buf.Bytes()), held})
+	f := bytes.Clone(n.buf.Bytes())
+	switch n.faults.take(to) {
+	case faultDrop:
+		n.applied = append(n.applied, LogEntry{Node: int(n.id), Kind: "drop", Peer: int(to), Msg: fmt.Sprintf("%016x", sim.Fingerprint(msg))})
+		n.logf("nemesis: drops %s to %d", short(msg), to)
+		return
+	case faultDup:
+		n.applied = append(n.applied, LogEntry{Node: int(n.id), Kind: "duplicate", Peer: int(to), Msg: fmt.Sprintf("%016x", sim.Fingerprint(msg))})
+		n.logf("nemesis: duplicates %s to %d", short(msg), to)
+		n.out = append(n.out, outgoing{to, f, held})
+	}
+	n.out = append(n.out, outgoing{to, f, held})
 }
 
 // Deliver has no layer above to go to, as in the simulator.

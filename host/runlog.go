@@ -62,7 +62,9 @@ type LogEntry struct {
 	Node  int    `json:"node"`
 	Boot  int    `json:"boot"` // how many times the node started before this one (0: its first run)
 	Clock uint64 `json:"clock,omitempty"`
-	// Kind is init, deliver, timer, app or error.
+	// Kind is init, deliver, timer, app or error; or drop or duplicate,
+	// a fault the nemesis applied to a datagram the node sent to Peer
+	// (nemesis.go).
 	Kind  string `json:"kind,omitempty"`
 	Peer  int    `json:"peer,omitempty"`
 	Msg   string `json:"msg,omitempty"` // a delivered message's fingerprint
@@ -235,7 +237,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		return a.Node - b.Node
 	})
 	inits := make([][]int, n)
-	resets := 0
+	resets, drops, dups := 0, 0, 0
 	for _, e := range all {
 		if e.Kind == "init" && e.Boot == 0 {
 			inits[e.Node], m.InitFP[e.Node] = e.Choices, e.FP
@@ -262,6 +264,25 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			ev.Kind, ev.Peer, ev.Msg = sim.Deliver, sim.NodeID(e.Peer), fp
 		case "timer":
 			ev.Kind, ev.Timer = sim.Timer, e.Timer
+		case "drop", "duplicate":
+			// The sender logged it, after the step that sent the
+			// datagram: in the simulator it happens to the message in
+			// flight from it to its receiver.
+			fp, err := strconv.ParseUint(e.Msg, 16, 64)
+			if err != nil {
+				return nil, fmt.Errorf("node %d, clock %d: message fingerprint %q", e.Node, e.Clock, e.Msg)
+			}
+			ev = sim.Event{Kind: sim.Drop, Node: sim.NodeID(e.Peer), Peer: sim.NodeID(e.Node), Msg: fp}
+			drops++
+			if e.Kind == "duplicate" {
+				ev.Kind = sim.Duplicate
+				drops--
+				dups++
+			}
+			m.Path = append(m.Path, sim.Step{Event: ev})
+			m.FP = append(m.FP, "")
+			m.Stop = append(m.Stop, "")
+			continue
 		case "app":
 			if e.Call < 0 {
 				stop = fmt.Sprintf("node %d's call made from Go (clock %d), none of the system's driver calls", e.Node, e.Clock)
@@ -286,6 +307,8 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 	}
 	b := protocol.Counts(m.Config.Budget)
 	b.Resets = max(b.Resets, resets)
+	b.Drops = max(b.Drops, drops)
+	b.Dups = max(b.Dups, dups)
 	m.Config.Budget = protocol.Explicit(b)
 	return m, nil
 }

@@ -1,0 +1,225 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// The nemesis: the simulator's failures applied to a real cluster, so
+// that a test can run a system through them (Jepsen's nemesis, for a
+// livecheck system) and then check what happened. Every failure applied
+// is logged in the run log of the node it happened at, so that the
+// merged log replays in the simulator, failures included:
+//
+//   - drop: the next datagrams a node sends to a peer are not sent; the
+//     sender logs a drop entry after the step that sent each, merged as
+//     the simulator's Drop of that message.
+//   - duplicate: the next datagram a node sends to a peer is sent twice;
+//     merged as the simulator's Duplicate.
+//   - partition: the nodes of a group and the others drop every datagram
+//     they send across, each logged as a drop, until heal. It is merged
+//     as those drops, not as the simulator's Partition event: a datagram
+//     already on its way across when the partition starts still arrives.
+//   - restart: the node's process is killed and started again from its
+//     state file, the simulator's reset (Cluster.Restart), merged as a
+//     Reset.
+//
+// Datagram systems only, for now: on streams a broken connection, which
+// a partition and a restart make, is not merged yet (see Merge), so the
+// log of a stream system run through failures would not replay.
+
+type faultKind uint8
+
+const (
+	faultNone faultKind = iota
+	faultDrop
+	faultDup
+)
+
+// faults is what the nemesis has set up at a node: what happens to the
+// next datagrams it sends to each peer.
+type faults struct {
+	mu      sync.Mutex
+	drop    map[sim.NodeID]int
+	dup     map[sim.NodeID]int
+	blocked map[sim.NodeID]bool
+}
+
+// take says what happens to the next datagram to peer to, and counts it.
+func (f *faults) take(to sim.NodeID) faultKind {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case f.blocked[to]:
+		return faultDrop
+	case f.drop[to] > 0:
+		f.drop[to]--
+		return faultDrop
+	case f.dup[to] > 0:
+		f.dup[to]--
+		return faultDup
+	}
+	return faultNone
+}
+
+func (f *faults) add(m *map[sim.NodeID]int, to sim.NodeID, k int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if *m == nil {
+		*m = map[sim.NodeID]int{}
+	}
+	(*m)[to] += k
+}
+
+// A Fault is one failure the nemesis applies.
+type Fault struct {
+	// Kind is drop, duplicate, partition, heal or restart.
+	Kind string
+	// Node is the sender (drop, duplicate) or the node restarted.
+	Node sim.NodeID
+	// Peer is the receiver (drop, duplicate).
+	Peer sim.NodeID
+	// Count is how many of the next datagrams (drop, duplicate; 0: 1).
+	Count int
+	// Group is a partition's side.
+	Group []sim.NodeID
+}
+
+func (f Fault) String() string {
+	switch f.Kind {
+	case "drop", "duplicate":
+		return fmt.Sprintf("%s %d->%d x%d", f.Kind, f.Node, f.Peer, max(f.Count, 1))
+	case "partition":
+		return fmt.Sprintf("partition %v", f.Group)
+	case "restart":
+		return fmt.Sprintf("restart %d", f.Node)
+	}
+	return f.Kind
+}
+
+// FaultKinds are the kinds of Fault, in the order RandomFaults draws.
+var FaultKinds = []string{"drop", "duplicate", "partition", "restart"}
+
+// Apply applies f to the cluster now. A restart needs the cluster's
+// state files (ClusterOptions.Data) for the node to come back with its
+// durable fields.
+func (c *Cluster) Apply(f Fault) error {
+	if c.Model.Spec.Transport == sim.Stream {
+		return errors.New("the nemesis applies failures to datagram systems only: a broken connection is not merged yet")
+	}
+	n := len(c.Nodes)
+	in := func(id sim.NodeID) bool { return id >= 0 && int(id) < n }
+	switch f.Kind {
+	case "drop", "duplicate":
+		if !in(f.Node) || !in(f.Peer) || f.Node == f.Peer {
+			return fmt.Errorf("%v: nodes are 0 to %d, and two of them", f, n-1)
+		}
+		fs := &c.Nodes[f.Node].faults
+		if f.Kind == "drop" {
+			fs.add(&fs.drop, f.Peer, max(f.Count, 1))
+		} else {
+			fs.add(&fs.dup, f.Peer, max(f.Count, 1))
+		}
+	case "partition", "heal":
+		side := map[sim.NodeID]bool{}
+		for _, id := range f.Group {
+			if !in(id) {
+				return fmt.Errorf("%v: nodes are 0 to %d", f, n-1)
+			}
+			side[id] = true
+		}
+		for i, node := range c.Nodes {
+			fs := &node.faults
+			fs.mu.Lock()
+			fs.blocked = map[sim.NodeID]bool{}
+			for j := range c.Nodes {
+				if f.Kind == "partition" && side[sim.NodeID(i)] != side[sim.NodeID(j)] {
+					fs.blocked[sim.NodeID(j)] = true
+				}
+			}
+			fs.mu.Unlock()
+		}
+	case "restart":
+		if !in(f.Node) {
+			return fmt.Errorf("%v: nodes are 0 to %d", f, n-1)
+		}
+		blocked := c.Nodes[f.Node].faults.snapshot()
+		if err := c.Restart(f.Node); err != nil {
+			return err
+		}
+		c.Nodes[f.Node].faults.restore(blocked) // a partition outlives the process
+	default:
+		return fmt.Errorf("no fault %q (valid: %s, heal)", f.Kind, strings.Join(FaultKinds, ", "))
+	}
+	return nil
+}
+
+func (f *faults) snapshot() map[sim.NodeID]bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.blocked
+}
+
+func (f *faults) restore(b map[sim.NodeID]bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.blocked = b
+}
+
+// RandomFaults draws count faults for a cluster of nodes from seed,
+// among kinds (nil: FaultKinds); a partition is followed by its heal.
+func RandomFaults(seed uint64, count, nodes int, kinds []string) []Fault {
+	if kinds == nil {
+		kinds = FaultKinds
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6e656d65))
+	var out []Fault
+	for len(out) < count {
+		f := Fault{Kind: kinds[r.IntN(len(kinds))], Node: sim.NodeID(r.IntN(nodes))}
+		switch f.Kind {
+		case "drop", "duplicate":
+			f.Peer = sim.NodeID((int(f.Node) + 1 + r.IntN(nodes-1)) % nodes)
+			f.Count = 1 + r.IntN(3)
+		case "partition":
+			for id := range nodes {
+				if r.IntN(2) == 0 {
+					f.Group = append(f.Group, sim.NodeID(id))
+				}
+			}
+			if len(f.Group) == 0 || len(f.Group) == nodes {
+				f.Group = []sim.NodeID{f.Node}
+			}
+			out = append(out, f)
+			f = Fault{Kind: "heal"}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// RunFaults applies faults one at a time, every interval apart, then
+// heals any partition left, and logs each to log (nil: nowhere). It
+// stops early, with the error, at a fault that cannot be applied.
+func (c *Cluster) RunFaults(faults []Fault, every time.Duration, log io.Writer) error {
+	defer c.Apply(Fault{Kind: "heal"})
+	start := time.Now()
+	for i, f := range faults {
+		if i > 0 {
+			time.Sleep(every)
+		}
+		if log != nil {
+			fmt.Fprintf(log, "%8.3fs  nemesis: %v\n", time.Since(start).Seconds(), f)
+		}
+		if err := c.Apply(f); err != nil {
+			return fmt.Errorf("fault %d (%v): %w", i+1, f, err)
+		}
+	}
+	return nil
+}

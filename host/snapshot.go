@@ -359,3 +359,39 @@ func RequestSnapshot(logs []*RunLogFile, key []byte, epoch uint64) error {
 	}
 	return nil
 }
+
+// TakeSnapshot takes a snapshot of the running cluster whose nodes keep
+// their run logs in dir (`livecheck cluster --data DIR`): it asks each
+// node, under the cluster key, to record the next epoch, waits up to
+// wait for their marks (a node without one by then is down), and
+// builds it (BuildSnapshot).
+func TakeSnapshot(sys *protocol.System, dir string, key []byte, wait time.Duration) (*Snapshot, error) {
+	logs, err := ReadRunLogs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if logs[0].Header.System != sys.Name {
+		return nil, fmt.Errorf("the run logs in %s are of system %s, not %s", dir, logs[0].Header.System, sys.Name)
+	}
+	epoch := LastEpoch(logs) + 1
+	if err := RequestSnapshot(logs, key, epoch); err != nil {
+		return nil, fmt.Errorf("no node could be asked: %v", err)
+	}
+	end := time.Now().Add(wait)
+	for {
+		if logs, err = ReadRunLogs(dir); err != nil {
+			return nil, err
+		}
+		all := true
+		for _, l := range logs {
+			if !slices.ContainsFunc(l.Snaps, func(m SnapMark) bool { return m.Epoch == epoch }) {
+				all = false
+			}
+		}
+		if all || time.Now().After(end) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return BuildSnapshot(sys, logs, epoch)
+}

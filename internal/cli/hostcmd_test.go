@@ -29,6 +29,8 @@ func TestHostCommandsUsage(t *testing.T) {
 		{[]string{"call", "ring", "--to", "127.0.0.1:1"}, "--key FILE is required"},
 		{[]string{"call", "ring", "--to", "127.0.0.1:1", "--key", "/nonexistent/key"}, "--key: open /nonexistent/key"},
 		{[]string{"trace", "/nonexistent/node-0.log"}, "no such file"},
+		{[]string{"cluster", "ring", "--check-time", "1s"}, "--check-time needs --check-every"},
+		{[]string{"cluster", "ring", "--check-every", "-1s"}, "--check-every and --check-time cannot be negative"},
 		{[]string{"snapshot"}, "--data DIR is required"},
 		{[]string{"snapshot", "--data", "/nonexistent"}, "--key: open /nonexistent/cluster.key"},
 		{[]string{"snapshot", "--data", "/tmp", "--wait", "0s"}, "--wait must be positive"},

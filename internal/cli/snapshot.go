@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/livecheck/livecheck/host"
@@ -55,34 +54,14 @@ func (c *command) snapshot(args []string) int {
 	if err != nil {
 		return c.usageErr("snapshot", "%v", err)
 	}
-	epoch := host.LastEpoch(logs) + 1
-	if err := host.RequestSnapshot(logs, key, epoch); err != nil {
-		return c.usageErr("snapshot", "no node could be asked: %v", err)
-	}
-	end := time.Now().Add(*wait)
-	for {
-		if logs, err = host.ReadRunLogs(*data); err != nil {
-			return c.usageErr("snapshot", "%v", err)
-		}
-		all := true
-		for _, l := range logs {
-			if !slices.ContainsFunc(l.Snaps, func(m host.SnapMark) bool { return m.Epoch == epoch }) {
-				all = false
-			}
-		}
-		if all || time.Now().After(end) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	snap, err := host.BuildSnapshot(sys, logs, epoch)
+	snap, err := host.TakeSnapshot(sys, *data, key, *wait)
 	var div *host.Divergence
 	if errors.As(err, &div) {
 		fmt.Fprintf(c.stdout, "nondeterminism: %v\n", div)
 		return ExitViolation
 	}
 	if err != nil {
-		return c.usageErr("snapshot", "snapshot %d of %s: %v", epoch, sys.Name, err)
+		return c.usageErr("snapshot", "%s: %v", sys.Name, err)
 	}
 	recorded := 0
 	for _, m := range snap.InFlight {
@@ -91,7 +70,7 @@ func (c *command) snapshot(args []string) int {
 		}
 	}
 	fmt.Fprintf(c.stdout, "%s: snapshot %d, %s recorded, %s down; %s in flight (%d recorded by the channels so far)\n",
-		sys.Name, epoch, reports.Count(len(snap.Nodes)-len(snap.Down()), "node"), reports.Count(len(snap.Down()), "node"),
+		sys.Name, snap.Epoch, reports.Count(len(snap.Nodes)-len(snap.Down()), "node"), reports.Count(len(snap.Down()), "node"),
 		reports.Count(len(snap.InFlight), "message"), recorded)
 	for _, n := range snap.Nodes {
 		down := ""

@@ -161,6 +161,111 @@ func (c *Cluster) Apply(f Fault) error {
 	return nil
 }
 
+// fault applies what a control frame asks of the nemesis.
+func (n *Node) fault(c Control) {
+	ok := func(id int) bool { return id >= 0 && id < len(n.opts.Peers) && sim.NodeID(id) != n.id }
+	fs := &n.faults
+	switch {
+	case n.model.Spec.Transport == sim.Stream:
+		n.logf("the nemesis's faults apply to datagram systems only")
+	case c.Fault == "drop" && ok(c.Peer):
+		fs.add(&fs.drop, sim.NodeID(c.Peer), max(c.Count, 1))
+	case c.Fault == "duplicate" && ok(c.Peer):
+		fs.add(&fs.dup, sim.NodeID(c.Peer), max(c.Count, 1))
+	case c.Fault == "partition":
+		b := map[sim.NodeID]bool{}
+		for _, id := range c.Block {
+			if ok(id) {
+				b[sim.NodeID(id)] = true
+			}
+		}
+		fs.restore(b)
+	default:
+		n.logf("the nemesis asks for no fault it knows: %s", short(c))
+	}
+}
+
+// SendFault asks the node at addr to apply f, one of its own faults:
+// drop, duplicate (f.Node must be the node), or its side of a partition
+// (blocking the peers not on its side of f.Group; heal unblocks them).
+// A restart is not the node's to apply: the cluster kills its process.
+func SendFault(addr string, key []byte, node sim.NodeID, nodes int, f Fault) error {
+	c := Control{Op: "fault", Fault: f.Kind, Peer: int(f.Peer), Count: f.Count}
+	switch f.Kind {
+	case "drop", "duplicate":
+	case "partition", "heal":
+		c.Fault = "partition"
+		side := map[sim.NodeID]bool{}
+		for _, id := range f.Group {
+			side[id] = true
+		}
+		for id := range nodes {
+			if f.Kind == "partition" && side[node] != side[sim.NodeID(id)] {
+				c.Block = append(c.Block, id)
+			}
+		}
+	default:
+		return fmt.Errorf("%v is not a fault a node applies", f)
+	}
+	return sendControl(addr, false, key, c)
+}
+
+// ParseFaults reads a schedule of faults: "drop:0:1:2" (node 0 drops
+// its next 2 datagrams to node 1), "duplicate:0:1", "partition:0+2"
+// (nodes 0 and 2 from the others), "heal", "restart:1", separated by
+// commas.
+func ParseFaults(s string, nodes int) ([]Fault, error) {
+	var out []Fault
+	num := func(x string) (int, error) {
+		var v int
+		if _, err := fmt.Sscan(x, &v); err != nil || v < 0 || v >= nodes {
+			return 0, fmt.Errorf("%q is no node: nodes are 0 to %d", x, nodes-1)
+		}
+		return v, nil
+	}
+	for _, item := range strings.Split(s, ",") {
+		parts := strings.Split(strings.TrimSpace(item), ":")
+		f := Fault{Kind: parts[0]}
+		bad := fmt.Errorf("fault %q: want drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal or restart:NODE", item)
+		switch {
+		case (f.Kind == "drop" || f.Kind == "duplicate") && (len(parts) == 3 || len(parts) == 4):
+			a, err := num(parts[1])
+			if err != nil {
+				return nil, fmt.Errorf("fault %q: %v", item, err)
+			}
+			b, err := num(parts[2])
+			if err != nil || a == b {
+				return nil, bad
+			}
+			f.Node, f.Peer, f.Count = sim.NodeID(a), sim.NodeID(b), 1
+			if len(parts) == 4 {
+				if _, err := fmt.Sscan(parts[3], &f.Count); err != nil || f.Count < 1 {
+					return nil, fmt.Errorf("fault %q: the count must be at least 1", item)
+				}
+			}
+		case f.Kind == "partition" && len(parts) == 2:
+			for _, x := range strings.Split(parts[1], "+") {
+				a, err := num(x)
+				if err != nil {
+					return nil, fmt.Errorf("fault %q: %v", item, err)
+				}
+				f.Group = append(f.Group, sim.NodeID(a))
+			}
+		case f.Kind == "heal" && len(parts) == 1:
+		case f.Kind == "restart" && len(parts) == 2:
+			a, err := num(parts[1])
+			if err != nil {
+				return nil, fmt.Errorf("fault %q: %v", item, err)
+			}
+			f.Node = sim.NodeID(a)
+		default:
+			return nil, bad
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 func (f *faults) snapshot() map[sim.NodeID]bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -53,3 +53,66 @@ func TestNemesisPingers(t *testing.T) {
 	}
 	t.Logf("%d steps replayed: %d drops, %d duplicates, %d resets", len(rr.Path), kinds[sim.Drop], kinds[sim.Duplicate], kinds[sim.Reset])
 }
+
+// The faults a node applies itself come in control frames too, under
+// the cluster key (what 'cluster --nemesis' sends): drops, and a side
+// of a partition then its heal.
+func TestNemesisControl(t *testing.T) {
+	dir := t.TempDir()
+	key := []byte("a cluster key, long enough")
+	c, _ := startPingers(t, ClusterOptions{LogDir: dir, Key: key})
+	waitFor(t, "every node gets a ping", func() bool { return got(c.Nodes[0]) > 0 && got(c.Nodes[1]) > 0 && got(c.Nodes[2]) > 0 })
+	for _, f := range []Fault{{Kind: "drop", Node: 0, Peer: 1, Count: 2}, {Kind: "partition", Group: []sim.NodeID{2}}} {
+		for i, addr := range c.Peers() {
+			if f.Kind == "drop" && i != int(f.Node) {
+				continue
+			}
+			if err := SendFault(addr, key, sim.NodeID(i), 3, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	dropped := func() int {
+		logs, err := ReadRunLogs(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := 0
+		for _, l := range logs {
+			for _, e := range l.Entries {
+				if e.Kind == "drop" {
+					k++
+				}
+			}
+		}
+		return k
+	}
+	waitFor(t, "the nodes drop 2 datagrams and 2 across the partition", func() bool { return dropped() >= 4 })
+	for i, addr := range c.Peers() {
+		if err := SendFault(addr, key, sim.NodeID(i), 3, Fault{Kind: "heal"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := got(c.Nodes[0])
+	waitFor(t, "node 0 gets pings from node 2 again", func() bool { return got(c.Nodes[0]) >= base+3 })
+	c.Stop()
+	logs, err := ReadRunLogs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Merge(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr, err := m.Replay(&pingers); err != nil || rr.Divergence != nil || rr.LeftOutSteps != 0 || !rr.Live {
+		t.Fatalf("the run's replay: %v, %+v", err, rr)
+	}
+	if _, err := ParseFaults("drop:0:1:2,duplicate:1:0,partition:0+2,heal,restart:1", 3); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"drop:0:0", "drop:0:5", "partition", "restart", "frobnicate", "drop:0:1:0"} {
+		if _, err := ParseFaults(bad, 3); err == nil {
+			t.Errorf("ParseFaults(%q) took it", bad)
+		}
+	}
+}

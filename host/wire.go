@@ -250,10 +250,16 @@ const controlID = 1 << 20
 
 // A Control is what the command line asks of a running node.
 type Control struct {
-	// Op is "next-call": make the next driver call (Node.NextCall); or
-	// "snapshot": record snapshot Epoch (Node.Snapshot).
+	// Op is "next-call": make the next driver call (Node.NextCall);
+	// "snapshot": record snapshot Epoch (Node.Snapshot); "fault": apply
+	// the nemesis's Fault (drop, duplicate; partition with Block the
+	// peers to drop every datagram to, none to heal: see nemesis.go).
 	Op    string
 	Epoch uint64
+	Fault string
+	Peer  int
+	Count int
+	Block []int
 }
 
 // control does what a control frame asks.
@@ -263,6 +269,9 @@ func (n *Node) control(msg sim.Message, src string) {
 	case n.opts.Key == nil:
 		n.logf("dropped a control frame from %s: the node has no cluster key to check it by", src)
 		n.stats.strangers.Add(1)
+	case ok && c.Op == "fault":
+		n.logf("%s asks for the nemesis's %s", src, short(c))
+		n.fault(c)
 	case ok && c.Op == "snapshot" && c.Epoch > 0:
 		n.logf("%s asks for snapshot %d", src, c.Epoch)
 		n.Snapshot(c.Epoch)

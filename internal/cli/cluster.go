@@ -46,6 +46,10 @@ func (c *command) cluster(args []string) int {
 	checkEvery := fs.Duration("check-every", 0, "every D, take a snapshot of the cluster and check from it in the background (a live check): a violation the cluster can reach from where it is is reported with its trace, exit 1")
 	checkTime := fs.Duration("check-time", 0, "the time box of each live check (default: --check-every, at most 30s)")
 	checkOut := fs.String("check-out", "", "the directory of the live checks' snapshots and traces (default: DATA/live-checks)")
+	nemesis := fs.String("nemesis", "", "failures to apply for real, one every --nemesis-every, in order: drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE, separated by commas (datagram systems)")
+	nemesisRandom := fs.Int("nemesis-random", 0, "failures to apply for real, drawn from --nemesis-seed (datagram systems)")
+	nemesisSeed := fs.Uint64("nemesis-seed", 1, "the seed of --nemesis-random")
+	nemesisEvery := fs.Duration("nemesis-every", 500*time.Millisecond, "the time between two failures of the nemesis; the first comes after it too")
 	synopsis := c.cmd + " cluster SYSTEM [--nodes N] [flags]: run every node of SYSTEM on loopback, one process each\n" +
 		"('" + c.cmd + " run'), and show each node's state as it changes and whether each property holds now.\n" +
 		"Ctrl-C stops them. Killing one node's process starts it again with its durable fields (a reset).\n" +
@@ -69,6 +73,12 @@ func (c *command) cluster(args []string) int {
 		return c.usageErr("cluster", "--check-every and --check-time cannot be negative")
 	case *checkTime > 0 && *checkEvery == 0:
 		return c.usageErr("cluster", "--check-time needs --check-every")
+	case *nemesisRandom < 0:
+		return c.usageErr("cluster", "--nemesis-random cannot be negative")
+	case *nemesisEvery <= 0:
+		return c.usageErr("cluster", "--nemesis-every must be positive")
+	case *nemesis != "" && *nemesisRandom > 0:
+		return c.usageErr("cluster", "give --nemesis or --nemesis-random, not both")
 	}
 	cfg, err := conf.config(fs, sys)
 	if err != nil {
@@ -80,6 +90,19 @@ func (c *command) cluster(args []string) int {
 	}
 	cfg, _ = sys.Normalize(cfg)
 	m := w.Model
+	var faults []host.Fault
+	if *nemesis != "" || *nemesisRandom > 0 {
+		if m.Spec.Transport == sim.Stream {
+			return c.usageErr("cluster", "the nemesis applies failures to datagram systems only: %s runs over streams, whose broken connections are not merged yet", sys.Name)
+		}
+		if *nemesis != "" {
+			if faults, err = host.ParseFaults(*nemesis, m.Spec.Nodes); err != nil {
+				return c.usageErr("cluster", "--nemesis: %v", err)
+			}
+		} else {
+			faults = host.RandomFaults(*nemesisSeed, *nemesisRandom, m.Spec.Nodes, nil)
+		}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return c.usageErr("cluster", "cannot find this program to start its nodes: %v", err)
@@ -112,6 +135,13 @@ func (c *command) cluster(args []string) int {
 	cw := &clusterWatch{c: c, procs: cl, w: w, start: time.Now(), states: *states, untilLive: *untilLive, restart: *restart}
 	if *data != "" {
 		cw.logs = filepath.Join(dir, "node-*.log")
+	}
+	if len(faults) > 0 {
+		key, err := os.ReadFile(keyFile)
+		if err != nil {
+			return c.usageErr("cluster", "%v", err)
+		}
+		cw.nemesis = &nemesisRun{faults: faults, every: *nemesisEvery, key: key}
 	}
 	if *checkEvery > 0 {
 		key, err := os.ReadFile(keyFile)
@@ -165,6 +195,7 @@ type clusterWatch struct {
 	logs                       string // the run logs' pattern, to show at the end ("" for a temporary directory)
 	violated                   bool   // a safety property was violated at some point
 	live                       *liveChecks
+	nemesis                    *nemesisRun
 }
 
 // startAll starts the nodes in id order, each once the one before has
@@ -232,8 +263,18 @@ func (cw *clusterWatch) watch(sigs <-chan os.Signal, timeout <-chan time.Time, f
 		defer t.Stop()
 		tick = t.C
 	}
+	var nemesisTick <-chan time.Time
+	if cw.nemesis != nil {
+		t := time.NewTicker(cw.nemesis.every)
+		defer t.Stop()
+		nemesisTick = t.C
+	}
 	for {
 		select {
+		case <-nemesisTick:
+			if !cw.applyFault() {
+				nemesisTick = nil
+			}
 		case <-tick:
 			if !cw.live.running {
 				cw.live.start(cw.procs.sys)
@@ -294,6 +335,62 @@ func (cw *clusterWatch) ended(ev procEvent, at float64) {
 		fmt.Fprintf(cw.c.stdout, "node %d cannot start again: %v\n", ev.node, err)
 	} else {
 		fmt.Fprintf(cw.c.stdout, "%8.3fs  node %d starts again from its state file (a reset), pid %d\n", at, ev.node, pid)
+	}
+}
+
+// nemesisRun is the schedule of 'cluster --nemesis': failures applied
+// for real, one at a time.
+type nemesisRun struct {
+	faults []host.Fault
+	next   int
+	every  time.Duration
+	key    []byte
+	cut    bool // a partition is up
+}
+
+// applyFault applies the nemesis's next failure: a drop, a duplicate or
+// a side of a partition in a control frame to the node, a restart by
+// killing its process (which the cluster starts again: a reset). False
+// once the schedule is done (and a partition left up healed).
+func (cw *clusterWatch) applyFault() bool {
+	nm, p := cw.nemesis, cw.procs
+	at := time.Since(cw.start).Seconds()
+	if nm.next >= len(nm.faults) {
+		if nm.cut {
+			cw.sendFault(host.Fault{Kind: "heal"})
+		}
+		fmt.Fprintf(cw.c.stdout, "%8.3fs  nemesis: done, %s applied\n", at, reports.Count(len(nm.faults), "failure"))
+		return false
+	}
+	f := nm.faults[nm.next]
+	nm.next++
+	fmt.Fprintf(cw.c.stdout, "%8.3fs  nemesis: %v\n", at, f)
+	switch f.Kind {
+	case "restart":
+		p.mu.Lock()
+		cmd := p.procs[f.Node]
+		p.mu.Unlock()
+		if cmd != nil && cmd.Process != nil {
+			cmd.Process.Kill()
+		}
+	case "drop", "duplicate":
+		if err := host.SendFault(p.peers[f.Node], nm.key, f.Node, len(p.peers), f); err != nil {
+			fmt.Fprintf(cw.c.stdout, "          nemesis: %v\n", err)
+		}
+	default:
+		nm.cut = f.Kind == "partition"
+		cw.sendFault(f)
+	}
+	return true
+}
+
+// sendFault sends every node its side of a partition, or its heal.
+func (cw *clusterWatch) sendFault(f host.Fault) {
+	p := cw.procs
+	for i, addr := range p.peers {
+		if err := host.SendFault(addr, cw.nemesis.key, sim.NodeID(i), len(p.peers), f); err != nil {
+			fmt.Fprintf(cw.c.stdout, "          nemesis: node %d: %v\n", i, err)
+		}
 	}
 }
 

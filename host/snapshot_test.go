@@ -2,9 +2,13 @@ package host
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/livecheck/livecheck/check"
+	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -43,6 +47,16 @@ func TestSnapshotInFlight(t *testing.T) {
 		if n.FP != fmtFP(snap.Replay.Final.Node(n.ID)) {
 			t.Errorf("node %d: fingerprint %s, the replay's %s", n.ID, n.FP, fmtFP(snap.Replay.Final.Node(n.ID)))
 		}
+	}
+
+	// check --from takes it: it replays to a live state, the held
+	// message in flight.
+	file := filepath.Join(dir, "snap.json")
+	if err := reports.WriteFileAtomic(file, snap.Replay.Trace.Write); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, path, err := check.PrefixStart(&pingers, file, protocol.Config{}, 0); err != nil || len(path) != snap.Steps {
+		t.Fatalf("check --from the snapshot: %v (%d steps, want %d)", err, len(path), snap.Steps)
 	}
 
 	// Let it go: node 1 handles it after its mark, and the channel

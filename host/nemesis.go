@@ -80,11 +80,13 @@ func (f *faults) add(m *map[sim.NodeID]int, to sim.NodeID, k int) {
 
 // A Fault is one failure the nemesis applies.
 type Fault struct {
-	// Kind is drop, duplicate, partition, heal or restart.
+	// Kind is drop, duplicate, partition, heal or restart; or break,
+	// on streams (Cluster.Break).
 	Kind string
-	// Node is the sender (drop, duplicate) or the node restarted.
+	// Node is the sender (drop, duplicate), the node restarted, or an
+	// end of the connection broken.
 	Node sim.NodeID
-	// Peer is the receiver (drop, duplicate).
+	// Peer is the receiver (drop, duplicate), or the other end.
 	Peer sim.NodeID
 	// Count is how many of the next datagrams (drop, duplicate; 0: 1).
 	Count int
@@ -100,22 +102,108 @@ func (f Fault) String() string {
 		return fmt.Sprintf("partition %v", f.Group)
 	case "restart":
 		return fmt.Sprintf("restart %d", f.Node)
+	case "break":
+		return fmt.Sprintf("break %d-%d", f.Node, f.Peer)
 	}
 	return f.Kind
 }
 
-// FaultKinds are the kinds of Fault, in the order RandomFaults draws.
+// A barrier holds the two ends of a connection the nemesis breaks, each
+// between two handlers, while it breaks it: then each runs its Error
+// handler at the same Lamport clock, and the merged log has the two as
+// the simulator's one SocketError step.
+type barrier struct {
+	arrived chan uint64 // each end's clock as it arrives
+	release chan struct{}
+	clock   uint64 // the clock of the two Error steps; 0: called off
+}
+
+// atBarrier holds the node at ev's barrier until the nemesis has broken
+// its connection, and returns the Error event to handle then (another
+// kind when the break was called off).
+func (n *Node) atBarrier(ev event) event {
+	ev.brk.arrived <- n.clock
+	<-ev.brk.release
+	if ev.brk.clock == 0 {
+		return event{}
+	}
+	n.clock = ev.brk.clock - 1 // handle counts the step
+	return event{kind: evError, peer: ev.peer, brk: ev.brk}
+}
+
+// Break breaks the connection between nodes a and b of a stream system,
+// as the simulator's socket error does: what was in flight between them
+// either way is lost, and each gets Error for the other, in one step of
+// the merged log (both ends held between handlers meanwhile, their
+// Error steps logged as socket-error entries at one clock). False, and
+// nothing broken, when the two have no connection (neither has sent to
+// the other since the last break).
+func (c *Cluster) Break(a, b sim.NodeID) (bool, error) {
+	if c.Model.Spec.Transport != sim.Stream {
+		return false, errors.New("a datagram system has no connections to break")
+	}
+	na, nb := c.Nodes[a], c.Nodes[b]
+	brk := &barrier{arrived: make(chan uint64, 2), release: make(chan struct{})}
+	if !na.post(event{kind: evBreak, peer: b, brk: brk}) {
+		return false, fmt.Errorf("node %d has stopped", a)
+	}
+	if !nb.post(event{kind: evBreak, peer: a, brk: brk}) {
+		close(brk.release)
+		return false, fmt.Errorf("node %d has stopped", b)
+	}
+	var clock uint64
+	timeout := time.After(10 * time.Second)
+	for range 2 {
+		select {
+		case k := <-brk.arrived:
+			clock = max(clock, k)
+		case <-na.done:
+			close(brk.release)
+			return false, fmt.Errorf("node %d stopped", a)
+		case <-nb.done:
+			close(brk.release)
+			return false, fmt.Errorf("node %d stopped", b)
+		case <-timeout:
+			close(brk.release)
+			return false, fmt.Errorf("nodes %d and %d did not both come to the break within 10s (a handler stuck?)", a, b)
+		}
+	}
+	ta, tb := na.tr.(*tcp), nb.tr.(*tcp)
+	if !ta.connected(b) && !tb.connected(a) {
+		close(brk.release)
+		return false, nil
+	}
+	ta.cutPeer(b)
+	tb.cutPeer(a)
+	brk.clock = clock + 1
+	close(brk.release)
+	return true, nil
+}
+
+// FaultKinds are the kinds of Fault on datagrams, in the order
+// RandomFaults draws; on streams the nemesis breaks connections
+// ("break") only.
 var FaultKinds = []string{"drop", "duplicate", "partition", "restart"}
 
 // Apply applies f to the cluster now. A restart needs the cluster's
 // state files (ClusterOptions.Data) for the node to come back with its
 // durable fields.
 func (c *Cluster) Apply(f Fault) error {
-	if c.Model.Spec.Transport == sim.Stream {
-		return errors.New("the nemesis applies failures to datagram systems only: a broken connection is not merged yet")
-	}
 	n := len(c.Nodes)
 	in := func(id sim.NodeID) bool { return id >= 0 && int(id) < n }
+	stream := c.Model.Spec.Transport == sim.Stream
+	switch {
+	case f.Kind == "break" && !stream:
+		return fmt.Errorf("%v: a datagram system has no connections to break", f)
+	case f.Kind == "break":
+		if !in(f.Node) || !in(f.Peer) || f.Node == f.Peer {
+			return fmt.Errorf("%v: nodes are 0 to %d, and two of them", f, n-1)
+		}
+		_, err := c.Break(f.Node, f.Peer)
+		return err
+	case stream:
+		return fmt.Errorf("%v: on streams the nemesis only breaks connections (break): a partition's or a restart's broken connections are not merged yet", f)
+	}
 	switch f.Kind {
 	case "drop", "duplicate":
 		if !in(f.Node) || !in(f.Peer) || f.Node == f.Peer {
@@ -289,7 +377,7 @@ func RandomFaults(seed uint64, count, nodes int, kinds []string) []Fault {
 	for len(out) < count {
 		f := Fault{Kind: kinds[r.IntN(len(kinds))], Node: sim.NodeID(r.IntN(nodes))}
 		switch f.Kind {
-		case "drop", "duplicate":
+		case "drop", "duplicate", "break":
 			f.Peer = sim.NodeID((int(f.Node) + 1 + r.IntN(nodes-1)) % nodes)
 			f.Count = 1 + r.IntN(3)
 		case "partition":

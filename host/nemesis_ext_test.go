@@ -6,6 +6,8 @@ import (
 	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems/ring"
 	"github.com/livecheck/livecheck/systems/transport"
 )
 
@@ -53,4 +55,51 @@ func TestNemesisTransport(t *testing.T) {
 			}
 		})
 	}
+}
+
+// On streams the nemesis breaks connections: the ring, formed, has
+// connections broken for real, each both ends' Error in one step of the
+// merged log (the simulator's socket error); the ring forms again after
+// each, and the run replays with its socket errors.
+func TestNemesisBreakRing(t *testing.T) {
+	dir := t.TempDir()
+	c := start(t, &ring.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Seed: 1, LogDir: dir})
+	live(t, c)
+	broken := 0
+	for _, pair := range [][2]sim.NodeID{{0, 1}, {1, 2}, {0, 2}, {0, 1}} {
+		ok, err := c.Break(pair[0], pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			broken++
+			live(t, c)
+		}
+	}
+	if broken == 0 {
+		t.Fatal("no connection to break in a formed ring")
+	}
+	c.Stop()
+	logs, err := host.ReadRunLogs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := host.Merge(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := m.Replay(&ring.System)
+	if err != nil || rr.Divergence != nil || rr.Violation != "" {
+		t.Fatalf("the run's replay: %v, divergence %v, violation %q", err, rr.Divergence, rr.Violation)
+	}
+	errs := 0
+	for _, st := range rr.Path {
+		if st.Event.Kind == sim.SocketError {
+			errs++
+		}
+	}
+	if errs != broken {
+		t.Errorf("the replayed path has %d socket errors, want the %d breaks (left out: %q)", errs, broken, rr.LeftOut)
+	}
+	t.Logf("%d breaks; %d steps replayed, %d left out (%q)", broken, len(rr.Path), rr.LeftOutSteps, rr.LeftOut)
 }

@@ -174,12 +174,15 @@ const (
 	evError
 	evNextCall // make the next driver call (Node.NextCall)
 	evSnap     // record snapshot epoch (Node.Snapshot)
+	evBreak    // the nemesis breaks the connection to peer (nemesis.go)
 )
 
 type event struct {
 	kind  evKind
 	clock uint64 // a message's sender's clock
 	epoch uint64 // a message's sender's snapshot epoch; evSnap's epoch
+	conn  uint64 // a message's or an Error's connection (tcp.seq); 0: none
+	brk   *barrier
 	peer  sim.NodeID
 	msg   sim.Message
 	timer string
@@ -400,6 +403,14 @@ func (n *Node) loop(ready chan struct{}) {
 			if ev.kind == evSnap || ev.kind == evMsg && isMarker(ev.msg) {
 				continue
 			}
+			if ev.conn != 0 && (ev.kind == evMsg || ev.kind == evError) && n.tr.(*tcp).stale(ev.peer, ev.conn) {
+				continue // from a connection the nemesis broke
+			}
+			if ev.kind == evBreak {
+				if ev = n.atBarrier(ev); ev.kind != evError {
+					continue
+				}
+			}
 			if ev.kind == evNextCall {
 				var ok bool
 				if ev, ok = n.nextCall(); !ok {
@@ -556,6 +567,9 @@ func (n *Node) logStep(ev *event, msgFP uint64) error {
 		e.Kind, e.Call = "app", ev.callIdx
 	case evError:
 		e.Kind, e.Peer = "error", int(ev.peer)
+		if ev.brk != nil {
+			e.Kind = "socket-error"
+		}
 	}
 	if err := n.rlog.write(LogLine{LogEntry: e}); err != nil {
 		return fmt.Errorf("its run log cannot be written: %v", err)

@@ -63,8 +63,9 @@ type LogEntry struct {
 	Boot  int    `json:"boot"` // how many times the node started before this one (0: its first run)
 	Clock uint64 `json:"clock,omitempty"`
 	// Kind is init, deliver, timer, app or error; or drop or duplicate,
-	// a fault the nemesis applied to a datagram the node sent to Peer
-	// (nemesis.go).
+	// a fault the nemesis applied to a datagram the node sent to Peer,
+	// or socket-error, its Error step when the nemesis broke its
+	// connection to Peer (nemesis.go).
 	Kind  string `json:"kind,omitempty"`
 	Peer  int    `json:"peer,omitempty"`
 	Msg   string `json:"msg,omitempty"` // a delivered message's fingerprint
@@ -237,7 +238,19 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		return a.Node - b.Node
 	})
 	inits := make([][]int, n)
-	resets, drops, dups := 0, 0, 0
+	resets, drops, dups, errs := 0, 0, 0, 0
+	// The nemesis's breaks: the two ends' socket-error entries, at one
+	// clock, are the simulator's one SocketError step.
+	type end struct {
+		node, peer int
+		clock      uint64
+	}
+	breaks := map[end]LogEntry{}
+	for _, e := range all {
+		if e.Kind == "socket-error" {
+			breaks[end{e.Node, e.Peer, e.Clock}] = e
+		}
+	}
 	for _, e := range all {
 		if e.Kind == "init" && e.Boot == 0 {
 			inits[e.Node], m.InitFP[e.Node] = e.Choices, e.FP
@@ -264,6 +277,19 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			ev.Kind, ev.Peer, ev.Msg = sim.Deliver, sim.NodeID(e.Peer), fp
 		case "timer":
 			ev.Kind, ev.Timer = sim.Timer, e.Timer
+		case "socket-error":
+			other, ok := breaks[end{e.Peer, e.Node, e.Clock}]
+			if !ok {
+				stop = fmt.Sprintf("node %d's broken connection to node %d (clock %d), whose other end logged none", e.Node, e.Peer, e.Clock)
+				break
+			}
+			if e.Node > e.Peer {
+				continue // merged at the other end's entry
+			}
+			// The simulator runs Node's Error handler, then Peer's.
+			ev.Kind, ev.Peer = sim.SocketError, sim.NodeID(e.Peer)
+			e.Choices = append(slices.Clone(e.Choices), other.Choices...)
+			errs++
 		case "drop", "duplicate":
 			// The sender logged it, after the step that sent the
 			// datagram: in the simulator it happens to the message in
@@ -309,6 +335,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 	b.Resets = max(b.Resets, resets)
 	b.Drops = max(b.Drops, drops)
 	b.Dups = max(b.Dups, dups)
+	b.Errors = max(b.Errors, errs)
 	m.Config.Budget = protocol.Explicit(b)
 	return m, nil
 }

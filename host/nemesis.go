@@ -113,9 +113,24 @@ func (f Fault) String() string {
 // handler at the same Lamport clock, and the merged log has the two as
 // the simulator's one SocketError step.
 type barrier struct {
-	arrived chan uint64 // each end's clock as it arrives
+	arrived chan uint64 // each node's clock as it arrives
 	release chan struct{}
-	clock   uint64 // the clock of the two Error steps; 0: called off
+	clock   uint64 // the clock of the Error steps; 0: called off
+	// errs are the nodes that run Error then (set before release); the
+	// others go on, their clocks raised to clock, so that all they do
+	// next comes after the break in the merged log.
+	errs map[sim.NodeID]bool
+	ran  sync.WaitGroup // the Error handlers, done
+}
+
+// wait waits until the Error handlers have run, for a while.
+func (b *barrier) wait() {
+	done := make(chan struct{})
+	go func() { b.ran.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
 }
 
 // atBarrier holds the node at ev's barrier until the nemesis has broken
@@ -123,15 +138,49 @@ type barrier struct {
 // kind when the break was called off).
 func (n *Node) atBarrier(ev event) event {
 	ev.brk.arrived <- n.clock
-	<-ev.brk.release
+	select {
+	case <-ev.brk.release:
+	case <-n.stop:
+		return event{}
+	}
 	if ev.brk.clock == 0 {
+		return event{}
+	}
+	if !ev.brk.errs[n.id] {
+		n.clock = max(n.clock, ev.brk.clock)
 		return event{}
 	}
 	n.clock = ev.brk.clock - 1 // handle counts the step
 	return event{kind: evError, peer: ev.peer, brk: ev.brk}
 }
 
+// hold holds nodes ids at a new barrier, with peer as the peer of their
+// Error, and returns it with the highest of their clocks once all have
+// come; on an error none is held.
+func (c *Cluster) hold(ids []sim.NodeID, peer func(sim.NodeID) sim.NodeID) (*barrier, uint64, error) {
+	brk := &barrier{arrived: make(chan uint64, len(ids)), release: make(chan struct{}), errs: map[sim.NodeID]bool{}}
+	for _, id := range ids {
+		if !c.Nodes[id].post(event{kind: evBreak, peer: peer(id), brk: brk}) {
+			close(brk.release)
+			return nil, 0, fmt.Errorf("node %d has stopped", id)
+		}
+	}
+	var clock uint64
+	timeout := time.After(10 * time.Second)
+	for range ids {
+		select {
+		case k := <-brk.arrived:
+			clock = max(clock, k)
+		case <-timeout:
+			close(brk.release)
+			return nil, 0, fmt.Errorf("nodes %v did not all come to the nemesis's barrier within 10s (a handler stuck, or a node stopped?)", ids)
+		}
+	}
+	return brk, clock, nil
+}
+
 // Break breaks the connection between nodes a and b of a stream system,
+// and returns once both have run Error,
 // as the simulator's socket error does: what was in flight between them
 // either way is lost, and each gets Error for the other, in one step of
 // the merged log (both ends held between handlers meanwhile, their
@@ -143,30 +192,9 @@ func (c *Cluster) Break(a, b sim.NodeID) (bool, error) {
 		return false, errors.New("a datagram system has no connections to break")
 	}
 	na, nb := c.Nodes[a], c.Nodes[b]
-	brk := &barrier{arrived: make(chan uint64, 2), release: make(chan struct{})}
-	if !na.post(event{kind: evBreak, peer: b, brk: brk}) {
-		return false, fmt.Errorf("node %d has stopped", a)
-	}
-	if !nb.post(event{kind: evBreak, peer: a, brk: brk}) {
-		close(brk.release)
-		return false, fmt.Errorf("node %d has stopped", b)
-	}
-	var clock uint64
-	timeout := time.After(10 * time.Second)
-	for range 2 {
-		select {
-		case k := <-brk.arrived:
-			clock = max(clock, k)
-		case <-na.done:
-			close(brk.release)
-			return false, fmt.Errorf("node %d stopped", a)
-		case <-nb.done:
-			close(brk.release)
-			return false, fmt.Errorf("node %d stopped", b)
-		case <-timeout:
-			close(brk.release)
-			return false, fmt.Errorf("nodes %d and %d did not both come to the break within 10s (a handler stuck?)", a, b)
-		}
+	brk, clock, err := c.hold([]sim.NodeID{a, b}, func(id sim.NodeID) sim.NodeID { return a + b - id })
+	if err != nil {
+		return false, err
 	}
 	ta, tb := na.tr.(*tcp), nb.tr.(*tcp)
 	if !ta.connected(b) && !tb.connected(a) {
@@ -175,8 +203,11 @@ func (c *Cluster) Break(a, b sim.NodeID) (bool, error) {
 	}
 	ta.cutPeer(b)
 	tb.cutPeer(a)
+	brk.errs[a], brk.errs[b] = true, true
+	brk.ran.Add(2)
 	brk.clock = clock + 1
 	close(brk.release)
+	brk.wait()
 	return true, nil
 }
 

@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/livecheck/livecheck/check"
@@ -66,8 +67,9 @@ func TestNemesisBreakRing(t *testing.T) {
 	c := start(t, &ring.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Seed: 1, LogDir: dir})
 	live(t, c)
 	broken := 0
-	for _, pair := range [][2]sim.NodeID{{0, 1}, {1, 2}, {0, 2}, {0, 1}} {
-		ok, err := c.Break(pair[0], pair[1])
+	for _, f := range []host.Fault{{Kind: "break", Node: 0, Peer: 1}, {Kind: "break", Node: 1, Peer: 2},
+		{Kind: "break", Node: 0, Peer: 2}, {Kind: "break", Node: 0, Peer: 1}} {
+		ok, err := c.Break(f.Node, f.Peer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,16 +92,26 @@ func TestNemesisBreakRing(t *testing.T) {
 	}
 	rr, err := m.Replay(&ring.System)
 	if err != nil || rr.Divergence != nil || rr.Violation != "" {
+		for i, st := range m.Path {
+			t.Logf("%d %v %v fp %s", i+1, st.Event, st.Choices, m.FP[i])
+		}
 		t.Fatalf("the run's replay: %v, divergence %v, violation %q", err, rr.Divergence, rr.Violation)
 	}
-	errs := 0
+	kinds := map[sim.Kind]int{}
 	for _, st := range rr.Path {
-		if st.Event.Kind == sim.SocketError {
-			errs++
-		}
+		kinds[st.Event.Kind]++
 	}
-	if errs != broken {
-		t.Errorf("the replayed path has %d socket errors, want the %d breaks (left out: %q)", errs, broken, rr.LeftOut)
+	if kinds[sim.SocketError] != broken || !rr.Live {
+		for _, l := range logs {
+			for _, e := range l.Entries {
+				t.Logf("%+v", e)
+			}
+		}
+		t.Errorf("the replayed path has %d socket errors, want %d, and ends live (%v) (left out: %q)",
+			kinds[sim.SocketError], broken, rr.Live, rr.LeftOut)
 	}
 	t.Logf("%d breaks; %d steps replayed, %d left out (%q)", broken, len(rr.Path), rr.LeftOutSteps, rr.LeftOut)
+	if err := c.Apply(host.Fault{Kind: "restart", Node: 1}); err == nil || !strings.Contains(err.Error(), "only breaks connections") {
+		t.Errorf("a restart on streams: %v", err)
+	}
 }

@@ -418,7 +418,11 @@ func (n *Node) loop(ready chan struct{}) {
 					continue
 				}
 			}
-			if !n.handle(ev) {
+			ok := n.handle(ev)
+			if ev.brk != nil {
+				ev.brk.ran.Done()
+			}
+			if !ok {
 				return
 			}
 		}

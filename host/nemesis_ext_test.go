@@ -8,6 +8,7 @@ import (
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems/randtree"
 	"github.com/livecheck/livecheck/systems/ring"
 	"github.com/livecheck/livecheck/systems/transport"
 )
@@ -58,13 +59,26 @@ func TestNemesisTransport(t *testing.T) {
 	}
 }
 
-// On streams the nemesis breaks connections: the ring, formed, has
-// connections broken for real, each both ends' Error in one step of the
-// merged log (the simulator's socket error); the ring forms again after
-// each, and the run replays with its socket errors.
-func TestNemesisBreakRing(t *testing.T) {
+// On streams the nemesis breaks connections: the ring and RandTree,
+// formed, have connections broken for real, each both ends' Error in
+// one step of the merged log (the simulator's socket error); each forms
+// again after each break (its properties hold), and the run replays
+// with its socket errors.
+func TestNemesisBreak(t *testing.T) {
+	for _, tc := range []struct {
+		sys *protocol.System
+		cfg protocol.Config
+	}{
+		{&ring.System, protocol.Config{Nodes: 3}},
+		{&randtree.System, protocol.Config{Nodes: 3, Params: map[string]string{"peers": "all"}}},
+	} {
+		t.Run(tc.sys.Name, func(t *testing.T) { testNemesisBreak(t, tc.sys, tc.cfg) })
+	}
+}
+
+func testNemesisBreak(t *testing.T, sys *protocol.System, cfg protocol.Config) {
 	dir := t.TempDir()
-	c := start(t, &ring.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Seed: 1, LogDir: dir})
+	c := start(t, sys, cfg, host.ClusterOptions{Seed: 1, LogDir: dir})
 	live(t, c)
 	broken := 0
 	for _, f := range []host.Fault{{Kind: "break", Node: 0, Peer: 1}, {Kind: "break", Node: 1, Peer: 2},
@@ -79,7 +93,7 @@ func TestNemesisBreakRing(t *testing.T) {
 		}
 	}
 	if broken == 0 {
-		t.Fatal("no connection to break in a formed ring")
+		t.Fatal("no connection to break once formed")
 	}
 	c.Stop()
 	logs, err := host.ReadRunLogs(dir)
@@ -90,7 +104,7 @@ func TestNemesisBreakRing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr, err := m.Replay(&ring.System)
+	rr, err := m.Replay(sys)
 	if err != nil || rr.Divergence != nil || rr.Violation != "" {
 		for i, st := range m.Path {
 			t.Logf("%d %v %v fp %s", i+1, st.Event, st.Choices, m.FP[i])

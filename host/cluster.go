@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -21,6 +22,7 @@ type Cluster struct {
 	Model  *protocol.Model
 	Nodes  []*Node
 	opts   []Options
+	logDir string
 }
 
 // ClusterOptions are a cluster's settings; each zero value has a
@@ -42,6 +44,12 @@ type ClusterOptions struct {
 	// LogDir, if set, is where each node writes its run log,
 	// node-I.log (see runlog.go).
 	LogDir string
+	// Faults are drop and duplicate faults set up before the nodes
+	// start (the nemesis's: see nemesis.go), for a fault to the first
+	// datagrams a node sends.
+	Faults []Fault
+	// hold is every node's Options.hold (a test hook).
+	hold func(from, to sim.NodeID, msg sim.Message) bool
 }
 
 // StartCluster starts every node of sys for cfg on loopback, on ports
@@ -51,7 +59,17 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{System: sys, Config: cfg, Model: m}
+	c := &Cluster{System: sys, Config: cfg, Model: m, logDir: co.LogDir}
+	for _, f := range co.Faults {
+		switch {
+		case m.Spec.Transport == sim.Stream:
+			return nil, errors.New("the nemesis applies failures to datagram systems only: a broken connection is not merged yet")
+		case f.Kind != "drop" && f.Kind != "duplicate":
+			return nil, fmt.Errorf("%v: only drop and duplicate faults are set up before the nodes start", f)
+		case f.Node < 0 || int(f.Node) >= m.Spec.Nodes || f.Peer < 0 || int(f.Peer) >= m.Spec.Nodes || f.Node == f.Peer:
+			return nil, fmt.Errorf("%v: nodes are 0 to %d, and two of them", f, m.Spec.Nodes-1)
+		}
+	}
 	peers, bound, err := bindLoopback(m.Spec.Nodes, m.Spec.Transport)
 	if err != nil {
 		return nil, err
@@ -61,6 +79,20 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 			Log: co.Log, MaxMessage: co.MaxMessage, OnStep: co.OnStep, Key: co.Key, HoldCalls: co.HoldCalls}
 		if co.LogDir != "" {
 			o.RunLog = RunLogName(co.LogDir, sim.NodeID(i))
+		}
+		for _, f := range co.Faults {
+			if int(f.Node) != i {
+				continue
+			}
+			if f.Kind == "drop" {
+				o.drop = addFault(o.drop, f)
+			} else {
+				o.dup = addFault(o.dup, f)
+			}
+		}
+		if co.hold != nil {
+			from := sim.NodeID(i)
+			o.hold = func(to sim.NodeID, msg sim.Message) bool { return co.hold(from, to, msg) }
 		}
 		c.opts = append(c.opts, o)
 		o.packet, o.stream = bound[i].packet, bound[i].stream
@@ -75,6 +107,14 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 		c.Nodes = append(c.Nodes, n)
 	}
 	return c, nil
+}
+
+func addFault(m map[sim.NodeID]int, f Fault) map[sim.NodeID]int {
+	if m == nil {
+		m = map[sim.NodeID]int{}
+	}
+	m[f.Peer] += max(f.Count, 1)
+	return m
 }
 
 type boundSocket struct {

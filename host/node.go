@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"runtime/debug"
@@ -63,6 +64,12 @@ type Options struct {
 	packet  packetConn
 	stream  streamListener
 	restart bool
+	// hold, a test hook, holds back a message the node sends until
+	// Node.release: a message in flight for as long as a test wants.
+	hold func(to sim.NodeID, msg sim.Message) bool
+	// drop and dup are the nemesis's faults set up before the node
+	// starts (ClusterOptions.Faults).
+	drop, dup map[sim.NodeID]int
 }
 
 // A Step is one handler a node ran: for Options.OnStep.
@@ -121,8 +128,14 @@ type Node struct {
 	durable []byte // the state file last written
 	buf     bytes.Buffer
 	clock   uint64 // Lamport clock: see runlog.go
-	boot    int    // starts before this one, as the run log counts them
-	choices []int  // the handler's Choose values
+	epoch   uint64 // the last snapshot recorded: see snapshot.go
+	epochA  atomic.Uint64
+	heldMu  sync.Mutex
+	held    []outgoing // frames the test hook holds back (Options.hold)
+	faults  faults     // the nemesis's: see nemesis.go
+	applied []LogEntry // the faults applied to the handler's sends, to log
+	boot    int        // starts before this one, as the run log counts them
+	choices []int      // the handler's Choose values
 	rlog    *runLog
 	// running is the handler under way, for the watchdog; nil between
 	// handlers.
@@ -148,6 +161,7 @@ type transport interface {
 type outgoing struct {
 	to    sim.NodeID
 	frame []byte
+	held  bool // by the test hook Options.hold
 }
 
 type evKind uint8
@@ -159,11 +173,16 @@ const (
 	evApp
 	evError
 	evNextCall // make the next driver call (Node.NextCall)
+	evSnap     // record snapshot epoch (Node.Snapshot)
+	evBreak    // the nemesis breaks the connection to peer (nemesis.go)
 )
 
 type event struct {
 	kind  evKind
 	clock uint64 // a message's sender's clock
+	epoch uint64 // a message's sender's snapshot epoch; evSnap's epoch
+	conn  uint64 // a message's or an Error's connection (tcp.seq); 0: none
+	brk   *barrier
 	peer  sim.NodeID
 	msg   sim.Message
 	timer string
@@ -200,8 +219,10 @@ func Start(opts Options) (*Node, error) {
 	case len(opts.Peers) != nodes:
 		return nil, fmt.Errorf("%s with %d nodes needs %d addresses, one per node, not %d", opts.System.Name, nodes, nodes, len(opts.Peers))
 	}
-	if _, err := registerType(reflect.TypeFor[Control]()); err != nil {
-		return nil, err
+	for _, t := range []reflect.Type{reflect.TypeFor[Control](), reflect.TypeFor[Marker]()} {
+		if _, err := registerType(t); err != nil {
+			return nil, err
+		}
 	}
 	if err := discover(fmt.Sprintf("%p %v", opts.System, cfg), m); err != nil {
 		return nil, fmt.Errorf("%s cannot run for real: %v", opts.System.Name, err)
@@ -219,6 +240,7 @@ func Start(opts Options) (*Node, error) {
 		return nil, fmt.Errorf("the cluster key has %d bytes: it needs at least %d", len(opts.Key), MinKey)
 	}
 	n.ctx.n = n
+	n.faults.drop, n.faults.dup = maps.Clone(opts.drop), maps.Clone(opts.dup)
 	n.node = m.Spec.New(n.id)
 	for _, d := range sim.DurableFields(n.node) {
 		if err := codecOf(d.Value.Type()).err; err != nil {
@@ -234,9 +256,11 @@ func Start(opts Options) (*Node, error) {
 	}
 	if opts.RunLog != "" {
 		h := LogHeader{System: n.sys.Name, Node: int(n.id), Config: cfg, Stream: m.Spec.Transport == sim.Stream}
-		if n.rlog, n.clock, n.boot, err = openRunLog(opts.RunLog, h); err != nil {
+		h.Addr = opts.Peers[opts.ID]
+		if n.rlog, n.clock, n.boot, n.epoch, err = openRunLog(opts.RunLog, h); err != nil {
 			return nil, err
 		}
+		n.epochA.Store(n.epoch)
 	}
 	if m.Spec.Transport == sim.Stream {
 		n.tr, err = startTCP(n)
@@ -369,6 +393,24 @@ func (n *Node) loop(ready chan struct{}) {
 		case <-n.stop:
 			return
 		case ev := <-n.inbox:
+			if ev.kind == evSnap || ev.kind == evMsg && ev.epoch > n.epoch {
+				// A frame sent after its sender recorded a snapshot
+				// this node has not: record it first (snapshot.go).
+				if !n.record(ev.epoch) {
+					return
+				}
+			}
+			if ev.kind == evSnap || ev.kind == evMsg && isMarker(ev.msg) {
+				continue
+			}
+			if ev.conn != 0 && (ev.kind == evMsg || ev.kind == evError) && n.tr.(*tcp).stale(ev.peer, ev.conn) {
+				continue // from a connection the nemesis broke
+			}
+			if ev.kind == evBreak {
+				if ev = n.atBarrier(ev); ev.kind != evError {
+					continue
+				}
+			}
 			if ev.kind == evNextCall {
 				var ok bool
 				if ev, ok = n.nextCall(); !ok {
@@ -376,7 +418,11 @@ func (n *Node) loop(ready chan struct{}) {
 					continue
 				}
 			}
-			if !n.handle(ev) {
+			ok := n.handle(ev)
+			if ev.brk != nil {
+				ev.brk.ran.Done()
+			}
+			if !ok {
 				return
 			}
 		}
@@ -442,6 +488,16 @@ func (n *Node) handle(ev event) bool {
 	if err == nil && n.rlog != nil {
 		err = n.logStep(&ev, msgFP)
 	}
+	if err == nil && n.rlog != nil {
+		for _, e := range n.applied {
+			e.Clock, e.Boot = n.clock, n.boot
+			if err = n.rlog.write(LogLine{LogEntry: e}); err != nil {
+				err = fmt.Errorf("its run log cannot be written: %v", err)
+				break
+			}
+		}
+	}
+	n.applied = n.applied[:0]
 	out := n.out
 	n.out = n.out[:0]
 	var state sim.Node
@@ -456,6 +512,12 @@ func (n *Node) handle(ev event) bool {
 	}
 	for _, o := range out {
 		n.stats.sent.Add(1)
+		if o.held {
+			n.heldMu.Lock()
+			n.held = append(n.held, outgoing{to: o.to, frame: o.frame})
+			n.heldMu.Unlock()
+			continue
+		}
 		n.tr.send(o.to, o.frame)
 	}
 	if n.opts.OnStep != nil {
@@ -502,13 +564,16 @@ func (n *Node) logStep(ev *event, msgFP uint64) error {
 	case evInit:
 		e.Kind = "init"
 	case evMsg:
-		e.Kind, e.Peer, e.Msg = "deliver", int(ev.peer), fmt.Sprintf("%016x", msgFP)
+		e.Kind, e.Peer, e.Msg, e.Epoch = "deliver", int(ev.peer), fmt.Sprintf("%016x", msgFP), ev.epoch
 	case evTimer:
 		e.Kind, e.Timer = "timer", ev.timer
 	case evApp:
 		e.Kind, e.Call = "app", ev.callIdx
 	case evError:
 		e.Kind, e.Peer = "error", int(ev.peer)
+		if ev.brk != nil {
+			e.Kind = "socket-error"
+		}
 	}
 	if err := n.rlog.write(LogLine{LogEntry: e}); err != nil {
 		return fmt.Errorf("its run log cannot be written: %v", err)
@@ -578,7 +643,7 @@ func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
 		panic(fmt.Sprintf("Send to node %d: nodes are 0 to %d", to, len(n.opts.Peers)-1))
 	}
 	n.buf.Reset()
-	if err := encodeFrame(&n.buf, frame{from: n.id, clock: n.clock, msg: msg}); err != nil {
+	if err := encodeFrame(&n.buf, frame{from: n.id, clock: n.clock, epoch: n.epoch, msg: msg}); err != nil {
 		n.logf("message %s to %d not sent: %v", short(msg), to, err)
 		n.stats.unsendable.Add(1)
 		return
@@ -589,7 +654,19 @@ func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
 		n.stats.oversized.Add(1)
 		return
 	}
-	n.out = append(n.out, outgoing{to, bytes.Clone(n.buf.Bytes())})
+	held := n.opts.hold != nil && n.opts.hold(to, msg)
+	f := bytes.Clone(n.buf.Bytes())
+	switch n.faults.take(to) {
+	case faultDrop:
+		n.applied = append(n.applied, LogEntry{Node: int(n.id), Kind: "drop", Peer: int(to), Msg: fmt.Sprintf("%016x", sim.Fingerprint(msg))})
+		n.logf("nemesis: drops %s to %d", short(msg), to)
+		return
+	case faultDup:
+		n.applied = append(n.applied, LogEntry{Node: int(n.id), Kind: "duplicate", Peer: int(to), Msg: fmt.Sprintf("%016x", sim.Fingerprint(msg))})
+		n.logf("nemesis: duplicates %s to %d", short(msg), to)
+		n.out = append(n.out, outgoing{to, f, held})
+	}
+	n.out = append(n.out, outgoing{to, f, held})
 }
 
 // Deliver has no layer above to go to, as in the simulator.

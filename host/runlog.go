@@ -40,6 +40,9 @@ import (
 // entry.
 type LogLine struct {
 	Header *LogHeader `json:"header,omitempty"`
+	// Snap marks where the node recorded a snapshot (snapshot.go): the
+	// entries before it are its part of the cut.
+	Snap *SnapMark `json:"snap,omitempty"`
 	LogEntry
 }
 
@@ -50,6 +53,8 @@ type LogHeader struct {
 	Config protocol.Config `json:"config"`
 	// Stream says the system's transport is streams.
 	Stream bool `json:"stream,omitempty"`
+	// Addr is the node's address, where `livecheck snapshot` asks it.
+	Addr string `json:"addr,omitempty"`
 }
 
 // A LogEntry is one handler a node ran.
@@ -57,16 +62,23 @@ type LogEntry struct {
 	Node  int    `json:"node"`
 	Boot  int    `json:"boot"` // how many times the node started before this one (0: its first run)
 	Clock uint64 `json:"clock,omitempty"`
-	// Kind is init, deliver, timer, app or error.
+	// Kind is init, deliver, timer, app or error; or drop or duplicate,
+	// a fault the nemesis applied to a datagram the node sent to Peer,
+	// or socket-error, its Error step when the nemesis broke its
+	// connection to Peer (nemesis.go).
 	Kind  string `json:"kind,omitempty"`
 	Peer  int    `json:"peer,omitempty"`
 	Msg   string `json:"msg,omitempty"` // a delivered message's fingerprint
 	Timer string `json:"timer,omitempty"`
 	// Call is the index of the driver's call in Spec.Calls; -1 for a call
 	// made from Go (Node.Call), which no path can name.
-	Call    int    `json:"call,omitempty"`
-	Choices []int  `json:"choices,omitempty"`
-	FP      string `json:"fp,omitempty"` // the node state's fingerprint after the handler
+	Call    int   `json:"call,omitempty"`
+	Choices []int `json:"choices,omitempty"`
+	// Epoch is a delivered message's sender's snapshot epoch: a
+	// delivery after the node recorded snapshot E of a message sent
+	// before its sender did (Epoch < E) was in flight in snapshot E.
+	Epoch uint64 `json:"epoch,omitempty"`
+	FP    string `json:"fp,omitempty"` // the node state's fingerprint after the handler
 }
 
 // runLog is a node's open log.
@@ -77,33 +89,36 @@ type runLog struct {
 
 // openRunLog opens node id's log at name for appending, writing its
 // header if it is new, and returns the last clock and boot it records.
-func openRunLog(name string, h LogHeader) (l *runLog, clock uint64, boot int, err error) {
+func openRunLog(name string, h LogHeader) (l *runLog, clock uint64, boot int, epoch uint64, err error) {
 	boot = 0
 	if f, err := os.Open(name); err == nil {
-		lines, rerr := readLog(f)
+		_, lines, snaps, rerr := readRunLog(f)
 		f.Close()
 		if rerr != nil {
-			return nil, 0, 0, fmt.Errorf("node %d's run log %s: %v", h.Node, name, rerr)
+			return nil, 0, 0, 0, fmt.Errorf("node %d's run log %s: %v", h.Node, name, rerr)
 		}
 		for _, e := range lines {
 			clock = max(clock, e.Clock)
 			boot = max(boot, e.Boot+1)
 		}
+		for _, s := range snaps {
+			epoch = max(epoch, s.Epoch)
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, 0, err
+		return nil, 0, 0, 0, err
 	}
 	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, 0, err
 	}
 	l = &runLog{f: f, w: bufio.NewWriter(f)}
 	if st, err := f.Stat(); err == nil && st.Size() == 0 {
 		if err := l.write(LogLine{Header: &h}); err != nil {
 			f.Close()
-			return nil, 0, 0, err
+			return nil, 0, 0, 0, err
 		}
 	}
-	return l, clock, boot, nil
+	return l, clock, boot, epoch, nil
 }
 
 // write appends a line and hands it to the system (a killed process
@@ -120,14 +135,16 @@ func (l *runLog) write(line LogLine) error {
 
 func (l *runLog) close() { l.f.Close() }
 
-// readLog reads a log's entries (the header left out).
-func readLog(r io.Reader) ([]LogEntry, error) {
-	_, es, err := ReadRunLog(r)
-	return es, err
-}
-
 // ReadRunLog reads a run log: its header and its entries.
 func ReadRunLog(r io.Reader) (*LogHeader, []LogEntry, error) {
+	h, es, _, err := readRunLog(r)
+	return h, es, err
+}
+
+// readRunLog reads a run log: its header, its entries and its snapshot
+// marks.
+func readRunLog(r io.Reader) (*LogHeader, []LogEntry, []SnapMark, error) {
+	var snaps []SnapMark
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 16<<20)
 	var h *LogHeader
@@ -140,24 +157,30 @@ func ReadRunLog(r io.Reader) (*LogHeader, []LogEntry, error) {
 			if !sc.Scan() {
 				break
 			}
-			return nil, nil, fmt.Errorf("line %d: %v", i, err)
+			return nil, nil, nil, fmt.Errorf("line %d: %v", i, err)
 		}
 		if l.Header != nil {
 			if h != nil {
-				return nil, nil, fmt.Errorf("line %d: a second header", i)
+				return nil, nil, nil, fmt.Errorf("line %d: a second header", i)
 			}
 			h = l.Header
+			continue
+		}
+		if l.Snap != nil {
+			m := *l.Snap
+			m.At = len(out)
+			snaps = append(snaps, m)
 			continue
 		}
 		out = append(out, l.LogEntry)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if h == nil && len(out) > 0 {
-		return nil, nil, errors.New("no header: not a run log")
+		return nil, nil, nil, errors.New("no header: not a run log")
 	}
-	return h, out, nil
+	return h, out, snaps, nil
 }
 
 // A Merged run is the nodes' logs as one path of the simulator.
@@ -215,7 +238,19 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		return a.Node - b.Node
 	})
 	inits := make([][]int, n)
-	resets := 0
+	resets, drops, dups, errs := 0, 0, 0, 0
+	// The nemesis's breaks: the two ends' socket-error entries, at one
+	// clock, are the simulator's one SocketError step.
+	type end struct {
+		node, peer int
+		clock      uint64
+	}
+	breaks := map[end]LogEntry{}
+	for _, e := range all {
+		if e.Kind == "socket-error" {
+			breaks[end{e.Node, e.Peer, e.Clock}] = e
+		}
+	}
 	for _, e := range all {
 		if e.Kind == "init" && e.Boot == 0 {
 			inits[e.Node], m.InitFP[e.Node] = e.Choices, e.FP
@@ -242,6 +277,38 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			ev.Kind, ev.Peer, ev.Msg = sim.Deliver, sim.NodeID(e.Peer), fp
 		case "timer":
 			ev.Kind, ev.Timer = sim.Timer, e.Timer
+		case "socket-error":
+			other, ok := breaks[end{e.Peer, e.Node, e.Clock}]
+			if !ok {
+				stop = fmt.Sprintf("node %d's broken connection to node %d (clock %d), whose other end logged none", e.Node, e.Peer, e.Clock)
+				break
+			}
+			if e.Node > e.Peer {
+				continue // merged at the other end's entry
+			}
+			// The simulator runs Node's Error handler, then Peer's.
+			ev.Kind, ev.Peer = sim.SocketError, sim.NodeID(e.Peer)
+			e.Choices = append(slices.Clone(e.Choices), other.Choices...)
+			errs++
+		case "drop", "duplicate":
+			// The sender logged it, after the step that sent the
+			// datagram: in the simulator it happens to the message in
+			// flight from it to its receiver.
+			fp, err := strconv.ParseUint(e.Msg, 16, 64)
+			if err != nil {
+				return nil, fmt.Errorf("node %d, clock %d: message fingerprint %q", e.Node, e.Clock, e.Msg)
+			}
+			ev = sim.Event{Kind: sim.Drop, Node: sim.NodeID(e.Peer), Peer: sim.NodeID(e.Node), Msg: fp}
+			drops++
+			if e.Kind == "duplicate" {
+				ev.Kind = sim.Duplicate
+				drops--
+				dups++
+			}
+			m.Path = append(m.Path, sim.Step{Event: ev})
+			m.FP = append(m.FP, "")
+			m.Stop = append(m.Stop, "")
+			continue
 		case "app":
 			if e.Call < 0 {
 				stop = fmt.Sprintf("node %d's call made from Go (clock %d), none of the system's driver calls", e.Node, e.Clock)
@@ -266,6 +333,9 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 	}
 	b := protocol.Counts(m.Config.Budget)
 	b.Resets = max(b.Resets, resets)
+	b.Drops = max(b.Drops, drops)
+	b.Dups = max(b.Dups, dups)
+	b.Errors = max(b.Errors, errs)
 	m.Config.Budget = protocol.Explicit(b)
 	return m, nil
 }
@@ -275,6 +345,7 @@ type RunLogFile struct {
 	Name    string
 	Header  *LogHeader
 	Entries []LogEntry
+	Snaps   []SnapMark // the snapshots the node recorded, each with its place (At)
 }
 
 // ReadRunLogFile reads the run log in file name.
@@ -284,14 +355,14 @@ func ReadRunLogFile(name string) (*RunLogFile, error) {
 		return nil, err
 	}
 	defer f.Close()
-	h, es, err := ReadRunLog(f)
+	h, es, snaps, err := readRunLog(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if h == nil {
 		return nil, fmt.Errorf("%s: empty: not a run log", name)
 	}
-	return &RunLogFile{Name: name, Header: h, Entries: es}, nil
+	return &RunLogFile{Name: name, Header: h, Entries: es, Snaps: snaps}, nil
 }
 
 // A Divergence is a step after which a node's state in the simulator
@@ -327,6 +398,8 @@ type RunReplay struct {
 	Message       string
 	Live          bool // every liveness property holds at the end
 	Trace         *reports.Trace
+	// Final is the simulator's state at the end of the path replayed.
+	Final *sim.State
 }
 
 // Replay runs m in the simulator for sys, comparing every node's
@@ -415,6 +488,7 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 		diverged(len(rr.Path), id, text, m.FP[i], s)
 		safety(len(rr.Path), s)
 	}
+	rr.Final = s
 	rr.Live = true
 	for _, ps := range Status(model.Properties, s) {
 		if ps.Kind == properties.Liveness && !ps.Holds {

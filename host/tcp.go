@@ -55,11 +55,18 @@ type tcp struct {
 	out    []*outConn // by peer, the connection this node dialed; nil: none
 	in     map[*net.TCPConn]bool
 	wg     sync.WaitGroup
+	// seq numbers connections and the nemesis's cuts (nemesis.go), in
+	// one count: an event from a connection made before the last cut of
+	// its peer's pair (cut[peer]) is from a connection the cut broke,
+	// and the node drops it.
+	seq uint64
+	cut []uint64
 }
 
 // An outConn is a connection this node dialed, with its queue.
 type outConn struct {
 	to   sim.NodeID
+	seq  uint64 // see tcp.seq
 	q    chan []byte
 	conn *net.TCPConn // set once dialed
 	once sync.Once
@@ -70,7 +77,8 @@ func startTCP(n *Node) (transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tcp{n: n, peers: peers, out: make([]*outConn, len(peers)), in: map[*net.TCPConn]bool{}, ln: n.opts.stream}
+	t := &tcp{n: n, peers: peers, out: make([]*outConn, len(peers)), in: map[*net.TCPConn]bool{}, ln: n.opts.stream,
+		cut: make([]uint64, len(peers))}
 	if t.ln == nil {
 		if t.ln, err = net.ListenTCP("tcp", net.TCPAddrFromAddrPort(peers[n.id])); err != nil {
 			return nil, fmt.Errorf("node %d cannot listen on %s: %v", n.id, peers[n.id], err)
@@ -89,7 +97,8 @@ func (t *tcp) send(to sim.NodeID, frame []byte) {
 	}
 	oc := t.out[to]
 	if oc == nil {
-		oc = &outConn{to: to, q: make(chan []byte, queueFrames)}
+		t.seq++
+		oc = &outConn{to: to, q: make(chan []byte, queueFrames), seq: t.seq}
 		t.out[to] = oc
 		t.wg.Add(1)
 		go t.write(oc)
@@ -191,7 +200,7 @@ func (t *tcp) broken(oc *outConn) {
 		t.n.stats.lost.Add(1)
 	}
 	if !closed {
-		t.n.post(event{kind: evError, peer: oc.to})
+		t.n.post(event{kind: evError, peer: oc.to, conn: oc.seq})
 	}
 }
 
@@ -212,14 +221,16 @@ func (t *tcp) accept() {
 			return
 		}
 		t.in[c] = true
+		t.seq++
+		seq := t.seq
 		t.wg.Add(1)
 		t.mu.Unlock()
-		go t.read(c)
+		go t.read(c, seq)
 	}
 }
 
 // read reads what a peer sends on a connection it dialed.
-func (t *tcp) read(c *net.TCPConn) {
+func (t *tcp) read(c *net.TCPConn, seq uint64) {
 	defer t.wg.Done()
 	n := t.n
 	defer func() {
@@ -280,7 +291,7 @@ func (t *tcp) read(c *net.TCPConn) {
 			n.stats.strangers.Add(1)
 			continue
 		}
-		if !n.post(event{kind: evMsg, peer: from, msg: fr.msg, clock: fr.clock}) {
+		if !n.post(event{kind: evMsg, peer: from, msg: fr.msg, clock: fr.clock, epoch: fr.epoch, conn: seq}) {
 			return
 		}
 	}
@@ -288,7 +299,7 @@ func (t *tcp) read(c *net.TCPConn) {
 	closed := t.closed
 	t.mu.Unlock()
 	if !closed && !control {
-		n.post(event{kind: evError, peer: from})
+		n.post(event{kind: evError, peer: from, conn: seq})
 	}
 }
 
@@ -316,6 +327,36 @@ func (t *tcp) readFrame(r *bufio.Reader, src netip.AddrPort) ([]byte, error) {
 	f := make([]byte, size)
 	_, err := io.ReadFull(r, f)
 	return f, err
+}
+
+// connected says whether the node has dialed peer, or is connected to.
+func (t *tcp) connected(peer sim.NodeID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.out[peer] != nil
+}
+
+// cutPeer breaks the node's connection to peer for the nemesis: what
+// was queued on it is lost, and every event from a connection of the
+// pair made before now is dropped (stale), the Error its break would
+// tell included: the nemesis tells both ends itself, in one step.
+func (t *tcp) cutPeer(peer sim.NodeID) {
+	t.mu.Lock()
+	t.seq++
+	t.cut[peer] = t.seq
+	oc := t.out[peer]
+	t.mu.Unlock()
+	if oc != nil {
+		t.breakOut(oc)
+	}
+}
+
+// stale says whether an event from connection seq with peer is from a
+// connection a cut broke.
+func (t *tcp) stale(peer sim.NodeID, seq uint64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return int(peer) < len(t.cut) && seq < t.cut[peer]
 }
 
 func (t *tcp) close() {

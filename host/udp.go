@@ -96,7 +96,7 @@ func (u *udp) read() {
 			n.stats.strangers.Add(1)
 			continue
 		}
-		if !n.post(event{kind: evMsg, peer: f.from, msg: f.msg, clock: f.clock}) {
+		if !n.post(event{kind: evMsg, peer: f.from, msg: f.msg, clock: f.clock, epoch: f.epoch}) {
 			return
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 // The wire format. A frame is one message from one node: the magic
 // bytes "LCW", the format's version, the sender's node id and its
-// Lamport clock (uvarints), then the message as an interface value in
+// Lamport clock and its snapshot epoch (uvarints: see snapshot.go), then the message as an interface value in
 // the codec's encoding (codec.go): its type's name, then the value. On a
 // datagram transport a frame is one datagram; on a stream it follows its
 // length as 4 bytes, big-endian. No protocol writes a codec: the codec
@@ -25,7 +25,7 @@ import (
 
 const (
 	wireMagic   = "LCW"
-	wireVersion = 2
+	wireVersion = 3
 	// DefaultMaxMessage is the largest frame a node sends or accepts
 	// when Options.MaxMessage is 0: a UDP datagram holds at most 65,507
 	// bytes.
@@ -40,6 +40,10 @@ var errMalformed = errors.New("malformed frame")
 type frame struct {
 	from  sim.NodeID
 	clock uint64
+	// epoch is the last snapshot the sender had recorded when it sent
+	// the frame (snapshot.go): a frame from a later snapshot than the
+	// receiver's makes it record first.
+	epoch uint64
 	msg   sim.Message
 }
 
@@ -50,6 +54,7 @@ func encodeFrame(buf *bytes.Buffer, f frame) error {
 	b = append(b, wireVersion)
 	b = binary.AppendUvarint(b, uint64(f.from))
 	b = binary.AppendUvarint(b, f.clock)
+	b = binary.AppendUvarint(b, f.epoch)
 	msg := f.msg
 	b, err := encodeValue(b, reflect.ValueOf(&msg).Elem())
 	if err != nil {
@@ -78,11 +83,16 @@ func decodeFrame(b []byte) (f frame, err error) {
 	if n <= 0 {
 		return f, fmt.Errorf("%w: bad clock", errMalformed)
 	}
+	b = b[n:]
+	epoch, n := binary.Uvarint(b)
+	if n <= 0 {
+		return f, fmt.Errorf("%w: bad snapshot epoch", errMalformed)
+	}
 	var msg sim.Message
 	if err := decodeValue(b[n:], reflect.ValueOf(&msg).Elem()); err != nil {
 		return f, fmt.Errorf("%w: %v", errMalformed, err)
 	}
-	return frame{from: sim.NodeID(id), clock: clock, msg: msg}, nil
+	return frame{from: sim.NodeID(id), clock: clock, epoch: epoch, msg: msg}, nil
 }
 
 // Types. The codec writes a value in an interface with its type's name,
@@ -240,8 +250,16 @@ const controlID = 1 << 20
 
 // A Control is what the command line asks of a running node.
 type Control struct {
-	// Op is "next-call": make the next driver call (Node.NextCall).
-	Op string
+	// Op is "next-call": make the next driver call (Node.NextCall);
+	// "snapshot": record snapshot Epoch (Node.Snapshot); "fault": apply
+	// the nemesis's Fault (drop, duplicate; partition with Block the
+	// peers to drop every datagram to, none to heal: see nemesis.go).
+	Op    string
+	Epoch uint64
+	Fault string
+	Peer  int
+	Count int
+	Block []int
 }
 
 // control does what a control frame asks.
@@ -251,6 +269,12 @@ func (n *Node) control(msg sim.Message, src string) {
 	case n.opts.Key == nil:
 		n.logf("dropped a control frame from %s: the node has no cluster key to check it by", src)
 		n.stats.strangers.Add(1)
+	case ok && c.Op == "fault":
+		n.logf("%s asks for the nemesis's %s", src, short(c))
+		n.fault(c)
+	case ok && c.Op == "snapshot" && c.Epoch > 0:
+		n.logf("%s asks for snapshot %d", src, c.Epoch)
+		n.Snapshot(c.Epoch)
 	case !ok || c.Op != "next-call":
 		n.logf("dropped a control frame from %s: it asks for %s", src, short(msg))
 		n.stats.malformed.Add(1)
@@ -264,6 +288,10 @@ func (n *Node) control(msg sim.Message, src string) {
 // op (see Control), under the cluster's key. Nothing answers: the
 // node's log says what it did.
 func SendControl(addr string, stream bool, key []byte, op string) error {
+	return sendControl(addr, stream, key, Control{Op: op})
+}
+
+func sendControl(addr string, stream bool, key []byte, ctl Control) error {
 	if len(key) < MinKey {
 		return fmt.Errorf("a control frame needs the cluster key (at least %d bytes)", MinKey)
 	}
@@ -278,7 +306,7 @@ func SendControl(addr string, stream bool, key []byte, op string) error {
 		seal(key, &b)
 		return b.Bytes(), nil
 	}
-	f, err := frameOf(Control{Op: op})
+	f, err := frameOf(ctl)
 	if err != nil {
 		return err
 	}

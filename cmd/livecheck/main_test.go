@@ -143,7 +143,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{}, "Usage:"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: list, check, merge, prefix, replay, report, debug, run, cluster, trace, call)`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: list, check, merge, prefix, replay, report, debug, run, cluster, trace, call, snapshot)`},
 		{[]string{"check"}, "name the system to check (valid: " + validSystems + ")"},
 		{[]string{"check", "paxosx"}, `unknown system "paxosx" (valid: ` + validSystems + ")"},
 		{[]string{"check", "lcr", "--bug", "nope"}, `lcr has no bug "nope" (valid: no-discard, ignore-early)`},

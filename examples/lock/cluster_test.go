@@ -259,3 +259,26 @@ func TestClusterKillNode(t *testing.T) {
 		t.Errorf("a safety property was violated:\n%s", seen.String())
 	}
 }
+
+// The nemesis from the command line: a drop, a partition and its heal,
+// and a restart (the node's process killed, started again from its
+// state file) applied to the lock service for real; the run's logs
+// merge and replay in the simulator, the restart a reset.
+func TestClusterNemesis(t *testing.T) {
+	t.Setenv(asCommand, "1")
+	dir := t.TempDir()
+	var o, e bytes.Buffer
+	code := livecheck.Run([]string{"cluster", "lock", "--nodes", "3", "--for", "2s", "--data", dir, "--states=false",
+		"--nemesis", "drop:0:1,partition:0,heal,restart:2", "--nemesis-every", "200ms"}, &o, &e, &lock.System)
+	if code != livecheck.ExitOK || !strings.Contains(o.String(), "nemesis: restart 2") || !strings.Contains(o.String(), "node 2 starts again from its state file") ||
+		!strings.Contains(o.String(), "nemesis: done, 4 failures applied") {
+		t.Fatalf("cluster --nemesis: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "node-*.log"))
+	o.Reset()
+	e.Reset()
+	code = livecheck.Run(append(append([]string{"trace"}, logs...), "--out", filepath.Join(dir, "run.json")), &o, &e, &lock.System)
+	if code != livecheck.ExitOK || !strings.Contains(o.String(), "(1 reset); every node's state equals the simulator's after every step") {
+		t.Errorf("trace of the run: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
+	}
+}

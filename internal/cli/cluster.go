@@ -20,6 +20,7 @@ import (
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/spf13/pflag"
 )
@@ -42,11 +43,19 @@ func (c *command) cluster(args []string) int {
 	states := fs.Bool("states", true, "print each node's state as it changes")
 	logs := fs.Bool("logs", false, "pass the nodes' logs through on stderr")
 	holdCalls := fs.Bool("hold-calls", false, "the nodes make the driver's calls only when 'call' asks (run --hold-calls)")
+	checkEvery := fs.Duration("check-every", 0, "every D, take a snapshot of the cluster and check from it in the background (a live check): a violation the cluster can reach from where it is is reported with its trace, exit 1")
+	checkTime := fs.Duration("check-time", 0, "the time box of each live check (default: --check-every, at most 30s)")
+	checkOut := fs.String("check-out", "", "the directory of the live checks' snapshots and traces (default: DATA/live-checks)")
+	nemesis := fs.String("nemesis", "", "failures to apply for real, one every --nemesis-every, in order: drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE, separated by commas (datagram systems)")
+	nemesisRandom := fs.Int("nemesis-random", 0, "failures to apply for real, drawn from --nemesis-seed (datagram systems)")
+	nemesisSeed := fs.Uint64("nemesis-seed", 1, "the seed of --nemesis-random")
+	nemesisEvery := fs.Duration("nemesis-every", 500*time.Millisecond, "the time between two failures of the nemesis; the first comes after it too")
 	synopsis := c.cmd + " cluster SYSTEM [--nodes N] [flags]: run every node of SYSTEM on loopback, one process each\n" +
 		"('" + c.cmd + " run'), and show each node's state as it changes and whether each property holds now.\n" +
 		"Ctrl-C stops them. Killing one node's process starts it again with its durable fields (a reset).\n" +
+		"With --check-every D it takes a snapshot every D and checks from it (see '" + c.cmd + " snapshot').\n" +
 		"Exit status: 0 no safety property was violated (with --until-live: the liveness properties held),\n" +
-		"1 one was, 2 usage error, 3 --for ran out before the liveness properties held (--until-live).\n" +
+		"1 one was, or a live check found a violation, 2 usage error, 3 --for ran out before the liveness properties held (--until-live).\n" +
 		"Systems: " + c.names()
 	if code, stop := c.parseSystem(fs, args, synopsis, sys); stop {
 		return code
@@ -60,6 +69,16 @@ func (c *command) cluster(args []string) int {
 		return c.usageErr("cluster", "unexpected argument %q", fs.Arg(0))
 	case *forTime < 0:
 		return c.usageErr("cluster", "--for cannot be negative")
+	case *checkEvery < 0 || *checkTime < 0:
+		return c.usageErr("cluster", "--check-every and --check-time cannot be negative")
+	case *checkTime > 0 && *checkEvery == 0:
+		return c.usageErr("cluster", "--check-time needs --check-every")
+	case *nemesisRandom < 0:
+		return c.usageErr("cluster", "--nemesis-random cannot be negative")
+	case *nemesisEvery <= 0:
+		return c.usageErr("cluster", "--nemesis-every must be positive")
+	case *nemesis != "" && *nemesisRandom > 0:
+		return c.usageErr("cluster", "give --nemesis or --nemesis-random, not both")
 	}
 	cfg, err := conf.config(fs, sys)
 	if err != nil {
@@ -71,6 +90,19 @@ func (c *command) cluster(args []string) int {
 	}
 	cfg, _ = sys.Normalize(cfg)
 	m := w.Model
+	var faults []host.Fault
+	if *nemesis != "" || *nemesisRandom > 0 {
+		if m.Spec.Transport == sim.Stream {
+			return c.usageErr("cluster", "the nemesis applies failures to datagram systems only: %s runs over streams, whose broken connections are not merged yet", sys.Name)
+		}
+		if *nemesis != "" {
+			if faults, err = host.ParseFaults(*nemesis, m.Spec.Nodes); err != nil {
+				return c.usageErr("cluster", "--nemesis: %v", err)
+			}
+		} else {
+			faults = host.RandomFaults(*nemesisSeed, *nemesisRandom, m.Spec.Nodes, nil)
+		}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return c.usageErr("cluster", "cannot find this program to start its nodes: %v", err)
@@ -103,6 +135,29 @@ func (c *command) cluster(args []string) int {
 	cw := &clusterWatch{c: c, procs: cl, w: w, start: time.Now(), states: *states, untilLive: *untilLive, restart: *restart}
 	if *data != "" {
 		cw.logs = filepath.Join(dir, "node-*.log")
+	}
+	if len(faults) > 0 {
+		key, err := os.ReadFile(keyFile)
+		if err != nil {
+			return c.usageErr("cluster", "%v", err)
+		}
+		cw.nemesis = &nemesisRun{faults: faults, every: *nemesisEvery, key: key}
+	}
+	if *checkEvery > 0 {
+		key, err := os.ReadFile(keyFile)
+		if err != nil {
+			return c.usageErr("cluster", "%v", err)
+		}
+		out := *checkOut
+		if out == "" {
+			out = filepath.Join(dir, "live-checks")
+		}
+		box := *checkTime
+		if box == 0 {
+			box = min(*checkEvery, 30*time.Second)
+		}
+		cw.live = &liveChecks{every: *checkEvery, key: key, dir: dir,
+			opts: host.LiveCheckOptions{Config: cfg, Time: box, Out: out}, done: make(chan liveDone, 1)}
 	}
 	fmt.Fprintf(c.stdout, "%s: %d nodes on %s (state files in %s)\n", sys.Name, len(peers), strings.Join(peers, ", "), dir)
 	if err := cw.startAll(); err != nil {
@@ -139,6 +194,8 @@ type clusterWatch struct {
 	states, untilLive, restart bool
 	logs                       string // the run logs' pattern, to show at the end ("" for a temporary directory)
 	violated                   bool   // a safety property was violated at some point
+	live                       *liveChecks
+	nemesis                    *nemesisRun
 }
 
 // startAll starts the nodes in id order, each once the one before has
@@ -181,6 +238,9 @@ func (cw *clusterWatch) show(now time.Time) (live bool) {
 // stop stops the nodes, and says where each property stands, since
 // when, and where the run logs are.
 func (cw *clusterWatch) stop() {
+	if cw.live != nil && cw.live.running {
+		cw.liveDone(<-cw.live.done) // it reads the logs: before the nodes stop
+	}
 	cw.procs.stopAll()
 	for _, st := range cw.w.Status(time.Now()) {
 		fmt.Fprintf(cw.c.stdout, "at the end: %s, since %.3fs\n", statusLine(st), st.Since.Sub(cw.start).Seconds())
@@ -197,8 +257,34 @@ func (cw *clusterWatch) stop() {
 func (cw *clusterWatch) watch(sigs <-chan os.Signal, timeout <-chan time.Time, forTime time.Duration) int {
 	out, start := cw.c.stdout, cw.start
 	cw.show(start)
+	var tick <-chan time.Time
+	if cw.live != nil {
+		t := time.NewTicker(cw.live.every)
+		defer t.Stop()
+		tick = t.C
+	}
+	var nemesisTick <-chan time.Time
+	if cw.nemesis != nil {
+		t := time.NewTicker(cw.nemesis.every)
+		defer t.Stop()
+		nemesisTick = t.C
+	}
 	for {
 		select {
+		case <-nemesisTick:
+			if !cw.applyFault() {
+				nemesisTick = nil
+			}
+		case <-tick:
+			if !cw.live.running {
+				cw.live.start(cw.procs.sys)
+			}
+		case d := <-cw.liveChan():
+			cw.liveDone(d)
+			if cw.violated && cw.untilLive {
+				cw.stop()
+				return ExitViolation
+			}
 		case <-sigs:
 			cw.stop()
 			fmt.Fprintf(out, "stopped after %.1fs\n", time.Since(start).Seconds())
@@ -249,6 +335,132 @@ func (cw *clusterWatch) ended(ev procEvent, at float64) {
 		fmt.Fprintf(cw.c.stdout, "node %d cannot start again: %v\n", ev.node, err)
 	} else {
 		fmt.Fprintf(cw.c.stdout, "%8.3fs  node %d starts again from its state file (a reset), pid %d\n", at, ev.node, pid)
+	}
+}
+
+// nemesisRun is the schedule of 'cluster --nemesis': failures applied
+// for real, one at a time.
+type nemesisRun struct {
+	faults []host.Fault
+	next   int
+	every  time.Duration
+	key    []byte
+	cut    bool // a partition is up
+}
+
+// applyFault applies the nemesis's next failure: a drop, a duplicate or
+// a side of a partition in a control frame to the node, a restart by
+// killing its process (which the cluster starts again: a reset). False
+// once the schedule is done (and a partition left up healed).
+func (cw *clusterWatch) applyFault() bool {
+	nm, p := cw.nemesis, cw.procs
+	at := time.Since(cw.start).Seconds()
+	if nm.next >= len(nm.faults) {
+		if nm.cut {
+			cw.sendFault(host.Fault{Kind: "heal"})
+		}
+		fmt.Fprintf(cw.c.stdout, "%8.3fs  nemesis: done, %s applied\n", at, reports.Count(len(nm.faults), "failure"))
+		return false
+	}
+	f := nm.faults[nm.next]
+	nm.next++
+	fmt.Fprintf(cw.c.stdout, "%8.3fs  nemesis: %v\n", at, f)
+	switch f.Kind {
+	case "restart":
+		p.mu.Lock()
+		cmd := p.procs[f.Node]
+		p.mu.Unlock()
+		if cmd != nil && cmd.Process != nil {
+			cmd.Process.Kill()
+		}
+	case "drop", "duplicate":
+		if err := host.SendFault(p.peers[f.Node], nm.key, f.Node, len(p.peers), f); err != nil {
+			fmt.Fprintf(cw.c.stdout, "          nemesis: %v\n", err)
+		}
+	default:
+		nm.cut = f.Kind == "partition"
+		cw.sendFault(f)
+	}
+	return true
+}
+
+// sendFault sends every node its side of a partition, or its heal.
+func (cw *clusterWatch) sendFault(f host.Fault) {
+	p := cw.procs
+	for i, addr := range p.peers {
+		if err := host.SendFault(addr, cw.nemesis.key, sim.NodeID(i), len(p.peers), f); err != nil {
+			fmt.Fprintf(cw.c.stdout, "          nemesis: node %d: %v\n", i, err)
+		}
+	}
+}
+
+// liveChecks are the live checks of 'cluster --check-every': one at a
+// time, in the background.
+type liveChecks struct {
+	every   time.Duration
+	key     []byte
+	dir     string
+	opts    host.LiveCheckOptions
+	running bool
+	n       int
+	done    chan liveDone
+}
+
+type liveDone struct {
+	n   int
+	lc  *host.LiveCheck
+	err error
+}
+
+func (l *liveChecks) start(sys *protocol.System) {
+	l.running = true
+	l.n++
+	n := l.n
+	go func() {
+		lc, err := host.CheckLive(sys, l.dir, l.key, l.opts)
+		l.done <- liveDone{n, lc, err}
+	}()
+}
+
+// liveChan is the channel the live check under way reports on; nil
+// (never ready) when there is none.
+func (cw *clusterWatch) liveChan() <-chan liveDone {
+	if cw.live == nil || !cw.live.running {
+		return nil
+	}
+	return cw.live.done
+}
+
+// liveDone says what a live check found.
+func (cw *clusterWatch) liveDone(d liveDone) {
+	cw.live.running = false
+	out := cw.c.stdout
+	at := time.Since(cw.start).Seconds()
+	if d.err != nil {
+		fmt.Fprintf(out, "%8.3fs  live check %d: no check: %v\n", at, d.n, d.err)
+		return
+	}
+	lc := d.lc
+	snap := lc.Snapshot
+	what := fmt.Sprintf("snapshot %d (%s down, %s in flight, %s)", snap.Epoch, reports.Count(len(snap.Down()), "node"),
+		reports.Count(len(snap.InFlight), "message"), lc.File)
+	switch {
+	case lc.Violation != "":
+		cw.violated = true
+		fmt.Fprintf(out, "%8.3fs  live check %d: %s: safety-violation of %s on the way to it or in it: %s\n", at, d.n, what, lc.Violation, lc.Message)
+	case lc.Result == nil:
+		fmt.Fprintf(out, "%8.3fs  live check %d: %s: not live, no check from it\n", at, d.n, what)
+	default:
+		r := lc.Result
+		fmt.Fprintf(out, "%8.3fs  live check %d: %s: %s", at, d.n, what, r.Verdict)
+		if r.Property != "" {
+			fmt.Fprintf(out, " of %s", r.Property)
+		}
+		fmt.Fprintf(out, " (%s searched)\n", reports.Count(int(r.Stats.States), "state"))
+		if lc.Trace != "" {
+			cw.violated = true
+			fmt.Fprintf(out, "          reachable from where the cluster is: %s\n          trace: %s\n          replay it: %s replay %s\n", r.Message, lc.Trace, cw.c.cmd, lc.Trace)
+		}
 	}
 }
 

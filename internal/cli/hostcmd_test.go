@@ -29,6 +29,16 @@ func TestHostCommandsUsage(t *testing.T) {
 		{[]string{"call", "ring", "--to", "127.0.0.1:1"}, "--key FILE is required"},
 		{[]string{"call", "ring", "--to", "127.0.0.1:1", "--key", "/nonexistent/key"}, "--key: open /nonexistent/key"},
 		{[]string{"trace", "/nonexistent/node-0.log"}, "no such file"},
+		{[]string{"cluster", "ring", "--check-time", "1s"}, "--check-time needs --check-every"},
+		{[]string{"cluster", "ring", "--check-every", "-1s"}, "--check-every and --check-time cannot be negative"},
+		{[]string{"cluster", "ring", "--nemesis", "restart:1"}, "the nemesis applies failures to datagram systems only"},
+		{[]string{"cluster", "transport", "--nemesis", "drop:0:0"}, `--nemesis: fault "drop:0:0"`},
+		{[]string{"cluster", "transport", "--nemesis", "heal", "--nemesis-random", "2"}, "give --nemesis or --nemesis-random, not both"},
+		{[]string{"cluster", "transport", "--nemesis-every", "0s"}, "--nemesis-every must be positive"},
+		{[]string{"snapshot"}, "--data DIR is required"},
+		{[]string{"snapshot", "--data", "/nonexistent"}, "--key: open /nonexistent/cluster.key"},
+		{[]string{"snapshot", "--data", "/tmp", "--wait", "0s"}, "--wait must be positive"},
+		{[]string{"snapshot", "extra"}, `unexpected argument "extra"`},
 	} {
 		r := lc(t, "", c.args...)
 		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) || r.panicked != "" {

@@ -92,6 +92,8 @@ func (c *command) run(args []string) int {
 		return c.trace(args[1:])
 	case "call":
 		return c.call(args[1:])
+	case "snapshot":
+		return c.snapshot(args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, c.usage())
 		return ExitOK
@@ -99,7 +101,7 @@ func (c *command) run(args []string) int {
 		fmt.Fprintln(stdout, Version(name, c.build))
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, merge, prefix, replay, report, debug, run, cluster, trace, call)\n", name, args[0])
+	fmt.Fprintf(stderr, "%s: unknown command %q (valid: list, check, merge, prefix, replay, report, debug, run, cluster, trace, call, snapshot)\n", name, args[0])
 	return ExitUsage
 }
 
@@ -119,13 +121,14 @@ Usage:
   %s cluster SYSTEM [--nodes N]  run every node on loopback, one process each, and watch the properties
   %s trace LOGS... [--out FILE]  merge a real run's node logs into a trace, replaying it on the way
   %s call SYSTEM --to ADDR --key FILE  ask a running node (run --hold-calls) for its next driver call
+  %s snapshot --data DIR      a consistent snapshot of a running cluster, as a prefix for check --from
   %s --version                the module version and VCS revision of this build
 
 Run '%s COMMAND --help' for a command's flags.
 
 Exit status: 0 nothing found, 1 violation found, 2 usage or input error,
 3 inconclusive (the check was cut short before it could tell).
-`, c.name, n, n, n, n, n, n, n, n, n, n, n, n, n)
+`, c.name, n, n, n, n, n, n, n, n, n, n, n, n, n, n)
 }
 
 // names returns the systems' names.

@@ -1,0 +1,449 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// The nemesis: the simulator's failures applied to a real cluster, so
+// that a test can run a system through them (Jepsen's nemesis, for a
+// livecheck system) and then check what happened. Every failure applied
+// is logged in the run log of the node it happened at, so that the
+// merged log replays in the simulator, failures included:
+//
+//   - drop: the next datagrams a node sends to a peer are not sent; the
+//     sender logs a drop entry after the step that sent each, merged as
+//     the simulator's Drop of that message.
+//   - duplicate: the next datagram a node sends to a peer is sent twice;
+//     merged as the simulator's Duplicate.
+//   - partition: the nodes of a group and the others drop every datagram
+//     they send across, each logged as a drop, until heal. It is merged
+//     as those drops, not as the simulator's Partition event: a datagram
+//     already on its way across when the partition starts still arrives.
+//   - restart: the node's process is killed and started again from its
+//     state file, the simulator's reset (Cluster.Restart), merged as a
+//     Reset.
+//
+// Datagram systems only, for now: on streams a broken connection, which
+// a partition and a restart make, is not merged yet (see Merge), so the
+// log of a stream system run through failures would not replay.
+
+type faultKind uint8
+
+const (
+	faultNone faultKind = iota
+	faultDrop
+	faultDup
+)
+
+// faults is what the nemesis has set up at a node: what happens to the
+// next datagrams it sends to each peer.
+type faults struct {
+	mu      sync.Mutex
+	drop    map[sim.NodeID]int
+	dup     map[sim.NodeID]int
+	blocked map[sim.NodeID]bool
+}
+
+// take says what happens to the next datagram to peer to, and counts it.
+func (f *faults) take(to sim.NodeID) faultKind {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case f.blocked[to]:
+		return faultDrop
+	case f.drop[to] > 0:
+		f.drop[to]--
+		return faultDrop
+	case f.dup[to] > 0:
+		f.dup[to]--
+		return faultDup
+	}
+	return faultNone
+}
+
+func (f *faults) add(m *map[sim.NodeID]int, to sim.NodeID, k int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if *m == nil {
+		*m = map[sim.NodeID]int{}
+	}
+	(*m)[to] += k
+}
+
+// A Fault is one failure the nemesis applies.
+type Fault struct {
+	// Kind is drop, duplicate, partition, heal or restart; or break,
+	// on streams (Cluster.Break).
+	Kind string
+	// Node is the sender (drop, duplicate), the node restarted, or an
+	// end of the connection broken.
+	Node sim.NodeID
+	// Peer is the receiver (drop, duplicate), or the other end.
+	Peer sim.NodeID
+	// Count is how many of the next datagrams (drop, duplicate; 0: 1).
+	Count int
+	// Group is a partition's side.
+	Group []sim.NodeID
+}
+
+func (f Fault) String() string {
+	switch f.Kind {
+	case "drop", "duplicate":
+		return fmt.Sprintf("%s %d->%d x%d", f.Kind, f.Node, f.Peer, max(f.Count, 1))
+	case "partition":
+		return fmt.Sprintf("partition %v", f.Group)
+	case "restart":
+		return fmt.Sprintf("restart %d", f.Node)
+	case "break":
+		return fmt.Sprintf("break %d-%d", f.Node, f.Peer)
+	}
+	return f.Kind
+}
+
+// A barrier holds the two ends of a connection the nemesis breaks, each
+// between two handlers, while it breaks it: then each runs its Error
+// handler at the same Lamport clock, and the merged log has the two as
+// the simulator's one SocketError step.
+type barrier struct {
+	arrived chan uint64 // each node's clock as it arrives
+	release chan struct{}
+	clock   uint64 // the clock of the Error steps; 0: called off
+	// errs are the nodes that run Error then (set before release); the
+	// others go on, their clocks raised to clock, so that all they do
+	// next comes after the break in the merged log.
+	errs map[sim.NodeID]bool
+	ran  sync.WaitGroup // the Error handlers, done
+}
+
+// wait waits until the Error handlers have run, for a while.
+func (b *barrier) wait() {
+	done := make(chan struct{})
+	go func() { b.ran.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// atBarrier holds the node at ev's barrier until the nemesis has broken
+// its connection, and returns the Error event to handle then (another
+// kind when the break was called off).
+func (n *Node) atBarrier(ev event) event {
+	ev.brk.arrived <- n.clock
+	select {
+	case <-ev.brk.release:
+	case <-n.stop:
+		return event{}
+	}
+	if ev.brk.clock == 0 {
+		return event{}
+	}
+	if !ev.brk.errs[n.id] {
+		n.clock = max(n.clock, ev.brk.clock)
+		return event{}
+	}
+	n.clock = ev.brk.clock - 1 // handle counts the step
+	return event{kind: evError, peer: ev.peer, brk: ev.brk}
+}
+
+// hold holds nodes ids at a new barrier, with peer as the peer of their
+// Error, and returns it with the highest of their clocks once all have
+// come; on an error none is held.
+func (c *Cluster) hold(ids []sim.NodeID, peer func(sim.NodeID) sim.NodeID) (*barrier, uint64, error) {
+	brk := &barrier{arrived: make(chan uint64, len(ids)), release: make(chan struct{}), errs: map[sim.NodeID]bool{}}
+	for _, id := range ids {
+		if !c.Nodes[id].post(event{kind: evBreak, peer: peer(id), brk: brk}) {
+			close(brk.release)
+			return nil, 0, fmt.Errorf("node %d has stopped", id)
+		}
+	}
+	var clock uint64
+	timeout := time.After(10 * time.Second)
+	for range ids {
+		select {
+		case k := <-brk.arrived:
+			clock = max(clock, k)
+		case <-timeout:
+			close(brk.release)
+			return nil, 0, fmt.Errorf("nodes %v did not all come to the nemesis's barrier within 10s (a handler stuck, or a node stopped?)", ids)
+		}
+	}
+	return brk, clock, nil
+}
+
+// Break breaks the connection between nodes a and b of a stream system,
+// and returns once both have run Error,
+// as the simulator's socket error does: what was in flight between them
+// either way is lost, and each gets Error for the other, in one step of
+// the merged log (both ends held between handlers meanwhile, their
+// Error steps logged as socket-error entries at one clock). False, and
+// nothing broken, when the two have no connection (neither has sent to
+// the other since the last break).
+func (c *Cluster) Break(a, b sim.NodeID) (bool, error) {
+	if c.Model.Spec.Transport != sim.Stream {
+		return false, errors.New("a datagram system has no connections to break")
+	}
+	na, nb := c.Nodes[a], c.Nodes[b]
+	brk, clock, err := c.hold([]sim.NodeID{a, b}, func(id sim.NodeID) sim.NodeID { return a + b - id })
+	if err != nil {
+		return false, err
+	}
+	ta, tb := na.tr.(*tcp), nb.tr.(*tcp)
+	if !ta.connected(b) && !tb.connected(a) {
+		close(brk.release)
+		return false, nil
+	}
+	ta.cutPeer(b)
+	tb.cutPeer(a)
+	brk.errs[a], brk.errs[b] = true, true
+	brk.ran.Add(2)
+	brk.clock = clock + 1
+	close(brk.release)
+	brk.wait()
+	return true, nil
+}
+
+// FaultKinds are the kinds of Fault on datagrams, in the order
+// RandomFaults draws; on streams the nemesis breaks connections
+// ("break") only.
+var FaultKinds = []string{"drop", "duplicate", "partition", "restart"}
+
+// Apply applies f to the cluster now. A restart needs the cluster's
+// state files (ClusterOptions.Data) for the node to come back with its
+// durable fields.
+func (c *Cluster) Apply(f Fault) error {
+	n := len(c.Nodes)
+	in := func(id sim.NodeID) bool { return id >= 0 && int(id) < n }
+	stream := c.Model.Spec.Transport == sim.Stream
+	switch {
+	case f.Kind == "break" && !stream:
+		return fmt.Errorf("%v: a datagram system has no connections to break", f)
+	case f.Kind == "break":
+		if !in(f.Node) || !in(f.Peer) || f.Node == f.Peer {
+			return fmt.Errorf("%v: nodes are 0 to %d, and two of them", f, n-1)
+		}
+		_, err := c.Break(f.Node, f.Peer)
+		return err
+	case stream:
+		return fmt.Errorf("%v: on streams the nemesis only breaks connections (break): a partition's or a restart's broken connections are not merged yet", f)
+	}
+	switch f.Kind {
+	case "drop", "duplicate":
+		if !in(f.Node) || !in(f.Peer) || f.Node == f.Peer {
+			return fmt.Errorf("%v: nodes are 0 to %d, and two of them", f, n-1)
+		}
+		fs := &c.Nodes[f.Node].faults
+		if f.Kind == "drop" {
+			fs.add(&fs.drop, f.Peer, max(f.Count, 1))
+		} else {
+			fs.add(&fs.dup, f.Peer, max(f.Count, 1))
+		}
+	case "partition", "heal":
+		side := map[sim.NodeID]bool{}
+		for _, id := range f.Group {
+			if !in(id) {
+				return fmt.Errorf("%v: nodes are 0 to %d", f, n-1)
+			}
+			side[id] = true
+		}
+		for i, node := range c.Nodes {
+			fs := &node.faults
+			fs.mu.Lock()
+			fs.blocked = map[sim.NodeID]bool{}
+			for j := range c.Nodes {
+				if f.Kind == "partition" && side[sim.NodeID(i)] != side[sim.NodeID(j)] {
+					fs.blocked[sim.NodeID(j)] = true
+				}
+			}
+			fs.mu.Unlock()
+		}
+	case "restart":
+		if !in(f.Node) {
+			return fmt.Errorf("%v: nodes are 0 to %d", f, n-1)
+		}
+		blocked := c.Nodes[f.Node].faults.snapshot()
+		if err := c.Restart(f.Node); err != nil {
+			return err
+		}
+		c.Nodes[f.Node].faults.restore(blocked) // a partition outlives the process
+	default:
+		return fmt.Errorf("no fault %q (valid: %s, heal)", f.Kind, strings.Join(FaultKinds, ", "))
+	}
+	return nil
+}
+
+// fault applies what a control frame asks of the nemesis.
+func (n *Node) fault(c Control) {
+	ok := func(id int) bool { return id >= 0 && id < len(n.opts.Peers) && sim.NodeID(id) != n.id }
+	fs := &n.faults
+	switch {
+	case n.model.Spec.Transport == sim.Stream:
+		n.logf("the nemesis's faults apply to datagram systems only")
+	case c.Fault == "drop" && ok(c.Peer):
+		fs.add(&fs.drop, sim.NodeID(c.Peer), max(c.Count, 1))
+	case c.Fault == "duplicate" && ok(c.Peer):
+		fs.add(&fs.dup, sim.NodeID(c.Peer), max(c.Count, 1))
+	case c.Fault == "partition":
+		b := map[sim.NodeID]bool{}
+		for _, id := range c.Block {
+			if ok(id) {
+				b[sim.NodeID(id)] = true
+			}
+		}
+		fs.restore(b)
+	default:
+		n.logf("the nemesis asks for no fault it knows: %s", short(c))
+	}
+}
+
+// SendFault asks the node at addr to apply f, one of its own faults:
+// drop, duplicate (f.Node must be the node), or its side of a partition
+// (blocking the peers not on its side of f.Group; heal unblocks them).
+// A restart is not the node's to apply: the cluster kills its process.
+func SendFault(addr string, key []byte, node sim.NodeID, nodes int, f Fault) error {
+	c := Control{Op: "fault", Fault: f.Kind, Peer: int(f.Peer), Count: f.Count}
+	switch f.Kind {
+	case "drop", "duplicate":
+	case "partition", "heal":
+		c.Fault = "partition"
+		side := map[sim.NodeID]bool{}
+		for _, id := range f.Group {
+			side[id] = true
+		}
+		for id := range nodes {
+			if f.Kind == "partition" && side[node] != side[sim.NodeID(id)] {
+				c.Block = append(c.Block, id)
+			}
+		}
+	default:
+		return fmt.Errorf("%v is not a fault a node applies", f)
+	}
+	return sendControl(addr, false, key, c)
+}
+
+// ParseFaults reads a schedule of faults: "drop:0:1:2" (node 0 drops
+// its next 2 datagrams to node 1), "duplicate:0:1", "partition:0+2"
+// (nodes 0 and 2 from the others), "heal", "restart:1", separated by
+// commas.
+func ParseFaults(s string, nodes int) ([]Fault, error) {
+	var out []Fault
+	num := func(x string) (int, error) {
+		var v int
+		if _, err := fmt.Sscan(x, &v); err != nil || v < 0 || v >= nodes {
+			return 0, fmt.Errorf("%q is no node: nodes are 0 to %d", x, nodes-1)
+		}
+		return v, nil
+	}
+	for _, item := range strings.Split(s, ",") {
+		parts := strings.Split(strings.TrimSpace(item), ":")
+		f := Fault{Kind: parts[0]}
+		bad := fmt.Errorf("fault %q: want drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal or restart:NODE", item)
+		switch {
+		case (f.Kind == "drop" || f.Kind == "duplicate") && (len(parts) == 3 || len(parts) == 4):
+			a, err := num(parts[1])
+			if err != nil {
+				return nil, fmt.Errorf("fault %q: %v", item, err)
+			}
+			b, err := num(parts[2])
+			if err != nil || a == b {
+				return nil, bad
+			}
+			f.Node, f.Peer, f.Count = sim.NodeID(a), sim.NodeID(b), 1
+			if len(parts) == 4 {
+				if _, err := fmt.Sscan(parts[3], &f.Count); err != nil || f.Count < 1 {
+					return nil, fmt.Errorf("fault %q: the count must be at least 1", item)
+				}
+			}
+		case f.Kind == "partition" && len(parts) == 2:
+			for _, x := range strings.Split(parts[1], "+") {
+				a, err := num(x)
+				if err != nil {
+					return nil, fmt.Errorf("fault %q: %v", item, err)
+				}
+				f.Group = append(f.Group, sim.NodeID(a))
+			}
+		case f.Kind == "heal" && len(parts) == 1:
+		case f.Kind == "restart" && len(parts) == 2:
+			a, err := num(parts[1])
+			if err != nil {
+				return nil, fmt.Errorf("fault %q: %v", item, err)
+			}
+			f.Node = sim.NodeID(a)
+		default:
+			return nil, bad
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func (f *faults) snapshot() map[sim.NodeID]bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.blocked
+}
+
+func (f *faults) restore(b map[sim.NodeID]bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.blocked = b
+}
+
+// RandomFaults draws count faults for a cluster of nodes from seed,
+// among kinds (nil: FaultKinds); a partition is followed by its heal.
+func RandomFaults(seed uint64, count, nodes int, kinds []string) []Fault {
+	if kinds == nil {
+		kinds = FaultKinds
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6e656d65))
+	var out []Fault
+	for len(out) < count {
+		f := Fault{Kind: kinds[r.IntN(len(kinds))], Node: sim.NodeID(r.IntN(nodes))}
+		switch f.Kind {
+		case "drop", "duplicate", "break":
+			f.Peer = sim.NodeID((int(f.Node) + 1 + r.IntN(nodes-1)) % nodes)
+			f.Count = 1 + r.IntN(3)
+		case "partition":
+			for id := range nodes {
+				if r.IntN(2) == 0 {
+					f.Group = append(f.Group, sim.NodeID(id))
+				}
+			}
+			if len(f.Group) == 0 || len(f.Group) == nodes {
+				f.Group = []sim.NodeID{f.Node}
+			}
+			out = append(out, f)
+			f = Fault{Kind: "heal"}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// RunFaults applies faults one at a time, every interval apart, then
+// heals any partition left, and logs each to log (nil: nowhere). It
+// stops early, with the error, at a fault that cannot be applied.
+func (c *Cluster) RunFaults(faults []Fault, every time.Duration, log io.Writer) error {
+	defer c.Apply(Fault{Kind: "heal"})
+	start := time.Now()
+	for i, f := range faults {
+		if i > 0 {
+			time.Sleep(every)
+		}
+		if log != nil {
+			fmt.Fprintf(log, "%8.3fs  nemesis: %v\n", time.Since(start).Seconds(), f)
+		}
+		if err := c.Apply(f); err != nil {
+			return fmt.Errorf("fault %d (%v): %w", i+1, f, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package host_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/livecheck/livecheck/check"
+	"github.com/livecheck/livecheck/host"
+	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems/randtree"
+	"github.com/livecheck/livecheck/systems/ring"
+	"github.com/livecheck/livecheck/systems/transport"
+)
+
+// A seeded bug fails under the nemesis as it does in the checker: with
+// syn-dup, the transport's acknowledgements dropped for real make
+// the sender retransmit its SYN, which the receiver takes for a new
+// connection and delivers again; the merged log replays to the
+// violation of delivered-once-in-order. The correct transport, under
+// the same fault, delivers every message once.
+func TestNemesisTransport(t *testing.T) {
+	for _, bugs := range [][]string{{"syn-dup"}, nil} {
+		name := "correct"
+		if bugs != nil {
+			name = bugs[0]
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			drop := host.Fault{Kind: "drop", Node: 1, Peer: 0, Count: 2}
+			c := start(t, &transport.System, protocol.Config{Bugs: bugs}, host.ClusterOptions{Data: dir, LogDir: dir, Seed: 1, Faults: []host.Fault{drop}})
+			live(t, c)
+			waitFor(t, "a retransmission reaches node 1", func() bool { return c.Nodes[1].Stats().Received >= 3 })
+			c.Stop()
+			logs, err := host.ReadRunLogs(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := host.Merge(logs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rr, err := m.Replay(&transport.System)
+			if err != nil || rr.Divergence != nil {
+				t.Fatalf("the run's replay: %v, divergence %v", err, rr.Divergence)
+			}
+			want := ""
+			if bugs != nil {
+				want = "delivered-once-in-order"
+			}
+			if rr.Violation != want {
+				t.Fatalf("the run's replay violates %q (%s), want %q", rr.Violation, rr.Message, want)
+			}
+			// The run's trace, its drops in it, replays as the checker's do.
+			if _, err := check.ReplayTrace(&transport.System, rr.Trace, 0, nil); err != nil {
+				t.Errorf("the run's trace does not replay: %v", err)
+			}
+		})
+	}
+}
+
+// On streams the nemesis breaks connections: the ring and RandTree,
+// formed, have connections broken for real, each both ends' Error in
+// one step of the merged log (the simulator's socket error); each forms
+// again after each break (its properties hold), and the run replays
+// with its socket errors.
+func TestNemesisBreak(t *testing.T) {
+	for _, tc := range []struct {
+		sys *protocol.System
+		cfg protocol.Config
+	}{
+		{&ring.System, protocol.Config{Nodes: 3}},
+		{&randtree.System, protocol.Config{Nodes: 3, Params: map[string]string{"peers": "all"}}},
+	} {
+		t.Run(tc.sys.Name, func(t *testing.T) { testNemesisBreak(t, tc.sys, tc.cfg) })
+	}
+}
+
+func testNemesisBreak(t *testing.T, sys *protocol.System, cfg protocol.Config) {
+	dir := t.TempDir()
+	c := start(t, sys, cfg, host.ClusterOptions{Seed: 1, LogDir: dir})
+	live(t, c)
+	broken := 0
+	for _, f := range []host.Fault{{Kind: "break", Node: 0, Peer: 1}, {Kind: "break", Node: 1, Peer: 2},
+		{Kind: "break", Node: 0, Peer: 2}, {Kind: "break", Node: 0, Peer: 1}} {
+		ok, err := c.Break(f.Node, f.Peer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			broken++
+			live(t, c)
+		}
+	}
+	if broken == 0 {
+		t.Fatal("no connection to break once formed")
+	}
+	c.Stop()
+	logs, err := host.ReadRunLogs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := host.Merge(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := m.Replay(sys)
+	if err != nil || rr.Divergence != nil || rr.Violation != "" {
+		for i, st := range m.Path {
+			t.Logf("%d %v %v fp %s", i+1, st.Event, st.Choices, m.FP[i])
+		}
+		t.Fatalf("the run's replay: %v, divergence %v, violation %q", err, rr.Divergence, rr.Violation)
+	}
+	kinds := map[sim.Kind]int{}
+	for _, st := range rr.Path {
+		kinds[st.Event.Kind]++
+	}
+	if kinds[sim.SocketError] != broken || !rr.Live {
+		for _, l := range logs {
+			for _, e := range l.Entries {
+				t.Logf("%+v", e)
+			}
+		}
+		t.Errorf("the replayed path has %d socket errors, want %d, and ends live (%v) (left out: %q)",
+			kinds[sim.SocketError], broken, rr.Live, rr.LeftOut)
+	}
+	t.Logf("%d breaks; %d steps replayed, %d left out (%q)", broken, len(rr.Path), rr.LeftOutSteps, rr.LeftOut)
+	if err := c.Apply(host.Fault{Kind: "restart", Node: 1}); err == nil || !strings.Contains(err.Error(), "only breaks connections") {
+		t.Errorf("a restart on streams: %v", err)
+	}
+}

@@ -1,0 +1,87 @@
+package cli_test
+
+import (
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/livecheck/livecheck/host"
+	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/systems/ring"
+)
+
+// The ring, a stream system, runs as a cluster on loopback; once it has
+// formed, 'snapshot' takes its state, and 'check --from' searches from
+// there: with rejoin-self, a reset finds the bug with its critical
+// step, and the trace replays; the correct ring's snapshot gives none.
+// Under -short, the check with rejoin-self is left out (seconds).
+func TestSnapshotRing(t *testing.T) {
+	for _, bugs := range [][]string{{"rejoin-self"}, nil} {
+		name := "correct"
+		if bugs != nil {
+			name = bugs[0]
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			key := make([]byte, 32)
+			rand.Read(key)
+			c, err := host.StartCluster(&ring.System, protocol.Config{Nodes: 3, Bugs: bugs}, host.ClusterOptions{Seed: 1, LogDir: dir, Key: key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Stop()
+			writeKey(t, filepath.Join(dir, "cluster.key"), key)
+			end := time.Now().Add(time.Minute)
+			for !c.Holds(c.State()) {
+				if time.Now().After(end) {
+					t.Fatalf("the ring has not formed in a minute: %s", c.State().Dump())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			file := filepath.Join(dir, "snap.json")
+			r := lc(t, "", "snapshot", "--data", dir, "--out", file)
+			if r.code != 0 || !strings.Contains(r.stdout, "ring: snapshot 1, 3 nodes recorded, 0 nodes down") ||
+				!strings.Contains(r.stdout, "prefix: "+file) {
+				t.Fatalf("snapshot: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			t.Logf("snapshot:\n%s", r.stdout)
+			if bugs != nil && testing.Short() {
+				t.Skip("the critical search from the snapshot takes seconds (7 s of CPU): run without -short")
+			}
+			args := []string{"check", "ring", "--from", file, "--resets", "1", "--socket-errors", "0", "--time", "30s",
+				"--walk-depth", "1000", "--escalations", "0", "--walks", "2", "--out", filepath.Join(dir, "out")}
+			for _, b := range bugs {
+				args = append(args, "--bug", b)
+			}
+			r = lc(t, "", args...)
+			t.Logf("check:\n%s", r.stdout)
+			if bugs == nil {
+				if r.code != 0 {
+					t.Fatalf("check from the correct ring's snapshot: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+				}
+				return
+			}
+			if r.code != 1 || !strings.Contains(r.stdout, "liveness-violation of ring-formed") || !strings.Contains(r.stdout, "critical transition") ||
+				!strings.Contains(r.stdout, "after the prefix of") {
+				t.Fatalf("check from the snapshot with rejoin-self: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			traces, _ := filepath.Glob(filepath.Join(dir, "out", "ring-ring-formed-*.json"))
+			if len(traces) != 1 {
+				t.Fatalf("check wrote %q, want one trace of ring-formed", traces)
+			}
+			if r = lc(t, "", "replay", traces[0]); r.code != 1 || !strings.Contains(r.stdout, "reproduced") {
+				t.Errorf("replay %s: exit %d\nstdout:\n%s\nstderr:\n%s", traces[0], r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+func writeKey(t *testing.T, name string, key []byte) {
+	t.Helper()
+	if err := os.WriteFile(name, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

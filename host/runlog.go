@@ -360,6 +360,9 @@ func ReadRunLogFile(name string) (*RunLogFile, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if h == nil {
+		if st, err := f.Stat(); err == nil && st.Size() > 0 {
+			return nil, fmt.Errorf("%s: no header line: not a run log", name)
+		}
 		return nil, fmt.Errorf("%s: empty: not a run log", name)
 	}
 	return &RunLogFile{Name: name, Header: h, Entries: es, Snaps: snaps}, nil

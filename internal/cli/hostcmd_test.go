@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -8,6 +10,10 @@ import (
 // Bad input to run, cluster, trace and call is one line on stderr, exit 2.
 func TestHostCommandsUsage(t *testing.T) {
 	peers := "--peers=127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"
+	dir := t.TempDir()
+	empty, junk := filepath.Join(dir, "empty.log"), filepath.Join(dir, "junk.log")
+	os.WriteFile(empty, nil, 0o644)
+	os.WriteFile(junk, []byte("{\"bad"), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -29,6 +35,8 @@ func TestHostCommandsUsage(t *testing.T) {
 		{[]string{"call", "ring", "--to", "127.0.0.1:1"}, "--key FILE is required"},
 		{[]string{"call", "ring", "--to", "127.0.0.1:1", "--key", "/nonexistent/key"}, "--key: open /nonexistent/key"},
 		{[]string{"trace", "/nonexistent/node-0.log"}, "no such file"},
+		{[]string{"trace", empty}, "empty.log: empty: not a run log"},
+		{[]string{"trace", junk}, "junk.log: no header line: not a run log"},
 		{[]string{"cluster", "ring", "--check-time", "1s"}, "--check-time needs --check-every"},
 		{[]string{"cluster", "ring", "--check-every", "-1s"}, "--check-every and --check-time cannot be negative"},
 		{[]string{"cluster", "ring", "--nemesis", "restart:1"}, "the nemesis applies failures to datagram systems only"},

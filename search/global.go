@@ -1109,6 +1109,7 @@ type worker struct {
 	at        int
 	mid       bool
 	ptape     []int // reachesOld's tape: it runs while tape waits for the next batch
+	slept     []int // events of the state under expansion the proviso has still to step (judge)
 	// reached[j] says the worker found reachability property j: the
 	// chunks it takes later come later in the search's order, so they
 	// cannot reach it first. hits are those the last state classified
@@ -1232,10 +1233,19 @@ func (k *worker) expand(c *chunk, i int) bool {
 		end = x.postpone
 	}
 	k.at, k.mid = 0, false
+	k.slept = k.slept[:0]
 	for {
 		if k.at == end {
 			if end != x.postpone {
 				return false
+			}
+			// The cycle proviso's look at the asleep events of the
+			// others, needed only when none of their steps went back.
+			for _, e := range k.slept {
+				if x.proviso {
+					break
+				}
+				x.proviso = k.reachesOld(x.s, x.evs[e])
 			}
 			if !x.proviso {
 				k.tally.postponed += int64(len(x.evs) - x.postpone)
@@ -1337,7 +1347,10 @@ func (k *worker) judge() bool {
 		e, ev := r.e, x.evs[r.e]
 		if r.asleep {
 			if e < x.postpone && !x.proviso && g.cyclic {
-				x.proviso = k.reachesOld(x.s, ev)
+				// Looked at once the others are judged (expand), and
+				// only if none of them went back: the proviso is read
+				// only then.
+				k.slept = append(k.slept, e)
 			}
 			k.tally.slept++
 			continue

@@ -1111,7 +1111,6 @@ type worker struct {
 	ptape     []int // reachesOld's tape: it runs while tape waits for the next batch
 	slept     []int // events of the state under expansion the proviso has still to step (judge)
 	sink      uint64
-	keyed     bool // the world has symmetry: a state's key is not its fingerprint
 	// reached[j] says the worker found reachability property j: the
 	// chunks it takes later come later in the search's order, so they
 	// cannot reach it first. hits are those the last state classified
@@ -1124,7 +1123,7 @@ func (g *global) newWorker(w *sim.World, trail *Trail) *worker {
 	if trail == nil {
 		trail = &Trail{}
 	}
-	return &worker{g: g, w: w, trail: trail, local: newFPIndex(), reached: make([]bool, len(g.sometimes)), keyed: len(w.Spec().Symmetry) > 0}
+	return &worker{g: g, w: w, trail: trail, local: newFPIndex(), reached: make([]bool, len(g.sometimes))}
 }
 
 // expandChunks takes chunks until there are none left, or one with a
@@ -1311,32 +1310,6 @@ var succBatch = 32
 // leaves k.at, k.mid and k.tape where the next batch starts. After a
 // step that fails it takes no more (k.at is end).
 func (k *worker) take(end int) {
-	if !k.keyed {
-		k.takeSteps(end)
-		return
-	}
-	// With symmetry the keys come after the batch's steps: their
-	// cache's slots read first, one after the other (World.TouchKey),
-	// then the keys, as the visited set's slots are read in expand.
-	k.w.NoKeys = true
-	k.takeSteps(end)
-	k.w.NoKeys = false
-	var sink uint64
-	for j := range k.succs {
-		if r := &k.succs[j]; r.next != nil {
-			sink += k.w.TouchKey(r.next)
-		}
-	}
-	k.sink += sink
-	for j := range k.succs {
-		if r := &k.succs[j]; r.next != nil {
-			r.fp = k.w.Key(r.next)
-		}
-	}
-}
-
-// takeSteps is take's steps; with keyed, their keys are left to take.
-func (k *worker) takeSteps(end int) {
 	x := &k.x
 	k.succs, k.choiceBuf = k.succs[:0], k.choiceBuf[:0]
 	for k.at < end && len(k.succs) < succBatch {
@@ -1361,10 +1334,7 @@ func (k *worker) takeSteps(end int) {
 			k.at, k.mid = end, false
 			return
 		}
-		r.next = next
-		if !k.keyed {
-			r.fp = next.Key()
-		}
+		r.next, r.fp = next, next.Key()
 		k.succs = append(k.succs, r)
 		if nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape); more {
 			k.tape = nt

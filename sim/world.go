@@ -935,17 +935,6 @@ func (w *World) unchanged(s *State, i NodeID) bool {
 	return unsafe.String((*byte)(x), size) == unsafe.String((*byte)(y), size)
 }
 
-// TouchKey reads the slot of the symmetry key cache where s's key would
-// be, and returns what it holds: a prefetch by hand, for a search that
-// makes a batch of states with NoKeys and then asks for their keys (many
-// misses of the cache in flight at once, rather than one at a time).
-func (w *World) TouchKey(s *State) uint64 {
-	if w.sym == nil || !s.keyless || w.sym.keys == nil {
-		return 0
-	}
-	return w.sym.keySlot(s.fp).key
-}
-
 // Key returns s's key (see [State.Key]), working it out first for a state
 // made while NoKeys was set.
 func (w *World) Key(s *State) uint64 {

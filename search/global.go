@@ -1539,7 +1539,10 @@ func (k *worker) classify(s *sim.State, d int) (flags uint8, f *find) {
 	if live {
 		flags |= candLive
 	}
-	if !live || d == g.opts.Depth {
+	// A message in flight can be delivered: only a state without any
+	// needs its events listed to say whether it is quiescent (sleepSet
+	// lists them when it needs them).
+	if (!live || d == g.opts.Depth) && len(s.InFlight()) == 0 {
 		k.evBuf, k.evBufOf = k.enabled(s, k.evBuf[:0]), s
 		if len(k.evBuf) == 0 {
 			flags |= candQuiescent

@@ -1109,6 +1109,8 @@ type worker struct {
 	at        int
 	mid       bool
 	ptape     []int // reachesOld's tape: it runs while tape waits for the next batch
+	slept     []int // events of the state under expansion the proviso has still to step (judge)
+	sink      uint64
 	// reached[j] says the worker found reachability property j: the
 	// chunks it takes later come later in the search's order, so they
 	// cannot reach it first. hits are those the last state classified
@@ -1232,10 +1234,19 @@ func (k *worker) expand(c *chunk, i int) bool {
 		end = x.postpone
 	}
 	k.at, k.mid = 0, false
+	k.slept = k.slept[:0]
 	for {
 		if k.at == end {
 			if end != x.postpone {
 				return false
+			}
+			// The cycle proviso's look at the asleep events of the
+			// others, needed only when none of their steps went back.
+			for _, e := range k.slept {
+				if x.proviso {
+					break
+				}
+				x.proviso = k.reachesOld(x.s, x.evs[e])
 			}
 			if !x.proviso {
 				k.tally.postponed += int64(len(x.evs) - x.postpone)
@@ -1245,6 +1256,13 @@ func (k *worker) expand(c *chunk, i int) bool {
 			continue
 		}
 		k.take(end)
+		var sink uint64
+		for j := range k.succs {
+			if r := &k.succs[j]; r.next != nil {
+				sink += g.visited.touch(r.fp)
+			}
+		}
+		k.sink += sink // kept, so that the loads are not left out
 		for j := range k.succs {
 			if r := &k.succs[j]; r.next != nil {
 				r.old = g.visited.has(r.fp)
@@ -1337,7 +1355,10 @@ func (k *worker) judge() bool {
 		e, ev := r.e, x.evs[r.e]
 		if r.asleep {
 			if e < x.postpone && !x.proviso && g.cyclic {
-				x.proviso = k.reachesOld(x.s, ev)
+				// Looked at once the others are judged (expand), and
+				// only if none of them went back: the proviso is read
+				// only then.
+				k.slept = append(k.slept, e)
 			}
 			k.tally.slept++
 			continue
@@ -1518,7 +1539,10 @@ func (k *worker) classify(s *sim.State, d int) (flags uint8, f *find) {
 	if live {
 		flags |= candLive
 	}
-	if !live || d == g.opts.Depth {
+	// A message in flight can be delivered: only a state without any
+	// needs its events listed to say whether it is quiescent (sleepSet
+	// lists them when it needs them).
+	if (!live || d == g.opts.Depth) && len(s.InFlight()) == 0 {
 		k.evBuf, k.evBufOf = k.enabled(s, k.evBuf[:0]), s
 		if len(k.evBuf) == 0 {
 			flags |= candQuiescent

@@ -83,7 +83,7 @@ func (y *symmetry) cachedKey(w *World, s *State) uint64 {
 	if y.keys == nil {
 		y.keys, y.keyBits = make([]keyEntry, keyCacheMin), uint(bits.Len(keyCacheMin-1))
 	}
-	e := &y.keys[(s.fp*0x9e3779b97f4a7c15)>>(64-y.keyBits)]
+	e := y.keySlot(s.fp)
 	if e.fp == s.fp && s.fp != 0 {
 		return e.key
 	}
@@ -94,6 +94,11 @@ func (y *symmetry) cachedKey(w *World, s *State) uint64 {
 		y.keys, y.keyBits, y.keyMisses = make([]keyEntry, keyCacheMax), uint(bits.Len(keyCacheMax-1)), 0
 	}
 	return k
+}
+
+// keySlot is the entry of the key cache for fingerprint fp.
+func (y *symmetry) keySlot(fp uint64) *keyEntry {
+	return &y.keys[(fp*0x9e3779b97f4a7c15)>>(64-y.keyBits)]
 }
 
 const memoSize = 1 << 11

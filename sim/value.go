@@ -51,6 +51,10 @@ type plan struct {
 	// fields included), so that copying one is a plain memory copy.
 	copier  bool
 	rawElem bool
+	// et and etSize, for a pointer, are its element type and that type's
+	// size: asked once, not through reflect.Type's methods at every copy.
+	et     reflect.Type
+	etSize uintptr
 	// direct, when set, hashes a value of the type held in an interface
 	// from the interface's data word, without reflection: for structs of
 	// plain fields and pointers to them. hashAt hashes such a struct
@@ -123,6 +127,10 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	p.custom = t.Implements(hasherType)
 	p.copier = t.Implements(copierType)
 	p.rawElem = t.Kind() == reflect.Pointer && !hasPointers(t.Elem())
+	if t.Kind() == reflect.Pointer {
+		p.et = t.Elem()
+		p.etSize = p.et.Size()
+	}
 	building[t] = p
 	switch {
 	case t == nodeIDType:
@@ -812,18 +820,24 @@ func hasPointers(t reflect.Type) bool {
 // object of the same type when the world holds one (see Discard), and
 // without reflection for the usual node, a pointer to a struct of plain
 // values.
-func (w *World) copyNode(n Node) Node {
+//
+// raw is the size of the node's struct when the copy is a plain memory
+// copy (see World.unchanged), 0 otherwise.
+func (w *World) copyNode(n Node) (c Node, raw uintptr) {
 	if n == nil {
-		return n
+		return n, 0
 	}
 	if st, ok := n.(*Stacked); ok {
-		return w.copyStacked(st)
+		return w.copyStacked(st), 0
 	}
 	p := planOf(typeOf(n))
 	if p.copier || p.t.Kind() != reflect.Pointer {
-		return Copy(n)
+		return Copy(n), 0
 	}
-	return copyInto(p, w.spare(n), n)
+	if p.rawElem {
+		raw = p.etSize
+	}
+	return copyInto(p, w.spare(n), n), raw
 }
 
 // spare takes a spare node of n's type from the world, nil if it has none.
@@ -877,15 +891,14 @@ func copyInto(p *plan, spare, n Node) Node {
 		return n
 	}
 	out := spare
-	et := p.t.Elem()
+	et := p.et
 	if out == nil {
 		out = n
 		(*[2]unsafe.Pointer)(unsafe.Pointer(&out))[1] = reflect.New(et).UnsafePointer()
 	}
 	dst := ifaceData(out)
 	if p.rawElem {
-		size := et.Size()
-		copy(unsafe.Slice((*byte)(dst), size), unsafe.Slice((*byte)(src), size))
+		copy(unsafe.Slice((*byte)(dst), p.etSize), unsafe.Slice((*byte)(src), p.etSize))
 		return out
 	}
 	d := reflect.NewAt(et, dst).Elem()

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // A World runs a Spec: it builds the initial state, lists the enabled events
@@ -73,7 +74,10 @@ type World struct {
 	tapeErr error
 	touched []bool
 	ownTime []bool
-	netOwn  bool
+	// raw[i], for a node the step's handler copied (touched), is the size
+	// of its struct when the copy was a plain memory copy, 0 otherwise.
+	raw    []uintptr
+	netOwn bool
 	// callWords is how many words past the first the driver's calls need.
 	callWords int
 	// initNodes[i] is where node i's choices begin in the last
@@ -169,6 +173,7 @@ func NewWorld(spec Spec) (*World, error) {
 		}
 	}
 	w.ownTime = make([]bool, spec.Nodes)
+	w.raw = make([]uintptr, spec.Nodes)
 	return w, nil
 }
 
@@ -876,6 +881,17 @@ func (w *World) finish(s *State) (err error) {
 			continue
 		}
 		sl := &s.nodes[i]
+		if w.unchanged(s, NodeID(i)) {
+			// The handler left the node as it was: the state shares the
+			// parent's object and its fingerprints, and the copy goes
+			// back for a later step.
+			if len(w.spareNodes) < cap(w.spareNodes) {
+				w.spareNodes = append(w.spareNodes, sl.node)
+			}
+			*sl = w.from.nodes[i]
+			w.touched[i] = false
+			continue
+		}
 		h.Reset()
 		hashSlot(h, s, NodeID(i))
 		sl.fp = h.Sum64()
@@ -893,6 +909,30 @@ func (w *World) finish(s *State) (err error) {
 		}
 	}
 	return nil
+}
+
+// unchanged says whether node i of s, a state Apply makes from w.from,
+// is byte for byte the parent's node, with the parent's timers: a node
+// of plain values (a pointer to a struct without pointers) that the step
+// copied and whose handler changed nothing in it, excluded fields
+// included. Equal bytes are equal values, hashed alike; the check costs
+// a comparison that stops at the first word that differs, where hashing
+// costs a pass over the whole node.
+func (w *World) unchanged(s *State, i NodeID) bool {
+	f := w.from
+	if f == nil || w.ownTime[i] || s.ext != f.ext {
+		return false
+	}
+	size := w.raw[i]
+	a, b := s.nodes[i].node, f.nodes[i].node
+	if size == 0 || a == nil || b == nil || ifaceTab(a) != ifaceTab(b) {
+		return false
+	}
+	x, y := ifaceData(a), ifaceData(b)
+	if x == nil || y == nil || x == y {
+		return false
+	}
+	return unsafe.String((*byte)(x), size) == unsafe.String((*byte)(y), size)
 }
 
 // Key returns s's key (see [State.Key]), working it out first for a state
@@ -1223,7 +1263,7 @@ var handlerNames = [...]string{"Init", "Receive", "Timer", "App", "Error", "Down
 func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message, timer string, call AppCall) (err error) {
 	sl := &s.nodes[id]
 	if !w.touched[id] {
-		sl.node = w.copyNode(sl.node)
+		sl.node, w.raw[id] = w.copyNode(sl.node)
 		w.touched[id] = true
 	}
 	c := &w.ctx

@@ -3,6 +3,7 @@ package livecheck_test
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -284,6 +285,7 @@ func setFlag(t *testing.T, name, value string) {
 }
 
 func TestLivecheckTestFlags(t *testing.T) {
+	gotest.SetReplayOut(t, io.Discard) // what a passing replay says without -v
 	dir := filepath.Join(t.TempDir(), "traces")
 	opt := []livecheck.TestOption{livecheck.WithTraceDir(dir),
 		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Bugs: []string{"double-pong"}}})}

@@ -920,7 +920,9 @@ func (w *World) finish(s *State) (err error) {
 // costs a pass over the whole node.
 func (w *World) unchanged(s *State, i NodeID) bool {
 	f := w.from
-	if f == nil || w.ownTime[i] || s.ext != f.ext {
+	// A parent slot with no fingerprint (a state built by hand, as
+	// ApplyLocal's) has none to share.
+	if f == nil || w.ownTime[i] || s.ext != f.ext || f.nodes[i].fp == 0 {
 		return false
 	}
 	size := w.raw[i]

@@ -321,7 +321,13 @@ func (n *Node) State() sim.Node {
 }
 
 // Call hands call to the node's App handler, after what is queued for
-// it; an error if the node has stopped.
+// it; an error if the node has stopped. A call equal to the node's next
+// driver call not yet made (the next of Spec.Calls to it, by
+// fingerprint) is that driver call: it is counted made, as NextCall
+// counts it (a restart does not make it again), and logged with its
+// index, so that `trace` merges it as the simulator's App event. Any
+// other call is logged as made from Go (call -1), which no path of the
+// simulator can name.
 func (n *Node) Call(call sim.AppCall) error {
 	if !n.post(event{kind: evApp, call: call, callIdx: -1}) {
 		return fmt.Errorf("node %d has stopped", n.id)
@@ -411,6 +417,9 @@ func (n *Node) loop(ready chan struct{}) {
 					continue
 				}
 			}
+			if ev.kind == evApp && ev.callIdx < 0 {
+				ev.callIdx = n.driverCall(ev.call)
+			}
 			if ev.kind == evNextCall {
 				var ok bool
 				if ev, ok = n.nextCall(); !ok {
@@ -440,6 +449,21 @@ func (n *Node) nextCall() (event, bool) {
 	}
 	n.calls = len(n.model.Spec.Calls)
 	return event{}, false
+}
+
+// driverCall returns the index in Spec.Calls of call if it is the node's
+// next driver call not yet made, and counts it made; else -1.
+func (n *Node) driverCall(call sim.AppCall) int {
+	for i := n.calls; i < len(n.model.Spec.Calls); i++ {
+		if c := n.model.Spec.Calls[i]; c.To == n.id {
+			if sim.Fingerprint(c.Call) != sim.Fingerprint(call) {
+				return -1
+			}
+			n.calls = i + 1
+			return i
+		}
+	}
+	return -1
 }
 
 // NextCall has the node make its next driver call (of Spec.Calls), as

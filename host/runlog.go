@@ -70,8 +70,10 @@ type LogEntry struct {
 	Peer  int    `json:"peer,omitempty"`
 	Msg   string `json:"msg,omitempty"` // a delivered message's fingerprint
 	Timer string `json:"timer,omitempty"`
-	// Call is the index of the driver's call in Spec.Calls; -1 for a call
-	// made from Go (Node.Call), which no path can name.
+	// Call is the index of the driver's call in Spec.Calls, made by the
+	// node or from Go (Node.NextCall, or Node.Call with the value of the
+	// node's next one); -1 for any other call made from Go (Node.Call),
+	// which no path can name.
 	Call    int   `json:"call,omitempty"`
 	Choices []int `json:"choices,omitempty"`
 	// Epoch is a delivered message's sender's snapshot epoch: a
@@ -311,7 +313,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			continue
 		case "app":
 			if e.Call < 0 {
-				stop = fmt.Sprintf("node %d's call made from Go (clock %d), none of the system's driver calls", e.Node, e.Clock)
+				stop = fmt.Sprintf("node %d's call made from Go (clock %d), not its next driver call", e.Node, e.Clock)
 				break
 			}
 			ev.Kind, ev.Call = sim.App, e.Call

@@ -34,7 +34,8 @@ import (
 // difference means the handler depends on something outside its state
 // and its inputs (a clock, a global, real randomness), the finding the
 // checker reports as nondeterminism. Broken connections (streams) are
-// not merged yet: the path stops before the first one (Merged.Cut).
+// merged where the nemesis of Cluster made them (a break, a restart);
+// others are not yet (Merged.Stop).
 
 // A LogLine is one line of a run log: the header (first line) or an
 // entry.
@@ -65,7 +66,8 @@ type LogEntry struct {
 	// Kind is init, deliver, timer, app or error; or drop or duplicate,
 	// a fault the nemesis applied to a datagram the node sent to Peer,
 	// or socket-error, its Error step when the nemesis broke its
-	// connection to Peer (nemesis.go).
+	// connection to Peer, or reset-error, its Error step when the
+	// nemesis restarted Peer (nemesis.go).
 	Kind  string `json:"kind,omitempty"`
 	Peer  int    `json:"peer,omitempty"`
 	Msg   string `json:"msg,omitempty"` // a delivered message's fingerprint
@@ -81,6 +83,10 @@ type LogEntry struct {
 	// before its sender did (Epoch < E) was in flight in snapshot E.
 	Epoch uint64 `json:"epoch,omitempty"`
 	FP    string `json:"fp,omitempty"` // the node state's fingerprint after the handler
+	// Reset marks the Init of a node of a stream system that the nemesis
+	// restarted (Cluster.Restart): its peers' Error steps for it are
+	// the reset-error entries at its clock.
+	Reset bool `json:"reset,omitempty"`
 }
 
 // runLog is a node's open log.
@@ -194,7 +200,8 @@ type Merged struct {
 	Path   sim.Path
 	FP     []string // the fingerprint its node logged after each step
 	// Stop, by step, says why the step cannot be merged ("" for most):
-	// a broken connection, a restart on streams, a call made from Go.
+	// a broken connection or a restart on streams that no nemesis made,
+	// a call made from Go that is not a driver call.
 	// Replay leaves such a step out, and with it the rest of its node's
 	// log and whatever depended on it.
 	Stop []string
@@ -248,9 +255,28 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		clock      uint64
 	}
 	breaks := map[end]LogEntry{}
+	// The nemesis's restarts on streams: the peers' reset-error entries
+	// at the clock of the restarted node's Init, which the simulator's
+	// Reset runs in one step with it, the peers' Error handlers first,
+	// in the order of their ids (its connections' order).
+	type reset struct {
+		node  int
+		clock uint64
+	}
+	resetErrs := map[reset][]LogEntry{}
 	for _, e := range all {
-		if e.Kind == "socket-error" {
+		switch e.Kind {
+		case "socket-error":
 			breaks[end{e.Node, e.Peer, e.Clock}] = e
+		case "reset-error":
+			k := reset{e.Peer, e.Clock}
+			resetErrs[k] = append(resetErrs[k], e)
+		}
+	}
+	restarted := map[reset]bool{}
+	for _, e := range all {
+		if e.Kind == "init" && e.Boot > 0 {
+			restarted[reset{e.Node, e.Clock}] = true
 		}
 	}
 	for _, e := range all {
@@ -262,15 +288,28 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		stop := ""
 		switch e.Kind {
 		case "init":
-			if h0.Stream {
+			errs := resetErrs[reset{e.Node, e.Clock}]
+			if h0.Stream && !e.Reset {
 				// The simulator's reset breaks the node's connections
 				// and tells its peers in the same step; the peers of a
-				// real one are told when they notice.
-				stop = fmt.Sprintf("node %d's restart (clock %d) on streams", e.Node, e.Clock)
+				// node restarted other than by the nemesis of
+				// host.Cluster are told when they notice.
+				stop = fmt.Sprintf("node %d's restart (clock %d) on streams, not by the nemesis", e.Node, e.Clock)
 				break
 			}
 			ev.Kind = sim.Reset
 			resets++
+			var choices []int
+			for _, pe := range errs { // in the order of the peers' ids
+				choices = append(choices, pe.Choices...)
+			}
+			e.Choices = append(choices, e.Choices...)
+		case "reset-error":
+			if !restarted[reset{e.Peer, e.Clock}] {
+				stop = fmt.Sprintf("node %d's Error for node %d's restart (clock %d), whose Init is not in its log", e.Node, e.Peer, e.Clock)
+				break
+			}
+			continue // merged with the restarted node's Init
 		case "deliver":
 			fp, err := strconv.ParseUint(e.Msg, 16, 64)
 			if err != nil {

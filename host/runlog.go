@@ -199,12 +199,22 @@ type Merged struct {
 	InitFP []string        // each node's fingerprint after its first Init ("" if it has no log)
 	Path   sim.Path
 	FP     []string // the fingerprint its node logged after each step
+	// Others, by step, are the fingerprints the other nodes a step ran
+	// a handler on logged (the other end of a break, the peers of a
+	// restart on streams); nil for most.
+	Others [][]NodeFP
 	// Stop, by step, says why the step cannot be merged ("" for most):
 	// a broken connection or a restart on streams that no nemesis made,
 	// a call made from Go that is not a driver call.
 	// Replay leaves such a step out, and with it the rest of its node's
 	// log and whatever depended on it.
 	Stop []string
+}
+
+// A NodeFP is a node's fingerprint after a step.
+type NodeFP struct {
+	Node int
+	FP   string
 }
 
 // Merge merges the nodes' run logs (any order, one per node) into one
@@ -286,6 +296,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		}
 		ev := sim.Event{Node: sim.NodeID(e.Node)}
 		stop := ""
+		var others []NodeFP
 		switch e.Kind {
 		case "init":
 			errs := resetErrs[reset{e.Node, e.Clock}]
@@ -302,6 +313,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			var choices []int
 			for _, pe := range errs { // in the order of the peers' ids
 				choices = append(choices, pe.Choices...)
+				others = append(others, NodeFP{pe.Node, pe.FP})
 			}
 			e.Choices = append(choices, e.Choices...)
 		case "reset-error":
@@ -330,6 +342,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			// The simulator runs Node's Error handler, then Peer's.
 			ev.Kind, ev.Peer = sim.SocketError, sim.NodeID(e.Peer)
 			e.Choices = append(slices.Clone(e.Choices), other.Choices...)
+			others = []NodeFP{{other.Node, other.FP}}
 			errs++
 		case "drop", "duplicate":
 			// The sender logged it, after the step that sent the
@@ -349,6 +362,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			m.Path = append(m.Path, sim.Step{Event: ev})
 			m.FP = append(m.FP, "")
 			m.Stop = append(m.Stop, "")
+			m.Others = append(m.Others, nil)
 			continue
 		case "app":
 			if e.Call < 0 {
@@ -368,6 +382,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		m.Path = append(m.Path, sim.Step{Event: ev, Choices: e.Choices})
 		m.FP = append(m.FP, e.FP)
 		m.Stop = append(m.Stop, stop)
+		m.Others = append(m.Others, others)
 	}
 	for _, c := range inits {
 		m.Init = append(m.Init, c...)
@@ -530,6 +545,11 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 		fps = append(fps, m.FP[i])
 		rr.Path = append(rr.Path, st)
 		diverged(len(rr.Path), id, text, m.FP[i], s)
+		if i < len(m.Others) {
+			for _, o := range m.Others[i] {
+				diverged(len(rr.Path), sim.NodeID(o.Node), text, o.FP, s)
+			}
+		}
 		safety(len(rr.Path), s)
 	}
 	rr.Final = s

@@ -162,8 +162,21 @@ func bindLoopback(n int, t sim.Transport) ([]string, []boundSocket, error) {
 // Peers are the nodes' addresses, by id.
 func (c *Cluster) Peers() []string { return c.opts[0].Peers }
 
-// Stop stops every node.
+// Stop stops every node. On streams it first holds every node between
+// two handlers, so that none runs Error for a peer that stops before it:
+// the run ends, as a path of the simulator ends, with no broken
+// connection in its logs.
 func (c *Cluster) Stop() {
+	if c.Model.Spec.Transport == sim.Stream {
+		ids := make([]sim.NodeID, len(c.Nodes))
+		for i := range ids {
+			ids[i] = sim.NodeID(i)
+		}
+		// Held, a node returns from the barrier when it is stopped; if
+		// one cannot be held (it stopped, a handler stuck), the others
+		// are let go and stopped as they are.
+		c.hold(ids, func(id sim.NodeID) sim.NodeID { return id })
+	}
 	for _, n := range c.Nodes {
 		n.Stop()
 	}
@@ -171,8 +184,12 @@ func (c *Cluster) Stop() {
 
 // Restart stops node id and starts it again on its address: a crash and
 // restart, the simulator's reset. With a Data directory it comes back
-// with its durable fields.
+// with its durable fields. On streams its peers are told as the
+// simulator tells them, in the same step (restartStream).
 func (c *Cluster) Restart(id sim.NodeID) error {
+	if c.Model.Spec.Transport == sim.Stream {
+		return c.restartStream(id)
+	}
 	c.Nodes[id].Stop()
 	n, err := Start(c.opts[id])
 	if err != nil {

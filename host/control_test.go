@@ -47,7 +47,7 @@ func testControl(t *testing.T, tr sim.Transport) {
 	c.Stop()
 	m := mergeLogs(t, dir)
 	rr, err := m.Replay(&called)
-	if err != nil || rr.Divergence != nil || !stream && len(rr.LeftOut) != 0 {
+	if err != nil || rr.Divergence != nil || len(rr.LeftOut) != 0 {
 		t.Fatalf("replay: %+v %v", rr, err)
 	}
 	apps := 0

@@ -121,6 +121,10 @@ type barrier struct {
 	// next comes after the break in the merged log.
 	errs map[sim.NodeID]bool
 	ran  sync.WaitGroup // the Error handlers, done
+	// down is the node the nemesis restarts (restartStream): its peers'
+	// Error steps are logged as reset-error, for the merge to join them
+	// with its Init into one Reset; -1 for a break.
+	down sim.NodeID
 }
 
 // wait waits until the Error handlers have run, for a while.
@@ -148,6 +152,7 @@ func (n *Node) atBarrier(ev event) event {
 	}
 	if !ev.brk.errs[n.id] {
 		n.clock = max(n.clock, ev.brk.clock)
+		n.clockA.Store(n.clock)
 		return event{}
 	}
 	n.clock = ev.brk.clock - 1 // handle counts the step
@@ -158,7 +163,7 @@ func (n *Node) atBarrier(ev event) event {
 // Error, and returns it with the highest of their clocks once all have
 // come; on an error none is held.
 func (c *Cluster) hold(ids []sim.NodeID, peer func(sim.NodeID) sim.NodeID) (*barrier, uint64, error) {
-	brk := &barrier{arrived: make(chan uint64, len(ids)), release: make(chan struct{}), errs: map[sim.NodeID]bool{}}
+	brk := &barrier{arrived: make(chan uint64, len(ids)), release: make(chan struct{}), errs: map[sim.NodeID]bool{}, down: -1}
 	for _, id := range ids {
 		if !c.Nodes[id].post(event{kind: evBreak, peer: peer(id), brk: brk}) {
 			close(brk.release)
@@ -201,14 +206,65 @@ func (c *Cluster) Break(a, b sim.NodeID) (bool, error) {
 		close(brk.release)
 		return false, nil
 	}
-	ta.cutPeer(b)
-	tb.cutPeer(a)
+	brk.clock = clock + 1
+	ta.cutPeer(b, brk.clock)
+	tb.cutPeer(a, brk.clock)
 	brk.errs[a], brk.errs[b] = true, true
 	brk.ran.Add(2)
-	brk.clock = clock + 1
 	close(brk.release)
 	brk.wait()
 	return true, nil
+}
+
+// restartStream restarts node r of a stream system as the simulator's
+// reset does, in one step of the merged log: every node is held between
+// two handlers; r's peers cut every connection of their pair with r (what
+// was queued or in flight either way is lost, and the Error a cut
+// connection would tell is dropped, as in Break); r stops and starts
+// again from its state file, its Init at the clock C one past every
+// node's; then each peer that had a connection with r (either way) runs
+// Error for it at clock C, logged as reset-error, and the others go on
+// with their clocks raised to C. The merge joins the Error steps and the
+// Init into one Reset of r.
+func (c *Cluster) restartStream(r sim.NodeID) error {
+	ids := make([]sim.NodeID, len(c.Nodes))
+	for i := range ids {
+		ids[i] = sim.NodeID(i)
+	}
+	brk, clock, err := c.hold(ids, func(sim.NodeID) sim.NodeID { return r })
+	if err != nil {
+		return err
+	}
+	brk.down = r
+	brk.clock = clock + 1
+	old := c.Nodes[r]
+	tr := old.tr.(*tcp)
+	for _, id := range ids {
+		if id == r {
+			continue
+		}
+		tp := c.Nodes[id].tr.(*tcp)
+		if tp.connected(r) || tr.connected(id) {
+			brk.errs[id] = true
+		}
+		tp.cutPeer(r, brk.clock)
+	}
+	// r stops where it is held, between two handlers: it runs none
+	// after (Node.loop).
+	old.Stop()
+	o := c.opts[r]
+	o.resetClock = brk.clock
+	n, err := Start(o)
+	if err != nil {
+		brk.clock = 0 // called off: the others go on
+		close(brk.release)
+		return err
+	}
+	c.Nodes[r] = n
+	brk.ran.Add(len(brk.errs))
+	close(brk.release)
+	brk.wait()
+	return nil
 }
 
 // FaultKinds are the kinds of Fault on datagrams, in the order
@@ -232,8 +288,8 @@ func (c *Cluster) Apply(f Fault) error {
 		}
 		_, err := c.Break(f.Node, f.Peer)
 		return err
-	case stream:
-		return fmt.Errorf("%v: on streams the nemesis only breaks connections (break): a partition's or a restart's broken connections are not merged yet", f)
+	case stream && f.Kind != "restart":
+		return fmt.Errorf("%v: on streams the nemesis breaks connections (break) and restarts nodes (restart): a partition's broken connections are not merged yet", f)
 	}
 	switch f.Kind {
 	case "drop", "duplicate":

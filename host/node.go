@@ -70,6 +70,10 @@ type Options struct {
 	// drop and dup are the nemesis's faults set up before the node
 	// starts (ClusterOptions.Faults).
 	drop, dup map[sim.NodeID]int
+	// resetClock, for a node the nemesis restarts on streams
+	// (Cluster.Restart), is the Lamport clock of its Init: that of its
+	// peers' Error steps, which the merged log joins into one Reset.
+	resetClock uint64
 }
 
 // A Step is one handler a node ran: for Options.OnStep.
@@ -130,6 +134,9 @@ type Node struct {
 	clock   uint64 // Lamport clock: see runlog.go
 	epoch   uint64 // the last snapshot recorded: see snapshot.go
 	epochA  atomic.Uint64
+	// clockA is clock, for the transport's goroutines: the clock of the
+	// node's last handler, or the nemesis's raise (tcp.send).
+	clockA  atomic.Uint64
 	heldMu  sync.Mutex
 	held    []outgoing // frames the test hook holds back (Options.hold)
 	faults  faults     // the nemesis's: see nemesis.go
@@ -262,6 +269,10 @@ func Start(opts Options) (*Node, error) {
 		}
 		n.epochA.Store(n.epoch)
 	}
+	if opts.resetClock > 0 {
+		n.clock = max(n.clock, opts.resetClock-1) // handle counts Init
+	}
+	n.clockA.Store(n.clock)
 	if m.Spec.Transport == sim.Stream {
 		n.tr, err = startTCP(n)
 	} else {
@@ -321,7 +332,13 @@ func (n *Node) State() sim.Node {
 }
 
 // Call hands call to the node's App handler, after what is queued for
-// it; an error if the node has stopped.
+// it; an error if the node has stopped. A call equal to the node's next
+// driver call not yet made (the next of Spec.Calls to it, by
+// fingerprint) is that driver call: it is counted made, as NextCall
+// counts it (a restart does not make it again), and logged with its
+// index, so that `trace` merges it as the simulator's App event. Any
+// other call is logged as made from Go (call -1), which no path of the
+// simulator can name.
 func (n *Node) Call(call sim.AppCall) error {
 	if !n.post(event{kind: evApp, call: call, callIdx: -1}) {
 		return fmt.Errorf("node %d has stopped", n.id)
@@ -403,13 +420,21 @@ func (n *Node) loop(ready chan struct{}) {
 			if ev.kind == evSnap || ev.kind == evMsg && isMarker(ev.msg) {
 				continue
 			}
-			if ev.conn != 0 && (ev.kind == evMsg || ev.kind == evError) && n.tr.(*tcp).stale(ev.peer, ev.conn) {
+			if ev.conn != 0 && (ev.kind == evMsg || ev.kind == evError) && n.tr.(*tcp).stale(ev.peer, ev.conn, ev.clock) {
 				continue // from a connection the nemesis broke
+			}
+			select {
+			case <-n.stop:
+				return // stopped: no handler after Stop
+			default:
 			}
 			if ev.kind == evBreak {
 				if ev = n.atBarrier(ev); ev.kind != evError {
 					continue
 				}
+			}
+			if ev.kind == evApp && ev.callIdx < 0 {
+				ev.callIdx = n.driverCall(ev.call)
 			}
 			if ev.kind == evNextCall {
 				var ok bool
@@ -440,6 +465,21 @@ func (n *Node) nextCall() (event, bool) {
 	}
 	n.calls = len(n.model.Spec.Calls)
 	return event{}, false
+}
+
+// driverCall returns the index in Spec.Calls of call if it is the node's
+// next driver call not yet made, and counts it made; else -1.
+func (n *Node) driverCall(call sim.AppCall) int {
+	for i := n.calls; i < len(n.model.Spec.Calls); i++ {
+		if c := n.model.Spec.Calls[i]; c.To == n.id {
+			if sim.Fingerprint(c.Call) != sim.Fingerprint(call) {
+				return -1
+			}
+			n.calls = i + 1
+			return i
+		}
+	}
+	return -1
 }
 
 // NextCall has the node make its next driver call (of Spec.Calls), as
@@ -475,6 +515,7 @@ func (n *Node) handle(ev event) bool {
 		n.clock = max(n.clock, ev.clock)
 	}
 	n.clock++
+	n.clockA.Store(n.clock)
 	var msgFP uint64
 	if n.rlog != nil && ev.kind == evMsg {
 		msgFP = sim.Fingerprint(ev.msg) // before the handler can change it
@@ -562,7 +603,7 @@ func (n *Node) logStep(ev *event, msgFP uint64) error {
 		FP: fmt.Sprintf("%016x", sim.Fingerprint(n.node))}
 	switch ev.kind {
 	case evInit:
-		e.Kind = "init"
+		e.Kind, e.Reset = "init", n.opts.resetClock > 0
 	case evMsg:
 		e.Kind, e.Peer, e.Msg, e.Epoch = "deliver", int(ev.peer), fmt.Sprintf("%016x", msgFP), ev.epoch
 	case evTimer:
@@ -571,7 +612,10 @@ func (n *Node) logStep(ev *event, msgFP uint64) error {
 		e.Kind, e.Call = "app", ev.callIdx
 	case evError:
 		e.Kind, e.Peer = "error", int(ev.peer)
-		if ev.brk != nil {
+		switch {
+		case ev.brk != nil && ev.brk.down >= 0:
+			e.Kind = "reset-error"
+		case ev.brk != nil:
 			e.Kind = "socket-error"
 		}
 	}

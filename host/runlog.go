@@ -34,7 +34,8 @@ import (
 // difference means the handler depends on something outside its state
 // and its inputs (a clock, a global, real randomness), the finding the
 // checker reports as nondeterminism. Broken connections (streams) are
-// not merged yet: the path stops before the first one (Merged.Cut).
+// merged where the nemesis of Cluster made them (a break, a restart);
+// others are not yet (Merged.Stop).
 
 // A LogLine is one line of a run log: the header (first line) or an
 // entry.
@@ -65,13 +66,16 @@ type LogEntry struct {
 	// Kind is init, deliver, timer, app or error; or drop or duplicate,
 	// a fault the nemesis applied to a datagram the node sent to Peer,
 	// or socket-error, its Error step when the nemesis broke its
-	// connection to Peer (nemesis.go).
+	// connection to Peer, or reset-error, its Error step when the
+	// nemesis restarted Peer (nemesis.go).
 	Kind  string `json:"kind,omitempty"`
 	Peer  int    `json:"peer,omitempty"`
 	Msg   string `json:"msg,omitempty"` // a delivered message's fingerprint
 	Timer string `json:"timer,omitempty"`
-	// Call is the index of the driver's call in Spec.Calls; -1 for a call
-	// made from Go (Node.Call), which no path can name.
+	// Call is the index of the driver's call in Spec.Calls, made by the
+	// node or from Go (Node.NextCall, or Node.Call with the value of the
+	// node's next one); -1 for any other call made from Go (Node.Call),
+	// which no path can name.
 	Call    int   `json:"call,omitempty"`
 	Choices []int `json:"choices,omitempty"`
 	// Epoch is a delivered message's sender's snapshot epoch: a
@@ -79,6 +83,10 @@ type LogEntry struct {
 	// before its sender did (Epoch < E) was in flight in snapshot E.
 	Epoch uint64 `json:"epoch,omitempty"`
 	FP    string `json:"fp,omitempty"` // the node state's fingerprint after the handler
+	// Reset marks the Init of a node of a stream system that the nemesis
+	// restarted (Cluster.Restart): its peers' Error steps for it are
+	// the reset-error entries at its clock.
+	Reset bool `json:"reset,omitempty"`
 }
 
 // runLog is a node's open log.
@@ -191,11 +199,22 @@ type Merged struct {
 	InitFP []string        // each node's fingerprint after its first Init ("" if it has no log)
 	Path   sim.Path
 	FP     []string // the fingerprint its node logged after each step
+	// Others, by step, are the fingerprints the other nodes a step ran
+	// a handler on logged (the other end of a break, the peers of a
+	// restart on streams); nil for most.
+	Others [][]NodeFP
 	// Stop, by step, says why the step cannot be merged ("" for most):
-	// a broken connection, a restart on streams, a call made from Go.
+	// a broken connection or a restart on streams that no nemesis made,
+	// a call made from Go that is not a driver call.
 	// Replay leaves such a step out, and with it the rest of its node's
 	// log and whatever depended on it.
 	Stop []string
+}
+
+// A NodeFP is a node's fingerprint after a step.
+type NodeFP struct {
+	Node int
+	FP   string
 }
 
 // Merge merges the nodes' run logs (any order, one per node) into one
@@ -246,9 +265,28 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		clock      uint64
 	}
 	breaks := map[end]LogEntry{}
+	// The nemesis's restarts on streams: the peers' reset-error entries
+	// at the clock of the restarted node's Init, which the simulator's
+	// Reset runs in one step with it, the peers' Error handlers first,
+	// in the order of their ids (its connections' order).
+	type reset struct {
+		node  int
+		clock uint64
+	}
+	resetErrs := map[reset][]LogEntry{}
 	for _, e := range all {
-		if e.Kind == "socket-error" {
+		switch e.Kind {
+		case "socket-error":
 			breaks[end{e.Node, e.Peer, e.Clock}] = e
+		case "reset-error":
+			k := reset{e.Peer, e.Clock}
+			resetErrs[k] = append(resetErrs[k], e)
+		}
+	}
+	restarted := map[reset]bool{}
+	for _, e := range all {
+		if e.Kind == "init" && e.Boot > 0 {
+			restarted[reset{e.Node, e.Clock}] = true
 		}
 	}
 	for _, e := range all {
@@ -258,17 +296,32 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		}
 		ev := sim.Event{Node: sim.NodeID(e.Node)}
 		stop := ""
+		var others []NodeFP
 		switch e.Kind {
 		case "init":
-			if h0.Stream {
+			errs := resetErrs[reset{e.Node, e.Clock}]
+			if h0.Stream && !e.Reset {
 				// The simulator's reset breaks the node's connections
 				// and tells its peers in the same step; the peers of a
-				// real one are told when they notice.
-				stop = fmt.Sprintf("node %d's restart (clock %d) on streams", e.Node, e.Clock)
+				// node restarted other than by the nemesis of
+				// host.Cluster are told when they notice.
+				stop = fmt.Sprintf("node %d's restart (clock %d) on streams, not by the nemesis", e.Node, e.Clock)
 				break
 			}
 			ev.Kind = sim.Reset
 			resets++
+			var choices []int
+			for _, pe := range errs { // in the order of the peers' ids
+				choices = append(choices, pe.Choices...)
+				others = append(others, NodeFP{pe.Node, pe.FP})
+			}
+			e.Choices = append(choices, e.Choices...)
+		case "reset-error":
+			if !restarted[reset{e.Peer, e.Clock}] {
+				stop = fmt.Sprintf("node %d's Error for node %d's restart (clock %d), whose Init is not in its log", e.Node, e.Peer, e.Clock)
+				break
+			}
+			continue // merged with the restarted node's Init
 		case "deliver":
 			fp, err := strconv.ParseUint(e.Msg, 16, 64)
 			if err != nil {
@@ -289,6 +342,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			// The simulator runs Node's Error handler, then Peer's.
 			ev.Kind, ev.Peer = sim.SocketError, sim.NodeID(e.Peer)
 			e.Choices = append(slices.Clone(e.Choices), other.Choices...)
+			others = []NodeFP{{other.Node, other.FP}}
 			errs++
 		case "drop", "duplicate":
 			// The sender logged it, after the step that sent the
@@ -308,10 +362,11 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			m.Path = append(m.Path, sim.Step{Event: ev})
 			m.FP = append(m.FP, "")
 			m.Stop = append(m.Stop, "")
+			m.Others = append(m.Others, nil)
 			continue
 		case "app":
 			if e.Call < 0 {
-				stop = fmt.Sprintf("node %d's call made from Go (clock %d), none of the system's driver calls", e.Node, e.Clock)
+				stop = fmt.Sprintf("node %d's call made from Go (clock %d), not its next driver call", e.Node, e.Clock)
 				break
 			}
 			ev.Kind, ev.Call = sim.App, e.Call
@@ -327,6 +382,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		m.Path = append(m.Path, sim.Step{Event: ev, Choices: e.Choices})
 		m.FP = append(m.FP, e.FP)
 		m.Stop = append(m.Stop, stop)
+		m.Others = append(m.Others, others)
 	}
 	for _, c := range inits {
 		m.Init = append(m.Init, c...)
@@ -489,6 +545,11 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 		fps = append(fps, m.FP[i])
 		rr.Path = append(rr.Path, st)
 		diverged(len(rr.Path), id, text, m.FP[i], s)
+		if i < len(m.Others) {
+			for _, o := range m.Others[i] {
+				diverged(len(rr.Path), sim.NodeID(o.Node), text, o.FP, s)
+			}
+		}
 		safety(len(rr.Path), s)
 	}
 	rr.Final = s

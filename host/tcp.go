@@ -61,15 +61,26 @@ type tcp struct {
 	// and the node drops it.
 	seq uint64
 	cut []uint64
+	// cutAt is, by peer, the Lamport clock of the nemesis's last cut of
+	// the pair: the clock of the Error steps it tells, one past every
+	// clock of the nodes it held. Whatever either end sent before it,
+	// and every connection either end dialed before it, carries a lower
+	// clock, so an event with a lower clock is from before the cut,
+	// whichever connection it came on (one accepted after the cut, from
+	// the listen queue, included).
+	cutAt []uint64
 }
 
 // An outConn is a connection this node dialed, with its queue.
 type outConn struct {
-	to   sim.NodeID
-	seq  uint64 // see tcp.seq
-	q    chan []byte
-	conn *net.TCPConn // set once dialed
-	once sync.Once
+	to  sim.NodeID
+	seq uint64 // see tcp.seq
+	// clock is the node's clock when it made the connection (that of
+	// the handler whose send did): the hello carries it.
+	clock uint64
+	q     chan []byte
+	conn  *net.TCPConn // set once dialed
+	once  sync.Once
 }
 
 func startTCP(n *Node) (transport, error) {
@@ -78,7 +89,7 @@ func startTCP(n *Node) (transport, error) {
 		return nil, err
 	}
 	t := &tcp{n: n, peers: peers, out: make([]*outConn, len(peers)), in: map[*net.TCPConn]bool{}, ln: n.opts.stream,
-		cut: make([]uint64, len(peers))}
+		cut: make([]uint64, len(peers)), cutAt: make([]uint64, len(peers))}
 	if t.ln == nil {
 		if t.ln, err = net.ListenTCP("tcp", net.TCPAddrFromAddrPort(peers[n.id])); err != nil {
 			return nil, fmt.Errorf("node %d cannot listen on %s: %v", n.id, peers[n.id], err)
@@ -98,7 +109,7 @@ func (t *tcp) send(to sim.NodeID, frame []byte) {
 	oc := t.out[to]
 	if oc == nil {
 		t.seq++
-		oc = &outConn{to: to, q: make(chan []byte, queueFrames), seq: t.seq}
+		oc = &outConn{to: to, q: make(chan []byte, queueFrames), seq: t.seq, clock: t.n.clockA.Load()}
 		t.out[to] = oc
 		t.wg.Add(1)
 		go t.write(oc)
@@ -144,7 +155,7 @@ func (t *tcp) write(oc *outConn) {
 	}()
 	w := bufio.NewWriterSize(conn, 64<<10)
 	var hello bytesBuffer
-	encodeFrame(&hello.Buffer, frame{from: n.id})
+	encodeFrame(&hello.Buffer, frame{from: n.id, clock: oc.clock})
 	n.seal(&hello.Buffer)
 	err = writeFrame(w, hello.Bytes())
 	for err == nil {
@@ -200,7 +211,7 @@ func (t *tcp) broken(oc *outConn) {
 		t.n.stats.lost.Add(1)
 	}
 	if !closed {
-		t.n.post(event{kind: evError, peer: oc.to, conn: oc.seq})
+		t.n.post(event{kind: evError, peer: oc.to, conn: oc.seq, clock: oc.clock})
 	}
 }
 
@@ -251,7 +262,7 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 		return
 	}
 	h, err := decodeFrame(f)
-	from := h.from
+	from, dialed := h.from, h.clock
 	if err != nil || h.msg != nil {
 		n.logf("dropped a connection from %s: its first frame does not say who it is", src)
 		n.stats.malformed.Add(1)
@@ -299,7 +310,7 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 	closed := t.closed
 	t.mu.Unlock()
 	if !closed && !control {
-		n.post(event{kind: evError, peer: from, conn: seq})
+		n.post(event{kind: evError, peer: from, conn: seq, clock: dialed})
 	}
 }
 
@@ -340,10 +351,11 @@ func (t *tcp) connected(peer sim.NodeID) bool {
 // was queued on it is lost, and every event from a connection of the
 // pair made before now is dropped (stale), the Error its break would
 // tell included: the nemesis tells both ends itself, in one step.
-func (t *tcp) cutPeer(peer sim.NodeID) {
+func (t *tcp) cutPeer(peer sim.NodeID, clock uint64) {
 	t.mu.Lock()
 	t.seq++
 	t.cut[peer] = t.seq
+	t.cutAt[peer] = clock
 	oc := t.out[peer]
 	t.mu.Unlock()
 	if oc != nil {
@@ -351,12 +363,13 @@ func (t *tcp) cutPeer(peer sim.NodeID) {
 	}
 }
 
-// stale says whether an event from connection seq with peer is from a
-// connection a cut broke.
-func (t *tcp) stale(peer sim.NodeID, seq uint64) bool {
+// stale says whether an event from connection seq with peer, with clock
+// (a message's sender's clock; for an Error, the clock of the
+// connection's dialer when it dialed) is from before a cut.
+func (t *tcp) stale(peer sim.NodeID, seq, clock uint64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return int(peer) < len(t.cut) && seq < t.cut[peer]
+	return int(peer) < len(t.cut) && (seq < t.cut[peer] || clock < t.cutAt[peer])
 }
 
 func (t *tcp) close() {

@@ -1,11 +1,8 @@
 package host_test
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/examples/lock/lock"
@@ -17,55 +14,14 @@ import (
 	"github.com/livecheck/livecheck/systems/transport"
 )
 
-// deadline is how long a test waits for a cluster to do what it must: far
-// more than it takes on an idle machine (well under a second), so that a
-// busy one does not fail it. Tests poll; none sleeps to assert.
-const deadline = 60 * time.Second
+// The helpers of host's own tests (export_test.go).
+const deadline = host.TestDeadline
 
-// waitFor polls cond until it holds, or fails the test at the deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > deadline {
-			t.Fatalf("%s: not within %v", what, deadline)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Logf("%s within %v", what, time.Since(start).Round(time.Millisecond))
-}
-
-// logBuf collects the nodes' logs, and shows them if the test fails.
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func newLog(t *testing.T) *logBuf {
-	l := &logBuf{}
-	t.Cleanup(func() {
-		if t.Failed() {
-			s := l.String()
-			if len(s) > 20000 {
-				s = "...\n" + s[len(s)-20000:]
-			}
-			t.Logf("the nodes' log:\n%s", s)
-		}
-	})
-	return l
-}
+var (
+	waitFor   = host.WaitFor
+	newLog    = host.NewLog
+	replayDir = host.ReplayDir
+)
 
 // start starts a cluster that the test stops.
 func start(t *testing.T, sys *protocol.System, cfg protocol.Config, co host.ClusterOptions) *host.Cluster {

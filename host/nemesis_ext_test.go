@@ -32,15 +32,7 @@ func TestNemesisTransport(t *testing.T) {
 			live(t, c)
 			waitFor(t, "a retransmission reaches node 1", func() bool { return c.Nodes[1].Stats().Received >= 3 })
 			c.Stop()
-			logs, err := host.ReadRunLogs(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := host.Merge(logs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rr, err := m.Replay(&transport.System)
+			rr, err := replayDir(t, dir, &transport.System)
 			if err != nil || rr.Divergence != nil {
 				t.Fatalf("the run's replay: %v, divergence %v", err, rr.Divergence)
 			}
@@ -155,15 +147,7 @@ func TestNemesisRestartStreams(t *testing.T) {
 				live(t, c)
 			}
 			c.Stop()
-			logs, err := host.ReadRunLogs(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := host.Merge(logs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rr, err := m.Replay(tc.sys)
+			rr, err := replayDir(t, dir, tc.sys)
 			if err != nil || rr.Divergence != nil || rr.Violation != "" || len(rr.LeftOut) != 0 || rr.LeftOutSteps != 0 {
 				t.Fatalf("the run's replay: %v, divergence %v, violation %q, left out %q (%d steps)", err, rr.Divergence, rr.Violation, rr.LeftOut, rr.LeftOutSteps)
 			}

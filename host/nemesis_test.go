@@ -19,28 +19,9 @@ func TestNemesisPingers(t *testing.T) {
 	if err := c.RunFaults(faults, 20*time.Millisecond, l); err != nil {
 		t.Fatal(err)
 	}
-	base := make([]int, 3)
-	for i, n := range c.Nodes {
-		base[i] = got(n)
-	}
-	waitFor(t, "every node gets 3 more pings once the failures stop", func() bool {
-		for i, n := range c.Nodes {
-			if got(n) < base[i]+3 {
-				return false
-			}
-		}
-		return true
-	})
+	morePings(t, c, 3, "every node gets 3 more pings once the failures stop")
 	c.Stop()
-	logs, err := ReadRunLogs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Merge(logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rr, err := m.Replay(&pingers)
+	rr, err := replayDir(t, dir, &pingers)
 	if err != nil || rr.Divergence != nil || rr.Violation != "" || rr.LeftOutSteps != 0 || !rr.Live {
 		t.Fatalf("the run's replay: %v, divergence %v, violation %q, left out %q, live %v", err, rr.Divergence, rr.Violation, rr.LeftOut, rr.Live)
 	}
@@ -96,15 +77,7 @@ func TestNemesisControl(t *testing.T) {
 	base := got(c.Nodes[0])
 	waitFor(t, "node 0 gets pings from node 2 again", func() bool { return got(c.Nodes[0]) >= base+3 })
 	c.Stop()
-	logs, err := ReadRunLogs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Merge(logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rr, err := m.Replay(&pingers); err != nil || rr.Divergence != nil || rr.LeftOutSteps != 0 || !rr.Live {
+	if rr, err := replayDir(t, dir, &pingers); err != nil || rr.Divergence != nil || rr.LeftOutSteps != 0 || !rr.Live {
 		t.Fatalf("the run's replay: %v, %+v", err, rr)
 	}
 	if _, err := ParseFaults("drop:0:1:2,duplicate:1:0,partition:0+2,heal,restart:1", 3); err != nil {

@@ -19,29 +19,10 @@ func TestNemesisRestartStream(t *testing.T) {
 		if err := c.RunFaults([]Fault{{Kind: "restart", Node: id}}, time.Millisecond, l); err != nil {
 			t.Fatal(err)
 		}
-		base := make([]int, 3)
-		for i, n := range c.Nodes {
-			base[i] = got(n)
-		}
-		waitFor(t, "every node gets 2 more pings after the restart", func() bool {
-			for i, n := range c.Nodes {
-				if got(n) < base[i]+2 {
-					return false
-				}
-			}
-			return true
-		})
+		morePings(t, c, 2, "every node gets 2 more pings after the restart")
 	}
 	c.Stop()
-	logs, err := ReadRunLogs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Merge(logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rr, err := m.Replay(&streamPingers)
+	rr, err := replayDir(t, dir, &streamPingers)
 	if err != nil || rr.Divergence != nil || rr.Violation != "" || len(rr.LeftOut) != 0 || rr.LeftOutSteps != 0 {
 		t.Fatalf("the run's replay: %v, divergence %v, violation %q, left out %q (%d steps)", err, rr.Divergence, rr.Violation, rr.LeftOut, rr.LeftOutSteps)
 	}

@@ -76,8 +76,12 @@ func buildPingers(t sim.Transport) func(cfg protocol.Config) (*protocol.Model, e
 	}
 }
 
+// deadline is how long a test waits for a cluster to do what it must: far
+// more than it takes on an idle machine (well under a second), so that a
+// busy one does not fail it. Tests poll; none sleeps to assert.
 const deadline = 60 * time.Second
 
+// waitFor polls cond until it holds, or fails the test at the deadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	start := time.Now()
@@ -87,8 +91,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	t.Logf("%s within %v", what, time.Since(start).Round(time.Millisecond))
 }
 
+// logBuf collects the nodes' logs, and shows them if the test fails.
 type logBuf struct {
 	mu sync.Mutex
 	b  bytes.Buffer
@@ -106,6 +112,53 @@ func (l *logBuf) String() string {
 	return l.b.String()
 }
 
+// newLog is a logBuf whose last 20,000 bytes the test shows if it fails.
+func newLog(t *testing.T) *logBuf {
+	l := &logBuf{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			s := l.String()
+			if len(s) > 20000 {
+				s = "...\n" + s[len(s)-20000:]
+			}
+			t.Logf("the nodes' log:\n%s", s)
+		}
+	})
+	return l
+}
+
+// replayDir merges the run logs in dir and replays them on sys; it fails
+// the test where the logs cannot be read or merged.
+func replayDir(t *testing.T, dir string, sys *protocol.System) (*RunReplay, error) {
+	t.Helper()
+	logs, err := ReadRunLogs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Merge(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Replay(sys)
+}
+
+// morePings waits until every pinger of c has got k more pings than now.
+func morePings(t *testing.T, c *Cluster, k int, what string) {
+	t.Helper()
+	base := make([]int, len(c.Nodes))
+	for i, n := range c.Nodes {
+		base[i] = got(n)
+	}
+	waitFor(t, what, func() bool {
+		for i, n := range c.Nodes {
+			if got(n) < base[i]+k {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 func startPingers(t *testing.T, co ClusterOptions) (*Cluster, *logBuf) {
 	t.Helper()
 	return startSystem(t, &pingers, co)
@@ -113,18 +166,13 @@ func startPingers(t *testing.T, co ClusterOptions) (*Cluster, *logBuf) {
 
 func startSystem(t *testing.T, sys *protocol.System, co ClusterOptions) (*Cluster, *logBuf) {
 	t.Helper()
-	l := &logBuf{}
+	l := newLog(t)
 	co.Log = l
 	c, err := StartCluster(sys, protocol.Config{Nodes: 3}, co)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		c.Stop()
-		if t.Failed() {
-			t.Logf("the nodes' log:\n%s", l.String())
-		}
-	})
+	t.Cleanup(c.Stop)
 	return c, l
 }
 

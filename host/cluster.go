@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"time"
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
@@ -48,6 +49,8 @@ type ClusterOptions struct {
 	// start (the nemesis's: see nemesis.go), for a fault to the first
 	// datagrams a node sends.
 	Faults []Fault
+	// SuspectFor is every node's Options.SuspectFor.
+	SuspectFor time.Duration
 	// hold is every node's Options.hold (a test hook).
 	hold func(from, to sim.NodeID, msg sim.Message) bool
 }
@@ -76,7 +79,8 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 	}
 	for i := range peers {
 		o := Options{System: sys, Config: cfg, ID: sim.NodeID(i), Peers: peers, Data: co.Data, Seed: co.Seed,
-			Log: co.Log, MaxMessage: co.MaxMessage, OnStep: co.OnStep, Key: co.Key, HoldCalls: co.HoldCalls}
+			Log: co.Log, MaxMessage: co.MaxMessage, OnStep: co.OnStep, Key: co.Key, HoldCalls: co.HoldCalls,
+			SuspectFor: co.SuspectFor}
 		if co.LogDir != "" {
 			o.RunLog = RunLogName(co.LogDir, sim.NodeID(i))
 		}
@@ -192,6 +196,32 @@ func (c *Cluster) Restart(id sim.NodeID) error {
 	}
 	c.Nodes[id].Stop()
 	n, err := Start(c.opts[id])
+	if err != nil {
+		return err
+	}
+	c.Nodes[id] = n
+	return nil
+}
+
+// Kill stops node id at once, as a killed process stops: between two
+// handlers, with nothing more written, its peers left to notice its
+// connections broke (on streams they suspect it: see back.go). Revive
+// starts it again.
+func (c *Cluster) Kill(id sim.NodeID) {
+	c.Nodes[id].Stop()
+}
+
+// Revive starts node id again after Kill, on its address, from its
+// state file (with a Data directory): the simulator's reset. On streams
+// it holds its peers before its Init, as a process started again does
+// (back.go), and the peers that had a connection with it, or suspect
+// it, run Error for it then: the merged log has one Reset. A peer that
+// suspected it for longer than its Options.SuspectFor was told already,
+// which the merge leaves out.
+func (c *Cluster) Revive(id sim.NodeID) error {
+	o := c.opts[id]
+	o.restarted = true
+	n, err := Start(o)
 	if err != nil {
 		return err
 	}

@@ -74,6 +74,16 @@ type Options struct {
 	// (Cluster.Restart), is the Lamport clock of its Init: that of its
 	// peers' Error steps, which the merged log joins into one Reset.
 	resetClock uint64
+	// restarted says the node starts again after its process died
+	// (Cluster.Revive), with or without a run log or state file to say
+	// so.
+	restarted bool
+	// SuspectFor is how long a node of a stream system waits for a peer
+	// whose connection broke without the nemesis (its process died,
+	// most often) to start again before it is told the connection broke
+	// (Error); meanwhile what it sends the peer is lost. A peer back in
+	// time is the simulator's reset: see back.go. 0: DefaultSuspectFor.
+	SuspectFor time.Duration
 }
 
 // A Step is one handler a node ran: for Options.OnStep.
@@ -142,8 +152,11 @@ type Node struct {
 	faults  faults     // the nemesis's: see nemesis.go
 	applied []LogEntry // the faults applied to the handler's sends, to log
 	boot    int        // starts before this one, as the run log counts them
-	choices []int      // the handler's Choose values
-	rlog    *runLog
+	// backReset: the node started again on its own and held its peers
+	// first (back.go): its Init is a reset's.
+	backReset bool
+	choices   []int // the handler's Choose values
+	rlog      *runLog
 	// running is the handler under way, for the watchdog; nil between
 	// handlers.
 	running atomic.Pointer[running]
@@ -254,12 +267,13 @@ func Start(opts Options) (*Node, error) {
 			return nil, fmt.Errorf("durable field %s: %v", d.Name, err)
 		}
 	}
+	hadState := false
 	if opts.Data != "" {
-		calls, _, err := loadDurable(opts.Data, n.sys.Name, n.id, n.node)
+		calls, ok, err := loadDurable(opts.Data, n.sys.Name, n.id, n.node)
 		if err != nil {
 			return nil, err
 		}
-		n.calls = calls
+		n.calls, hadState = calls, ok
 	}
 	if opts.RunLog != "" {
 		h := LogHeader{System: n.sys.Name, Node: int(n.id), Config: cfg, Stream: m.Spec.Transport == sim.Stream}
@@ -283,6 +297,12 @@ func Start(opts Options) (*Node, error) {
 			n.rlog.close()
 		}
 		return nil, err
+	}
+	if tc, ok := n.tr.(*tcp); ok && opts.resetClock == 0 && (n.boot > 0 || hadState || opts.restarted) {
+		// Started again on its own: a reset, as its peers see it.
+		n.clock = tc.back() - 1 // handle counts Init
+		n.clockA.Store(n.clock)
+		n.backReset = true
 	}
 	ready := make(chan struct{})
 	go n.loop(ready)
@@ -603,7 +623,7 @@ func (n *Node) logStep(ev *event, msgFP uint64) error {
 		FP: fmt.Sprintf("%016x", sim.Fingerprint(n.node))}
 	switch ev.kind {
 	case evInit:
-		e.Kind, e.Reset = "init", n.opts.resetClock > 0
+		e.Kind, e.Reset = "init", n.opts.resetClock > 0 || n.backReset
 	case evMsg:
 		e.Kind, e.Peer, e.Msg, e.Epoch = "deliver", int(ev.peer), fmt.Sprintf("%016x", msgFP), ev.epoch
 	case evTimer:

@@ -34,8 +34,10 @@ import (
 // difference means the handler depends on something outside its state
 // and its inputs (a clock, a global, real randomness), the finding the
 // checker reports as nondeterminism. Broken connections (streams) are
-// merged where the nemesis of Cluster made them (a break, a restart);
-// others are not yet (Merged.Stop).
+// merged where the nemesis of Cluster made them (a break, a restart)
+// and where a killed process started again (back.go: its peers' Error
+// steps at the clock of its Init, one Reset); an Error told after
+// Options.SuspectFor has no step of the simulator (Merged.Stop).
 
 // A LogLine is one line of a run log: the header (first line) or an
 // entry.
@@ -302,9 +304,9 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			errs := resetErrs[reset{e.Node, e.Clock}]
 			if h0.Stream && !e.Reset {
 				// The simulator's reset breaks the node's connections
-				// and tells its peers in the same step; the peers of a
-				// node restarted other than by the nemesis of
-				// host.Cluster are told when they notice.
+				// and tells its peers in the same step; a node started
+				// again without holding its peers (back.go: it did not
+				// know it was a restart) tells them nothing.
 				stop = fmt.Sprintf("node %d's restart (clock %d) on streams, not by the nemesis", e.Node, e.Clock)
 				break
 			}
@@ -371,10 +373,10 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			}
 			ev.Kind, ev.Call = sim.App, e.Call
 		case "error":
-			// The simulator breaks a connection, or resets a node, in
-			// one step that tells both ends; a real break tells each end
-			// when it notices, and a process that stops for good is no
-			// reset.
+			// Told after Options.SuspectFor: the peer did not come back
+			// in time (or the connection broke while both ends lived
+			// on). The simulator breaks a connection, or resets a node,
+			// in one step that tells both ends; this told one end alone.
 			stop = fmt.Sprintf("node %d's broken connection to node %d (clock %d)", e.Node, e.Peer, e.Clock)
 		default:
 			return nil, fmt.Errorf("node %d, clock %d: unknown kind %q", e.Node, e.Clock, e.Kind)
@@ -539,6 +541,21 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 		}
 		if err != nil {
 			return rr, fmt.Errorf("step %d (%s) does not replay: %v", len(rr.Path)+1, text, err)
+		}
+		if st.Event.Kind == sim.Reset {
+			// A peer that the simulator's reset tells (it has a
+			// connection with the node) and the real restart did not
+			// (it never heard of the connection: the node died before
+			// its message or dial reached the peer) is left out from
+			// here, if its Error changed its state.
+			for j := range s.N() {
+				p := sim.NodeID(j)
+				if p == id || left[p] || next.NodeFingerprint(p) == s.NodeFingerprint(p) ||
+					i < len(m.Others) && slices.ContainsFunc(m.Others[i], func(o NodeFP) bool { return o.Node == j }) {
+					continue
+				}
+				leave(p, fmt.Sprintf("node %d's Error for node %d's restart (step %d), which the simulator runs and the real node did not: it never heard of their connection", j, id, len(rr.Path)+1))
+			}
 		}
 		s = next
 		texts = append(texts, text)

@@ -20,14 +20,20 @@ import (
 // (a frame with no message); the peer accepts the connection only from
 // that node's host. Each frame follows its length, 4 bytes big-endian.
 //
-// A connection that breaks (the peer's process died, a write failed, the
-// peer closed it, or more frames are queued on it than it carries) is
-// the simulator's broken connection: what was queued on it is lost and
-// each end's node gets Error for the other, the dialer's when its
-// connection fails, the acceptor's when its end reads no more. The next
-// send dials again. A peer's crash breaks both connections of the pair,
-// so a node can be told twice, once per direction, where the simulator,
-// which has one connection per pair, tells it once.
+// A connection that breaks without the nemesis (the peer's process
+// died, a write failed, the peer closed it, or more frames are queued on
+// it than it carries) makes the node suspect the peer: what was queued
+// is lost, and so is what the node sends the peer from then on, but the
+// node is not told yet. Most often the peer's process died, and the
+// simulator's reset of a node (a crash and restart in one step) tells
+// the node when the peer is back: so does the host. A peer started again
+// holds every other node between two handlers before its Init (back,
+// the restart's barrier); each node that had a connection with it, or
+// suspects it, runs Error for it then, at the clock of the peer's Init,
+// and the merged log has the Error steps and the Init as one Reset.
+// A peer not back within Options.SuspectFor is told as a broken
+// connection, once for the pair (the simulator has one connection a
+// pair), which the merge cannot join to a step of the simulator.
 
 type streamListener = *net.TCPListener
 
@@ -69,6 +75,14 @@ type tcp struct {
 	// whichever connection it came on (one accepted after the cut, from
 	// the listen queue, included).
 	cutAt []uint64
+	// owed, by peer: a connection of the pair broke without the
+	// nemesis and the node is not told yet (suspect); owedGen counts
+	// the suspicions, for their timers.
+	owed    []bool
+	owedGen []uint64
+	// inFrom, by peer: the peer has sent the node a message since their
+	// pair was last cut: the simulator has a connection for the pair.
+	inFrom []bool
 }
 
 // An outConn is a connection this node dialed, with its queue.
@@ -89,7 +103,8 @@ func startTCP(n *Node) (transport, error) {
 		return nil, err
 	}
 	t := &tcp{n: n, peers: peers, out: make([]*outConn, len(peers)), in: map[*net.TCPConn]bool{}, ln: n.opts.stream,
-		cut: make([]uint64, len(peers)), cutAt: make([]uint64, len(peers))}
+		cut: make([]uint64, len(peers)), cutAt: make([]uint64, len(peers)),
+		owed: make([]bool, len(peers)), owedGen: make([]uint64, len(peers)), inFrom: make([]bool, len(peers))}
 	if t.ln == nil {
 		if t.ln, err = net.ListenTCP("tcp", net.TCPAddrFromAddrPort(peers[n.id])); err != nil {
 			return nil, fmt.Errorf("node %d cannot listen on %s: %v", n.id, peers[n.id], err)
@@ -104,6 +119,11 @@ func (t *tcp) send(to sim.NodeID, frame []byte) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
+		return
+	}
+	if t.owed[to] {
+		t.mu.Unlock()
+		t.n.stats.lost.Add(1) // the peer is suspect: see suspect
 		return
 	}
 	oc := t.out[to]
@@ -211,8 +231,41 @@ func (t *tcp) broken(oc *outConn) {
 		t.n.stats.lost.Add(1)
 	}
 	if !closed {
-		t.n.post(event{kind: evError, peer: oc.to, conn: oc.seq, clock: oc.clock})
+		t.suspect(oc.to, oc.seq, oc.clock)
 	}
+}
+
+// suspect notes that connection seq with peer broke without the nemesis
+// (clock: its dialer's clock when it dialed): unless the break is stale
+// or the peer is suspect already, the node sends the peer nothing more
+// and waits for it to come back (back) for Options.SuspectFor, then is
+// told (Error) if it has not.
+func (t *tcp) suspect(peer sim.NodeID, seq, clock uint64) {
+	if t.stale(peer, seq, clock) {
+		return
+	}
+	t.mu.Lock()
+	if t.closed || t.owed[peer] {
+		t.mu.Unlock()
+		return
+	}
+	t.owed[peer] = true
+	t.owedGen[peer]++
+	gen := t.owedGen[peer]
+	t.mu.Unlock()
+	t.n.logf("its connection with node %d broke: node %d is suspect for %v", peer, peer, t.n.suspectFor())
+	time.AfterFunc(t.n.suspectFor(), func() {
+		t.mu.Lock()
+		tell := !t.closed && t.owed[peer] && t.owedGen[peer] == gen
+		if tell {
+			t.owed[peer], t.inFrom[peer] = false, false
+		}
+		t.mu.Unlock()
+		if tell {
+			t.n.logf("node %d is not back after %v: its node is told its connection broke", peer, t.n.suspectFor())
+			t.n.post(event{kind: evError, peer: peer, clock: clock})
+		}
+	})
 }
 
 func (t *tcp) accept() {
@@ -302,6 +355,20 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 			n.stats.strangers.Add(1)
 			continue
 		}
+		if ctl, ok := fr.msg.(Control); ok && !control {
+			if ctl.Op == "back" {
+				t.backPeer(from, c, r, src)
+			} else {
+				n.logf("dropped a connection from node %d that asks for %s", from, short(ctl))
+				n.stats.malformed.Add(1)
+			}
+			return
+		}
+		if !control {
+			t.mu.Lock()
+			t.inFrom[from] = true
+			t.mu.Unlock()
+		}
 		if !n.post(event{kind: evMsg, peer: from, msg: fr.msg, clock: fr.clock, epoch: fr.epoch, conn: seq}) {
 			return
 		}
@@ -310,7 +377,7 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 	closed := t.closed
 	t.mu.Unlock()
 	if !closed && !control {
-		n.post(event{kind: evError, peer: from, conn: seq, clock: dialed})
+		t.suspect(from, seq, dialed)
 	}
 }
 
@@ -356,6 +423,7 @@ func (t *tcp) cutPeer(peer sim.NodeID, clock uint64) {
 	t.seq++
 	t.cut[peer] = t.seq
 	t.cutAt[peer] = clock
+	t.owed[peer], t.inFrom[peer] = false, false
 	oc := t.out[peer]
 	t.mu.Unlock()
 	if oc != nil {

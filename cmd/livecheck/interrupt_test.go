@@ -148,16 +148,26 @@ func TestSIGINTEndsTheCriticalSearch(t *testing.T) {
 // The time budget reaches the critical search too: a check whose budget
 // runs out there ends, inconclusive, and says so.
 func TestTimeBudgetEndsTheCriticalSearch(t *testing.T) {
-	start := time.Now()
-	code, out, errs := runCLI(t, "check", "randtree", "--nodes", "4", "--bug", "RT3", "--walk-depth", "100000", "--time", "2s", "--out", t.TempDir())
-	took := time.Since(start)
-	t.Logf("--time 2s: exit %d after %v", code, took)
-	if code != exitInconclusive || !strings.Contains(out, "\ninconclusive: the time budget (--time 2s) ran out during the critical-transition search of a path of ") {
-		t.Fatalf("exit %d, want 3 and the budget's report:\n%s%s", code, out, errs)
+	// On a busy machine the budget may run out before the critical
+	// search (during the walks): then the budget is doubled, a few times,
+	// until it ends there.
+	for _, budget := range []time.Duration{2 * time.Second, 8 * time.Second, 32 * time.Second} {
+		start := time.Now()
+		code, out, errs := runCLI(t, "check", "randtree", "--nodes", "4", "--bug", "RT3", "--walk-depth", "100000", "--time", budget.String(), "--out", t.TempDir())
+		took := time.Since(start)
+		t.Logf("--time %v: exit %d after %v", budget, code, took)
+		if code == exitInconclusive && strings.Contains(out, "\ninconclusive: the time budget (--time "+budget.String()+") ran out during the walks") {
+			continue
+		}
+		if code != exitInconclusive || !strings.Contains(out, "\ninconclusive: the time budget (--time "+budget.String()+") ran out during the critical-transition search of a path of ") {
+			t.Fatalf("exit %d, want 3 and the budget's report:\n%s%s", code, out, errs)
+		}
+		if took > budget+28*time.Second {
+			t.Fatalf("a check of %v took %v", budget, took)
+		}
+		return
 	}
-	if took > 30*time.Second {
-		t.Fatalf("a check of 2 s took %v", took)
-	}
+	t.Fatal("the time budget ran out during the walks each time: the machine is too busy to test this")
 }
 
 // replay and prefix end on Ctrl-C with a line and exit 3, not by the

@@ -46,7 +46,7 @@ func (c *command) cluster(args []string) int {
 	checkEvery := fs.Duration("check-every", 0, "every D, take a snapshot of the cluster and check from it in the background (a live check): a violation the cluster can reach from where it is is reported with its trace, exit 1")
 	checkTime := fs.Duration("check-time", 0, "the time box of each live check (default: --check-every, at most 30s)")
 	checkOut := fs.String("check-out", "", "the directory of the live checks' snapshots and traces (default: DATA/live-checks)")
-	nemesis := fs.String("nemesis", "", "failures to apply for real, one every --nemesis-every, in order: drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE, separated by commas (datagram systems)")
+	nemesis := fs.String("nemesis", "", "failures to apply for real, one every --nemesis-every, in order: drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE, separated by commas (on stream systems: restart only)")
 	nemesisRandom := fs.Int("nemesis-random", 0, "failures to apply for real, drawn from --nemesis-seed (datagram systems)")
 	nemesisSeed := fs.Uint64("nemesis-seed", 1, "the seed of --nemesis-random")
 	nemesisEvery := fs.Duration("nemesis-every", 500*time.Millisecond, "the time between two failures of the nemesis; the first comes after it too")
@@ -92,15 +92,20 @@ func (c *command) cluster(args []string) int {
 	m := w.Model
 	var faults []host.Fault
 	if *nemesis != "" || *nemesisRandom > 0 {
-		if m.Spec.Transport == sim.Stream {
-			return c.usageErr("cluster", "the nemesis applies failures to datagram systems only: %s runs over streams, whose broken connections are not merged yet", sys.Name)
-		}
+		stream := m.Spec.Transport == sim.Stream
 		if *nemesis != "" {
 			if faults, err = host.ParseFaults(*nemesis, m.Spec.Nodes); err != nil {
 				return c.usageErr("cluster", "--nemesis: %v", err)
 			}
+		} else if stream {
+			faults = host.RandomFaults(*nemesisSeed, *nemesisRandom, m.Spec.Nodes, []string{"restart"})
 		} else {
 			faults = host.RandomFaults(*nemesisSeed, *nemesisRandom, m.Spec.Nodes, nil)
+		}
+		for _, f := range faults {
+			if stream && f.Kind != "restart" {
+				return c.usageErr("cluster", "--nemesis: %v: %s runs over streams, where the command line's nemesis restarts nodes only (restart:N); breaks and partitions of streams are applied from Go (host.Cluster.Apply)", f, sys.Name)
+			}
 		}
 	}
 	exe, err := os.Executable()

@@ -67,7 +67,7 @@ func (c *command) runNode(args []string) int {
 			return c.usageErr("run", "--key: %v", err)
 		}
 	}
-	opts := host.Options{Key: key, HoldCalls: *rf.holdCalls, System: sys, Config: cfg, ID: sim.NodeID(*rf.id), Peers: addrs, Data: *rf.data, Seed: *rf.seed, MaxMessage: *rf.maxMessage, RunLog: *rf.runLog}
+	opts := host.Options{Key: key, HoldCalls: *rf.holdCalls, System: sys, Config: cfg, ID: sim.NodeID(*rf.id), Peers: addrs, Data: *rf.data, Seed: *rf.seed, MaxMessage: *rf.maxMessage, RunLog: *rf.runLog, SuspectFor: *rf.suspectFor}
 	if !*rf.quiet {
 		opts.Log = c.stderr
 	}
@@ -149,6 +149,7 @@ type runFlags struct {
 	seed                *uint64
 	report, quiet       *bool
 	holdCalls           *bool
+	suspectFor          *time.Duration
 	watchStdin          *bool
 }
 
@@ -165,6 +166,7 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	rf.report = fs.Bool("report", false, "write a line of JSON on stdout each time the node's state changes (what 'cluster' reads)")
 	rf.quiet = fs.Bool("quiet", false, "write no log on stderr")
 	rf.watchStdin = fs.Bool("watch-stdin", false, "stop when standard input closes: what 'cluster' gives its nodes, so that none outlives it")
+	rf.suspectFor = fs.Duration("suspect-for", host.DefaultSuspectFor, "streams: how long the node waits for a peer whose connection broke (its process died) to start again, sending it nothing, before its node is told (Error); a peer back in time tells the node at its restart, as the checker's reset does")
 	rf.holdCalls = fs.Bool("hold-calls", false, "make the driver's calls to the node only when 'call' asks, one at a time (default: all, after its first Init)")
 	rf.key = fs.String("key", "", "the cluster key's file: every frame carries an HMAC under it, and a frame without a valid one is dropped (every node must have the same key, of at least 16 bytes)")
 	return rf

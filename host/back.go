@@ -1,0 +1,201 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// The restart's barrier on streams. The simulator's reset is one step:
+// the node crashes and starts again, and each peer with a connection to
+// it runs Error for it, before the node's Init. A node of a stream
+// system whose process was killed and started again (by `livecheck
+// cluster`, by hand, by any supervisor) does the same before its Init:
+// it dials each peer and asks it to stop between two handlers (a frame
+// holding Control{Op: "back"}); each peer answers with its clock and
+// waits; the node takes C, one past every clock it heard (and its own),
+// and tells each peer C. A peer that had a connection with the node, or
+// suspects it (see suspect in tcp.go), cuts what is left of the pair's
+// connections and runs Error for the node at clock C, logged as
+// reset-error; the others go on with their clocks raised to C. The node
+// runs Init at C. The merged log joins the Error steps and the Init into
+// one Reset of the node, as for the nemesis's restart (restartStream). A
+// peer that does not answer within backTimeout (its own process down,
+// or started again itself) is left out: it is told later, when it
+// suspects the node for Options.SuspectFor, which the merge cannot join.
+
+const (
+	backDial    = time.Second
+	backTimeout = 5 * time.Second
+)
+
+// DefaultSuspectFor is how long a node of a stream system waits, by
+// default, for a peer whose connection broke to come back before it is
+// told (Options.SuspectFor).
+const DefaultSuspectFor = 3 * time.Second
+
+func (n *Node) suspectFor() time.Duration {
+	if n.opts.SuspectFor > 0 {
+		return n.opts.SuspectFor
+	}
+	return DefaultSuspectFor
+}
+
+// back holds the node's peers for its restart, and returns the clock of
+// its Init, C. Every event from before C (a frame a peer sent the node's
+// earlier process, or this one before C) is stale from then on.
+func (t *tcp) back() uint64 {
+	n := t.n
+	type held struct {
+		id sim.NodeID
+		c  *net.TCPConn
+		w  *bufio.Writer
+	}
+	var hs []held
+	clock := n.clock
+	for id, addr := range t.peers {
+		if sim.NodeID(id) == n.id {
+			continue
+		}
+		c, err := net.DialTimeout("tcp", addr.String(), backDial)
+		if err != nil {
+			n.logf("restarted: node %d is not up (%v)", id, err)
+			continue
+		}
+		conn := c.(*net.TCPConn)
+		conn.SetDeadline(time.Now().Add(backTimeout))
+		w := bufio.NewWriter(conn)
+		r := bufio.NewReader(conn)
+		err = t.writeCtl(w, Control{Op: "hello"}, true, n.clock)
+		if err == nil {
+			err = t.writeCtl(w, Control{Op: "back"}, false, n.clock)
+		}
+		var k uint64
+		if err == nil {
+			k, err = t.readCtl(r, addr, sim.NodeID(id), "held")
+		}
+		if err != nil {
+			n.logf("restarted: node %d did not stop for its restart (%v)", id, err)
+			conn.Close()
+			continue
+		}
+		clock = max(clock, k)
+		hs = append(hs, held{sim.NodeID(id), conn, w})
+	}
+	at := clock + 1
+	t.mu.Lock()
+	for id := range t.peers {
+		// What came on the connections accepted so far was sent to the
+		// node's earlier process, or to this one before its Init.
+		t.seq++
+		t.cut[id] = t.seq
+	}
+	for _, h := range hs {
+		// A held peer's frames from before C were sent before the reset.
+		peer := h.id
+		t.cutAt[peer] = at
+	}
+	t.mu.Unlock()
+	for _, h := range hs {
+		if err := t.writeCtl(h.w, Control{Op: "reset", Epoch: at}, false, n.clock); err != nil {
+			n.logf("restarted: a peer did not hear its clock: %v", err)
+		}
+		h.c.Close()
+	}
+	n.logf("restarted: %d peers held, Init at clock %d", len(hs), at)
+	return at
+}
+
+// writeCtl writes a frame of the node's, at clock, with ctl (hello:
+// none, the first frame of a connection) and flushes it.
+func (t *tcp) writeCtl(w *bufio.Writer, ctl Control, hello bool, clock uint64) error {
+	var b bytes.Buffer
+	f := frame{from: t.n.id, clock: clock}
+	if !hello {
+		f.msg = ctl
+	}
+	if err := encodeFrame(&b, f); err != nil {
+		return err
+	}
+	t.n.seal(&b)
+	if err := writeFrame(w, b.Bytes()); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// readCtl reads a frame of peer's holding Control{Op: op} and returns
+// its clock, or its Epoch for "reset".
+func (t *tcp) readCtl(r *bufio.Reader, src netip.AddrPort, peer sim.NodeID, op string) (uint64, error) {
+	f, err := t.readFrame(r, src)
+	if err != nil {
+		return 0, err
+	}
+	f, ok := t.n.unseal(f, src.String())
+	if !ok {
+		return 0, errNotCtl
+	}
+	fr, err := decodeFrame(f)
+	if err != nil {
+		return 0, err
+	}
+	c, ok := fr.msg.(Control)
+	if !ok || c.Op != op || fr.from != peer {
+		return 0, errNotCtl
+	}
+	if op == "reset" {
+		return c.Epoch, nil
+	}
+	return fr.clock, nil
+}
+
+type ctlError string
+
+func (e ctlError) Error() string { return string(e) }
+
+const errNotCtl = ctlError("not the frame the restart's barrier expects")
+
+// backPeer is a peer's side of node from's restart (back), on the
+// connection it came on: the node stops between two handlers, says its
+// clock, and waits for the restarted node's C; then, if it had a
+// connection with it or suspects it, it runs Error for it at C.
+func (t *tcp) backPeer(from sim.NodeID, c *net.TCPConn, r *bufio.Reader, src netip.AddrPort) {
+	n := t.n
+	brk := &barrier{arrived: make(chan uint64, 1), release: make(chan struct{}), errs: map[sim.NodeID]bool{}, down: from}
+	if !n.post(event{kind: evBreak, peer: from, brk: brk}) {
+		return
+	}
+	var clock uint64
+	select {
+	case clock = <-brk.arrived:
+	case <-time.After(backTimeout):
+		close(brk.release) // called off: brk.clock is 0
+		return
+	}
+	c.SetDeadline(time.Now().Add(backTimeout))
+	w := bufio.NewWriter(c)
+	err := t.writeCtl(w, Control{Op: "held"}, false, clock)
+	var at uint64
+	if err == nil {
+		at, err = t.readCtl(r, src, from, "reset")
+	}
+	if err != nil || at <= clock {
+		n.logf("node %d's restart was called off (%v)", from, err)
+		close(brk.release)
+		return
+	}
+	t.mu.Lock()
+	tell := t.owed[from] || t.out[from] != nil || t.inFrom[from]
+	t.mu.Unlock()
+	t.cutPeer(from, at)
+	brk.clock = at
+	if tell {
+		brk.errs[n.id] = true
+		brk.ran.Add(1)
+	}
+	close(brk.release)
+}

@@ -1,0 +1,88 @@
+package host
+
+import (
+	"testing"
+
+	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems/ring"
+)
+
+func (t *tcp) suspects(peer sim.NodeID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.owed[peer]
+}
+
+// A node of a stream system killed as a process dies (its peers notice
+// its connections break, on their own) and started again: its peers
+// suspect it meanwhile, and are told at its restart, before its Init,
+// so that the run's merged log has one Reset and replays whole, every
+// fingerprint equal.
+func TestKilledStreamNodeIsAReset(t *testing.T) {
+	dir := t.TempDir()
+	l := newLog(t)
+	c, err := StartCluster(&ring.System, protocol.Config{Nodes: 3}, ClusterOptions{Seed: 1, LogDir: dir, Log: l, SuspectFor: deadline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	waitFor(t, "the ring", func() bool { return c.Holds(c.State()) })
+	c.Kill(1)
+	waitFor(t, "node 0 or 2 suspects node 1", func() bool {
+		return c.Nodes[0].tr.(*tcp).suspects(1) || c.Nodes[2].tr.(*tcp).suspects(1)
+	})
+	told := 0
+	for _, id := range []sim.NodeID{0, 2} {
+		if c.Nodes[id].tr.(*tcp).suspects(1) {
+			told++
+		}
+	}
+	if err := c.Revive(1); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the ring again", func() bool { return c.Holds(c.State()) })
+	c.Stop()
+
+	m := mergeDir(t, dir, 3)
+	resets, others := 0, 0
+	for i, st := range m.Path {
+		if st.Event.Kind == sim.Reset {
+			resets++
+			others += len(m.Others[i])
+			if st.Event.Node != 1 {
+				t.Errorf("step %d resets node %d, not 1", i+1, st.Event.Node)
+			}
+		}
+		if m.Stop[i] != "" {
+			t.Errorf("step %d left out: %s", i+1, m.Stop[i])
+		}
+	}
+	if resets != 1 || others < told {
+		t.Errorf("%d resets with %d peers' Error steps, want 1 with at least the %d that suspected it", resets, others, told)
+	}
+	rr, err := m.Replay(&ring.System)
+	if err != nil || rr.Divergence != nil || rr.Violation != "" || rr.LeftOutSteps != 0 || !rr.Live {
+		t.Fatalf("the run's replay: divergence %v, violation %q, %d steps left out (%q), live %v: %v",
+			rr.Divergence, rr.Violation, rr.LeftOutSteps, rr.LeftOut, rr.Live, err)
+	}
+	t.Logf("%d steps replayed, %d peers told at the reset", len(rr.Path), others)
+}
+
+// mergeDir merges the run logs of nodes nodes in dir.
+func mergeDir(t *testing.T, dir string, nodes int) *Merged {
+	t.Helper()
+	var logs []*RunLogFile
+	for i := range nodes {
+		l, err := ReadRunLogFile(RunLogName(dir, sim.NodeID(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, l)
+	}
+	m, err := Merge(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

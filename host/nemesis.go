@@ -401,7 +401,7 @@ func ParseFaults(s string, nodes int) ([]Fault, error) {
 	for _, item := range strings.Split(s, ",") {
 		parts := strings.Split(strings.TrimSpace(item), ":")
 		f := Fault{Kind: parts[0]}
-		bad := fmt.Errorf("fault %q: want drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal or restart:NODE", item)
+		bad := fmt.Errorf("fault %q: want drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE or break:A:B", item)
 		switch {
 		case (f.Kind == "drop" || f.Kind == "duplicate") && (len(parts) == 3 || len(parts) == 4):
 			a, err := num(parts[1])
@@ -426,6 +426,16 @@ func ParseFaults(s string, nodes int) ([]Fault, error) {
 				}
 				f.Group = append(f.Group, sim.NodeID(a))
 			}
+		case f.Kind == "break" && len(parts) == 3:
+			a, err := num(parts[1])
+			if err != nil {
+				return nil, fmt.Errorf("fault %q: %v", item, err)
+			}
+			b, err := num(parts[2])
+			if err != nil || a == b {
+				return nil, bad
+			}
+			f.Node, f.Peer = sim.NodeID(a), sim.NodeID(b)
 		case f.Kind == "heal" && len(parts) == 1:
 		case f.Kind == "restart" && len(parts) == 2:
 			a, err := num(parts[1])

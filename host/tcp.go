@@ -347,6 +347,10 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 			continue
 		}
 		if control && fr.from == controlID {
+			if ctl, ok := fr.msg.(Control); ok && ctl.Op == "hold" && n.opts.Key != nil {
+				t.holdRemote(sim.NodeID(ctl.Peer), c, r, src)
+				return
+			}
 			n.control(fr.msg, src.String())
 			continue
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,19 +58,21 @@ func TestClusterCheckEvery(t *testing.T) {
 	}
 }
 
-// The nemesis from the command line on a stream system: node 1 of the
-// ring is killed and its process started again; before its Init it
-// holds its peers, which are told then (as the simulator's reset tells
-// them), so the run's logs merge into one path, the restart a Reset, and
-// replay whole with every fingerprint equal.
+// The nemesis from the command line on a stream system: two connections
+// of the ring broken (both ends held by control frames, each told at
+// one clock) and node 1 killed and its process started again (before
+// its Init it holds its peers, which are told then, as the simulator's
+// reset tells them): the run's logs merge into one path, the breaks
+// socket errors and the restart a Reset, and replay whole with every
+// fingerprint equal.
 func TestClusterNemesisRestartsStreams(t *testing.T) {
 	t.Setenv(asCommand, "1")
 	dir := t.TempDir()
 	var o, e bytes.Buffer
-	code := livecheck.Run([]string{"cluster", "ring", "--nodes", "3", "--for", "3s", "--data", dir, "--states=false",
-		"--nemesis", "restart:1", "--nemesis-every", "1s"}, &o, &e, systems.All()...)
+	code := livecheck.Run([]string{"cluster", "ring", "--nodes", "3", "--for", "4s", "--data", dir, "--states=false",
+		"--nemesis", "break:0:1,restart:1,break:2:1", "--nemesis-every", "800ms"}, &o, &e, systems.All()...)
 	if code != livecheck.ExitOK || !strings.Contains(o.String(), "node 1 starts again from its state file") ||
-		!strings.Contains(o.String(), "nemesis: done, 1 failure applied") {
+		!strings.Contains(o.String(), "nemesis: done, 3 failures applied") || strings.Contains(o.String(), "no connection to break") {
 		t.Fatalf("cluster --nemesis: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
 	}
 	logs, _ := filepath.Glob(filepath.Join(dir, "node-*.log"))
@@ -81,12 +84,19 @@ func TestClusterNemesisRestartsStreams(t *testing.T) {
 		t.Errorf("trace of the run: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
 	}
 	t.Log(o.String())
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"kind": "socket-error"`); n != 2 {
+		t.Errorf("the run's trace has %d socket errors, want the nemesis's 2", n)
+	}
 
-	// Breaks and partitions of streams are not applied from the command line.
+	// Partitions of streams are not applied from the command line.
 	o.Reset()
 	e.Reset()
 	code = livecheck.Run([]string{"cluster", "ring", "--nodes", "3", "--nemesis", "partition:0"}, &o, &e, systems.All()...)
-	if code != livecheck.ExitUsage || !strings.Contains(e.String(), "restarts nodes only") {
+	if code != livecheck.ExitUsage || !strings.Contains(e.String(), "partitions of streams are applied from Go") {
 		t.Errorf("cluster ring --nemesis partition:0: exit %d, stderr:\n%s", code, e.String())
 	}
 }

@@ -46,7 +46,7 @@ func (c *command) cluster(args []string) int {
 	checkEvery := fs.Duration("check-every", 0, "every D, take a snapshot of the cluster and check from it in the background (a live check): a violation the cluster can reach from where it is is reported with its trace, exit 1")
 	checkTime := fs.Duration("check-time", 0, "the time box of each live check (default: --check-every, at most 30s)")
 	checkOut := fs.String("check-out", "", "the directory of the live checks' snapshots and traces (default: DATA/live-checks)")
-	nemesis := fs.String("nemesis", "", "failures to apply for real, one every --nemesis-every, in order: drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE, separated by commas (on stream systems: restart only)")
+	nemesis := fs.String("nemesis", "", "failures to apply for real, one every --nemesis-every, in order: drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE, break:A:B (streams: restart and break only), separated by commas")
 	nemesisRandom := fs.Int("nemesis-random", 0, "failures to apply for real, drawn from --nemesis-seed (datagram systems)")
 	nemesisSeed := fs.Uint64("nemesis-seed", 1, "the seed of --nemesis-random")
 	nemesisEvery := fs.Duration("nemesis-every", 500*time.Millisecond, "the time between two failures of the nemesis; the first comes after it too")
@@ -98,13 +98,16 @@ func (c *command) cluster(args []string) int {
 				return c.usageErr("cluster", "--nemesis: %v", err)
 			}
 		} else if stream {
-			faults = host.RandomFaults(*nemesisSeed, *nemesisRandom, m.Spec.Nodes, []string{"restart"})
+			faults = host.RandomFaults(*nemesisSeed, *nemesisRandom, m.Spec.Nodes, []string{"restart", "break"})
 		} else {
 			faults = host.RandomFaults(*nemesisSeed, *nemesisRandom, m.Spec.Nodes, nil)
 		}
 		for _, f := range faults {
-			if stream && f.Kind != "restart" {
-				return c.usageErr("cluster", "--nemesis: %v: %s runs over streams, where the command line's nemesis restarts nodes only (restart:N); breaks and partitions of streams are applied from Go (host.Cluster.Apply)", f, sys.Name)
+			switch {
+			case stream && f.Kind != "restart" && f.Kind != "break":
+				return c.usageErr("cluster", "--nemesis: %v: %s runs over streams, where the command line's nemesis restarts nodes (restart:N) and breaks connections (break:A:B); partitions of streams are applied from Go (host.Cluster.Apply)", f, sys.Name)
+			case !stream && f.Kind == "break":
+				return c.usageErr("cluster", "--nemesis: %v: %s runs over datagrams, which have no connections to break", f, sys.Name)
 			}
 		}
 	}
@@ -377,6 +380,12 @@ func (cw *clusterWatch) applyFault() bool {
 		p.mu.Unlock()
 		if cmd != nil && cmd.Process != nil {
 			cmd.Process.Kill()
+		}
+	case "break":
+		if broke, err := host.BreakRemote(p.peers, nm.key, f.Node, f.Peer); err != nil {
+			fmt.Fprintf(cw.c.stdout, "          nemesis: %v\n", err)
+		} else if !broke {
+			fmt.Fprintf(cw.c.stdout, "          nemesis: nodes %d and %d have no connection to break\n", f.Node, f.Peer)
 		}
 	case "drop", "duplicate":
 		if err := host.SendFault(p.peers[f.Node], nm.key, f.Node, len(p.peers), f); err != nil {

@@ -115,6 +115,15 @@ func (c *command) cluster(args []string) int {
 	if err != nil {
 		return c.usageErr("cluster", "cannot find this program to start its nodes: %v", err)
 	}
+	// The nodes are processes of this program: one that is itself a
+	// cluster's node, or a test binary that does not run as the command,
+	// would start clusters of clusters.
+	switch {
+	case os.Getenv(nodeEnv) == "1":
+		return c.usageErr("cluster", "this process is a node of a cluster (%s=1): it starts no cluster of its own", nodeEnv)
+	case strings.HasSuffix(exe, ".test") && os.Getenv(testAsCommandEnv) != "1":
+		return c.usageErr("cluster", "%s is a test binary that runs its tests, not the command: its nodes would too (set %s=1 for the processes it starts, in its TestMain)", filepath.Base(exe), testAsCommandEnv)
+	}
 	dir := *data
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "livecheck-cluster-"); err != nil {
@@ -553,10 +562,19 @@ func (p *procs) args(id sim.NodeID) []string {
 	return a
 }
 
+// nodeEnv marks the processes a cluster starts; testAsCommandEnv is what
+// livecheck's own test binaries are told to run as the command by (their
+// TestMain).
+const (
+	nodeEnv          = "LIVECHECK_CLUSTER_NODE"
+	testAsCommandEnv = "LIVECHECK_TEST_AS_COMMAND"
+)
+
 // start starts node id's process, whose pid it returns; ready is closed
 // once it has reported its first state, or ended.
 func (p *procs) start(id sim.NodeID) (ready chan struct{}, pid int, err error) {
 	cmd := exec.Command(p.exe, p.args(id)...)
+	cmd.Env = append(os.Environ(), nodeEnv+"=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, 0, err

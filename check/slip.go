@@ -212,6 +212,8 @@ func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) 
 					how = "fired"
 				case ev.Kind == sim.Reset && ev.Node == id:
 					how = "reset"
+				case ev.Kind == sim.Crash && ev.Node == id:
+					how = "crash"
 				}
 				losses = append(losses, loss{step: j, timer: t, node: id, how: how})
 			}
@@ -343,7 +345,7 @@ func suspect(from int, recovered []int, walks int) int {
 // suffers rather than a step it takes.
 func isFailure(k sim.Kind) bool {
 	switch k {
-	case sim.Drop, sim.Reset, sim.SocketError, sim.Partition, sim.Duplicate:
+	case sim.Drop, sim.Reset, sim.SocketError, sim.Partition, sim.Duplicate, sim.Crash:
 		return true
 	}
 	return false

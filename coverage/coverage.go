@@ -28,6 +28,7 @@ type Counter struct {
 	Drops       int64
 	Dups        int64 // duplicated datagrams
 	Partitions  int64
+	Crashes     int64
 	msgTypes    []reflect.Type
 	received    []int64
 	timers      []string
@@ -54,6 +55,8 @@ func (c *Counter) Event(ev *sim.Event, msg sim.Message) {
 		c.Dups++
 	case sim.Partition:
 		c.Partitions++
+	case sim.Crash:
+		c.Crashes++
 	case sim.SocketError:
 		c.Errors++
 		if ev.Node != ev.Peer {
@@ -102,6 +105,7 @@ func (c *Counter) Add(o *Counter) {
 	c.Drops += o.Drops
 	c.Dups += o.Dups
 	c.Partitions += o.Partitions
+	c.Crashes += o.Crashes
 	for i, t := range o.msgTypes {
 		if n := o.received[i]; n != 0 {
 			c.received[c.msgType(t)] += n
@@ -133,11 +137,12 @@ type Summary struct {
 	Drops       int64   `json:"drops"`
 	Dups        int64   `json:"dups,omitempty"`
 	Partitions  int64   `json:"partitions,omitempty"`
+	Crashes     int64   `json:"crashes,omitempty"`
 }
 
 // Summary names what c counted.
 func (c *Counter) Summary() Summary {
-	s := Summary{Transitions: c.Transitions, Init: c.Init, Resets: c.Resets, App: c.App, Error: c.Errors, Drops: c.Drops, Dups: c.Dups, Partitions: c.Partitions,
+	s := Summary{Transitions: c.Transitions, Init: c.Init, Resets: c.Resets, App: c.App, Error: c.Errors, Drops: c.Drops, Dups: c.Dups, Partitions: c.Partitions, Crashes: c.Crashes,
 		Receive: []Count{}, Timer: []Count{}}
 	for i, t := range c.msgTypes {
 		if c.received[i] != 0 {

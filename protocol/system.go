@@ -135,7 +135,7 @@ type budgetField struct {
 
 func budgetFields(b *sim.Budget) []budgetField {
 	return []budgetField{{&b.Resets, "resets", "reset"}, {&b.Drops, "drops", "drop"}, {&b.Errors, "socket-errors", "socket error"},
-		{&b.Dups, "dups", "duplicate"}, {&b.Partitions, "partitions", "partition"}}
+		{&b.Dups, "dups", "duplicate"}, {&b.Partitions, "partitions", "partition"}, {&b.Crashes, "crashes", "crash"}}
 }
 
 // neededBy returns the needs of each bug of cfg that the system has, by
@@ -273,6 +273,8 @@ func unset(cfg Config, name string) bool {
 		return cfg.Budget.Dups == 0
 	case "partitions":
 		return cfg.Budget.Partitions == 0
+	case "crashes":
+		return cfg.Budget.Crashes == 0
 	}
 	_, ok := cfg.Params[name]
 	return !ok
@@ -294,6 +296,8 @@ func finalValue(cfg Config, name string) string {
 		return strconv.Itoa(cfg.Budget.Dups)
 	case "partitions":
 		return strconv.Itoa(cfg.Budget.Partitions)
+	case "crashes":
+		return strconv.Itoa(cfg.Budget.Crashes)
 	}
 	return cfg.Params[name]
 }
@@ -303,7 +307,11 @@ func needWords(st Setting) string {
 	for _, f := range budgetFields(&sim.Budget{}) {
 		if f.flag == st.Name {
 			word := f.word
-			if st.Value != "1" {
+			switch {
+			case st.Value == "1":
+			case f.flag == "crashes":
+				word += "es"
+			default:
 				word += "s"
 			}
 			return "at least " + st.Value + " " + word
@@ -387,7 +395,7 @@ const None = -1
 
 // NoFailures is the budget of a Config that allows no failure of any
 // kind, whatever the system's DefaultBudget or the bugs' needs.
-var NoFailures = sim.Budget{Resets: None, Drops: None, Errors: None, Dups: None, Partitions: None}
+var NoFailures = sim.Budget{Resets: None, Drops: None, Errors: None, Dups: None, Partitions: None, Crashes: None}
 
 // Counts returns a Config's budget as counts of failures, None as 0: what
 // a run may inject, as reports and trace files give it.
@@ -647,7 +655,7 @@ func (s *System) Validate() error {
 		return bad("MinNodes is %d, more than MaxNodes, %d", s.MinNodes, s.MaxNodes)
 	case s.DefaultNodes > 0 && (s.DefaultNodes < s.MinNodes || s.MaxNodes > 0 && s.DefaultNodes > s.MaxNodes):
 		return bad("DefaultNodes is %d, outside MinNodes to MaxNodes (%d to %d)", s.DefaultNodes, s.MinNodes, s.MaxNodes)
-	case s.DefaultBudget.Resets < 0 || s.DefaultBudget.Drops < 0 || s.DefaultBudget.Errors < 0 || s.DefaultBudget.Dups < 0 || s.DefaultBudget.Partitions < 0:
+	case s.DefaultBudget.Resets < 0 || s.DefaultBudget.Drops < 0 || s.DefaultBudget.Errors < 0 || s.DefaultBudget.Dups < 0 || s.DefaultBudget.Partitions < 0 || s.DefaultBudget.Crashes < 0:
 		return bad("DefaultBudget cannot be negative")
 	}
 	seen := map[string]bool{}

@@ -108,6 +108,9 @@ func drawStep(lanes []byte, width, n int, st Step) string {
 	case "reset":
 		set(st.Node, 'R')
 		label = "reset"
+	case "crash":
+		set(st.Node, 'C')
+		label = "crash"
 	case "partition", "heal":
 		set(st.Node, st.Kind[0]-'a'+'A')
 		label = st.Event

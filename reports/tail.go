@@ -38,7 +38,7 @@ type EventCount struct {
 var kindWords = map[string][2]string{"deliver": {"delivery", "deliveries"}, "timer": {"timer firing", "timer firings"},
 	"app": {"driver call", "driver calls"}, "drop": {"drop", "drops"}, "socket-error": {"socket error", "socket errors"},
 	"reset": {"reset", "resets"}, "duplicate": {"duplication", "duplications"},
-	"partition": {"partition", "partitions"}, "heal": {"heal", "heals"}}
+	"partition": {"partition", "partitions"}, "heal": {"heal", "heals"}, "crash": {"crash", "crashes"}}
 
 // words names one event of kind, and several.
 func words(kind string) (string, string) {

@@ -43,6 +43,9 @@ func DescribeConfig(system string, nodes int, bugs []string, params map[string]s
 	if b.Partitions > 0 {
 		s += ", " + Count(b.Partitions, "partition")
 	}
+	if b.Crashes > 0 {
+		s += ", " + Count(b.Crashes, "crash", "crashes")
+	}
 	return s
 }
 
@@ -302,7 +305,7 @@ func writeCoverage(w io.Writer, what string, s *coverage.Summary, unit string) {
 	for _, n := range []struct {
 		name string
 		n    int64
-	}{{"App", s.App}, {"Error", s.Error}, {"resets", s.Resets}, {"drops", s.Drops}, {"duplicates", s.Dups}, {"partitions", s.Partitions}} {
+	}{{"App", s.App}, {"Error", s.Error}, {"resets", s.Resets}, {"drops", s.Drops}, {"duplicates", s.Dups}, {"partitions", s.Partitions}, {"crashes", s.Crashes}} {
 		if n.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", n.name, Thousands(int(n.n))))
 		}

@@ -45,7 +45,12 @@ import (
 // step's FP, the state of the step's node after it, which replay
 // compares with the simulator's; and Critical.Slip, for people. A trace
 // with neither is written as before.
-const TraceVersion = 4
+//
+// Version 5 adds the failure crash (a node's process stops, and the
+// node is down until its reset restarts it; budget Budget.Crashes), a
+// step of kind "crash" with its node. A trace whose budget allows no
+// crash and whose path takes none is written as before.
+const TraceVersion = 5
 
 // A Trace is the content of a trace file.
 type Trace struct {
@@ -114,10 +119,26 @@ type Budget struct {
 	Dups   int `json:"dups,omitempty"`
 	// Partitions: see sim.Budget.
 	Partitions int `json:"partitions,omitempty"`
+	// Crashes: see sim.Budget (version 5).
+	Crashes int `json:"crashes,omitempty"`
 }
 
 // newer says whether b allows a failure that version 2 does not know.
 func (b Budget) newer() bool { return b.Dups != 0 || b.Partitions != 0 }
+
+// crashes says whether t's budget allows crashes or its path takes one:
+// version 5.
+func (t *Trace) crashes() bool {
+	if t.Budget.Crashes != 0 {
+		return true
+	}
+	for _, st := range t.Steps {
+		if st.Kind == "crash" {
+			return true
+		}
+	}
+	return false
+}
 
 // A TraceStep is one event of a path, by content, with its choices.
 type TraceStep struct {
@@ -253,7 +274,9 @@ func (t *Trace) Write(w io.Writer) error {
 func (t *Trace) Stamp() {
 	t.Format, t.Version = traceFormat, TraceVersion
 	switch {
+	case t.crashes():
 	case t.HasFingerprints(), t.Critical != nil && t.Critical.Slip != nil:
+		t.Version = 4
 	case t.Budget.newer():
 		t.Version = 3
 	case len(t.Init) > 0:
@@ -298,7 +321,7 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 		return nil, fmt.Errorf("the trace names no system")
 	case t.Nodes < 1:
 		return nil, fmt.Errorf("the trace has %d nodes; at least 1 is needed", t.Nodes)
-	case t.Budget.Resets < 0 || t.Budget.Drops < 0 || t.Budget.Errors < 0 || t.Budget.Dups < 0 || t.Budget.Partitions < 0:
+	case t.Budget.Resets < 0 || t.Budget.Drops < 0 || t.Budget.Errors < 0 || t.Budget.Dups < 0 || t.Budget.Partitions < 0 || t.Budget.Crashes < 0:
 		return nil, fmt.Errorf("the trace has a negative failure budget")
 	}
 	if _, err := Path(t.Steps); err != nil {

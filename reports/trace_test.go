@@ -142,8 +142,9 @@ func TestTraceVersions(t *testing.T) {
 		{"version 3", `{"format":"livecheck-trace","version":3,"budget":{"resets":0,"drops":0,"errors":0,"dups":2},` + body[strings.Index(body, `"seed"`):] + `,"system":"x","nodes":2,"bugs":[]}`, ""},
 		{"version 4", `{"format":"livecheck-trace","version":4,"init_fp":["00000000000000aa"],` + body[:len(body)-2] + `,"fp":"00000000000000bb"}]}`, ""},
 		{"version 4 slip", `{"format":"livecheck-trace","version":4,"critical":{"case":"C1","step":1,"event":"timer t at 1","node":1,"live_step":0,"slip":{"found":false,"node":0,"tried":0,"reason":"no slip found"}},` + body + `}`, ""},
-		{"newer", `{"format":"livecheck-trace","version":5,"shrunk":true,` + body + `}`,
-			"trace format version 5 is not supported (this livecheck reads versions up to 4; replay it with a newer one)"},
+		{"version 5", `{"format":"livecheck-trace","version":5,"budget":{"resets":0,"drops":0,"errors":0,"crashes":1},` + body[strings.Index(body, `"seed"`):] + `,"system":"x","nodes":2,"bugs":[]}`, ""},
+		{"newer", `{"format":"livecheck-trace","version":6,"shrunk":true,` + body + `}`,
+			"trace format version 6 is not supported (this livecheck reads versions up to 5; replay it with a newer one)"},
 		{"bad fp", `{"format":"livecheck-trace","version":4,` + body[:len(body)-2] + `,"fp":"xyz"}]}`,
 			`the trace's step 1 has fp "xyz", not a 16-digit hex fingerprint`},
 		{"negative init", `{"format":"livecheck-trace","version":2,"init":[0,-3],` + body + `}`, "the trace's init choice 1 is -3: choices are not negative"},
@@ -151,7 +152,7 @@ func TestTraceVersions(t *testing.T) {
 	} {
 		tr, err := ReadTrace(strings.NewReader(tc.file))
 		switch {
-		case tc.err == "" && (err != nil || tr.Version != max(1, len(tr.Init)+1, 3*min(1, tr.Budget.Dups), 4*min(1, len(tr.InitFP)), 4*btoi(tr.Critical != nil)) || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
+		case tc.err == "" && (err != nil || tr.Version != max(1, len(tr.Init)+1, 3*min(1, tr.Budget.Dups), 4*min(1, len(tr.InitFP)), 4*btoi(tr.Critical != nil), 5*min(1, tr.Budget.Crashes)) || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
 			t.Errorf("%s: %v, %+v; want its version with its step", tc.name, err, tr)
 		case tc.err != "" && (err == nil || err.Error() != tc.err):
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
@@ -212,5 +213,38 @@ func TestTracePartitionSteps(t *testing.T) {
 		if _, err := Path([]TraceStep{{Kind: "partition", Cut: c}}); err == nil || err.Error() != want {
 			t.Errorf("cut %s: %v, want %q", cut, err, want)
 		}
+	}
+}
+
+// A crash step round-trips; a trace with one, or with a crash budget,
+// is version 5, whatever else it has; one with neither is as before.
+func TestTraceCrash(t *testing.T) {
+	p := append(samplePath(), sim.Step{Event: sim.Event{Kind: sim.Crash, Node: 2}}, sim.Step{Event: sim.Event{Kind: sim.Reset, Node: 2}})
+	for _, tc := range []struct {
+		name   string
+		budget Budget
+		path   sim.Path
+		want   int
+	}{
+		{"a crash step", Budget{Resets: 1}, p, 5},
+		{"a crash budget", Budget{Crashes: 1}, samplePath(), 5},
+		{"neither", Budget{Resets: 1}, samplePath(), 1},
+	} {
+		tr := &Trace{System: "x", Nodes: 3, Budget: tc.budget, Result: "prefix", Steps: FromPath(tc.path, nil)}
+		var buf bytes.Buffer
+		if err := tr.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadTrace(&buf)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		q, err := Path(back.Steps)
+		if err != nil || !reflect.DeepEqual(q, tc.path) || back.Version != tc.want || back.Budget != tc.budget {
+			t.Errorf("%s: %v, version %d (want %d), budget %+v, path %v", tc.name, err, back.Version, tc.want, back.Budget, q)
+		}
+	}
+	if st := FromPath(p, nil)[len(p)-2]; st.Kind != "crash" || st.Node != 2 || st.Peer != nil || st.Msg != "" {
+		t.Errorf("the crash step is written %+v", st)
 	}
 }

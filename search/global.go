@@ -347,7 +347,10 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 	spec := w.Spec()
 	g := &global{opts: &opts, res: &Result{SplitDepth: -1}, start: time.Now(), conc: opts.Reduce && len(spec.Symmetry) > 0, split: -1}
 	g.sharded = opts.Shard.Count > 1
-	g.por = opts.Observers && len(spec.Observers) > 0 && spec.Transport == sim.Datagram && spec.Budget == (sim.Budget{}) && len(spec.Monitors) == 0
+	// A start with a node down has its restart enabled, a failure's end
+	// that acts on more than its node: no postponement from there.
+	g.por = opts.Observers && len(spec.Observers) > 0 && spec.Transport == sim.Datagram && spec.Budget == (sim.Budget{}) && len(spec.Monitors) == 0 &&
+		(opts.Start == nil || opts.Start.DownNodes() == 0)
 	defer func() {
 		st := &g.res.Stats
 		st.Elapsed = time.Since(g.start)

@@ -326,7 +326,7 @@ func localFrom(w *sim.World, opts LocalOptions, s0 *sim.State) (*LocalResult, er
 	// Local steps are a node's own events; a failure acts on the network
 	// or on two nodes at once, which local states do not hold.
 	if b != (sim.Budget{}) {
-		return nil, fmt.Errorf("local mode does not inject failures: resets, drops, socket errors, duplicates and partitions must be 0 (use --mode global)")
+		return nil, fmt.Errorf("local mode does not inject failures: resets, drops, socket errors, duplicates, partitions and crashes must be 0 (use --mode global)")
 	}
 	start := time.Now()
 	ls := &localSearch{w: w, opts: opts, n: w.Spec().Nodes, res: &LocalResult{}, msgIndex: map[msgKey]int32{}}

@@ -14,7 +14,14 @@ import "github.com/livecheck/livecheck/sim"
 // the same non-empty queue, commute; opening a connection by sending is
 // adding to a set.) A failure uses the shared failure budget, and a
 // reset or a broken connection changes what is in flight to and from
-// other nodes: failures are independent of nothing.
+// other nodes: failures are independent of nothing. So is a crash (it
+// disables every event of its node, and on streams takes what is in
+// flight to it), and so are the events a node down makes possible: its
+// restart (a Reset) and the free socket errors of its connections. A
+// local event never changes which nodes are down, and a node down has
+// no local event (no delivery, timer or call), so two local events of
+// nodes up commute as before; one that sends to a node down only adds
+// to the network, as any send does.
 //
 // A state's sleep set holds events that need not be taken from it: after
 // the search takes event a from state s, it takes b (b after a in s's

@@ -21,10 +21,15 @@ const (
 	Duplicate               // a datagram in flight from Peer to Node is copied: the copy may arrive as well
 	Partition               // the links between the nodes of Msg's set (see Event) and the others go down
 	Heal                    // the partition's links come back up
+	// Crash stops Node's process: it runs no handler, its timers are
+	// cleared, its state is kept as it stopped (its restart, a Reset,
+	// keeps its durable fields from it), and it is down until that
+	// Reset. See World.Enabled for what a down node allows.
+	Crash
 	numKinds
 )
 
-var kindNames = [numKinds]string{"deliver", "timer", "app", "drop", "socket-error", "reset", "duplicate", "partition", "heal"}
+var kindNames = [numKinds]string{"deliver", "timer", "app", "drop", "socket-error", "reset", "duplicate", "partition", "heal", "crash"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -38,7 +43,7 @@ func (k Kind) String() string {
 // numbers (and the hashes of paths, which name trace files) stay as
 // they were.
 func Kinds() []Kind {
-	return []Kind{Deliver, Timer, App, Drop, Duplicate, SocketError, Reset, Partition, Heal}
+	return []Kind{Deliver, Timer, App, Drop, Duplicate, SocketError, Reset, Crash, Partition, Heal}
 }
 
 // ParseKind returns the kind named s.
@@ -69,7 +74,7 @@ func KindNames() string {
 // recorded event either applies to a state exactly or is rejected.
 type Event struct {
 	Kind  Kind
-	Node  NodeID // the node that handles the event (socket error: the lower end; partition: the side's lowest)
+	Node  NodeID // the node that handles the event (socket error: the lower end; partition: the side's lowest; crash: the node that stops)
 	Peer  NodeID // the sender (deliver, drop, duplicate) or the other end (socket error)
 	Timer string // the timer's name (timer)
 	Call  int    // index into the driver's calls (app)
@@ -98,6 +103,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("socket-error %d<->%d", e.Node, e.Peer)
 	case Reset:
 		return fmt.Sprintf("reset %d", e.Node)
+	case Crash:
+		return fmt.Sprintf("crash %d", e.Node)
 	case Partition:
 		return fmt.Sprintf("partition %v", e.Side())
 	}

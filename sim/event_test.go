@@ -8,11 +8,11 @@ import (
 )
 
 func TestKinds(t *testing.T) {
-	want := []sim.Kind{sim.Deliver, sim.Timer, sim.App, sim.Drop, sim.Duplicate, sim.SocketError, sim.Reset, sim.Partition, sim.Heal}
+	want := []sim.Kind{sim.Deliver, sim.Timer, sim.App, sim.Drop, sim.Duplicate, sim.SocketError, sim.Reset, sim.Crash, sim.Partition, sim.Heal}
 	if got := sim.Kinds(); !slices.Equal(got, want) {
 		t.Fatalf("Kinds() = %v, want %v", got, want)
 	}
-	names := []string{"deliver", "timer", "app", "drop", "duplicate", "socket-error", "reset", "partition", "heal"}
+	names := []string{"deliver", "timer", "app", "drop", "duplicate", "socket-error", "reset", "crash", "partition", "heal"}
 	for i, k := range want {
 		if k.String() != names[i] {
 			t.Errorf("Kind %d String = %q, want %q", k, k.String(), names[i])
@@ -25,7 +25,7 @@ func TestKinds(t *testing.T) {
 	if got := sim.Kind(42).String(); got != "kind(42)" {
 		t.Errorf("unknown kind prints %q", got)
 	}
-	const msg = `unknown event kind "Deliver" (valid: deliver, timer, app, drop, duplicate, socket-error, reset, partition, heal)`
+	const msg = `unknown event kind "Deliver" (valid: deliver, timer, app, drop, duplicate, socket-error, reset, crash, partition, heal)`
 	if _, err := sim.ParseKind("Deliver"); err == nil || err.Error() != msg {
 		t.Errorf("ParseKind(Deliver) error = %v, want %q", err, msg)
 	}
@@ -45,7 +45,8 @@ func TestEventString(t *testing.T) {
 		{sim.Event{Kind: sim.App, Node: 4, Call: 7}, "app call 7 at 4"},
 		{sim.Event{Kind: sim.SocketError, Node: 0, Peer: 2}, "socket-error 0<->2"},
 		{sim.Event{Kind: sim.Reset, Node: 3}, "reset 3"},
-		{sim.Event{Kind: 9}, "kind(9)"},
+		{sim.Event{Kind: sim.Crash, Node: 2}, "crash 2"},
+		{sim.Event{Kind: 10}, "kind(10)"},
 	}
 	for _, c := range cases {
 		if got := c.ev.String(); got != c.want {

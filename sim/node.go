@@ -148,17 +148,25 @@ type Budget struct {
 	// between a set of nodes and the others go down, until they heal.
 	// One is in force at a time.
 	Partitions int `json:"partitions,omitempty"`
+	// Crashes counts crashes (both transports): a node's process stops
+	// and the node is down, its state kept as it stopped, until its
+	// restart (a Reset of the down node, which costs no reset).
+	Crashes int `json:"crashes,omitempty"`
 }
 
 // negative says whether any field of b is negative.
 func (b Budget) negative() bool {
-	return b.Resets < 0 || b.Drops < 0 || b.Errors < 0 || b.Dups < 0 || b.Partitions < 0
+	return b.Resets < 0 || b.Drops < 0 || b.Errors < 0 || b.Dups < 0 || b.Partitions < 0 || b.Crashes < 0
 }
 
 // MaxPartitionNodes is the most nodes a world with partitions may have:
 // a state without one has an event for each way to cut the nodes in
 // two, 2^(n-1)-1 of them.
 const MaxPartitionNodes = 12
+
+// MaxCrashNodes is the most nodes a world with crashes may have: the
+// nodes down are a NodeSet.
+const MaxCrashNodes = 64
 
 // Spec describes a world: its nodes, transport, driver and failure budget.
 type Spec struct {
@@ -226,6 +234,8 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("failure budgets cannot be negative")
 	case s.Budget.Partitions > 0 && s.Nodes > MaxPartitionNodes:
 		return fmt.Errorf("partitions need at most %d nodes, not %d: the ways to cut n nodes in two are 2^(n-1)-1", MaxPartitionNodes, s.Nodes)
+	case s.Budget.Crashes > 0 && s.Nodes > MaxCrashNodes:
+		return fmt.Errorf("crashes need at most %d nodes, not %d: the nodes down are a set of node ids", MaxCrashNodes, s.Nodes)
 	case s.Budget.Partitions > 0 && s.Transport == Stream && len(s.Symmetry) > 0:
 		// A cut tells a node of each of its connections across it, one
 		// Error after another in the order of the peers' ids, which a

@@ -123,8 +123,12 @@ type State struct {
 	// cut is the side of the partition in force (the nodes cut off from
 	// the others, never the highest node); 0: none.
 	cut NodeSet
-	fp  uint64
-	key uint64 // fp, or with symmetry the fingerprint of a renaming
+	// down is the nodes whose process has crashed (Crash) and not yet
+	// restarted (Reset). A node's bit is hashed with its slot (hashSlot),
+	// so that it is in the fingerprint, the key and the renamings.
+	down NodeSet
+	fp   uint64
+	key  uint64 // fp, or with symmetry the fingerprint of a renaming
 	// keyless says key is not worked out yet (World.NoKeys).
 	keyless bool
 	// ownsNet says net was made for this state by a step (not shared
@@ -192,6 +196,14 @@ func (s *State) Used() Budget { return s.used }
 // off from the others (never the highest node, so that each way to cut
 // the nodes in two has one side). It is empty when there is none.
 func (s *State) Partition() NodeSet { return s.cut }
+
+// Down says whether node i is down: its process crashed (a Crash
+// event) and has not restarted (a Reset) since. A down node runs no
+// handler; its state is the one it stopped in.
+func (s *State) Down(i NodeID) bool { return s.down.Has(i) }
+
+// DownNodes is the set of the nodes down.
+func (s *State) DownNodes() NodeSet { return s.down }
 
 // Cut says whether the partition in force separates nodes a and b.
 func (s *State) Cut(a, b NodeID) bool { return s.cut != 0 && s.cut.Has(a) != s.cut.Has(b) }
@@ -278,9 +290,13 @@ func (s *State) Dump() string {
 }
 
 // DumpNode returns node i's state and its timers on one line; a periodic
-// timer is marked "(periodic)".
+// timer is marked "(periodic)", and a node down ends in "down=true".
 func DumpNode(s *State, i NodeID) string {
 	d := Dump(s.nodes[i].node)
+	if s.down.Has(i) {
+		// A down node has no timers (a crash clears them).
+		return d + " down=true"
+	}
 	sl := &s.nodes[i]
 	if len(sl.timers) == 0 {
 		return d

@@ -314,8 +314,18 @@ func (w *World) widestInit() (NodeID, int) {
 
 // Enabled appends the events enabled in s to buf, in a stable order:
 // deliveries, timers, application calls, drops, duplications, socket
-// errors, resets, then partitions or the heal. Deliveries (drops,
-// duplications) of equal messages between the same nodes appear once.
+// errors, resets, crashes, then partitions or the heal. Deliveries
+// (drops, duplications) of equal messages between the same nodes appear
+// once.
+//
+// A node that is down (it crashed: State.Down) gets no delivery, timer or
+// driver call; drops and duplications of datagrams to it are enabled as
+// usual, and what it sent before it crashed is delivered as usual. Its
+// restart is its Reset, enabled whatever the reset budget (it costs
+// none), and on streams a socket error on one of its connections is
+// enabled whatever the socket-error budget (it costs none: the peer
+// learns that the connection is dead). Crashes of the nodes up are
+// enabled while the crash budget allows, in id order.
 // While the budget allows a partition and none is in force, there is one
 // for each way to cut the nodes in two, named by the side without the
 // highest node (PartitionEvent): the sets of the other nodes that are
@@ -333,6 +343,9 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 			if !stream && p.From == e.From && p.To == e.To && p.FP == e.FP {
 				continue
 			}
+		}
+		if s.down != 0 && s.down.Has(e.To) {
+			continue // not while its receiver is down
 		}
 		buf = append(buf, Event{Kind: Deliver, Node: e.To, Peer: e.From, Msg: e.FP})
 	}
@@ -355,6 +368,9 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 			} else if !w.firstPending(s, c) {
 				continue
 			}
+			if s.down.Has(call.To) {
+				continue // the driver waits for the node to be up
+			}
 			buf = append(buf, Event{Kind: App, Node: call.To, Call: c})
 		}
 	}
@@ -364,14 +380,29 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 	if !stream && s.used.Dups < w.spec.Budget.Dups {
 		buf = distinctInFlight(s, Duplicate, buf)
 	}
-	if stream && s.used.Errors < w.spec.Budget.Errors {
+	if stream && (s.used.Errors < w.spec.Budget.Errors || s.down != 0) {
+		all := s.used.Errors < w.spec.Budget.Errors
 		for _, c := range s.conns {
-			buf = append(buf, Event{Kind: SocketError, Node: c.a, Peer: c.b})
+			if all || s.down.Has(c.a) || s.down.Has(c.b) {
+				buf = append(buf, Event{Kind: SocketError, Node: c.a, Peer: c.b})
+			}
 		}
 	}
 	if s.used.Resets < w.spec.Budget.Resets {
 		for i := range s.nodes {
 			buf = append(buf, Event{Kind: Reset, Node: NodeID(i)})
+		}
+	} else {
+		// The restarts of the nodes down, which cost no reset.
+		for t := uint64(s.down); t != 0; t &= t - 1 {
+			buf = append(buf, Event{Kind: Reset, Node: NodeID(bits.TrailingZeros64(t))})
+		}
+	}
+	if s.used.Crashes < w.spec.Budget.Crashes {
+		for i := range s.nodes {
+			if !s.down.Has(NodeID(i)) {
+				buf = append(buf, Event{Kind: Crash, Node: NodeID(i)})
+			}
 		}
 	}
 	switch {
@@ -516,9 +547,11 @@ func (e *NondeterminismError) Error() string {
 }
 
 // HandlerOf names the handler of node that ev runs: Init, Receive,
-// Timer, App or Error.
+// Timer, App or Error; empty for a crash, which runs none.
 func HandlerOf(ev Event, node NodeID) string {
 	switch ev.Kind {
+	case Crash:
+		return ""
 	case Deliver:
 		return handlerNames[receiveH]
 	case Timer:
@@ -548,7 +581,7 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	w.from = s
 	n := w.reuse(len(s.nodes))
 	copy(n.nodes, s.nodes)
-	n.net, n.netSum, n.conns, n.calls, n.ext, n.used, n.cut, n.pending = s.net, s.netSum, s.conns, s.calls, s.ext, s.used, s.cut, s.pending
+	n.net, n.netSum, n.conns, n.calls, n.ext, n.used, n.cut, n.down, n.pending = s.net, s.netSum, s.conns, s.calls, s.ext, s.used, s.cut, s.down, s.pending
 	if err := w.step(n, ev, tape); err != nil {
 		return nil, err
 	}
@@ -632,7 +665,7 @@ func (w *World) Own(s *State) *State {
 	}
 	n.net, n.netSum = append(make([]Envelope, 0, len(s.net)+2), s.net...), s.netSum
 	n.conns = slices.Clone(s.conns)
-	n.calls, n.ext, n.used, n.cut, n.fp, n.key, n.keyless, n.pending = s.calls, s.ext, s.used, s.cut, s.fp, s.key, s.keyless, s.pending
+	n.calls, n.ext, n.used, n.cut, n.down, n.fp, n.key, n.keyless, n.pending = s.calls, s.ext, s.used, s.cut, s.down, s.fp, s.key, s.keyless, s.pending
 	return n
 }
 
@@ -665,6 +698,12 @@ func (w *World) Seal(s *State) error {
 func (w *World) step(n *State, ev Event, tape []int) error {
 	if ev.Node < 0 || int(ev.Node) >= len(n.nodes) || ev.Peer < 0 || int(ev.Peer) >= len(n.nodes) {
 		return fmt.Errorf("%w: %v names a node outside 0..%d", ErrNotEnabled, ev, len(n.nodes)-1)
+	}
+	if n.down != 0 && n.down.Has(ev.Node) {
+		switch ev.Kind {
+		case Deliver, Timer, App, Crash:
+			return fmt.Errorf("%w: %v: node %d is down", ErrNotEnabled, ev, ev.Node)
+		}
 	}
 	var err error
 	switch ev.Kind {
@@ -724,12 +763,20 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		n.markCall(ev.Call)
 		err = w.invoke(n, ev.Node, appH, 0, nil, "", w.spec.Calls[ev.Call].Call)
 	case SocketError:
-		if w.spec.Transport != Stream || n.used.Errors >= w.spec.Budget.Errors || !n.hasConn(ev.Node, ev.Peer) {
+		// A connection with an end down breaks for free: the crash
+		// broke it, and the end up learns it now.
+		free := n.down.Has(ev.Node) || n.down.Has(ev.Peer)
+		if w.spec.Transport != Stream || !free && n.used.Errors >= w.spec.Budget.Errors || !n.hasConn(ev.Node, ev.Peer) {
 			return fmt.Errorf("%w: %v: no such connection or no socket errors left", ErrNotEnabled, ev)
 		}
-		n.used.Errors++
+		if !free {
+			n.used.Errors++
+		}
 		w.breakConn(n, ev.Node, ev.Peer)
-		if err = w.invoke(n, ev.Node, errorH, ev.Peer, nil, "", nil); err == nil && ev.Node != ev.Peer {
+		if !n.down.Has(ev.Node) {
+			err = w.invoke(n, ev.Node, errorH, ev.Peer, nil, "", nil)
+		}
+		if err == nil && ev.Node != ev.Peer && !n.down.Has(ev.Peer) {
 			err = w.invoke(n, ev.Peer, errorH, ev.Node, nil, "", nil)
 		}
 	case Partition:
@@ -745,12 +792,24 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 			return fmt.Errorf("%w: %v: no partition in force", ErrNotEnabled, ev)
 		}
 		n.cut = 0
-	case Reset:
-		if n.used.Resets >= w.spec.Budget.Resets {
-			return fmt.Errorf("%w: %v: no resets left", ErrNotEnabled, ev)
+	case Crash:
+		if n.used.Crashes >= w.spec.Budget.Crashes {
+			return fmt.Errorf("%w: %v: no crashes left", ErrNotEnabled, ev)
 		}
-		n.used.Resets++
+		n.used.Crashes++
+		w.crash(n, ev.Node)
+	case Reset:
+		// The reset of a node down is its restart, which the crash
+		// paid for.
 		id := ev.Node
+		if n.down.Has(id) {
+			n.down = n.down.Remove(id)
+		} else {
+			if n.used.Resets >= w.spec.Budget.Resets {
+				return fmt.Errorf("%w: %v: no resets left", ErrNotEnabled, ev)
+			}
+			n.used.Resets++
+		}
 		fresh, kerr := keepDurable(id, n.nodes[id].node, w.spec.New(id))
 		if kerr != nil {
 			return kerr
@@ -772,6 +831,9 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 			}
 		}
 		for _, p := range peers {
+			if n.down.Has(p) {
+				continue // it runs no handler
+			}
 			if err = w.invoke(n, p, errorH, id, nil, "", nil); err != nil {
 				break
 			}
@@ -999,7 +1061,16 @@ func hashSlot(h *Hasher, s *State, i NodeID) {
 			h.String(t.name)
 		}
 	}
+	// A node down: with its slot, so that renaming carries it with the
+	// node; only then, so that nodes up hash as before there were
+	// crashes.
+	if s.down != 0 && s.down.Has(i) {
+		h.Uint64(downMark)
+	}
 }
+
+// downMark is what hashSlot writes after the slot of a node down.
+const downMark = 0x646f776e // "down"
 
 // hashRest writes what a state holds besides its nodes and network: the
 // driver's progress, the failures used and the partition in force, its
@@ -1021,6 +1092,9 @@ func (w *World) hashRest(h *Hasher, s *State, perm []NodeID) {
 	if s.used.Dups != 0 || s.used.Partitions != 0 || s.cut != 0 {
 		h.Uint64(uint64(s.used.Dups)<<32 | uint64(s.used.Partitions))
 		h.Uint64(uint64(renameCut(s.cut, perm, len(s.nodes))))
+	}
+	if s.used.Crashes != 0 {
+		h.Uint64(uint64(s.used.Crashes) | 0x63<<56)
 	}
 	// Only with monitors, so that other worlds hash as they did before
 	// there were monitors (and do no more work). Renaming keeps the bits
@@ -1140,11 +1214,16 @@ func (w *World) cutLinks(s *State) error {
 		w.breakConn(s, c.a, c.b)
 	}
 	for _, c := range broken {
-		if err := w.invoke(s, c.a, errorH, c.b, nil, "", nil); err != nil {
-			return err
+		// A node down runs no handler.
+		if !s.down.Has(c.a) {
+			if err := w.invoke(s, c.a, errorH, c.b, nil, "", nil); err != nil {
+				return err
+			}
 		}
-		if err := w.invoke(s, c.b, errorH, c.a, nil, "", nil); err != nil {
-			return err
+		if !s.down.Has(c.b) {
+			if err := w.invoke(s, c.b, errorH, c.a, nil, "", nil); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -1163,6 +1242,29 @@ func (w *World) refuse(s *State) error {
 		}
 	}
 	return nil
+}
+
+// crash stops node id (a Crash): it is down, its timers are cleared, and
+// on streams the messages in flight to it are lost (its connections can
+// never deliver them); its connections stay, half open, until a socket
+// error or its restart breaks them. Its state stays as it stopped: the
+// node object is copied only so that its slot, whose fingerprint holds
+// the down bit, is the step's own.
+func (w *World) crash(s *State, id NodeID) {
+	sl := &s.nodes[id]
+	if !w.touched[id] {
+		sl.node, w.raw[id] = w.copyNode(sl.node)
+		w.touched[id] = true
+	}
+	w.ownTime[id] = true
+	sl.timers = nil
+	s.clearPeriodic(id)
+	s.down = s.down.Add(id)
+	if w.spec.Transport == Stream && slices.ContainsFunc(s.net, func(e Envelope) bool { return e.To == id }) {
+		w.ownNet(s)
+		s.net = slices.DeleteFunc(s.net, func(e Envelope) bool { return e.To == id })
+		s.netSum = netSumOf(s)
+	}
 }
 
 // A link is a sender and a receiver.

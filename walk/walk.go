@@ -39,15 +39,22 @@ var DefaultWeights = Weights{
 	sim.Reset:       0.1,
 	sim.Duplicate:   0.1,
 	sim.Partition:   0.1,
+	sim.Crash:       0.1,
 	// A heal is not a failure but the end of one: weighed as a timer,
 	// so that a walk does not stay cut off for most of its steps.
 	sim.Heal: 1,
 }
 
-// String writes w in the form ParseWeights reads.
+// String writes w in the form ParseWeights reads (on top of
+// DefaultWeights). The kinds added after heal (crash) are written only
+// when their weight is not the default, so that weights written into
+// trace files and reports read as before, also to an older livecheck.
 func (w Weights) String() string {
 	var parts []string
 	for k := range sim.NumKinds {
+		if sim.Kind(k) > sim.Heal && w[k] == DefaultWeights[k] {
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%s=%s", sim.Kind(k), strconv.FormatFloat(w[k], 'g', -1, 64)))
 	}
 	return strings.Join(parts, ",")

@@ -174,7 +174,7 @@ func TestParseWeights(t *testing.T) {
 		"deliver=NaN": "must be a number from 0 to 1e9",
 		// Issue 25, item 12: a kind twice, and weights that choose nothing.
 		"deliver=1, timer=2,deliver=1": "the weight of deliver is given twice: deliver=1 and deliver=1",
-		"app=0,deliver=0,timer=0,drop=0,duplicate=0,socket-error=0,reset=0,partition=0,heal=0": "every weight is 0: give some kind a positive weight",
+		"app=0,deliver=0,timer=0,drop=0,duplicate=0,socket-error=0,reset=0,partition=0,heal=0,crash=0": "every weight is 0: give some kind a positive weight",
 	} {
 		if _, err := walk.ParseWeights(in, walk.DefaultWeights); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", in, err, want)
@@ -198,4 +198,21 @@ func BenchmarkWalkPinger(b *testing.B) {
 		steps += r.Steps
 	}
 	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// The weight of a crash is written only when it is not the default: a
+// string of weights reads as before, and round-trips either way.
+func TestWeightsCrash(t *testing.T) {
+	w := walk.DefaultWeights
+	if strings.Contains(w.String(), "crash") {
+		t.Errorf("default weights write the crash's: %s", w.String())
+	}
+	w[sim.Crash] = 3
+	back, err := walk.ParseWeights(w.String(), walk.DefaultWeights)
+	if err != nil || back != w || !strings.Contains(w.String(), "crash=3") {
+		t.Errorf("%s read back as %v, %v", w.String(), back, err)
+	}
+	if d, err := walk.ParseWeights(walk.DefaultWeights.String(), walk.Weights{}); err != nil || d[sim.Crash] != 0 {
+		t.Errorf("the defaults on nothing: %v, %v", d, err)
+	}
 }

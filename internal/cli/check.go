@@ -36,6 +36,7 @@ func (c *command) check(args []string) int {
 	sockErrs := fs.Int("socket-errors", 0, "injected socket errors allowed per run, stream transport (default: the bugs' needs, then the system's)")
 	dups := fs.Int("dups", 0, "duplicated datagrams allowed per run, datagram transport: a message in flight is copied and may arrive twice (default: the bugs' needs, then the system's)")
 	partitions := fs.Int("partitions", 0, "network partitions allowed per run, one at a time: the links between a set of nodes and the rest go down (datagrams across are lost, connections across break and both ends get Error) until a heal event (default: the bugs' needs, then the system's)")
+	crashes := fs.Int("crashes", 0, "node crashes allowed per run: a node's process stops and the node is down (no handler runs, its timers are gone, what is in flight to it on a stream is lost, its peers learn by a socket error that costs none) until a reset restarts it, which costs no reset (default: the bugs' needs, then the system's, 0 for most)")
 	timeout := fs.Duration("handler-timeout", check.DefaultHandlerTimeout, handlerTimeoutDoc)
 	walkDepth := fs.Int("walk-depth", check.DefaultWalkDepth, "steps of each random walk from the states at the depth bound (dmax); doubled up to --escalations times when too short to tell")
 	walks := fs.Int("walks", check.DefaultWalks, "random walks per probe of the critical-transition search (k)")
@@ -173,7 +174,7 @@ func (c *command) check(args []string) int {
 		v    int
 		to   *int
 	}{{"resets", *resets, &cfg.Budget.Resets}, {"drops", *drops, &cfg.Budget.Drops}, {"socket-errors", *sockErrs, &cfg.Budget.Errors},
-		{"dups", *dups, &cfg.Budget.Dups}, {"partitions", *partitions, &cfg.Budget.Partitions}} {
+		{"dups", *dups, &cfg.Budget.Dups}, {"partitions", *partitions, &cfg.Budget.Partitions}, {"crashes", *crashes, &cfg.Budget.Crashes}} {
 		switch {
 		case f.v < 0:
 			return c.usageErr("check", "--%s cannot be negative", f.name)

@@ -150,7 +150,7 @@
         if (x !== undefined) {
           el("circle", { cx: x, cy: y, r: 4.5, class: "ev " + st.k }, rowG);
           // Letters, not symbols: every font has them.
-          const mark = { reset: "R", "socket-error": "E", app: "A", duplicate: "2", partition: "P", heal: "H" }[st.k];
+          const mark = { reset: "R", "socket-error": "E", app: "A", duplicate: "2", partition: "P", heal: "H", crash: "C" }[st.k];
           if (mark) el("text", { x: x + 7, y: y + 4, class: "mark" }, rowG, mark);
         }
         let label = fmt(i) + ". " + st.t;

@@ -97,6 +97,59 @@ func TestCrossCheckFaults(t *testing.T) {
 	}
 }
 
+// The cross-check of crashes (a node down until its restart) on the
+// random programs with one crash in their budget, and by the seed a
+// reset, a drop or a socket error beside it (randproto.GenerateCrashes):
+// global mode with and without sleep sets against the oracle, as
+// TestCrossCheck does; local mode refuses them.
+func TestCrossCheckCrashes(t *testing.T) {
+	seeds := uint64(xcheckFaultSeeds)
+	if testing.Short() {
+		seeds /= 5
+	}
+	var tooBig, checked, streams int
+	for seed := uint64(1); seed <= seeds; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			p := randproto.GenerateCrashes(seed)
+			checked++
+			if p.Transport == sim.Stream {
+				streams++
+			}
+			if crossCheck(t, p) == nil {
+				tooBig++
+			}
+		})
+	}
+	t.Logf("%d programs with a crash (%d on streams), %d of them larger than %d states", checked, streams, tooBig, xcheckMaxStates)
+	if tooBig > checked/3 || streams == 0 {
+		t.Errorf("%d programs with a crash, %d too large, %d on streams: tune the generator", checked, tooBig, streams)
+	}
+	p := randproto.GenerateCrashes(1)
+	_, err := livecheck.Check(p.System(), livecheck.Options{Config: livecheck.Config{Nodes: p.Nodes, Budget: p.Budget, Params: map[string]string{"property": p.Props[0].Name}},
+		Mode: "local", HandlerTimeout: time.Minute})
+	if err == nil || !strings.Contains(err.Error(), "crashes") {
+		t.Errorf("local mode with crashes: %v; want refused", err)
+	}
+}
+
+// The check with liveness reports the same on 1 and 4 workers with
+// crashes too (TestCrossCheckWorkers' check on GenerateCrashes), and its
+// liveness claims hold (walks restart the nodes down).
+func TestCrossCheckWorkersCrashes(t *testing.T) {
+	seeds := uint64(30)
+	if testing.Short() {
+		seeds = 10
+	}
+	var walked int
+	for seed := uint64(1); seed <= seeds; seed++ {
+		w, _ := workersCheckProgram(t, randproto.GenerateCrashes(seed))
+		walked += w
+	}
+	if walked < int(seeds)/3 {
+		t.Errorf("walks ran in %d checks of %d: tune the depth or the generator", walked, seeds)
+	}
+}
+
 // FuzzCrossCheckFaults runs TestCrossCheckFaults' check on any seed:
 //
 //	go test -run '^$' -fuzz FuzzCrossCheckFaults -fuzztime 5m
@@ -163,7 +216,12 @@ func FuzzCrossCheckWorkers(f *testing.F) {
 // reach, on 1 and on 4 workers. It returns how many of these checks
 // walked, and how many ran a critical search.
 func workersCheck(t *testing.T, seed uint64) (walked, dead int) {
-	p := randproto.Generate(seed)
+	return workersCheckProgram(t, randproto.Generate(seed))
+}
+
+// workersCheckProgram is workersCheck on program p.
+func workersCheckProgram(t *testing.T, p *randproto.Program) (walked, dead int) {
+	seed := p.Seed
 	w, err := sim.NewWorld(p.Spec())
 	if err != nil {
 		t.Fatalf("seed %d: %v\n%s", seed, err, p)

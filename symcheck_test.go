@@ -144,6 +144,35 @@ func TestSymmetryCrossCheckPartitions(t *testing.T) {
 	}
 }
 
+// The symmetry cross-check on symmetric programs with a crash in their
+// budget, whose down bit renaming must carry with the node: seeds 1 to
+// 60 (12 with -short), both transports.
+func TestSymmetryCrossCheckCrashes(t *testing.T) {
+	seeds := uint64(60)
+	if testing.Short() {
+		seeds = 12
+	}
+	var tooBig, reduced, checked int
+	for seed := uint64(1); seed <= seeds; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			p := randproto.GenerateSymmetric(seed)
+			p.Budget = sim.Budget{Crashes: 1}
+			checked++
+			st := symCheck(t, p)
+			switch {
+			case st.tooBig:
+				tooBig++
+			case st.classes < st.states:
+				reduced++
+			}
+		})
+	}
+	t.Logf("%d programs with a crash, %d larger than %d states; symmetry merged states in %d", checked, tooBig, symMaxStates, reduced)
+	if tooBig > checked/3 || reduced < (checked-tooBig)/2 {
+		t.Errorf("%d of %d programs too large, states merged in %d: tune the generator", tooBig, checked, reduced)
+	}
+}
+
 // FuzzSymmetryCrossCheck runs the symmetry cross-check on any seed:
 //
 //	go test -run '^$' -fuzz FuzzSymmetryCrossCheck -fuzztime 5m

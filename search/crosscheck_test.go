@@ -35,7 +35,7 @@ func TestCrossCheckEngines(t *testing.T) {
 		name string
 		gen  func(uint64) *randproto.Program
 	}{{"plain", randproto.Generate}, {"faults", randproto.GenerateFaults}, {"symmetric", randproto.GenerateSymmetric},
-		{"observer", randproto.WithObserver}}
+		{"observer", randproto.WithObserver}, {"crashes", randproto.GenerateCrashes}}
 	checked := 0
 	for _, g := range gens {
 		for seed := uint64(1); seed <= seeds; seed++ {

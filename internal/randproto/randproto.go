@@ -253,6 +253,23 @@ func GenerateFaults(seed uint64) *Program {
 	return p
 }
 
+// GenerateCrashes returns the program of seed (Generate's) with a budget
+// of one crash instead of its own, and by the seed one reset or (on
+// streams) socket error beside it, so that restarts, free socket errors
+// and the failures that cost meet. (A drop beside it makes most spaces
+// too large for the oracle.)
+func GenerateCrashes(seed uint64) *Program {
+	p := Generate(seed)
+	p.Budget = sim.Budget{Crashes: 1}
+	switch {
+	case seed%4 == 1:
+		p.Budget.Resets = 1
+	case seed%4 == 2 && p.Transport == sim.Stream:
+		p.Budget.Errors = 1
+	}
+	return p
+}
+
 // Generate returns the program of seed.
 func Generate(seed uint64) *Program {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))

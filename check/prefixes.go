@@ -133,8 +133,12 @@ const PrefixResult Verdict = "prefix"
 // replays to a live state, with the file's bugs, parameters and
 // property), and it must also replay to a live state under the merged
 // configuration, the check's bugs and failures, with handlers given
-// timeout each. It returns the merged configuration and the prefix's
-// initial state (as Options.PrefixInit) and path.
+// timeout each. A prefix that crashes nodes (nodes down at its end, as
+// a snapshot of a cluster with a node stopped has them) needs a crash
+// budget that covers its crashes: one cfg leaves unset is raised to
+// their number, one it gives smaller is an error. It returns the merged
+// configuration and the prefix's initial state (as Options.PrefixInit)
+// and path.
 func PrefixStart(sys *protocol.System, file string, cfg protocol.Config, timeout time.Duration) (protocol.Config, []int, sim.Path, error) {
 	t, err := reports.ReadTraceFile(file)
 	if err != nil {
@@ -179,6 +183,25 @@ func PrefixStart(sys *protocol.System, file string, cfg protocol.Config, timeout
 	p, err := reports.Path(t.Steps)
 	if err != nil {
 		return cfg, nil, nil, fmt.Errorf("%s: %v", file, err)
+	}
+	// A prefix whose nodes are down at its end (a snapshot of a cluster
+	// with a node stopped) took a crash for each: the check starts with
+	// them down, so its crash budget covers them, at least, as a
+	// --crashes left out does.
+	crashes := 0
+	for _, st := range p {
+		if st.Event.Kind == sim.Crash {
+			crashes++
+		}
+	}
+	if crashes > 0 {
+		switch {
+		case cfg.Budget.Crashes == 0:
+			cfg.Budget.Crashes = crashes
+		case cfg.Budget.Crashes < crashes:
+			return cfg, nil, nil, fmt.Errorf("%s takes %s (nodes down at its end): the check's crash budget must cover %s (--crashes %d or more, or leave it out)",
+				file, reports.Count(crashes, "crash", "crashes"), reports.Count(crashes, "crash", "crashes"), crashes)
+		}
 	}
 	// The check starts where the prefix ends under its own bugs: the
 	// system must be live there too.

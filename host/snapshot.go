@@ -45,8 +45,11 @@ import (
 // file `check --from` takes as it takes any other, and its replay is
 // the proof that the snapshot is a state the simulator reaches. A node
 // that does not record (it was down) is recorded as down: its part is
-// its whole log, and its state is the one it had when it stopped; its
-// restart is a reset, which a check with --resets may take.
+// its whole log, its state is the one it had when it stopped, and the
+// path ends with its crash (a crash step after everything else), so
+// that the snapshot's state has it down, as a check --from it starts:
+// no delivery, timer or driver call reaches it until its restart, a
+// reset of it, which costs no reset.
 
 // A Marker is what a node sends every peer when it records a snapshot.
 // It reaches no handler.
@@ -214,6 +217,24 @@ func BuildSnapshot(sys *protocol.System, logs []*RunLogFile, epoch uint64) (*Sna
 	m, err := Merge(cut)
 	if err != nil {
 		return nil, err
+	}
+	// The nodes down crash at the end of the cut: whatever they did is
+	// in their logs, before it. The crashes are the path's, so its
+	// budget covers them.
+	crashes := 0
+	for id := range snap.Nodes {
+		if snap.Nodes[id].Down {
+			m.Path = append(m.Path, sim.Step{Event: sim.Event{Kind: sim.Crash, Node: sim.NodeID(id)}})
+			m.FP = append(m.FP, "")
+			m.Stop = append(m.Stop, "")
+			m.Others = append(m.Others, nil)
+			crashes++
+		}
+	}
+	if crashes > 0 {
+		b := protocol.Counts(m.Config.Budget)
+		b.Crashes = max(b.Crashes, crashes)
+		m.Config.Budget = protocol.Explicit(b)
 	}
 	rr, err := m.Replay(sys)
 	if err != nil {

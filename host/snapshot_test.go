@@ -88,6 +88,31 @@ func TestSnapshotInFlight(t *testing.T) {
 	if d := snap2.Down(); snap2.Epoch != 2 || len(d) != 1 || d[0] != 2 {
 		t.Fatalf("snapshot %d with node 2 stopped: down %v", snap2.Epoch, d)
 	}
+	// Its prefix crashes it last: the state the snapshot replays to has
+	// node 2 down, the others up, and so does the check --from it.
+	tr := snap2.Replay.Trace
+	last := tr.Steps[len(tr.Steps)-1]
+	if fin := snap2.Replay.Final; !fin.Down(2) || fin.Down(0) || fin.Down(1) || last.Kind != "crash" || last.Node != 2 || tr.Budget.Crashes != 1 {
+		t.Fatalf("snapshot with node 2 stopped: down %v, last step %+v, budget %+v", fin.DownNodes(), last, tr.Budget)
+	}
+	if tr.Result != "prefix" {
+		t.Fatalf("snapshot with node 2 down: result %q (%s), want a prefix", tr.Result, tr.Message)
+	}
+	file2 := filepath.Join(dir, "snap2.json")
+	if err := reports.WriteFileAtomic(file2, tr.Write); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := reports.ReadTraceFile(file2); err != nil || back.Version != 5 {
+		t.Fatalf("the snapshot with a node down read back: %v, version %d", err, back.Version)
+	}
+	cfg, init, path, err := check.PrefixStart(&pingers, file2, protocol.Config{}, 0)
+	if err != nil || path[len(path)-1].Event != (sim.Event{Kind: sim.Crash, Node: 2}) || cfg.Budget.Crashes != 1 {
+		t.Fatalf("check --from the snapshot with a node down: %v, budget %+v", err, cfg.Budget)
+	}
+	rep, err := check.ReplayFrom(&pingers, cfg, init, path, 0)
+	if err != nil || rep.Final.DownNodes() != sim.NodeSet(0).Add(2) {
+		t.Fatalf("the check's start from it: %v, down %v", err, rep.Final.DownNodes())
+	}
 }
 
 func fmtFP(n sim.Node) string { return fmt.Sprintf("%016x", sim.Fingerprint(n)) }

@@ -26,7 +26,9 @@ func (c *command) snapshot(args []string) int {
 		"'" + c.cmd + " check SYSTEM --from FILE' then searches from where the cluster is. The file is the path of the\n" +
 		"simulator that reaches the snapshot: the nodes' run logs up to the cut, merged and replayed, each node's\n" +
 		"state checked against the one it recorded and each message the channels recorded found in flight.\n" +
-		"A node that records nothing within --wait is down: its state is the one it stopped in. A safety\n" +
+		"A node that records nothing within --wait is down: its state is the one it stopped in, and the file\n" +
+		"ends with its crash, so that 'check --from' starts with it down (its restart is a reset of it, which\n" +
+		"costs no reset; the check's crash budget, left out, covers the file's crashes). A safety\n" +
 		"property violated on the way or in the snapshot is a finding, exit 1."
 	if code, stop := c.parse(fs, args, synopsis); stop {
 		return code
@@ -75,7 +77,7 @@ func (c *command) snapshot(args []string) int {
 	for _, n := range snap.Nodes {
 		down := ""
 		if n.Down {
-			down = " (down: the state it stopped in)"
+			down = " (down: the state it stopped in; the prefix crashes it)"
 		}
 		fmt.Fprintf(c.stdout, "  node %d%s: %s\n", n.ID, down, n.State)
 	}

@@ -131,7 +131,7 @@ func TestBadSystemDefinitions(t *testing.T) {
 		{"Spec.Nodes set otherwise", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node, Nodes: 5}, Properties: []properties.Property{prop}})},
 			`system "x": Build: Model.Spec.Nodes is 5 but the configuration has 3 nodes (leave it 0: livecheck sets it)`},
 		{"Spec.Budget set otherwise", livecheck.System{Name: "x", Build: build(&livecheck.Model{Spec: sim.Spec{New: node, Budget: sim.Budget{Drops: 1}}, Properties: []properties.Property{prop}})},
-			`system "x": Build: Model.Spec.Budget is {Resets:0 Drops:1 Errors:0 Dups:0 Partitions:0} but the configuration's is {Resets:0 Drops:0 Errors:0 Dups:0 Partitions:0} (leave it zero and set System.DefaultBudget: livecheck sets it)`},
+			`system "x": Build: Model.Spec.Budget is {Resets:0 Drops:1 Errors:0 Dups:0 Partitions:0 Crashes:0} but the configuration's is {Resets:0 Drops:0 Errors:0 Dups:0 Partitions:0 Crashes:0} (leave it zero and set System.DefaultBudget: livecheck sets it)`},
 	} {
 		_, err := livecheck.Check(&tc.sys, livecheck.Options{})
 		if err == nil || err.Error() != tc.want {

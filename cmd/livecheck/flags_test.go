@@ -26,7 +26,7 @@ func TestMeaninglessFlags(t *testing.T) {
 			"livecheck check: --time 1000000h0m0s: at most 10000h (over a year); 0 for no budget\n", ""},
 		{[]string{"check", "lcr", "--weights", "deliver=1,deliver=2"}, exitUsage,
 			"livecheck check: --weights: the weight of deliver is given twice: deliver=1 and deliver=2\n", ""},
-		{[]string{"check", "lcr", "--weights", "app=0,deliver=0,timer=0,drop=0,duplicate=0,socket-error=0,reset=0,partition=0,heal=0"}, exitUsage,
+		{[]string{"check", "lcr", "--weights", "app=0,deliver=0,timer=0,drop=0,duplicate=0,socket-error=0,reset=0,partition=0,heal=0,crash=0"}, exitUsage,
 			"livecheck check: --weights: every weight is 0: give some kind a positive weight (a walk draws the enabled events in proportion to their kinds' weights)\n", ""},
 		{[]string{"check", "lcr", "--rounds", "3"}, exitUsage,
 			"livecheck check: --rounds is a flag of --mode local and compare, not of --mode global\n", ""},

@@ -22,12 +22,18 @@ type slot struct {
 }
 
 // stateExt holds the parts of a state that few systems use: driver calls
-// past the 64th and periodic timers. A state with neither has none (nil),
+// past the 64th, periodic timers and nodes down. A state with neither has none (nil),
 // so that they cost a State one word, and a step nothing. It is shared
 // between states: a step that changes it makes a new one.
 type stateExt struct {
 	more     []uint64 // calls from 64 on, 64 a word
 	periodic []ptimer // sorted by node, then name; each is among its node's timers
+	// down is the nodes whose process has crashed (Crash) and not yet
+	// restarted (Reset). A node's bit is hashed with its slot
+	// (hashSlot), so that it is in the fingerprint, the key and the
+	// renamings. Here, not in State, so that states of worlds without
+	// crashes are no larger.
+	down NodeSet
 }
 
 type ptimer struct {
@@ -48,6 +54,7 @@ func (s *State) editExt() *stateExt {
 	if s.ext != nil {
 		e.more = slices.Clone(s.ext.more)
 		e.periodic = slices.Clone(s.ext.periodic)
+		e.down = s.ext.down
 	}
 	s.ext = e
 	return e
@@ -55,9 +62,31 @@ func (s *State) editExt() *stateExt {
 
 // tidyExt drops an extension that holds nothing.
 func (s *State) tidyExt() {
-	if s.ext != nil && len(s.ext.more) == 0 && len(s.ext.periodic) == 0 {
+	if s.ext != nil && len(s.ext.more) == 0 && len(s.ext.periodic) == 0 && s.ext.down == 0 {
 		s.ext = nil
 	}
+}
+
+// downs is the set of the nodes down.
+func (s *State) downs() NodeSet {
+	if s.ext == nil {
+		return 0
+	}
+	return s.ext.down
+}
+
+// setDown marks node i down (on) or up.
+func (s *State) setDown(i NodeID, on bool) {
+	if s.downs().Has(i) == on {
+		return
+	}
+	e := s.editExt()
+	if on {
+		e.down = e.down.Add(i)
+	} else {
+		e.down = e.down.Remove(i)
+	}
+	s.tidyExt()
 }
 
 // periodicOf returns node i's periodic timers, sorted by name. Read-only.
@@ -123,12 +152,8 @@ type State struct {
 	// cut is the side of the partition in force (the nodes cut off from
 	// the others, never the highest node); 0: none.
 	cut NodeSet
-	// down is the nodes whose process has crashed (Crash) and not yet
-	// restarted (Reset). A node's bit is hashed with its slot (hashSlot),
-	// so that it is in the fingerprint, the key and the renamings.
-	down NodeSet
-	fp   uint64
-	key  uint64 // fp, or with symmetry the fingerprint of a renaming
+	fp  uint64
+	key uint64 // fp, or with symmetry the fingerprint of a renaming
 	// keyless says key is not worked out yet (World.NoKeys).
 	keyless bool
 	// ownsNet says net was made for this state by a step (not shared
@@ -200,10 +225,10 @@ func (s *State) Partition() NodeSet { return s.cut }
 // Down says whether node i is down: its process crashed (a Crash
 // event) and has not restarted (a Reset) since. A down node runs no
 // handler; its state is the one it stopped in.
-func (s *State) Down(i NodeID) bool { return s.down.Has(i) }
+func (s *State) Down(i NodeID) bool { return s.downs().Has(i) }
 
 // DownNodes is the set of the nodes down.
-func (s *State) DownNodes() NodeSet { return s.down }
+func (s *State) DownNodes() NodeSet { return s.downs() }
 
 // Cut says whether the partition in force separates nodes a and b.
 func (s *State) Cut(a, b NodeID) bool { return s.cut != 0 && s.cut.Has(a) != s.cut.Has(b) }
@@ -293,7 +318,7 @@ func (s *State) Dump() string {
 // timer is marked "(periodic)", and a node down ends in "down=true".
 func DumpNode(s *State, i NodeID) string {
 	d := Dump(s.nodes[i].node)
-	if s.down.Has(i) {
+	if s.downs().Has(i) {
 		// A down node has no timers (a crash clears them).
 		return d + " down=true"
 	}

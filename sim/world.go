@@ -333,6 +333,7 @@ func (w *World) widestInit() (NodeID, int) {
 // the heal is enabled, whatever the budget, and no other partition.
 func (w *World) Enabled(s *State, buf []Event) []Event {
 	stream := w.spec.Transport == Stream
+	down := s.downs()
 	for i := range s.net {
 		e := &s.net[i]
 		if i > 0 {
@@ -344,7 +345,7 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 				continue
 			}
 		}
-		if s.down != 0 && s.down.Has(e.To) {
+		if down != 0 && down.Has(e.To) {
 			continue // not while its receiver is down
 		}
 		buf = append(buf, Event{Kind: Deliver, Node: e.To, Peer: e.From, Msg: e.FP})
@@ -368,7 +369,7 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 			} else if !w.firstPending(s, c) {
 				continue
 			}
-			if s.down.Has(call.To) {
+			if down.Has(call.To) {
 				continue // the driver waits for the node to be up
 			}
 			buf = append(buf, Event{Kind: App, Node: call.To, Call: c})
@@ -380,10 +381,10 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 	if !stream && s.used.Dups < w.spec.Budget.Dups {
 		buf = distinctInFlight(s, Duplicate, buf)
 	}
-	if stream && (s.used.Errors < w.spec.Budget.Errors || s.down != 0) {
+	if stream && (s.used.Errors < w.spec.Budget.Errors || down != 0) {
 		all := s.used.Errors < w.spec.Budget.Errors
 		for _, c := range s.conns {
-			if all || s.down.Has(c.a) || s.down.Has(c.b) {
+			if all || down.Has(c.a) || down.Has(c.b) {
 				buf = append(buf, Event{Kind: SocketError, Node: c.a, Peer: c.b})
 			}
 		}
@@ -394,13 +395,13 @@ func (w *World) Enabled(s *State, buf []Event) []Event {
 		}
 	} else {
 		// The restarts of the nodes down, which cost no reset.
-		for t := uint64(s.down); t != 0; t &= t - 1 {
+		for t := uint64(down); t != 0; t &= t - 1 {
 			buf = append(buf, Event{Kind: Reset, Node: NodeID(bits.TrailingZeros64(t))})
 		}
 	}
 	if s.used.Crashes < w.spec.Budget.Crashes {
 		for i := range s.nodes {
-			if !s.down.Has(NodeID(i)) {
+			if !down.Has(NodeID(i)) {
 				buf = append(buf, Event{Kind: Crash, Node: NodeID(i)})
 			}
 		}
@@ -581,7 +582,7 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 	w.from = s
 	n := w.reuse(len(s.nodes))
 	copy(n.nodes, s.nodes)
-	n.net, n.netSum, n.conns, n.calls, n.ext, n.used, n.cut, n.down, n.pending = s.net, s.netSum, s.conns, s.calls, s.ext, s.used, s.cut, s.down, s.pending
+	n.net, n.netSum, n.conns, n.calls, n.ext, n.used, n.cut, n.pending = s.net, s.netSum, s.conns, s.calls, s.ext, s.used, s.cut, s.pending
 	if err := w.step(n, ev, tape); err != nil {
 		return nil, err
 	}
@@ -665,7 +666,7 @@ func (w *World) Own(s *State) *State {
 	}
 	n.net, n.netSum = append(make([]Envelope, 0, len(s.net)+2), s.net...), s.netSum
 	n.conns = slices.Clone(s.conns)
-	n.calls, n.ext, n.used, n.cut, n.down, n.fp, n.key, n.keyless, n.pending = s.calls, s.ext, s.used, s.cut, s.down, s.fp, s.key, s.keyless, s.pending
+	n.calls, n.ext, n.used, n.cut, n.fp, n.key, n.keyless, n.pending = s.calls, s.ext, s.used, s.cut, s.fp, s.key, s.keyless, s.pending
 	return n
 }
 
@@ -699,7 +700,7 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 	if ev.Node < 0 || int(ev.Node) >= len(n.nodes) || ev.Peer < 0 || int(ev.Peer) >= len(n.nodes) {
 		return fmt.Errorf("%w: %v names a node outside 0..%d", ErrNotEnabled, ev, len(n.nodes)-1)
 	}
-	if n.down != 0 && n.down.Has(ev.Node) {
+	if n.ext != nil && n.ext.down.Has(ev.Node) {
 		switch ev.Kind {
 		case Deliver, Timer, App, Crash:
 			return fmt.Errorf("%w: %v: node %d is down", ErrNotEnabled, ev, ev.Node)
@@ -765,7 +766,7 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 	case SocketError:
 		// A connection with an end down breaks for free: the crash
 		// broke it, and the end up learns it now.
-		free := n.down.Has(ev.Node) || n.down.Has(ev.Peer)
+		free := n.downs().Has(ev.Node) || n.downs().Has(ev.Peer)
 		if w.spec.Transport != Stream || !free && n.used.Errors >= w.spec.Budget.Errors || !n.hasConn(ev.Node, ev.Peer) {
 			return fmt.Errorf("%w: %v: no such connection or no socket errors left", ErrNotEnabled, ev)
 		}
@@ -773,10 +774,10 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 			n.used.Errors++
 		}
 		w.breakConn(n, ev.Node, ev.Peer)
-		if !n.down.Has(ev.Node) {
+		if !n.downs().Has(ev.Node) {
 			err = w.invoke(n, ev.Node, errorH, ev.Peer, nil, "", nil)
 		}
-		if err == nil && ev.Node != ev.Peer && !n.down.Has(ev.Peer) {
+		if err == nil && ev.Node != ev.Peer && !n.downs().Has(ev.Peer) {
 			err = w.invoke(n, ev.Peer, errorH, ev.Node, nil, "", nil)
 		}
 	case Partition:
@@ -802,8 +803,8 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 		// The reset of a node down is its restart, which the crash
 		// paid for.
 		id := ev.Node
-		if n.down.Has(id) {
-			n.down = n.down.Remove(id)
+		if n.downs().Has(id) {
+			n.setDown(id, false)
 		} else {
 			if n.used.Resets >= w.spec.Budget.Resets {
 				return fmt.Errorf("%w: %v: no resets left", ErrNotEnabled, ev)
@@ -831,7 +832,7 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 			}
 		}
 		for _, p := range peers {
-			if n.down.Has(p) {
+			if n.downs().Has(p) {
 				continue // it runs no handler
 			}
 			if err = w.invoke(n, p, errorH, id, nil, "", nil); err != nil {
@@ -1064,7 +1065,7 @@ func hashSlot(h *Hasher, s *State, i NodeID) {
 	// A node down: with its slot, so that renaming carries it with the
 	// node; only then, so that nodes up hash as before there were
 	// crashes.
-	if s.down != 0 && s.down.Has(i) {
+	if s.ext != nil && s.ext.down.Has(i) {
 		h.Uint64(downMark)
 	}
 }
@@ -1215,12 +1216,12 @@ func (w *World) cutLinks(s *State) error {
 	}
 	for _, c := range broken {
 		// A node down runs no handler.
-		if !s.down.Has(c.a) {
+		if !s.downs().Has(c.a) {
 			if err := w.invoke(s, c.a, errorH, c.b, nil, "", nil); err != nil {
 				return err
 			}
 		}
-		if !s.down.Has(c.b) {
+		if !s.downs().Has(c.b) {
 			if err := w.invoke(s, c.b, errorH, c.a, nil, "", nil); err != nil {
 				return err
 			}
@@ -1259,7 +1260,7 @@ func (w *World) crash(s *State, id NodeID) {
 	w.ownTime[id] = true
 	sl.timers = nil
 	s.clearPeriodic(id)
-	s.down = s.down.Add(id)
+	s.setDown(id, true)
 	if w.spec.Transport == Stream && slices.ContainsFunc(s.net, func(e Envelope) bool { return e.To == id }) {
 		w.ownNet(s)
 		s.net = slices.DeleteFunc(s.net, func(e Envelope) bool { return e.To == id })

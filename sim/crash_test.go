@@ -86,6 +86,9 @@ func TestCrashDatagram(t *testing.T) {
 	if !strings.Contains(s.Dump(), "down=true") || !strings.Contains(sim.DumpNode(s, 1), "down=true") || strings.Contains(sim.DumpNode(s, 0), "down") {
 		t.Errorf("the dump does not say which node is down:\n%s", s.Dump())
 	}
+	if _, err := w.WithTimer(s, 1, "t"); err == nil {
+		t.Errorf("WithTimer gave a node down a timer")
+	}
 	// What node 1 sent before it crashed arrives.
 	d := apply(t, w, s, deliver(1, 0, b))
 	wantLog(t, d, 0, "init", `recv 1 "b"`)

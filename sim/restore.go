@@ -12,13 +12,19 @@ import (
 // of a path, and nothing made from them is reported as a path.
 
 // WithTimer returns a copy of s in which node i's timer name is set. It
-// returns s itself when the timer is set already.
+// returns s itself when the timer is set already, and an error for a
+// node down.
 func (w *World) WithTimer(s *State, i NodeID, name string) (*State, error) {
 	if i < 0 || int(i) >= len(s.nodes) {
 		return nil, fmt.Errorf("node %d: nodes are 0 to %d", i, len(s.nodes)-1)
 	}
 	if name == "" {
 		return nil, fmt.Errorf("a timer needs a name")
+	}
+	if s.Down(i) {
+		// A node down has no timers until its restart: World.Enabled
+		// lists none of its.
+		return nil, fmt.Errorf("node %d is down: it has no timers", i)
 	}
 	ts := s.nodes[i].timers
 	j, ok := slices.BinarySearch(ts, name)

@@ -12,7 +12,7 @@ import (
 // per node of n, time going down, a row per step. A delivery is an arrow
 // from the sender's lane to the receiver's (o---> or <---o), a drop the
 // same ending in x, a duplication ending in 2; a timer is T, a driver
-// call A, a reset R, a socket error E at both ends joined by =, a
+// call A, a reset R, a crash C, a socket error E at both ends joined by =, a
 // partition P (at the lowest node it cuts off) and its heal H (at node
 // 0). Each row ends with what the step was, and the messages it sent (=>
 // their types). The step numbered mark is marked * (0: none). Plain

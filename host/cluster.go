@@ -24,6 +24,7 @@ type Cluster struct {
 	Nodes  []*Node
 	opts   []Options
 	logDir string
+	cut    sim.NodeSet // the partition in force on streams (partition.go); 0: none
 }
 
 // ClusterOptions are a cluster's settings; each zero value has a

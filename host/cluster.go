@@ -24,6 +24,7 @@ type Cluster struct {
 	Nodes  []*Node
 	opts   []Options
 	logDir string
+	cut    sim.NodeSet // the partition in force on streams (partition.go); 0: none
 }
 
 // ClusterOptions are a cluster's settings; each zero value has a
@@ -66,7 +67,7 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 	for _, f := range co.Faults {
 		switch {
 		case m.Spec.Transport == sim.Stream:
-			return nil, errors.New("the nemesis applies failures to datagram systems only: a broken connection is not merged yet")
+			return nil, errors.New("ClusterOptions.Faults are drops and duplicates of datagrams: a stream system has none (break, partition and restart it with Cluster.Apply once it runs)")
 		case f.Kind != "drop" && f.Kind != "duplicate":
 			return nil, fmt.Errorf("%v: only drop and duplicate faults are set up before the nodes start", f)
 		case f.Node < 0 || int(f.Node) >= m.Spec.Nodes || f.Peer < 0 || int(f.Peer) >= m.Spec.Nodes || f.Node == f.Peer:

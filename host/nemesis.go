@@ -23,17 +23,26 @@ import (
 //     the simulator's Drop of that message.
 //   - duplicate: the next datagram a node sends to a peer is sent twice;
 //     merged as the simulator's Duplicate.
-//   - partition: the nodes of a group and the others drop every datagram
-//     they send across, each logged as a drop, until heal. It is merged
-//     as those drops, not as the simulator's Partition event: a datagram
-//     already on its way across when the partition starts still arrives.
+//   - partition: on datagrams, the nodes of a group and the others drop
+//     every datagram they send across, each logged as a drop, until
+//     heal; merged as those drops, not as the simulator's Partition
+//     event: a datagram already on its way across when the partition
+//     starts still arrives. On streams, the simulator's Partition and
+//     Heal (partition.go): every connection across is cut at one
+//     barrier, both ends of each run Error in one step, a send across
+//     is refused and its sender told in the same step as the send, and
+//     the heal is logged past every node's clock.
 //   - restart: the node's process is killed and started again from its
 //     state file, the simulator's reset (Cluster.Restart), merged as a
-//     Reset.
+//     Reset; on streams with its peers' Error in the same step.
+//   - break (streams): a connection breaks, both ends' Error in one
+//     step, the simulator's SocketError (Cluster.Break).
 //
-// Datagram systems only, for now: on streams a broken connection, which
-// a partition and a restart make, is not merged yet (see Merge), so the
-// log of a stream system run through failures would not replay.
+// On streams every failure is applied by a barrier that holds the nodes
+// between two handlers: a partition holds every node, so the nodes must
+// run in one process (Cluster); `cluster --nemesis`, whose nodes are
+// processes, breaks and restarts them (BreakRemote, back.go) but does
+// not partition them.
 
 type faultKind uint8
 
@@ -125,6 +134,14 @@ type barrier struct {
 	// Error steps are logged as reset-error, for the merge to join them
 	// with its Init into one Reset; -1 for a break.
 	down sim.NodeID
+	// part: the Error steps are a partition's (partition.go), logged as
+	// partition-error; peers are, by node, the peers it runs Error for,
+	// in the order of the connections.
+	part  bool
+	peers map[sim.NodeID][]sim.NodeID
+	// marks are, by node, an entry it logs once released: a partition's
+	// or a heal's (partition.go).
+	marks map[sim.NodeID]LogEntry
 }
 
 // wait waits until the Error handlers have run, for a while.
@@ -150,12 +167,21 @@ func (n *Node) atBarrier(ev event) event {
 	if ev.brk.clock == 0 {
 		return event{}
 	}
+	if e, ok := ev.brk.marks[n.id]; ok {
+		n.mark(e)
+	}
 	if !ev.brk.errs[n.id] {
 		n.clock = max(n.clock, ev.brk.clock)
 		n.clockA.Store(n.clock)
 		return event{}
 	}
 	n.clock = ev.brk.clock - 1 // handle counts the step
+	if ps := ev.brk.peers[n.id]; len(ps) > 0 {
+		// A partition's: one Error for each peer across, in one step
+		// (stepDone runs the others).
+		n.step.more, n.step.brk = ps[1:], ev.brk
+		return event{kind: evError, peer: ps[0], brk: ev.brk}
+	}
 	return event{kind: evError, peer: ev.peer, brk: ev.brk}
 }
 
@@ -165,6 +191,14 @@ func (n *Node) atBarrier(ev event) event {
 func (c *Cluster) hold(ids []sim.NodeID, peer func(sim.NodeID) sim.NodeID) (*barrier, uint64, error) {
 	brk := &barrier{arrived: make(chan uint64, len(ids)), release: make(chan struct{}), errs: map[sim.NodeID]bool{}, down: -1}
 	for _, id := range ids {
+		select {
+		case <-c.Nodes[id].Done():
+			// Stopped: post might still queue the event (a select
+			// picks at random among the cases ready).
+			close(brk.release)
+			return nil, 0, fmt.Errorf("node %d has stopped", id)
+		default:
+		}
 		if !c.Nodes[id].post(event{kind: evBreak, peer: peer(id), brk: brk}) {
 			close(brk.release)
 			return nil, 0, fmt.Errorf("node %d has stopped", id)
@@ -254,6 +288,7 @@ func (c *Cluster) restartStream(r sim.NodeID) error {
 	old.Stop()
 	o := c.opts[r]
 	o.resetClock = brk.clock
+	o.blocked = old.faults.snapshot() // a partition outlives the process
 	n, err := Start(o)
 	if err != nil {
 		brk.clock = 0 // called off: the others go on
@@ -268,9 +303,12 @@ func (c *Cluster) restartStream(r sim.NodeID) error {
 }
 
 // FaultKinds are the kinds of Fault on datagrams, in the order
-// RandomFaults draws; on streams the nemesis breaks connections
-// ("break") only.
+// RandomFaults draws; StreamFaultKinds those on streams.
 var FaultKinds = []string{"drop", "duplicate", "partition", "restart"}
+
+// StreamFaultKinds are the kinds of Fault on streams, in the order
+// RandomFaults draws.
+var StreamFaultKinds = []string{"break", "partition", "restart"}
 
 // Apply applies f to the cluster now. A restart needs the cluster's
 // state files (ClusterOptions.Data) for the node to come back with its
@@ -288,8 +326,16 @@ func (c *Cluster) Apply(f Fault) error {
 		}
 		_, err := c.Break(f.Node, f.Peer)
 		return err
+	case stream && f.Kind == "heal":
+		return c.healStream()
+	case stream && f.Kind == "partition":
+		side, err := sideOf(f.Group, n)
+		if err != nil {
+			return fmt.Errorf("%v: %v", f, err)
+		}
+		return c.partitionStream(side)
 	case stream && f.Kind != "restart":
-		return fmt.Errorf("%v: on streams the nemesis breaks connections (break) and restarts nodes (restart): a partition's broken connections are not merged yet", f)
+		return fmt.Errorf("%v: on streams the nemesis breaks connections (break), partitions them (partition, heal) and restarts nodes (restart); drops and duplicates are of datagrams", f)
 	}
 	switch f.Kind {
 	case "drop", "duplicate":
@@ -325,11 +371,13 @@ func (c *Cluster) Apply(f Fault) error {
 		if !in(f.Node) {
 			return fmt.Errorf("%v: nodes are 0 to %d", f, n-1)
 		}
-		blocked := c.Nodes[f.Node].faults.snapshot()
-		if err := c.Restart(f.Node); err != nil {
+		// A partition outlives the process, from its Init on.
+		c.opts[f.Node].blocked = c.Nodes[f.Node].faults.snapshot()
+		err := c.Restart(f.Node)
+		c.opts[f.Node].blocked = nil
+		if err != nil {
 			return err
 		}
-		c.Nodes[f.Node].faults.restore(blocked) // a partition outlives the process
 	default:
 		return fmt.Errorf("no fault %q (valid: %s, heal)", f.Kind, strings.Join(FaultKinds, ", "))
 	}
@@ -512,4 +560,20 @@ func (c *Cluster) RunFaults(faults []Fault, every time.Duration, log io.Writer) 
 		}
 	}
 	return nil
+}
+
+// PendingFaults are the drops and duplicates the nemesis has set up at
+// the node (Apply, ClusterOptions.Faults) that no datagram it sent has
+// taken yet: those set up less these are the ones applied, each logged.
+func (n *Node) PendingFaults() (drops, dups int) {
+	f := &n.faults
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, k := range f.drop {
+		drops += k
+	}
+	for _, k := range f.dup {
+		dups += k
+	}
+	return drops, dups
 }

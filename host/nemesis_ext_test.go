@@ -117,8 +117,8 @@ func testNemesisBreak(t *testing.T, sys *protocol.System, cfg protocol.Config) {
 			kinds[sim.SocketError], broken, rr.Live, rr.LeftOut)
 	}
 	t.Logf("%d breaks; %d steps replayed, %d left out (%q)", broken, len(rr.Path), rr.LeftOutSteps, rr.LeftOut)
-	if err := c.Apply(host.Fault{Kind: "partition", Group: []sim.NodeID{1}}); err == nil || !strings.Contains(err.Error(), "not merged yet") {
-		t.Errorf("a partition on streams: %v", err)
+	if err := c.Apply(host.Fault{Kind: "drop", Node: 0, Peer: 1}); err == nil || !strings.Contains(err.Error(), "drops and duplicates are of datagrams") {
+		t.Errorf("a drop on streams: %v", err)
 	}
 }
 

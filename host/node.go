@@ -70,6 +70,9 @@ type Options struct {
 	// drop and dup are the nemesis's faults set up before the node
 	// starts (ClusterOptions.Faults).
 	drop, dup map[sim.NodeID]int
+	// blocked are the peers across the partition in force when the
+	// node starts (a restart during one: see partition.go).
+	blocked map[sim.NodeID]bool
 	// resetClock, for a node the nemesis restarts on streams
 	// (Cluster.Restart), is the Lamport clock of its Init: that of its
 	// peers' Error steps, which the merged log joins into one Reset.
@@ -150,6 +153,7 @@ type Node struct {
 	heldMu  sync.Mutex
 	held    []outgoing // frames the test hook holds back (Options.hold)
 	faults  faults     // the nemesis's: see nemesis.go
+	step    jointStep  // the handlers of one step: see partition.go
 	applied []LogEntry // the faults applied to the handler's sends, to log
 	boot    int        // starts before this one, as the run log counts them
 	// backReset: the node started again on its own and held its peers
@@ -211,6 +215,11 @@ type event struct {
 	// callIdx is a driver call's index in Spec.Calls; -1 for one made
 	// from Go.
 	callIdx int
+	// refused marks an Error for a send across a partition on streams
+	// (partition.go), told after the handler whose index in the step is
+	// parent.
+	refused bool
+	parent  int
 }
 
 type timer struct {
@@ -261,6 +270,7 @@ func Start(opts Options) (*Node, error) {
 	}
 	n.ctx.n = n
 	n.faults.drop, n.faults.dup = maps.Clone(opts.drop), maps.Clone(opts.dup)
+	n.faults.blocked = maps.Clone(opts.blocked)
 	n.node = m.Spec.New(n.id)
 	for _, d := range sim.DurableFields(n.node) {
 		if err := codecOf(d.Value.Type()).err; err != nil {
@@ -536,6 +546,7 @@ func (n *Node) handle(ev event) bool {
 	}
 	n.clock++
 	n.clockA.Store(n.clock)
+	n.stepBegin()
 	var msgFP uint64
 	if n.rlog != nil && ev.kind == evMsg {
 		msgFP = sim.Fingerprint(ev.msg) // before the handler can change it
@@ -584,7 +595,7 @@ func (n *Node) handle(ev event) bool {
 	if n.opts.OnStep != nil {
 		n.opts.OnStep(Step{Node: n.id, Event: n.describe(&ev), State: state})
 	}
-	return true
+	return n.stepDone(&ev)
 }
 
 // run runs ev's handler; a panic is an error naming the event.
@@ -633,6 +644,10 @@ func (n *Node) logStep(ev *event, msgFP uint64) error {
 	case evError:
 		e.Kind, e.Peer = "error", int(ev.peer)
 		switch {
+		case ev.refused:
+			e.Kind, e.Parent = "refuse-error", ev.parent
+		case ev.brk != nil && ev.brk.part:
+			e.Kind = "partition-error"
 		case ev.brk != nil && ev.brk.down >= 0:
 			e.Kind = "reset-error"
 		case ev.brk != nil:
@@ -705,6 +720,9 @@ func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
 	n := c.n
 	if to < 0 || int(to) >= len(n.opts.Peers) {
 		panic(fmt.Sprintf("Send to node %d: nodes are 0 to %d", to, len(n.opts.Peers)-1))
+	}
+	if n.refuse(to, msg) {
+		return // lost at the partition: see partition.go
 	}
 	n.buf.Reset()
 	if err := encodeFrame(&n.buf, frame{from: n.id, clock: n.clock, epoch: n.epoch, msg: msg}); err != nil {

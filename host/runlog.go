@@ -34,10 +34,11 @@ import (
 // difference means the handler depends on something outside its state
 // and its inputs (a clock, a global, real randomness), the finding the
 // checker reports as nondeterminism. Broken connections (streams) are
-// merged where the nemesis of Cluster made them (a break, a restart)
-// and where a killed process started again (back.go: its peers' Error
-// steps at the clock of its Init, one Reset); an Error told after
-// Options.SuspectFor has no step of the simulator (Merged.Stop).
+// merged where the nemesis of Cluster made them (a break, a restart, a
+// partition: partition.go) and where a killed process started again
+// (back.go: its peers' Error steps at the clock of its Init, one
+// Reset); an Error told after Options.SuspectFor has no step of the
+// simulator (Merged.Stop).
 
 // A LogLine is one line of a run log: the header (first line) or an
 // entry.
@@ -69,7 +70,10 @@ type LogEntry struct {
 	// a fault the nemesis applied to a datagram the node sent to Peer,
 	// or socket-error, its Error step when the nemesis broke its
 	// connection to Peer, or reset-error, its Error step when the
-	// nemesis restarted Peer (nemesis.go).
+	// nemesis restarted Peer (nemesis.go); or, on streams (partition.go),
+	// partition-error, its Error step when a partition broke its
+	// connection to Peer, refuse-error, its Error step for a send to Peer
+	// across a partition, partition (the side in Side) or heal.
 	Kind  string `json:"kind,omitempty"`
 	Peer  int    `json:"peer,omitempty"`
 	Msg   string `json:"msg,omitempty"` // a delivered message's fingerprint
@@ -89,6 +93,11 @@ type LogEntry struct {
 	// restarted (Cluster.Restart): its peers' Error steps for it are
 	// the reset-error entries at its clock.
 	Reset bool `json:"reset,omitempty"`
+	// Side is a partition's side without the highest node, and Parent a
+	// refuse-error's handler that sent across: the index of the
+	// handler in the node's part of the step (partition.go).
+	Side   []int `json:"side,omitempty"`
+	Parent int   `json:"parent,omitempty"`
 }
 
 // runLog is a node's open log.
@@ -285,6 +294,8 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			resetErrs[k] = append(resetErrs[k], e)
 		}
 	}
+	jm := collectJoint(all)
+	partitions := 0
 	restarted := map[reset]bool{}
 	for _, e := range all {
 		if e.Kind == "init" && e.Boot > 0 {
@@ -299,6 +310,10 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		ev := sim.Event{Node: sim.NodeID(e.Node)}
 		stop := ""
 		var others []NodeFP
+		// level0 are the handlers of the step before those for sends
+		// refused at a partition (partition.go), in the simulator's
+		// order; joined, when it must be, with those for the refusals.
+		level0, joined := []LogEntry{e}, false
 		switch e.Kind {
 		case "init":
 			errs := resetErrs[reset{e.Node, e.Clock}]
@@ -312,6 +327,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			}
 			ev.Kind = sim.Reset
 			resets++
+			level0 = append(slices.Clone(errs), e)
 			var choices []int
 			for _, pe := range errs { // in the order of the peers' ids
 				choices = append(choices, pe.Choices...)
@@ -343,6 +359,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			}
 			// The simulator runs Node's Error handler, then Peer's.
 			ev.Kind, ev.Peer = sim.SocketError, sim.NodeID(e.Peer)
+			level0 = []LogEntry{e, other}
 			e.Choices = append(slices.Clone(e.Choices), other.Choices...)
 			others = []NodeFP{{other.Node, other.FP}}
 			errs++
@@ -372,6 +389,16 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 				break
 			}
 			ev.Kind, ev.Call = sim.App, e.Call
+		case "partition":
+			ev, level0, stop = jm.partition(e)
+			joined = stop == ""
+			partitions++
+		case "heal":
+			ev = sim.Event{Kind: sim.Heal}
+		case "partition-error", "refuse-error":
+			if stop = jm.stray(e); stop == "" {
+				continue // merged with its step
+			}
 		case "error":
 			// Told after Options.SuspectFor: the peer did not come back
 			// in time (or the connection broke while both ends lived
@@ -380,6 +407,9 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 			stop = fmt.Sprintf("node %d's broken connection to node %d (clock %d)", e.Node, e.Peer, e.Clock)
 		default:
 			return nil, fmt.Errorf("node %d, clock %d: unknown kind %q", e.Node, e.Clock, e.Kind)
+		}
+		if stop == "" && (joined || jm.refusedIn(level0)) {
+			e.Choices, e.FP, others, stop = jm.join(ev, level0)
 		}
 		m.Path = append(m.Path, sim.Step{Event: ev, Choices: e.Choices})
 		m.FP = append(m.FP, e.FP)
@@ -394,6 +424,7 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 	b.Drops = max(b.Drops, drops)
 	b.Dups = max(b.Dups, dups)
 	b.Errors = max(b.Errors, errs)
+	b.Partitions = max(b.Partitions, partitions)
 	m.Config.Budget = protocol.Explicit(b)
 	return m, nil
 }

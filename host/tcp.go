@@ -348,7 +348,7 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 		}
 		if control && fr.from == controlID {
 			if ctl, ok := fr.msg.(Control); ok && ctl.Op == "hold" && n.opts.Key != nil {
-				t.holdRemote(sim.NodeID(ctl.Peer), c, r, src)
+				t.holdForRemote(sim.NodeID(ctl.Peer), c, r, src)
 				return
 			}
 			n.control(fr.msg, src.String())

@@ -260,6 +260,16 @@ type Control struct {
 	Peer  int
 	Count int
 	Block []int
+	// The nemesis's barrier across processes (remote.go): "hold" (Peer:
+	// the peer of a break), answered by "held" (Block: the peers the
+	// node has a connection with); then "cut" at clock Epoch: Cut the
+	// peers to cut the connections with, Errs those to run Error for in
+	// one step (Part: a partition's), Blocked the partition's other side
+	// when Partitioned is set, and Mark an entry to log (a partition's,
+	// with Side; a heal's).
+	Cut, Errs, Blocked, Side []int
+	Part, Partitioned        bool
+	Mark                     string
 }
 
 // control does what a control frame asks.

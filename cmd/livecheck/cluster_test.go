@@ -60,22 +60,23 @@ func TestClusterCheckEvery(t *testing.T) {
 
 // The nemesis from the command line on a stream system: two connections
 // of the ring broken (both ends held by control frames, each told at
-// one clock) and node 1 killed and its process started again (before
-// its Init it holds its peers, which are told then, as the simulator's
-// reset tells them): the run's logs merge into one path, the breaks
-// socket errors and the restart a Reset, and replay whole with every
-// fingerprint equal.
+// one clock), node 1 killed and its process started again (before its
+// Init it holds its peers, which are told then, as the simulator's
+// reset tells them), and node 0 partitioned from the others and healed
+// (every process held at one barrier): the run's logs merge into one
+// path, the breaks socket errors, the restart a Reset, the partition and
+// heal the simulator's, and replay whole with every fingerprint equal.
 func TestClusterNemesisRestartsStreams(t *testing.T) {
 	t.Setenv(asCommand, "1")
 	dir := t.TempDir()
 	var o, e bytes.Buffer
-	code := livecheck.Run([]string{"cluster", "ring", "--nodes", "3", "--for", "4s", "--data", dir, "--states=false",
-		"--nemesis", "break:0:1,break:2:1,restart:1", "--nemesis-every", "800ms"}, &o, &e, systems.All()...)
+	code := livecheck.Run([]string{"cluster", "ring", "--nodes", "3", "--for", "5s", "--data", dir, "--states=false",
+		"--nemesis", "break:0:1,break:2:1,restart:1,partition:0,heal", "--nemesis-every", "700ms"}, &o, &e, systems.All()...)
 	// A break finds no connection if the two have not talked since the
 	// last (on a busy machine, now and then): it breaks nothing then.
 	breaks := 2 - strings.Count(o.String(), "have no connection to break")
 	if code != livecheck.ExitOK || !strings.Contains(o.String(), "node 1 starts again from its state file") ||
-		!strings.Contains(o.String(), "nemesis: done, 3 failures applied") || breaks < 1 {
+		!strings.Contains(o.String(), "nemesis: done, 5 failures applied") || breaks < 1 || strings.Contains(o.String(), "          nemesis: node") {
 		t.Fatalf("cluster --nemesis: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
 	}
 	logs, _ := filepath.Glob(filepath.Join(dir, "node-*.log"))
@@ -94,12 +95,8 @@ func TestClusterNemesisRestartsStreams(t *testing.T) {
 	if n := strings.Count(string(b), `"kind": "socket-error"`); n != breaks {
 		t.Errorf("the run's trace has %d socket errors, want the nemesis's %d", n, breaks)
 	}
-
-	// Partitions of streams are not applied from the command line.
-	o.Reset()
-	e.Reset()
-	code = livecheck.Run([]string{"cluster", "ring", "--nodes", "3", "--nemesis", "partition:0"}, &o, &e, systems.All()...)
-	if code != livecheck.ExitUsage || !strings.Contains(e.String(), "partitions of streams are applied from Go") {
-		t.Errorf("cluster ring --nemesis partition:0: exit %d, stderr:\n%s", code, e.String())
+	if p, h := strings.Count(string(b), `"kind": "partition"`), strings.Count(string(b), `"kind": "heal"`); p != 1 || h != 1 {
+		t.Errorf("the run's trace has %d partitions and %d heals, want 1 each", p, h)
 	}
+
 }

@@ -46,7 +46,7 @@ func (c *command) cluster(args []string) int {
 	checkEvery := fs.Duration("check-every", 0, "every D, take a snapshot of the cluster and check from it in the background (a live check): a violation the cluster can reach from where it is is reported with its trace, exit 1")
 	checkTime := fs.Duration("check-time", 0, "the time box of each live check (default: --check-every, at most 30s)")
 	checkOut := fs.String("check-out", "", "the directory of the live checks' snapshots and traces (default: DATA/live-checks)")
-	nemesis := fs.String("nemesis", "", "failures to apply for real, one every --nemesis-every, in order: drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE, break:A:B (streams: restart and break only), separated by commas")
+	nemesis := fs.String("nemesis", "", "failures to apply for real, one every --nemesis-every, in order: drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE (datagram systems), or break:A:B, partition:A+B+..., heal, restart:NODE (stream systems), separated by commas")
 	nemesisRandom := fs.Int("nemesis-random", 0, "failures to apply for real, drawn from --nemesis-seed (datagram systems)")
 	nemesisSeed := fs.Uint64("nemesis-seed", 1, "the seed of --nemesis-random")
 	nemesisEvery := fs.Duration("nemesis-every", 500*time.Millisecond, "the time between two failures of the nemesis; the first comes after it too")
@@ -98,14 +98,23 @@ func (c *command) cluster(args []string) int {
 				return c.usageErr("cluster", "--nemesis: %v", err)
 			}
 		} else if stream {
-			faults = host.RandomFaults(*nemesisSeed, *nemesisRandom, m.Spec.Nodes, []string{"restart", "break"})
+			faults = host.RandomFaults(*nemesisSeed, *nemesisRandom, m.Spec.Nodes, host.StreamFaultKinds)
 		} else {
 			faults = host.RandomFaults(*nemesisSeed, *nemesisRandom, m.Spec.Nodes, nil)
 		}
+		cut := false
 		for _, f := range faults {
+			switch f.Kind {
+			case "partition":
+				cut = true
+			case "heal":
+				cut = false
+			}
 			switch {
-			case stream && f.Kind != "restart" && f.Kind != "break":
-				return c.usageErr("cluster", "--nemesis: %v: %s runs over streams, where the command line's nemesis restarts nodes (restart:N) and breaks connections (break:A:B); partitions of streams are applied from Go (host.Cluster.Apply)", f, sys.Name)
+			case stream && cut && f.Kind == "restart":
+				return c.usageErr("cluster", "--nemesis: %v: a partition of %s is in force, and a process started again would come back outside it: heal first", f, sys.Name)
+			case stream && (f.Kind == "drop" || f.Kind == "duplicate"):
+				return c.usageErr("cluster", "--nemesis: %v: %s runs over streams, which lose and copy nothing: the nemesis breaks (break:A:B), partitions (partition:A+B, heal) and restarts (restart:N) them", f, sys.Name)
 			case !stream && f.Kind == "break":
 				return c.usageErr("cluster", "--nemesis: %v: %s runs over datagrams, which have no connections to break", f, sys.Name)
 			}
@@ -149,7 +158,8 @@ func (c *command) cluster(args []string) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	cw := &clusterWatch{c: c, procs: cl, w: w, start: time.Now(), states: *states, untilLive: *untilLive, restart: *restart}
+	cw := &clusterWatch{c: c, procs: cl, w: w, start: time.Now(), states: *states, untilLive: *untilLive, restart: *restart,
+		stream: m.Spec.Transport == sim.Stream}
 	if *data != "" {
 		cw.logs = filepath.Join(dir, "node-*.log")
 	}
@@ -213,6 +223,7 @@ type clusterWatch struct {
 	violated                   bool   // a safety property was violated at some point
 	live                       *liveChecks
 	nemesis                    *nemesisRun
+	stream                     bool // the system runs over streams
 }
 
 // startAll starts the nodes in id order, each once the one before has
@@ -375,6 +386,7 @@ func (cw *clusterWatch) applyFault() bool {
 	if nm.next >= len(nm.faults) {
 		if nm.cut {
 			cw.sendFault(host.Fault{Kind: "heal"})
+			nm.cut = false
 		}
 		fmt.Fprintf(cw.c.stdout, "%8.3fs  nemesis: done, %s applied\n", at, reports.Count(len(nm.faults), "failure"))
 		return false
@@ -407,9 +419,22 @@ func (cw *clusterWatch) applyFault() bool {
 	return true
 }
 
-// sendFault sends every node its side of a partition, or its heal.
+// sendFault sends every node its side of a partition, or its heal; on
+// streams it holds every node at one barrier for it (host.PartitionRemote).
 func (cw *clusterWatch) sendFault(f host.Fault) {
 	p := cw.procs
+	if cw.stream {
+		var err error
+		if f.Kind == "heal" {
+			err = host.HealRemote(p.peers, cw.nemesis.key)
+		} else {
+			err = host.PartitionRemote(p.peers, cw.nemesis.key, f.Group)
+		}
+		if err != nil {
+			fmt.Fprintf(cw.c.stdout, "          nemesis: %v\n", err)
+		}
+		return
+	}
 	for i, addr := range p.peers {
 		if err := host.SendFault(addr, cw.nemesis.key, sim.NodeID(i), len(p.peers), f); err != nil {
 			fmt.Fprintf(cw.c.stdout, "          nemesis: node %d: %v\n", i, err)

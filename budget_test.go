@@ -72,16 +72,26 @@ func TestTestKeepsWithinTheDeadline(t *testing.T) {
 // The budget reaches the critical search under livecheck.Test too, and
 // the test's log has the check's progress as the command prints it.
 func TestTestBudgetReachesTheCriticalSearch(t *testing.T) {
-	rec, took := testWithin(t, 14*time.Second, &randtree.System,
-		livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Nodes: 4, Bugs: []string{"RT3"}}, WalkDepth: 100000}))
-	t.Logf("ended after %v: %q", took, rec.Fatals)
-	if len(rec.Fatals) != 1 || !strings.HasPrefix(rec.Fatals[0], "livecheck: randtree: inconclusive: the time budget (--time ") ||
-		!strings.Contains(rec.Fatals[0], ") ran out during the critical-transition search of a path of ") {
-		t.Fatalf("fatals %q", rec.Fatals)
+	// On a busy machine the budget may run out during the walks, before
+	// the critical search: then the deadline is put further off, a few
+	// times, until it ends there.
+	for _, d := range []time.Duration{14 * time.Second, 40 * time.Second, 120 * time.Second} {
+		rec, took := testWithin(t, d, &randtree.System,
+			livecheck.WithOptions(livecheck.Options{Config: livecheck.Config{Nodes: 4, Bugs: []string{"RT3"}}, WalkDepth: 100000}))
+		t.Logf("deadline in %v: ended after %v: %q", d, took, rec.Fatals)
+		if len(rec.Fatals) == 1 && strings.Contains(rec.Fatals[0], ") ran out during the walks") {
+			continue
+		}
+		if len(rec.Fatals) != 1 || !strings.HasPrefix(rec.Fatals[0], "livecheck: randtree: inconclusive: the time budget (--time ") ||
+			!strings.Contains(rec.Fatals[0], ") ran out during the critical-transition search of a path of ") {
+			t.Fatalf("fatals %q", rec.Fatals)
+		}
+		if !slicesContainsPrefix(rec.Logs, "livecheck: critical: ") {
+			t.Fatalf("no progress of the critical search in the log: %q", rec.Logs)
+		}
+		return
 	}
-	if !slicesContainsPrefix(rec.Logs, "livecheck: critical: ") {
-		t.Fatalf("no progress of the critical search in the log: %q", rec.Logs)
-	}
+	t.Fatal("the time budget ran out during the walks each time: the machine is too busy to test this")
 }
 
 func slicesContainsPrefix(lines []string, prefix string) bool {

@@ -39,10 +39,10 @@ import (
 //     step, the simulator's SocketError (Cluster.Break).
 //
 // On streams every failure is applied by a barrier that holds the nodes
-// between two handlers: a partition holds every node, so the nodes must
-// run in one process (Cluster); `cluster --nemesis`, whose nodes are
-// processes, breaks and restarts them (BreakRemote, back.go) but does
-// not partition them.
+// between two handlers: in one process (Cluster), or across processes
+// over control connections (`cluster --nemesis`: BreakRemote,
+// PartitionRemote, HealRemote in remote.go; a restart kills the process,
+// which holds its peers when it starts again, back.go).
 
 type faultKind uint8
 

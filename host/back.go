@@ -189,7 +189,7 @@ func (t *tcp) backPeer(from sim.NodeID, c *net.TCPConn, r *bufio.Reader, src net
 		return
 	}
 	t.mu.Lock()
-	tell := t.owed[from] || t.out[from] != nil || t.inFrom[from]
+	tell := t.hasConn(from)
 	t.mu.Unlock()
 	t.cutPeer(from, at)
 	brk.clock = at

@@ -582,8 +582,12 @@ func (n *Node) handle(ev event) bool {
 		n.logf("stopped: %v", err)
 		return false
 	}
+	tc, _ := n.tr.(*tcp)
 	for _, o := range out {
 		n.stats.sent.Add(1)
+		if tc != nil {
+			tc.noteSent(o.to)
+		}
 		if o.held {
 			n.heldMu.Lock()
 			n.held = append(n.held, outgoing{to: o.to, frame: o.frame})

@@ -272,7 +272,7 @@ func (t *tcp) holdForRemote(peer sim.NodeID, c *net.TCPConn, r *bufio.Reader, _ 
 	held := Control{Op: "held"}
 	t.mu.Lock()
 	for id := range t.peers {
-		if t.owed[id] || t.out[id] != nil || t.inFrom[id] {
+		if t.hasConn(sim.NodeID(id)) {
 			held.Block = append(held.Block, id)
 		}
 	}

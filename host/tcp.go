@@ -81,8 +81,10 @@ type tcp struct {
 	owed    []bool
 	owedGen []uint64
 	// inFrom, by peer: the peer has sent the node a message since their
-	// pair was last cut: the simulator has a connection for the pair.
-	inFrom []bool
+	// pair was last cut; sent: the node has sent the peer one. Either
+	// way the simulator has a connection for the pair (a snapshot's
+	// marker, which is no message, makes none).
+	inFrom, sent []bool
 }
 
 // An outConn is a connection this node dialed, with its queue.
@@ -104,7 +106,7 @@ func startTCP(n *Node) (transport, error) {
 	}
 	t := &tcp{n: n, peers: peers, out: make([]*outConn, len(peers)), in: map[*net.TCPConn]bool{}, ln: n.opts.stream,
 		cut: make([]uint64, len(peers)), cutAt: make([]uint64, len(peers)),
-		owed: make([]bool, len(peers)), owedGen: make([]uint64, len(peers)), inFrom: make([]bool, len(peers))}
+		owed: make([]bool, len(peers)), owedGen: make([]uint64, len(peers)), inFrom: make([]bool, len(peers)), sent: make([]bool, len(peers))}
 	if t.ln == nil {
 		if t.ln, err = net.ListenTCP("tcp", net.TCPAddrFromAddrPort(peers[n.id])); err != nil {
 			return nil, fmt.Errorf("node %d cannot listen on %s: %v", n.id, peers[n.id], err)
@@ -258,7 +260,7 @@ func (t *tcp) suspect(peer sim.NodeID, seq, clock uint64) {
 		t.mu.Lock()
 		tell := !t.closed && t.owed[peer] && t.owedGen[peer] == gen
 		if tell {
-			t.owed[peer], t.inFrom[peer] = false, false
+			t.owed[peer], t.inFrom[peer], t.sent[peer] = false, false, false
 		}
 		t.mu.Unlock()
 		if tell {
@@ -368,7 +370,7 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 			}
 			return
 		}
-		if !control {
+		if !control && !isMarker(fr.msg) {
 			t.mu.Lock()
 			t.inFrom[from] = true
 			t.mu.Unlock()
@@ -415,7 +417,21 @@ func (t *tcp) readFrame(r *bufio.Reader, src netip.AddrPort) ([]byte, error) {
 func (t *tcp) connected(peer sim.NodeID) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.out[peer] != nil
+	return t.hasConn(peer)
+}
+
+// hasConn says, under t.mu, whether the simulator has a connection for
+// the pair: a message went either way since it was last cut, or the
+// node suspects the peer (what it sent was lost with the connection).
+func (t *tcp) hasConn(peer sim.NodeID) bool {
+	return t.sent[peer] || t.inFrom[peer] || t.owed[peer]
+}
+
+// noteSent notes that the node sent peer a message.
+func (t *tcp) noteSent(peer sim.NodeID) {
+	t.mu.Lock()
+	t.sent[peer] = true
+	t.mu.Unlock()
 }
 
 // cutPeer breaks the node's connection to peer for the nemesis: what
@@ -427,7 +443,7 @@ func (t *tcp) cutPeer(peer sim.NodeID, clock uint64) {
 	t.seq++
 	t.cut[peer] = t.seq
 	t.cutAt[peer] = clock
-	t.owed[peer], t.inFrom[peer] = false, false
+	t.owed[peer], t.inFrom[peer], t.sent[peer] = false, false, false
 	oc := t.out[peer]
 	t.mu.Unlock()
 	if oc != nil {

@@ -86,3 +86,35 @@ func mergeDir(t *testing.T, dir string, nodes int) *Merged {
 	}
 	return m
 }
+
+// A snapshot's markers connect nodes that never sent each other a
+// message (nodes 0 and 2 of 4 stream pingers, each sending to the next
+// only), but make no connection of the simulator's: a break of the pair
+// after it breaks nothing, and the run's merged log replays whole.
+func TestMarkersMakeNoConnection(t *testing.T) {
+	dir := t.TempDir()
+	c, err := StartCluster(&streamPingers, protocol.Config{Nodes: 4}, ClusterOptions{Data: dir, LogDir: dir, Log: newLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	waitFor(t, "pings", func() bool { return got(c.Nodes[0]) >= 3 && got(c.Nodes[2]) >= 3 })
+	if _, err := c.Snapshot(deadline); err != nil {
+		t.Fatal(err)
+	}
+	if c.Nodes[0].tr.(*tcp).connected(2) || c.Nodes[2].tr.(*tcp).connected(0) {
+		t.Fatal("nodes 0 and 2 have a connection after the snapshot's markers")
+	}
+	if broke, err := c.Break(0, 2); err != nil || broke {
+		t.Fatalf("Break(0, 2) = %v, %v: want false, nothing to break", broke, err)
+	}
+	if broke, err := c.Break(0, 1); err != nil || !broke {
+		t.Fatalf("Break(0, 1) = %v, %v: want true", broke, err)
+	}
+	c.Stop()
+	m := mergeDir(t, dir, 4)
+	rr, err := m.Replay(&streamPingers)
+	if err != nil || rr.Divergence != nil || rr.LeftOutSteps != 0 {
+		t.Fatalf("the run's replay: divergence %v, %d steps left out (%q): %v", rr.Divergence, rr.LeftOutSteps, rr.LeftOut, err)
+	}
+}

@@ -70,7 +70,7 @@ func TestClusterNemesisRestartsStreams(t *testing.T) {
 	t.Setenv(asCommand, "1")
 	dir := t.TempDir()
 	var o, e bytes.Buffer
-	code := livecheck.Run([]string{"cluster", "ring", "--nodes", "3", "--for", "5s", "--data", dir, "--states=false",
+	code := livecheck.Run([]string{"cluster", "ring", "--nodes", "3", "--for", "8s", "--data", dir, "--states=false",
 		"--nemesis", "break:0:1,break:2:1,restart:1,partition:0,heal", "--nemesis-every", "700ms"}, &o, &e, systems.All()...)
 	// A break finds no connection if the two have not talked since the
 	// last (on a busy machine, now and then): it breaks nothing then.

@@ -224,6 +224,10 @@ type clusterWatch struct {
 	live                       *liveChecks
 	nemesis                    *nemesisRun
 	stream                     bool // the system runs over streams
+	// back are the nodes the nemesis restarted that are not back yet:
+	// nil until the process ends and starts again, then closed once it
+	// reports its first state. The next failure waits for them.
+	back map[sim.NodeID]chan struct{}
 }
 
 // startAll starts the nodes in id order, each once the one before has
@@ -359,9 +363,13 @@ func (cw *clusterWatch) ended(ev procEvent, at float64) {
 		return
 	}
 	cw.w.Reset(ev.node)
-	if _, pid, err := cw.procs.start(ev.node); err != nil {
+	if ready, pid, err := cw.procs.start(ev.node); err != nil {
 		fmt.Fprintf(cw.c.stdout, "node %d cannot start again: %v\n", ev.node, err)
+		delete(cw.back, ev.node)
 	} else {
+		if _, ok := cw.back[ev.node]; ok {
+			cw.back[ev.node] = ready
+		}
 		fmt.Fprintf(cw.c.stdout, "%8.3fs  node %d starts again from its state file (a reset), pid %d\n", at, ev.node, pid)
 	}
 }
@@ -382,6 +390,17 @@ type nemesisRun struct {
 // once the schedule is done (and a partition left up healed).
 func (cw *clusterWatch) applyFault() bool {
 	nm, p := cw.nemesis, cw.procs
+	for id, ready := range cw.back {
+		if ready == nil {
+			return true // not started again yet: the next failure waits
+		}
+		select {
+		case <-ready:
+			delete(cw.back, id)
+		default:
+			return true
+		}
+	}
 	at := time.Since(cw.start).Seconds()
 	if nm.next >= len(nm.faults) {
 		if nm.cut {
@@ -399,6 +418,12 @@ func (cw *clusterWatch) applyFault() bool {
 		p.mu.Lock()
 		cmd := p.procs[f.Node]
 		p.mu.Unlock()
+		if cmd != nil && cmd.Process != nil && cw.restart {
+			if cw.back == nil {
+				cw.back = map[sim.NodeID]chan struct{}{}
+			}
+			cw.back[f.Node] = nil
+		}
 		if cmd != nil && cmd.Process != nil {
 			cmd.Process.Kill()
 		}

@@ -29,27 +29,29 @@ func TestClusterBundled(t *testing.T) {
 	}
 }
 
-// Live checks: the ring runs as a cluster and, every half second, a
-// snapshot of it is checked in the background. The correct ring's
-// checks find nothing; with rejoin-self (seconds of CPU: not with
+// Live checks: the ring (streams) and the transport (datagrams) run as
+// clusters and, every half second, a snapshot is checked in the
+// background. The correct systems' checks find nothing; with rejoin-self (seconds of CPU: not with
 // -short) a check finds the violation the cluster can reach from where
 // it is, with its trace, and the cluster exits 1.
 func TestClusterCheckEvery(t *testing.T) {
 	t.Setenv(asCommand, "1")
 	for _, c := range []struct {
+		sys  []string
 		bugs []string
 		code int
 		want string
 	}{
-		{nil, livecheck.ExitOK, "live check 1: snapshot 1 (0 nodes down"},
-		{[]string{"--bug", "rejoin-self"}, livecheck.ExitViolation, "reachable from where the cluster is: ring-formed can never hold again"},
+		{[]string{"ring", "--nodes", "3"}, nil, livecheck.ExitOK, "live check 1: snapshot 1 (0 nodes down"},
+		{[]string{"transport"}, nil, livecheck.ExitOK, "live check 1: snapshot 1 (0 nodes down"},
+		{[]string{"ring", "--nodes", "3"}, []string{"--bug", "rejoin-self"}, livecheck.ExitViolation, "reachable from where the cluster is: ring-formed can never hold again"},
 	} {
 		if c.bugs != nil && testing.Short() {
 			continue
 		}
 		var o, e bytes.Buffer
-		args := append([]string{"cluster", "ring", "--nodes", "3", "--for", "2s", "--check-every", "500ms", "--check-time", "20s",
-			"--states=false", "--data", t.TempDir()}, c.bugs...)
+		args := append(append(append([]string{"cluster"}, c.sys...), "--for", "2s", "--check-every", "500ms", "--check-time", "20s",
+			"--states=false", "--data", t.TempDir()), c.bugs...)
 		code := livecheck.Run(args, &o, &e, systems.All()...)
 		if code != c.code || !strings.Contains(o.String(), c.want) {
 			t.Errorf("%v: exit %d, stdout:\n%s\nstderr:\n%s", args, code, o.String(), e.String())

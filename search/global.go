@@ -1108,8 +1108,9 @@ type worker struct {
 	choiceBuf []int
 	at        int
 	mid       bool
-	ptape     []int // reachesOld's tape: it runs while tape waits for the next batch
-	slept     []int // events of the state under expansion the proviso has still to step (judge)
+	ptape     []int    // reachesOld's tape: it runs while tape waits for the next batch
+	pkeys     []uint64 // reachesOld's keys, looked up a batch at a time
+	slept     []int    // events of the state under expansion the proviso has still to step (judge)
 	sink      uint64
 	// reached[j] says the worker found reachability property j: the
 	// chunks it takes later come later in the search's order, so they
@@ -1242,11 +1243,8 @@ func (k *worker) expand(c *chunk, i int) bool {
 			}
 			// The cycle proviso's look at the asleep events of the
 			// others, needed only when none of their steps went back.
-			for _, e := range k.slept {
-				if x.proviso {
-					break
-				}
-				x.proviso = k.reachesOld(x.s, x.evs[e])
+			if !x.proviso && len(k.slept) > 0 {
+				x.proviso = k.reachesOld(x.s, k.slept)
 			}
 			if !x.proviso {
 				k.tally.postponed += int64(len(x.evs) - x.postpone)
@@ -1443,12 +1441,14 @@ func (k *worker) judgeStep(r *succ) bool {
 		}
 		k.w.Discard(next)
 	case j >= 0:
-		if x.sleeps {
-			z := k.sleepSet(next, x.evs, e, x.asleep)
+		// The sleep sets meet: nothing to do once they have met in the
+		// empty set, and a renaming's is empty (see mergeSleep).
+		if x.sleeps && c.sleeps[j] != 0 {
 			if g.conc && c.conc[j] != next.Fingerprint() {
-				z = 0 // a renaming: see mergeSleep
+				c.sleeps[j] = 0
+			} else {
+				c.sleeps[j] &= k.sleepSet(next, x.evs, e, x.asleep)
 			}
-			c.sleeps[j] &= z
 		}
 		k.evBufOf = nil
 		k.w.Discard(next)

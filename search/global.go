@@ -1108,9 +1108,10 @@ type worker struct {
 	choiceBuf []int
 	at        int
 	mid       bool
-	ptape     []int    // reachesOld's tape: it runs while tape waits for the next batch
-	pkeys     []uint64 // reachesOld's keys, looked up a batch at a time
-	slept     []int    // events of the state under expansion the proviso has still to step (judge)
+	ptape     []int        // reachesOld's tape: it runs while tape waits for the next batch
+	pstates   []*sim.State // reachesOld's states, looked up a batch at a time
+	pkeys     []uint64     // their keys
+	slept     []int        // events of the state under expansion the proviso has still to step (judge)
 	sink      uint64
 	// reached[j] says the worker found reachability property j: the
 	// chunks it takes later come later in the search's order, so they
@@ -1307,9 +1308,19 @@ var succBatch = 32
 // on, when k.mid) up to end, or succBatch of them, into k.succs, and
 // leaves k.at, k.mid and k.tape where the next batch starts. After a
 // step that fails it takes no more (k.at is end).
+//
+// With symmetry the steps are taken without their keys (World.NoKeys),
+// and the keys worked out after the batch, once the key cache's entries
+// of the whole batch have been read one after the other (World.TouchKey):
+// the key cache is a table of 16 MB, and an entry a miss of the cache
+// most of the time.
 func (k *worker) take(end int) {
 	x := &k.x
 	k.succs, k.choiceBuf = k.succs[:0], k.choiceBuf[:0]
+	if k.w.Symmetric() {
+		k.w.NoKeys = true
+		defer k.keys()
+	}
 	for k.at < end && len(k.succs) < succBatch {
 		e := k.at
 		ev := x.evs[e]
@@ -1332,13 +1343,35 @@ func (k *worker) take(end int) {
 			k.at, k.mid = end, false
 			return
 		}
-		r.next, r.fp = next, next.Key()
+		r.next = next
+		if !k.w.NoKeys {
+			r.fp = next.Key()
+		}
 		k.succs = append(k.succs, r)
 		if nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape); more {
 			k.tape = nt
 		} else {
 			k.at++
 			k.mid = false
+		}
+	}
+}
+
+// keys works out the keys of the states of k.succs, taken with
+// World.NoKeys: it reads their entries in the key cache first, then asks
+// for each key in order.
+func (k *worker) keys() {
+	k.w.NoKeys = false
+	var sink uint64
+	for j := range k.succs {
+		if r := &k.succs[j]; r.next != nil {
+			sink += k.w.TouchKey(r.next)
+		}
+	}
+	k.sink += sink
+	for j := range k.succs {
+		if r := &k.succs[j]; r.next != nil {
+			r.fp = k.w.Key(r.next)
 		}
 	}
 }

@@ -137,7 +137,7 @@ func (k *worker) enabled(s *sim.State, buf []sim.Event) []sim.Event {
 // expand's are.
 func (k *worker) reachesOld(s *sim.State, slept []int) bool {
 	evs := k.x.evs
-	k.pkeys = k.pkeys[:0]
+	k.pstates = k.pstates[:0]
 	if k.reachesOldSteps(s, evs[slept[0]]) || k.oldKeys() {
 		return true
 	}
@@ -145,7 +145,7 @@ func (k *worker) reachesOld(s *sim.State, slept []int) bool {
 		if k.reachesOldSteps(s, evs[e]) {
 			return true
 		}
-		if len(k.pkeys) >= succBatch && k.oldKeys() {
+		if len(k.pstates) >= succBatch && k.oldKeys() {
 			return true
 		}
 	}
@@ -153,21 +153,22 @@ func (k *worker) reachesOld(s *sim.State, slept []int) bool {
 }
 
 // reachesOldSteps takes the steps of ev (with every choice) from s and
-// adds their keys to k.pkeys; true if a step fails.
+// adds the states they make, without their keys when the world has
+// symmetry (World.NoKeys), to k.pstates; true if a step fails (the states
+// of k.pstates are then given back).
 func (k *worker) reachesOldSteps(s *sim.State, ev sim.Event) bool {
 	k.ptape = k.ptape[:0]
 	for {
 		k.trail.Event, k.trail.Tape = ev, k.ptape
+		k.w.NoKeys = k.w.Symmetric()
 		next, err := k.w.Apply(s, ev, k.ptape)
+		k.w.NoKeys = false
 		if err != nil {
+			k.dropPStates()
 			return true
 		}
+		k.pstates = append(k.pstates, next)
 		info := k.w.Last()
-		k.pkeys = append(k.pkeys, next.Key())
-		if k.evBufOf == next {
-			k.evBufOf = nil
-		}
-		k.w.Discard(next)
 		nt, more := sim.NextTape(info.Choices, info.Bounds, k.ptape)
 		if !more {
 			return false
@@ -176,26 +177,41 @@ func (k *worker) reachesOldSteps(s *sim.State, ev sim.Event) bool {
 	}
 }
 
-// oldKeys says whether a key of k.pkeys is in the visited set, and
-// empties k.pkeys.
+// oldKeys says whether a state of k.pstates is in the visited set, and
+// gives them back. It reads their entries in the key cache, works out
+// their keys, reads their slots in the visited set, then looks them up:
+// each pass has its misses of the cache in flight at once.
 func (k *worker) oldKeys() bool {
 	v := k.g.visited
-	if len(k.pkeys) > 1 {
-		var sink uint64
-		for _, key := range k.pkeys {
-			sink += v.touch(key)
-		}
-		k.sink += sink
-	}
-	old := false
-	for _, key := range k.pkeys {
-		if v.has(key) {
-			old = true
-			break
-		}
+	var sink uint64
+	for _, st := range k.pstates {
+		sink += k.w.TouchKey(st)
 	}
 	k.pkeys = k.pkeys[:0]
-	return old
+	for _, st := range k.pstates {
+		key := k.w.Key(st)
+		k.pkeys = append(k.pkeys, key)
+		sink += v.touch(key)
+	}
+	k.sink += sink
+	k.dropPStates()
+	for _, key := range k.pkeys {
+		if v.has(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropPStates gives the states of k.pstates back to the world.
+func (k *worker) dropPStates() {
+	for _, st := range k.pstates {
+		if k.evBufOf == st {
+			k.evBufOf = nil
+		}
+		k.w.Discard(st)
+	}
+	k.pstates = k.pstates[:0]
 }
 
 // nextSleepNeeded says whether the states found in the level under way

@@ -1111,8 +1111,10 @@ type worker struct {
 	choiceBuf []int
 	at        int
 	mid       bool
-	ptape     []int // reachesOld's tape: it runs while tape waits for the next batch
-	slept     []int // events of the state under expansion the proviso has still to step (judge)
+	ptape     []int        // reachesOld's tape: it runs while tape waits for the next batch
+	pstates   []*sim.State // reachesOld's states, looked up a batch at a time
+	pkeys     []uint64     // their keys
+	slept     []int        // events of the state under expansion the proviso has still to step (judge)
 	sink      uint64
 	// reached[j] says the worker found reachability property j: the
 	// chunks it takes later come later in the search's order, so they
@@ -1245,11 +1247,8 @@ func (k *worker) expand(c *chunk, i int) bool {
 			}
 			// The cycle proviso's look at the asleep events of the
 			// others, needed only when none of their steps went back.
-			for _, e := range k.slept {
-				if x.proviso {
-					break
-				}
-				x.proviso = k.reachesOld(x.s, x.evs[e])
+			if !x.proviso && len(k.slept) > 0 {
+				x.proviso = k.reachesOld(x.s, k.slept)
 			}
 			if !x.proviso {
 				k.tally.postponed += int64(len(x.evs) - x.postpone)
@@ -1312,9 +1311,19 @@ var succBatch = 32
 // on, when k.mid) up to end, or succBatch of them, into k.succs, and
 // leaves k.at, k.mid and k.tape where the next batch starts. After a
 // step that fails it takes no more (k.at is end).
+//
+// With symmetry the steps are taken without their keys (World.NoKeys),
+// and the keys worked out after the batch, once the key cache's entries
+// of the whole batch have been read one after the other (World.TouchKey):
+// the key cache is a table of 16 MB, and an entry a miss of the cache
+// most of the time.
 func (k *worker) take(end int) {
 	x := &k.x
 	k.succs, k.choiceBuf = k.succs[:0], k.choiceBuf[:0]
+	if k.w.Symmetric() {
+		k.w.NoKeys = true
+		defer k.keys()
+	}
 	for k.at < end && len(k.succs) < succBatch {
 		e := k.at
 		ev := x.evs[e]
@@ -1337,13 +1346,35 @@ func (k *worker) take(end int) {
 			k.at, k.mid = end, false
 			return
 		}
-		r.next, r.fp = next, next.Key()
+		r.next = next
+		if !k.w.NoKeys {
+			r.fp = next.Key()
+		}
 		k.succs = append(k.succs, r)
 		if nt, more := sim.NextTape(info.Choices, info.Bounds, k.tape); more {
 			k.tape = nt
 		} else {
 			k.at++
 			k.mid = false
+		}
+	}
+}
+
+// keys works out the keys of the states of k.succs, taken with
+// World.NoKeys: it reads their entries in the key cache first, then asks
+// for each key in order.
+func (k *worker) keys() {
+	k.w.NoKeys = false
+	var sink uint64
+	for j := range k.succs {
+		if r := &k.succs[j]; r.next != nil {
+			sink += k.w.TouchKey(r.next)
+		}
+	}
+	k.sink += sink
+	for j := range k.succs {
+		if r := &k.succs[j]; r.next != nil {
+			r.fp = k.w.Key(r.next)
 		}
 	}
 }
@@ -1446,12 +1477,14 @@ func (k *worker) judgeStep(r *succ) bool {
 		}
 		k.w.Discard(next)
 	case j >= 0:
-		if x.sleeps {
-			z := k.sleepSet(next, x.evs, e, x.asleep)
+		// The sleep sets meet: nothing to do once they have met in the
+		// empty set, and a renaming's is empty (see mergeSleep).
+		if x.sleeps && c.sleeps[j] != 0 {
 			if g.conc && c.conc[j] != next.Fingerprint() {
-				z = 0 // a renaming: see mergeSleep
+				c.sleeps[j] = 0
+			} else {
+				c.sleeps[j] &= k.sleepSet(next, x.evs, e, x.asleep)
 			}
-			c.sleeps[j] &= z
 		}
 		k.evBufOf = nil
 		k.w.Discard(next)

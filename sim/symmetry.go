@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -305,24 +304,32 @@ func (y *symmetry) key(w *World, s *State) uint64 {
 // sortGroups orders each group's members by sort key, then by how the
 // others name them (ref, when refined), and lists the runs of members
 // alike in both.
+//
+// A group is a handful of nodes, and keys are worked out for millions of
+// states: it sorts by insertion, by hand, without a comparison function
+// called through a closure. An insertion sort is stable, so the order is
+// the one slices.SortStableFunc gives (a stable sort's order is unique).
 func (y *symmetry) sortGroups() {
 	y.blocks = y.blocks[:0]
-	less := func(a, b NodeID) int {
-		switch {
-		case y.sk[a] != y.sk[b]:
-			return cmp.Compare(y.sk[a], y.sk[b])
-		case y.ref[a] != y.ref[b]:
-			return cmp.Compare(y.ref[a], y.ref[b])
-		}
-		return 0
-	}
+	sk, ref := y.sk, y.ref
 	for gi, g := range y.groups {
 		order := y.orders[gi]
 		copy(order, g)
-		slices.SortStableFunc(order, less)
+		for i := 1; i < len(order); i++ {
+			v := order[i]
+			j := i
+			for ; j > 0; j-- {
+				u := order[j-1]
+				if sk[v] > sk[u] || sk[v] == sk[u] && ref[v] >= ref[u] {
+					break
+				}
+				order[j] = u
+			}
+			order[j] = v
+		}
 		for lo := 0; lo < len(order); {
 			hi := lo + 1
-			for hi < len(order) && less(order[hi], order[lo]) == 0 {
+			for hi < len(order) && sk[order[hi]] == sk[order[lo]] && ref[order[hi]] == ref[order[lo]] {
 				hi++
 			}
 			if hi-lo > 1 {

@@ -1000,6 +1000,24 @@ func (w *World) unchanged(s *State, i NodeID) bool {
 	return unsafe.String((*byte)(x), size) == unsafe.String((*byte)(y), size)
 }
 
+// TouchKey reads the entry of w's key cache where the key of s, a state
+// made while NoKeys was set, is looked for, and returns a word of it: a
+// prefetch by hand. A caller that makes a batch of states with NoKeys,
+// touches their entries one after the other, then asks Key for each,
+// has the cache's misses in flight at once, where working each key out
+// right after its step waited for its miss alone. It returns 0 without
+// symmetry, or for a state with its key.
+func (w *World) TouchKey(s *State) uint64 {
+	if !s.keyless || w.sym == nil || w.sym.keys == nil {
+		return 0
+	}
+	return w.sym.keySlot(s.fp).key
+}
+
+// Symmetric says whether w works out keys (Spec.Symmetry): only then do
+// NoKeys and TouchKey save anything.
+func (w *World) Symmetric() bool { return w.sym != nil }
+
 // Key returns s's key (see [State.Key]), working it out first for a state
 // made while NoKeys was set.
 func (w *World) Key(s *State) uint64 {

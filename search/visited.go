@@ -209,6 +209,11 @@ type fpIndex struct {
 	shift   uint8
 	n, grow int
 	zero    int32 // the value of fingerprint 0, or -1
+	// A worker writes its index (worker.local) at every candidate: 128
+	// bytes, a size class whose objects start on cache lines of their
+	// own, so that the workers' indices, made one after the other, do not
+	// share one.
+	_ [48]byte
 }
 
 func newFPIndex() *fpIndex {

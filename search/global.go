@@ -434,6 +434,9 @@ type global struct {
 	levelIdx [visitedShards]*fpIndex
 	candOff  []int
 	nextConc []uint64 // with conc: the fingerprints of the states nextSleep is for
+	// newBits[w] marks the candidates worker w found new (dedupe), by
+	// their place among the level's; newBits[0] all of them once joined.
+	newBits [][]uint64
 	// Up to maxKept states of the next level are kept as they are found
 	// (the first keepPer new states of each chunk), so that expanding
 	// them needs no replay: levelStates[i] is node lo+i's state or nil,
@@ -501,7 +504,6 @@ const (
 	candPanic     // the step panicked: no state (fp is 0)
 	candFind      // a finding: see the chunk's finds
 	candReach     // reaches a reachability property: see the chunk's reaches
-	candNew       // the first of the level with its key: a new state (dedupe)
 )
 
 // A reach is a chunk's candidate that satisfies reachability property
@@ -847,12 +849,19 @@ func (g *global) expandLevel() {
 }
 
 // dedupe marks the candidates of chunks 0 to cut that are the first of
-// the level with their key (candNew) and adds them to the visited set;
+// the level with their key (g.isNew) and adds them to the visited set;
 // with sleep sets for the next level, a candidate reached again gives up
 // what it may not skip: the first's sleep set keeps only what every way
 // there may skip (a renaming of it, none: see mergeSleep). Each worker
 // takes the visited shards of its own, over the candidates in the
 // level's order, so the result is that of one worker.
+//
+// A worker marks its new candidates in a bit set of its own, joined
+// after: flags in the candidates themselves, 16 bytes each and the
+// workers' interleaved, had the workers take cache lines from each
+// other at every candidate. It looks up a batch of its candidates' home
+// slots before it adds them, as expand does, so that their misses of the
+// cache overlap.
 func (g *global) dedupe(cut int) {
 	g.candOff = g.candOff[:0]
 	n := 0
@@ -870,40 +879,66 @@ func (g *global) dedupe(cut int) {
 	if n < 1<<12 {
 		workers = 1 // goroutines cost more than they save
 	}
+	words := (n + 63) / 64
+	for len(g.newBits) < workers {
+		g.newBits = append(g.newBits, nil)
+	}
+	for w := range workers {
+		if cap(g.newBits[w]) < words {
+			g.newBits[w] = make([]uint64, words, words+words/4+16)
+		}
+		g.newBits[w] = g.newBits[w][:words]
+		clear(g.newBits[w])
+	}
 	run := func(w int) {
+		bits := g.newBits[w]
+		var batch [dedupeBatch]int32
+		var sink uint64
 		for ci := 0; ci <= cut; ci++ {
 			c := &g.chunks[ci]
-			for i := range c.cands {
-				cd := &c.cands[i]
-				sh := shardOf(cd.fp)
-				if sh%workers != w || cd.flags&candPanic != 0 {
-					continue
-				}
-				if g.visited.s[sh].add(cd.fp) {
-					cd.flags |= candNew
-					if sleeps {
-						g.levelIdx[sh].put(cd.fp, int32(g.candOff[ci]+i))
+			off := g.candOff[ci]
+			for i := 0; i < len(c.cands); {
+				m := 0
+				for ; i < len(c.cands) && m < dedupeBatch; i++ {
+					cd := &c.cands[i]
+					if shardOf(cd.fp)%workers != w || cd.flags&candPanic != 0 {
+						continue
 					}
-					continue
+					batch[m] = int32(i)
+					m++
+					sink += g.visited.touch(cd.fp)
 				}
-				if !sleeps {
-					continue
-				}
-				j := int(g.levelIdx[sh].get(cd.fp))
-				if j < 0 {
-					continue
-				}
-				wc, _ := slices.BinarySearch(g.candOff, j+1)
-				wc--
-				wi := j - g.candOff[wc]
-				first := &g.chunks[wc].sleeps[wi]
-				if !g.conc || g.chunks[wc].conc[wi] == c.conc[i] {
-					*first &= c.sleeps[i]
-				} else {
-					*first = 0
+				for _, i := range batch[:m] {
+					cd := &c.cands[i]
+					sh := shardOf(cd.fp)
+					if g.visited.s[sh].add(cd.fp) {
+						j := off + int(i)
+						bits[j>>6] |= 1 << (j & 63)
+						if sleeps {
+							g.levelIdx[sh].put(cd.fp, int32(j))
+						}
+						continue
+					}
+					if !sleeps {
+						continue
+					}
+					j := int(g.levelIdx[sh].get(cd.fp))
+					if j < 0 {
+						continue
+					}
+					wc, _ := slices.BinarySearch(g.candOff, j+1)
+					wc--
+					wi := j - g.candOff[wc]
+					first := &g.chunks[wc].sleeps[wi]
+					if !g.conc || g.chunks[wc].conc[wi] == c.conc[i] {
+						*first &= c.sleeps[i]
+					} else {
+						*first = 0
+					}
 				}
 			}
 		}
+		g.workers[w].sink += sink
 	}
 	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
@@ -915,6 +950,23 @@ func (g *global) dedupe(cut int) {
 	}
 	run(0)
 	wg.Wait()
+	all := g.newBits[0]
+	for _, bits := range g.newBits[1:workers] {
+		for k, b := range bits {
+			all[k] |= b
+		}
+	}
+}
+
+// dedupeBatch is how many candidates a worker of dedupe looks up before
+// it adds them to the visited set.
+const dedupeBatch = 32
+
+// isNew says whether candidate i of chunk ci is the first of the level
+// with its key, after dedupe.
+func (g *global) isNew(ci, i int) bool {
+	j := g.candOff[ci] + i
+	return g.newBits[0][j>>6]&(1<<(j&63)) != 0
 }
 
 // oldHit says whether a step of the level under way, up to the chunk
@@ -984,7 +1036,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			if cd.flags&candPanic != 0 {
 				return g.violation(w, f.v, g.parent(ci, cd), f.step)
 			}
-			if cd.flags&candNew == 0 {
+			if !g.isNew(ci, i) {
 				continue // reached again in this level (dedupe)
 			}
 			if g.tree.n >= maxNodes {

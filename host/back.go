@@ -2,9 +2,7 @@ package host
 
 import (
 	"bufio"
-	"bytes"
 	"net"
-	"net/netip"
 	"time"
 
 	"github.com/livecheck/livecheck/sim"
@@ -70,13 +68,13 @@ func (t *tcp) back() uint64 {
 		conn.SetDeadline(time.Now().Add(backTimeout))
 		w := bufio.NewWriter(conn)
 		r := bufio.NewReader(conn)
-		err = t.writeCtl(w, Control{Op: "hello"}, true, n.clock)
+		err = t.writeCtl(w, nil, n.clock)
 		if err == nil {
-			err = t.writeCtl(w, Control{Op: "back"}, false, n.clock)
+			err = t.writeCtl(w, &Control{Op: "back"}, n.clock)
 		}
 		var k uint64
 		if err == nil {
-			k, err = t.readCtl(r, addr, sim.NodeID(id), "held")
+			k, err = t.readCtl(r, sim.NodeID(id), "held")
 		}
 		if err != nil {
 			n.logf("restarted: node %d did not stop for its restart (%v)", id, err)
@@ -101,7 +99,7 @@ func (t *tcp) back() uint64 {
 	}
 	t.mu.Unlock()
 	for _, h := range hs {
-		if err := t.writeCtl(h.w, Control{Op: "reset", Epoch: at}, false, n.clock); err != nil {
+		if err := t.writeCtl(h.w, &Control{Op: "reset", Epoch: at}, n.clock); err != nil {
 			n.logf("restarted: a peer did not hear its clock: %v", err)
 		}
 		h.c.Close()
@@ -110,41 +108,20 @@ func (t *tcp) back() uint64 {
 	return at
 }
 
-// writeCtl writes a frame of the node's, at clock, with ctl (hello:
-// none, the first frame of a connection) and flushes it.
-func (t *tcp) writeCtl(w *bufio.Writer, ctl Control, hello bool, clock uint64) error {
-	var b bytes.Buffer
-	f := frame{from: t.n.id, clock: clock}
-	if !hello {
-		f.msg = ctl
-	}
-	if err := encodeFrame(&b, f); err != nil {
-		return err
-	}
-	t.n.seal(&b)
-	if err := writeFrame(w, b.Bytes()); err != nil {
-		return err
-	}
-	return w.Flush()
+// writeCtl writes a frame of the node's at clock holding ctl (nil: a
+// hello, the first frame of a connection), under its key.
+func (t *tcp) writeCtl(w *bufio.Writer, ctl *Control, clock uint64) error {
+	return writeCtlFrame(w, t.n.opts.Key, t.n.id, clock, ctl)
 }
 
 // readCtl reads a frame of peer's holding Control{Op: op} and returns
 // its clock, or its Epoch for "reset".
-func (t *tcp) readCtl(r *bufio.Reader, src netip.AddrPort, peer sim.NodeID, op string) (uint64, error) {
-	f, err := t.readFrame(r, src)
+func (t *tcp) readCtl(r *bufio.Reader, peer sim.NodeID, op string) (uint64, error) {
+	fr, c, err := readCtlFrame(r, t.n.opts.Key)
 	if err != nil {
 		return 0, err
 	}
-	f, ok := t.n.unseal(f, src.String())
-	if !ok {
-		return 0, errNotCtl
-	}
-	fr, err := decodeFrame(f)
-	if err != nil {
-		return 0, err
-	}
-	c, ok := fr.msg.(Control)
-	if !ok || c.Op != op || fr.from != peer {
+	if c.Op != op || fr.from != peer {
 		return 0, errNotCtl
 	}
 	if op == "reset" {
@@ -163,25 +140,18 @@ const errNotCtl = ctlError("not the frame the restart's barrier expects")
 // connection it came on: the node stops between two handlers, says its
 // clock, and waits for the restarted node's C; then, if it had a
 // connection with it or suspects it, it runs Error for it at C.
-func (t *tcp) backPeer(from sim.NodeID, c *net.TCPConn, r *bufio.Reader, src netip.AddrPort) {
+func (t *tcp) backPeer(from sim.NodeID, c *net.TCPConn, r *bufio.Reader) {
 	n := t.n
-	brk := &barrier{arrived: make(chan uint64, 1), release: make(chan struct{}), errs: map[sim.NodeID]bool{}, down: from}
-	if !n.post(event{kind: evBreak, peer: from, brk: brk}) {
-		return
-	}
-	var clock uint64
-	select {
-	case clock = <-brk.arrived:
-	case <-time.After(backTimeout):
-		close(brk.release) // called off: brk.clock is 0
+	brk, clock, ok := t.holdSelf(from, from)
+	if !ok {
 		return
 	}
 	c.SetDeadline(time.Now().Add(backTimeout))
 	w := bufio.NewWriter(c)
-	err := t.writeCtl(w, Control{Op: "held"}, false, clock)
+	err := t.writeCtl(w, &Control{Op: "held"}, clock)
 	var at uint64
 	if err == nil {
-		at, err = t.readCtl(r, src, from, "reset")
+		at, err = t.readCtl(r, from, "reset")
 	}
 	if err != nil || at <= clock {
 		n.logf("node %d's restart was called off (%v)", from, err)
@@ -198,4 +168,22 @@ func (t *tcp) backPeer(from sim.NodeID, c *net.TCPConn, r *bufio.Reader, src net
 		brk.ran.Add(1)
 	}
 	close(brk.release)
+}
+
+// holdSelf holds the node between two handlers, at a barrier of its own
+// for a failure with peer (down: the node restarted, for a reset; -1
+// for another), and returns it with the node's clock; false, and nothing
+// held, if the node does not come within backTimeout.
+func (t *tcp) holdSelf(peer, down sim.NodeID) (*barrier, uint64, bool) {
+	brk := &barrier{arrived: make(chan uint64, 1), release: make(chan struct{}), errs: map[sim.NodeID]bool{}, down: down}
+	if !t.n.post(event{kind: evBreak, peer: peer, brk: brk}) {
+		return nil, 0, false
+	}
+	select {
+	case clock := <-brk.arrived:
+		return brk, clock, true
+	case <-time.After(backTimeout):
+		close(brk.release) // called off: brk.clock is 0
+		return nil, 0, false
+	}
 }

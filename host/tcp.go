@@ -350,7 +350,7 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 		}
 		if control && fr.from == controlID {
 			if ctl, ok := fr.msg.(Control); ok && ctl.Op == "hold" && n.opts.Key != nil {
-				t.holdForRemote(sim.NodeID(ctl.Peer), c, r, src)
+				t.holdForRemote(sim.NodeID(ctl.Peer), c, r)
 				return
 			}
 			n.control(fr.msg, src.String())
@@ -363,7 +363,7 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 		}
 		if ctl, ok := fr.msg.(Control); ok && !control {
 			if ctl.Op == "back" {
-				t.backPeer(from, c, r, src)
+				t.backPeer(from, c, r)
 			} else {
 				n.logf("dropped a connection from node %d that asks for %s", from, short(ctl))
 				n.stats.malformed.Add(1)

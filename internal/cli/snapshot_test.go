@@ -27,21 +27,7 @@ func TestSnapshotRing(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			key := make([]byte, 32)
-			rand.Read(key)
-			c, err := host.StartCluster(&ring.System, protocol.Config{Nodes: 3, Bugs: bugs}, host.ClusterOptions{Seed: 1, LogDir: dir, Key: key})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Stop()
-			writeKey(t, filepath.Join(dir, "cluster.key"), key)
-			end := time.Now().Add(time.Minute)
-			for !c.Holds(c.State()) {
-				if time.Now().After(end) {
-					t.Fatalf("the ring has not formed in a minute: %s", c.State().Dump())
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			startLive(t, &ring.System, protocol.Config{Nodes: 3, Bugs: bugs}, dir)
 			file := filepath.Join(dir, "snap.json")
 			r := lc(t, "", "snapshot", "--data", dir, "--out", file)
 			if r.code != 0 || !strings.Contains(r.stdout, "ring: snapshot 1, 3 nodes recorded, 0 nodes down") ||
@@ -80,6 +66,28 @@ func TestSnapshotRing(t *testing.T) {
 	}
 }
 
+// startLive starts sys for cfg on loopback, its run logs and cluster key
+// in dir, stopped when the test ends, and waits (a minute at most) until
+// its liveness property holds.
+func startLive(t *testing.T, sys *protocol.System, cfg protocol.Config, dir string) {
+	t.Helper()
+	key := make([]byte, 32)
+	rand.Read(key)
+	c, err := host.StartCluster(sys, cfg, host.ClusterOptions{Seed: 1, LogDir: dir, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	writeKey(t, filepath.Join(dir, "cluster.key"), key)
+	end := time.Now().Add(time.Minute)
+	for !c.Holds(c.State()) {
+		if time.Now().After(end) {
+			t.Fatalf("%s is not live within a minute: %s", sys.Name, c.State().Dump())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func writeKey(t *testing.T, name string, key []byte) {
 	t.Helper()
 	if err := os.WriteFile(name, key, 0o600); err != nil {
@@ -94,21 +102,7 @@ func writeKey(t *testing.T, name string, key []byte) {
 // allowed, finds nothing.
 func TestSnapshotTransport(t *testing.T) {
 	dir := t.TempDir()
-	key := make([]byte, 32)
-	rand.Read(key)
-	c, err := host.StartCluster(&transport.System, protocol.Config{}, host.ClusterOptions{Seed: 1, LogDir: dir, Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop()
-	writeKey(t, filepath.Join(dir, "cluster.key"), key)
-	end := time.Now().Add(time.Minute)
-	for !c.Holds(c.State()) {
-		if time.Now().After(end) {
-			t.Fatalf("the transport has not delivered in a minute: %s", c.State().Dump())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	startLive(t, &transport.System, protocol.Config{}, dir)
 	file := filepath.Join(dir, "snap.json")
 	r := lc(t, "", "snapshot", "--data", dir, "--out", file)
 	if r.code != 0 || !strings.Contains(r.stdout, "transport: snapshot 1, 2 nodes recorded, 0 nodes down") ||

@@ -44,7 +44,7 @@ func TestKilledStreamNodeIsAReset(t *testing.T) {
 	waitFor(t, "the ring again", func() bool { return c.Holds(c.State()) })
 	c.Stop()
 
-	m := mergeDir(t, dir, 3)
+	m := mergeLogs(t, dir)
 	resets, others := 0, 0
 	for i, st := range m.Path {
 		if st.Event.Kind == sim.Reset {
@@ -67,24 +67,6 @@ func TestKilledStreamNodeIsAReset(t *testing.T) {
 			rr.Divergence, rr.Violation, rr.LeftOutSteps, rr.LeftOut, rr.Live, err)
 	}
 	t.Logf("%d steps replayed, %d peers told at the reset", len(rr.Path), others)
-}
-
-// mergeDir merges the run logs of nodes nodes in dir.
-func mergeDir(t *testing.T, dir string, nodes int) *Merged {
-	t.Helper()
-	var logs []*RunLogFile
-	for i := range nodes {
-		l, err := ReadRunLogFile(RunLogName(dir, sim.NodeID(i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		logs = append(logs, l)
-	}
-	m, err := Merge(logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // A snapshot's markers connect nodes that never sent each other a
@@ -112,7 +94,7 @@ func TestMarkersMakeNoConnection(t *testing.T) {
 		t.Fatalf("Break(0, 1) = %v, %v: want true", broke, err)
 	}
 	c.Stop()
-	m := mergeDir(t, dir, 4)
+	m := mergeLogs(t, dir)
 	rr, err := m.Replay(&streamPingers)
 	if err != nil || rr.Divergence != nil || rr.LeftOutSteps != 0 {
 		t.Fatalf("the run's replay: divergence %v, %d steps left out (%q): %v", rr.Divergence, rr.LeftOutSteps, rr.LeftOut, err)

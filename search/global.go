@@ -197,6 +197,11 @@ type Stats struct {
 	// nodes' events were taken instead (Options.Observers): when it is not
 	// 0, the states are those of the reduced search.
 	Postponed int64
+	// ProvisoRerun says the search with observer postponement found a
+	// cycle of states that postponed observer events, and was run again
+	// under the proviso of levels (see reduce.go): the figures are the
+	// second search's.
+	ProvisoRerun bool
 	// Bytes is the memory the visited set and the tree of paths hold.
 	Bytes int64
 	// CollisionChance estimates the probability that two distinct states
@@ -344,21 +349,49 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 	if len(w.Spec().Monitors) > 0 {
 		opts.Reduce = false
 	}
+	start := time.Now()
+	g := newGlobal(w, &opts, start, optimisticProviso)
+	res, err := g.run(w)
+	if err == nil && g.cycle {
+		// The reduced graph has a cycle of postponing states: the search
+		// starts again under the proviso of levels (see reduce.go).
+		g = newGlobal(w, &opts, start, false)
+		res, err = g.run(w)
+		if res != nil {
+			res.Stats.ProvisoRerun = true
+		}
+	}
+	if res != nil {
+		st := &res.Stats
+		st.Elapsed = time.Since(start)
+		st.CollisionChance = collisionChance(st.States, st.Transitions)
+		if g.tree != nil {
+			st.Bytes = g.visited.bytes() + g.tree.bytes() + g.graph.bytes()
+		}
+	}
+	return res, err
+}
+
+// optimisticProviso says searches with observer postponement look for
+// cycles in their reduced graph first (newGlobal): a variable only for
+// the tests, which pin the counts of the other proviso too.
+var optimisticProviso = true
+
+// newGlobal makes a search of w; optimistic says that, with observer
+// postponement, it meets the cycle proviso by looking for cycles in the
+// reduced graph rather than by expanding every state a step of which goes
+// back (see reduce.go).
+func newGlobal(w *sim.World, opts *Options, start time.Time, optimistic bool) *global {
 	spec := w.Spec()
-	g := &global{opts: &opts, res: &Result{SplitDepth: -1}, start: time.Now(), conc: opts.Reduce && len(spec.Symmetry) > 0, split: -1}
+	g := &global{opts: opts, res: &Result{SplitDepth: -1}, start: start, conc: opts.Reduce && len(spec.Symmetry) > 0, split: -1}
 	g.sharded = opts.Shard.Count > 1
 	// A start with a node down has its restart enabled, a failure's end
 	// that acts on more than its node: no postponement from there.
 	g.por = opts.Observers && len(spec.Observers) > 0 && spec.Transport == sim.Datagram && spec.Budget == (sim.Budget{}) && len(spec.Monitors) == 0 &&
 		(opts.Start == nil || opts.Start.DownNodes() == 0)
-	defer func() {
-		st := &g.res.Stats
-		st.Elapsed = time.Since(g.start)
-		st.CollisionChance = collisionChance(st.States, st.Transitions)
-		if g.tree != nil {
-			st.Bytes = g.visited.bytes() + g.tree.bytes()
-		}
-	}()
+	// A slice of a search sees only its own part of the graph, where
+	// a cycle may pass through the others'.
+	g.optimistic = g.por && optimistic && !g.sharded
 	for i := range opts.Properties {
 		p := &opts.Properties[i]
 		switch p.Kind {
@@ -377,7 +410,7 @@ func Global(w *sim.World, opts Options) (*Result, error) {
 		g.workers = append(g.workers, g.newWorker(x.World, x.Trail))
 	}
 	g.res.Stats.Workers = len(g.workers)
-	return g.run(w)
+	return g
 }
 
 // global is a search under way.
@@ -460,16 +493,28 @@ type global struct {
 	// cyclic says a step went back to a state of its level or an
 	// earlier one: from then on the cycle proviso checks asleep events.
 	por, cyclic bool
+	// optimistic says the cycle proviso is met by the graph instead:
+	// every state postpones where it can, graph holds the steps of the
+	// others from the states that did, and cycle says it has a cycle
+	// (the search then starts again, not optimistic: see reduce.go).
+	optimistic, cycle bool
+	graph             postponeGraph
 }
 
 // A chunk is what a worker found expanding a run of a level's states.
 type chunk struct {
-	cands       []cand
-	sleeps      []uint64     // with sleep sets for the next level: each cand's, over its enabled events
-	states      []*sim.State // the states of the first cands, up to keepPer
-	conc        []uint64     // with symmetry and sleep sets: each cand's own fingerprint
-	edges       [][2]uint64
-	sources     []source
+	cands   []cand
+	sleeps  []uint64     // with sleep sets for the next level: each cand's, over its enabled events
+	states  []*sim.State // the states of the first cands, up to keepPer
+	conc    []uint64     // with symmetry and sleep sets: each cand's own fingerprint
+	edges   [][2]uint64
+	sources []source
+	// With global.optimistic: the states that postponed observer events
+	// (their keys), where their steps end in pdst (pend), and the keys
+	// those steps of the others lead to, asleep ones included.
+	psrc        []uint64
+	pend        []uint32
+	pdst        []uint64
 	finds       []find
 	reaches     []reach
 	cov         coverage.Counter
@@ -659,7 +704,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 			g.foreign = nil
 		}
 		g.expandLevel()
-		if g.por && !g.cyclic && g.oldHit() {
+		if g.por && !g.optimistic && !g.cyclic && g.oldHit() {
 			// A step of this level went back to a state seen before: the
 			// cycle proviso must now look at the events sleep sets spare
 			// too (see reduce.go). Nothing of the level is merged yet.
@@ -692,6 +737,10 @@ func (g *global) run(w *sim.World) (*Result, error) {
 			g.finishStats()
 			return res, nil
 		}
+		if g.optimistic && g.graph.due() && g.graph.cyclic() {
+			g.cycle = true
+			return res, nil
+		}
 		if opts.MaxStates > 0 && g.states.Load() > int64(opts.MaxStates) {
 			return g.cutShort(d), nil
 		}
@@ -702,6 +751,10 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		g.levelStates, g.nextStates = g.nextStates, g.levelStates[:0]
 		st.Depth = d + 1
 		exhausted = d+1 == opts.Depth && g.boundQuiet
+	}
+	if g.optimistic && g.graph.cyclic() {
+		g.cycle = true
+		return res, nil
 	}
 	res.Complete = true
 	res.Exhausted = exhausted
@@ -815,7 +868,7 @@ func (g *global) expandLevel() {
 		cov := c.cov
 		cov.Reset()
 		*c = chunk{cands: c.cands[:0], sleeps: c.sleeps[:0], states: c.states[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0],
-			finds: c.finds[:0], reaches: c.reaches[:0], cov: cov}
+			psrc: c.psrc[:0], pend: c.pend[:0], pdst: c.pdst[:0], finds: c.finds[:0], reaches: c.reaches[:0], cov: cov}
 	}
 	g.next.Store(0)
 	g.cut.Store(math.MaxInt64)
@@ -1065,9 +1118,9 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			if live {
 				g.live.Add(1)
 			}
-			if g.edges != nil {
+			if g.edges != nil || g.optimistic {
 				g.newFPs = append(g.newFPs, cd.fp)
-				if live {
+				if live && g.good != nil {
 					g.good[cd.fp] = true
 				}
 			}
@@ -1091,6 +1144,9 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			if quiet == nil {
 				quiet, quietNode = f, idx
 			}
+		}
+		if g.optimistic {
+			g.graph.add(c)
 		}
 		if g.edges != nil {
 			if g.nEdges+len(c.edges)+g.nSources > maxDeadEdges || len(g.good) > maxDeadEdges {
@@ -1314,6 +1370,10 @@ func (k *worker) expand(c *chunk, i int) bool {
 			x.postpone = n
 		}
 	}
+	x.record = g.optimistic && x.postpone >= 0
+	if x.record {
+		x.pstart = len(c.pdst)
+	}
 	end := len(x.evs)
 	if x.postpone >= 0 {
 		end = x.postpone
@@ -1325,9 +1385,20 @@ func (k *worker) expand(c *chunk, i int) bool {
 			if end != x.postpone {
 				return false
 			}
-			// The cycle proviso's look at the asleep events of the
-			// others, needed only when none of their steps went back.
-			if !x.proviso && len(k.slept) > 0 {
+			if x.record {
+				// The steps of the asleep events of the others join
+				// the graph; one that fails has s take every event,
+				// as the proviso of levels does.
+				if len(k.slept) > 0 && k.sleptSteps(c, x.s, k.slept) {
+					c.pdst = c.pdst[:x.pstart]
+					x.proviso = true
+				} else {
+					c.psrc = append(c.psrc, g.lastFPs[i-g.lo])
+					c.pend = append(c.pend, uint32(len(c.pdst)))
+				}
+			} else if !x.proviso && len(k.slept) > 0 {
+				// The cycle proviso's look at the asleep events of the
+				// others, needed only when none of their steps went back.
 				x.proviso = k.reachesOld(x.s, k.slept)
 			}
 			if !x.proviso {
@@ -1367,6 +1438,10 @@ type expansion struct {
 	sleeps, recordEdges bool
 	postpone            int // see expand; -1: none
 	proviso             bool
+	// record says the steps of the others from s join the graph of
+	// postponing states (global.optimistic), from pdst[pstart] on.
+	record bool
+	pstart int
 }
 
 // A succ is a step from the state under expansion, taken and not judged
@@ -1468,7 +1543,7 @@ func (k *worker) judge() bool {
 		r := &k.succs[n]
 		e, ev := r.e, x.evs[r.e]
 		if r.asleep {
-			if e < x.postpone && !x.proviso && g.cyclic {
+			if e < x.postpone && !x.proviso && (g.cyclic || x.record) {
 				// Looked at once the others are judged (expand), and
 				// only if none of them went back: the proviso is read
 				// only then.
@@ -1542,6 +1617,9 @@ func (k *worker) judgeStep(r *succ) bool {
 		return true
 	}
 	next, fp := r.next, r.fp
+	if x.record && e < x.postpone {
+		c.pdst = append(c.pdst, fp)
+	}
 	if x.recordEdges {
 		c.edges = append(c.edges, [2]uint64{k.w.Key(x.s), fp})
 	}
@@ -1552,7 +1630,7 @@ func (k *worker) judgeStep(r *succ) bool {
 	case j < 0 && r.old:
 		// found in an earlier level: nothing to do
 		c.oldHit = true
-		if e < x.postpone {
+		if e < x.postpone && !x.record {
 			x.proviso = true
 		}
 		k.w.Discard(next)

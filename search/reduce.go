@@ -71,18 +71,42 @@ import "github.com/livecheck/livecheck/sim"
 // that takes only T in s, and all events where T is empty, therefore
 // reaches every state of observers (with some state of the others) that
 // the full search reaches, provided no observer event is postponed
-// forever around a cycle of T events. The proviso that rules that out:
-// s takes every event when an event of T (asleep or not) leads back to
-// a state of its own level or an earlier one; a cycle of the reduced
-// graph has such a step, since breadth-first depths cannot rise all
-// the way around it. Looking at asleep events costs a step each, and is
-// needed only once some step goes back: an asleep event of s that leads
-// to an old state X was taken, from a state of the same level, on the
-// way sleep sets keep (s·b·a = s·a·b), and that step reaches X too. So
-// the search checks asleep events only from the first level where any
-// step reached an old state (global.cyclic), which it then expands
-// again before merging it. Every violation of such a property is then found,
-// and so is every quiescent state (one with no event), but not all at
+// forever around a cycle of T events: every cycle of the reduced graph
+// (the persistent sets' steps, before sleep sets prune them) must have a
+// state that takes every event. Two ways meet that proviso.
+//
+// The graph's, first (global.optimistic): every state with events of
+// the others postpones, and its steps of the others, asleep ones too
+// (each costs a step), are kept as edges between keys (postponeGraph,
+// 8 bytes a step and 12 a state). When the search ends, and during it
+// each time the graph has doubled, a topological sort (Kahn's) looks
+// for a cycle among the postponing states. None: the proviso holds
+// for every state the search expanded, and the result stands. One: the
+// search starts again from nothing under the levels' proviso (the
+// result says so, Stats.ProvisoRerun). A violation found before either
+// is reported as it is: its path is a run, whatever the proviso. Split
+// Paxos 2 x 5, whose reduced graph has no cycle (each step takes a
+// message, and no node returns to an earlier state), has 628,646
+// classes under the graph's proviso and 7,385,794 under the levels':
+// there a step that goes back is most often a diamond of two ways of
+// different lengths, not a cycle, and each made its state take every
+// event, the learner's deliveries among them, whose states then
+// multiplied. A search sliced into shards (Options.Shard) sees only its
+// own part of the graph, and takes the levels' proviso.
+//
+// The levels': s takes every event when an event of T (asleep or not)
+// leads back to a state of its own level or an earlier one; a cycle of
+// the reduced graph has such a step, since breadth-first depths cannot
+// rise all the way around it. Looking at asleep events costs a step
+// each, and is needed only once some step goes back: an asleep event
+// of s that leads to an old state X was taken, from a state of the same
+// level, on the way sleep sets keep (s·b·a = s·a·b), and that step
+// reaches X too. So the search checks asleep events only from the first
+// level where any step reached an old state (global.cyclic), which it
+// then expands again before merging it.
+//
+// Either way every violation of such a property is found, and so is
+// every quiescent state (one with no event), but not all at
 // their fewest steps: an observer's step may come later on the reduced
 // path. Sleep sets work on top of it as usual: the events are listed
 // with T first, in the order the search takes them, so what was taken
@@ -190,24 +214,153 @@ func (k *worker) reachesOldSteps(s *sim.State, ev sim.Event) bool {
 // each pass has its misses of the cache in flight at once.
 func (k *worker) oldKeys() bool {
 	v := k.g.visited
+	k.pkeys = k.pstateKeys(k.pkeys[:0])
 	var sink uint64
-	for _, st := range k.pstates {
-		sink += k.w.TouchKey(st)
-	}
-	k.pkeys = k.pkeys[:0]
-	for _, st := range k.pstates {
-		key := k.w.Key(st)
-		k.pkeys = append(k.pkeys, key)
+	for _, key := range k.pkeys {
 		sink += v.touch(key)
 	}
 	k.sink += sink
-	k.dropPStates()
 	for _, key := range k.pkeys {
 		if v.has(key) {
 			return true
 		}
 	}
 	return false
+}
+
+// pstateKeys appends the keys of the states of k.pstates to keys, and
+// gives the states back. It reads their entries in the key cache before
+// it works out the keys, so that the misses of the cache overlap.
+func (k *worker) pstateKeys(keys []uint64) []uint64 {
+	var sink uint64
+	for _, st := range k.pstates {
+		sink += k.w.TouchKey(st)
+	}
+	k.sink += sink
+	for _, st := range k.pstates {
+		keys = append(keys, k.w.Key(st))
+	}
+	k.dropPStates()
+	return keys
+}
+
+// sleptSteps takes the steps of the asleep events evs[e] of the state
+// under expansion s, for e in slept (with every choice), and adds the
+// keys they lead to to c.pdst: the postponing state's edges that sleep
+// sets spared (global.optimistic). True if a step fails.
+func (k *worker) sleptSteps(c *chunk, s *sim.State, slept []int) bool {
+	evs := k.x.evs
+	k.pstates = k.pstates[:0]
+	for _, e := range slept {
+		if k.reachesOldSteps(s, evs[e]) {
+			return true
+		}
+		if len(k.pstates) >= succBatch {
+			c.pdst = k.pstateKeys(c.pdst)
+		}
+	}
+	c.pdst = k.pstateKeys(c.pdst)
+	return false
+}
+
+// A postponeGraph is the graph of the states that postponed observer
+// events in a search with global.optimistic: each such state's key and
+// the keys its steps of the other nodes lead to, asleep ones included
+// (the persistent sets' steps, before sleep sets prune them), level by
+// level as the chunks made them.
+type postponeGraph struct {
+	src   [][]uint64 // blocks of states, a chunk's each
+	end   [][]uint32 // where each state's steps end in its block of dst
+	dst   [][]uint64
+	nodes int // states in all blocks
+	edges int // steps in all blocks
+	// checked is the steps there were at the last look for a cycle.
+	checked int
+}
+
+// add takes over c's states and steps (c makes new slices).
+func (pg *postponeGraph) add(c *chunk) {
+	if len(c.psrc) == 0 {
+		return
+	}
+	pg.src = append(pg.src, c.psrc)
+	pg.end = append(pg.end, c.pend)
+	pg.dst = append(pg.dst, c.pdst)
+	pg.nodes += len(c.psrc)
+	pg.edges += len(c.pdst)
+	c.psrc, c.pend, c.pdst = nil, nil, nil
+}
+
+func (pg *postponeGraph) bytes() int64 {
+	return int64(pg.nodes)*12 + int64(pg.edges)*8
+}
+
+// due says whether the graph has grown enough since its last look for a
+// cycle to look again during the search: by its size then, and by a
+// million steps, so that the looks cost at most about as much as one
+// look at the end. A cycle found early spares the rest of a search that
+// must start again.
+func (pg *postponeGraph) due() bool {
+	return pg.edges-pg.checked >= max(pg.checked, 1<<20)
+}
+
+// cyclic says whether the graph has a cycle: some states, each a step of
+// the others from the next, around. A step to a state not in the graph (a
+// state that took every event, one not expanded yet, or one that did not
+// postpone) is on no cycle of it. It peels off states with no step into
+// them from a state left (Kahn's algorithm): a cycle is what is never
+// peeled.
+func (pg *postponeGraph) cyclic() bool {
+	pg.checked = pg.edges
+	if pg.nodes == 0 {
+		return false
+	}
+	ids := make(map[uint64]int32, pg.nodes)
+	for _, b := range pg.src {
+		for _, fp := range b {
+			if _, ok := ids[fp]; ok {
+				// A state expanded twice, which the search never
+				// does: not a graph to judge, so say it may cycle
+				// (the search starts again under the other proviso).
+				return true
+			}
+			ids[fp] = int32(len(ids))
+		}
+	}
+	// to[first[v]:first[v+1]] are the states in the graph that v's steps
+	// lead to.
+	first := make([]int32, 0, pg.nodes+1)
+	to := make([]int32, 0, pg.edges)
+	in := make([]int32, pg.nodes)
+	for bi, b := range pg.src {
+		from := uint32(0)
+		for j := range b {
+			first = append(first, int32(len(to)))
+			for _, fp := range pg.dst[bi][from:pg.end[bi][j]] {
+				if v, ok := ids[fp]; ok {
+					to = append(to, v)
+					in[v]++
+				}
+			}
+			from = pg.end[bi][j]
+		}
+	}
+	first = append(first, int32(len(to)))
+	queue := make([]int32, 0, pg.nodes)
+	for v, n := range in {
+		if n == 0 {
+			queue = append(queue, int32(v))
+		}
+	}
+	for q := 0; q < len(queue); q++ {
+		v := queue[q]
+		for _, u := range to[first[v]:first[v+1]] {
+			if in[u]--; in[u] == 0 {
+				queue = append(queue, u)
+			}
+		}
+	}
+	return len(queue) < pg.nodes
 }
 
 // dropPStates gives the states of k.pstates back to the world.

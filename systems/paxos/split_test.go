@@ -186,7 +186,7 @@ func TestSplitObservers(t *testing.T) {
 		{2, "observers", 314, true},
 		{2, "sleep,symmetry", 280, false},
 		{2, "", 175, true}, // the default: sleep,symmetry,observers
-		{3, "", 12427, true},
+		{3, "", 4798, true},
 	} {
 		res, err := livecheck.Check(&paxos.System, livecheck.Options{Time: livecheck.NoTimeLimit, Config: splitCfg(2, tc.acceptors), Depth: 1000, NoWalks: true, Reduce: tc.reduce})
 		if err != nil {

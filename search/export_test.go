@@ -1,0 +1,10 @@
+package search
+
+// SetOptimisticProviso sets whether searches with observer postponement
+// look for cycles in their reduced graph first (optimisticProviso), and
+// returns what it was.
+func SetOptimisticProviso(on bool) bool {
+	was := optimisticProviso
+	optimisticProviso = on
+	return was
+}

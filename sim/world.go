@@ -1059,10 +1059,33 @@ func (w *World) stateHash(s *State) uint64 {
 	for _, c := range s.conns {
 		x = mix(x, uint64(c.a)<<32|uint64(uint32(c.b)))
 	}
-	h := &w.h
-	h.Reset()
-	w.hashRest(h, s, nil)
-	return mix(x, h.Sum64())
+	return w.mixRest(x, s)
+}
+
+// mixRest mixes into x what hashRest writes, word by word: a state's
+// fingerprint pays a mix a word, where a hash of the words cost a pass of
+// the hasher (set up, written, summed) on every step.
+func (w *World) mixRest(x uint64, s *State) uint64 {
+	x = mix(x, s.calls)
+	for j := range w.callWords {
+		var y uint64
+		if s.ext != nil && j < len(s.ext.more) {
+			y = s.ext.more[j]
+		}
+		x = mix(x, y)
+	}
+	x = mix(x, uint64(s.used.Resets)<<42|uint64(s.used.Drops)<<21|uint64(s.used.Errors))
+	if s.used.Dups != 0 || s.used.Partitions != 0 || s.cut != 0 {
+		x = mix(x, uint64(s.used.Dups)<<32|uint64(s.used.Partitions))
+		x = mix(x, uint64(s.cut))
+	}
+	if s.used.Crashes != 0 {
+		x = mix(x, uint64(s.used.Crashes)|0x63<<56)
+	}
+	if len(w.spec.Monitors) > 0 {
+		x = mix(x, uint64(s.pending))
+	}
+	return x
 }
 
 // netHash is the fingerprint of s's network: on datagrams the sum that
@@ -1106,7 +1129,8 @@ func hashSlot(h *Hasher, s *State, i NodeID) {
 // downMark is what hashSlot writes after the slot of a node down.
 const downMark = 0x646f776e // "down"
 
-// hashRest writes what a state holds besides its nodes and network: the
+// hashRest writes what a state holds besides its nodes and network (for
+// a state's fingerprint, mixRest mixes the same words): the
 // driver's progress, the failures used and the partition in force, its
 // nodes renamed by perm (nil: as they are).
 func (w *World) hashRest(h *Hasher, s *State, perm []NodeID) {

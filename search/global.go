@@ -1829,11 +1829,11 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		evs := k.events(m - 1)
 		ev, tape := evs[n.ev], k.tapeOf(int(n.tape))
 		k.trail.tree, k.trail.at, k.trail.Path, k.trail.Event, k.trail.Tape = t, k.chainIdx[m-1], nil, ev, tape
-		// States made again need no key: the search asks for the one
-		// it expands (World.Key), if for any.
-		k.w.NoKeys = true
+		// States made again need neither fingerprint nor key: the
+		// search asks for the one it expands (World.Key), if for any.
+		k.w.NoFingerprints = true
 		next, err := k.w.Apply(k.chain[m-1], ev, tape)
-		k.w.NoKeys = false
+		k.w.NoFingerprints = false
 		if err != nil {
 			return nil, &sim.StepError{Index: m - 1, Event: ev, Err: err}
 		}

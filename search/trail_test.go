@@ -85,7 +85,7 @@ func TestTrailIsWhereTheSearchIs(t *testing.T) {
 			failed = fmt.Errorf("the trail's path (%d steps) does not replay: %v", len(p), err)
 		case ev != trail.Event || ev.Node != self:
 			failed = fmt.Errorf("the trail names %v, the world runs node %d's handler for %v", trail.Event, self, ev)
-		case s.Fingerprint() != from.Fingerprint():
+		case s.Fingerprint() != w.Fingerprint(from):
 			failed = fmt.Errorf("the trail's path (%d steps) leads to another state than the one the search steps from", len(p))
 		}
 	}

@@ -154,8 +154,9 @@ type State struct {
 	cut NodeSet
 	fp  uint64
 	key uint64 // fp, or with symmetry the fingerprint of a renaming
-	// keyless says key is not worked out yet (World.NoKeys).
-	keyless bool
+	// keyless says key is not worked out yet (World.NoKeys), fpless
+	// that fp is not either (World.NoFingerprints).
+	keyless, fpless bool
 	// ownsNet says net was made for this state by a step (not shared
 	// with the state it was made from), so that a discarded state's
 	// network can be reused.
@@ -271,7 +272,12 @@ func (s *State) markCall(i int) {
 // Fingerprint is the canonical 64-bit fingerprint of the global state. It
 // does not depend on map iteration order, nor on the order in which equal
 // messages were sent.
-func (s *State) Fingerprint() uint64 { return s.fp }
+func (s *State) Fingerprint() uint64 {
+	if s.fpless {
+		panic("sim: Fingerprint of a state made with World.NoFingerprints: use World.Fingerprint")
+	}
+	return s.fp
+}
 
 // Key identifies s up to the renaming of symmetric nodes (see
 // [Spec.Symmetry]): states with the same key are renamings of each other.
@@ -279,7 +285,7 @@ func (s *State) Fingerprint() uint64 { return s.fp }
 // World.NoKeys was set has its key from World.Key only.
 func (s *State) Key() uint64 {
 	if s.keyless {
-		panic("sim: Key of a state made with World.NoKeys: use World.Key")
+		panic("sim: Key of a state made with World.NoKeys or NoFingerprints: use World.Key")
 	}
 	return s.key
 }

@@ -33,6 +33,12 @@ type World struct {
 	// renamed fingerprints, which states that are only made again on the
 	// way to another one do not need.
 	NoKeys bool
+	// NoFingerprints leaves the fingerprints and keys of the states Apply
+	// makes to be worked out when asked for (World.Key,
+	// World.Fingerprint): a state made again on the way to another one
+	// needs its nodes' fingerprints, which the states after it share, and
+	// not its own.
+	NoFingerprints bool
 	// Guard, when set, is told when a handler starts and ends, so a watchdog
 	// can tell a handler that never returns.
 	Guard *Guard
@@ -667,7 +673,7 @@ func (w *World) reuse(n int) *State {
 	default:
 		s.nodes = make([]slot, n)
 	}
-	s.fp, s.key, s.keyless, s.fresh = 0, 0, false, 0
+	s.fp, s.key, s.keyless, s.fpless, s.fresh = 0, 0, false, false, 0
 	return s
 }
 
@@ -681,7 +687,7 @@ func (w *World) Own(s *State) *State {
 	}
 	n.net, n.netSum = append(make([]Envelope, 0, len(s.net)+2), s.net...), s.netSum
 	n.conns = slices.Clone(s.conns)
-	n.calls, n.ext, n.used, n.cut, n.fp, n.key, n.keyless, n.pending = s.calls, s.ext, s.used, s.cut, s.fp, s.key, s.keyless, s.pending
+	n.calls, n.ext, n.used, n.cut, n.fp, n.key, n.keyless, n.fpless, n.pending = s.calls, s.ext, s.used, s.cut, s.fp, s.key, s.keyless, s.fpless, s.pending
 	return n
 }
 
@@ -977,7 +983,11 @@ func (w *World) finish(s *State) (err error) {
 			sl.blind = w.sym.blindSlot(s, NodeID(i))
 		}
 	}
-	s.fp = w.stateHash(s)
+	if w.NoFingerprints {
+		s.fp, s.fpless, s.key, s.keyless = 0, true, 0, true
+		return nil
+	}
+	s.fp, s.fpless = w.stateHash(s), false
 	s.key, s.keyless = s.fp, false
 	if w.sym != nil {
 		if w.NoKeys {
@@ -1023,7 +1033,7 @@ func (w *World) unchanged(s *State, i NodeID) bool {
 // right after its step waited for its miss alone. It returns 0 without
 // symmetry, or for a state with its key.
 func (w *World) TouchKey(s *State) uint64 {
-	if !s.keyless || w.sym == nil || w.sym.keys == nil {
+	if !s.keyless || s.fpless || w.sym == nil || w.sym.keys == nil {
 		return 0
 	}
 	return w.sym.keySlot(s.fp).key
@@ -1036,10 +1046,28 @@ func (w *World) Symmetric() bool { return w.sym != nil }
 // Key returns s's key (see [State.Key]), working it out first for a state
 // made while NoKeys was set.
 func (w *World) Key(s *State) uint64 {
+	if s.fpless {
+		s.fp, s.fpless = w.stateHash(s), false
+		if w.sym == nil {
+			s.key, s.keyless = s.fp, false
+		}
+	}
 	if s.keyless {
 		s.key, s.keyless = w.sym.cachedKey(w, s), false
 	}
 	return s.key
+}
+
+// Fingerprint returns s's fingerprint (see [State.Fingerprint]), working
+// it out first for a state made while NoFingerprints was set.
+func (w *World) Fingerprint(s *State) uint64 {
+	if s.fpless {
+		s.fp, s.fpless = w.stateHash(s), false
+		if w.sym == nil {
+			s.key, s.keyless = s.fp, false
+		}
+	}
+	return s.fp
 }
 
 // stateHash combines the parts of s's fingerprint: each node's (its

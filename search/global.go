@@ -859,13 +859,12 @@ func (g *global) periphery(first int) {
 func (g *global) expandLevel() {
 	n := (g.hi - g.lo + chunkSize - 1) / chunkSize
 	if cap(g.chunks) < n {
-		// The chunks so far keep their slices, grown in earlier levels:
-		// made anew, each grew its candidates again from nothing (on
-		// unreduced split Paxos 2 x 4, 290 of the 1,040 MB a search
-		// allocated).
-		chunks := make([]chunk, n)
-		copy(chunks, g.chunks[:cap(g.chunks)])
-		g.chunks = chunks
+		// Made anew, each chunk grows its candidates again from nothing
+		// (on unreduced split Paxos 2 x 4, 290 of the 1,040 MB a search
+		// allocated); keeping the slices of earlier levels' chunks
+		// instead took the peak of all-roles Paxos 3 x 2 to depth 20
+		// (7.4M states) from 448 to 517 MB.
+		g.chunks = make([]chunk, n)
 	}
 	g.chunks = g.chunks[:n]
 	for i := range g.chunks {

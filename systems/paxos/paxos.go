@@ -380,11 +380,31 @@ func agreement(s *sim.State) error {
 // conflict.
 var splitAgreement = func() properties.Property {
 	p := Agreement
+	p.Check = learnerAgreement
 	p.Pair = nil
 	p.Filter = func(id sim.NodeID, n sim.Node) bool {
 		x, ok := n.(*Node)
 		return ok && x.Conflict != 0
 	}
+	return p
+}()
+
+// learnerAgreement is agreement with split roles, where only the
+// learner, the last node, chooses: it reads that node alone, the same
+// answer as reading every node, on every state the search finds.
+func learnerAgreement(s *sim.State) error {
+	i := sim.NodeID(s.N() - 1)
+	if n := properties.Node[*Node](s, i); n.Conflict != 0 {
+		return fmt.Errorf("node %d chose %d, then a quorum of another ballot accepted %d", i, n.Chosen, n.Conflict)
+	}
+	return nil
+}
+
+// splitChosen is Chosen with split roles: the learner, the last node,
+// has chosen.
+var splitChosen = func() properties.Property {
+	p := Chosen
+	p.Live = func(s *sim.State) bool { return properties.Node[*Node](s, sim.NodeID(s.N()-1)).Chosen != 0 }
 	return p
 }()
 
@@ -464,14 +484,14 @@ var System = protocol.System{
 		// With all roles every node is an acceptor; split, the ones
 		// between the proposers and the learner.
 		acceptors := [2]sim.NodeID{0, sim.NodeID(cfg.Nodes)}
-		agreement, of := Agreement, "nodes"
+		agreement, chosen, of := Agreement, Chosen, "nodes"
 		if split {
 			if cfg.Nodes < proposers+2 {
 				return nil, fmt.Errorf("--roles split with %d proposers needs at least %d nodes (the proposers, one acceptor or more, the learner), not %d; --nodes %d gives 3 acceptors",
 					proposers, proposers+2, cfg.Nodes, proposers+4)
 			}
 			acceptors = [2]sim.NodeID{sim.NodeID(proposers), sim.NodeID(cfg.Nodes - 1)}
-			agreement, of = splitAgreement, "acceptors"
+			agreement, chosen, of = splitAgreement, splitChosen, "acceptors"
 		}
 		k := int(acceptors[1] - acceptors[0])
 		quorum := k/2 + 1
@@ -513,7 +533,7 @@ var System = protocol.System{
 				Symmetry:  symmetry(acceptors, proposers),
 				Observers: observers,
 			},
-			Properties: []properties.Property{agreement, Chosen},
+			Properties: []properties.Property{agreement, chosen},
 		}, nil
 	},
 }

@@ -85,13 +85,12 @@ import "github.com/livecheck/livecheck/sim"
 // search starts again from nothing under the levels' proviso (the
 // result says so, Stats.ProvisoRerun). A violation found before either
 // is reported as it is: its path is a run, whatever the proviso. Split
-// Paxos 2 x 5, whose reduced graph has no cycle (each step takes a
-// message, and no node returns to an earlier state), has 628,646
-// classes under the graph's proviso and 7,385,794 under the levels':
-// there a step that goes back is most often a diamond of two ways of
-// different lengths, not a cycle, and each made its state take every
-// event, the learner's deliveries among them, whose states then
-// multiplied. A search sliced into shards (Options.Shard) sees only its
+// Paxos 2 x 5, whose reduced graph has no cycle (the sort finds none),
+// has 628,646 classes under the graph's proviso and 7,385,794 under the
+// levels': there a step that goes back is most often one of two ways of
+// different lengths to a state, not a cycle, and each made its state
+// take every event, the learner's deliveries among them, whose states
+// then multiplied. A search sliced into shards (Options.Shard) sees only its
 // own part of the graph, and takes the levels' proviso.
 //
 // The levels': s takes every event when an event of T (asleep or not)

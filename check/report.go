@@ -21,7 +21,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		Complete: r.Complete, Exhausted: r.Exhausted, Covered: r.Covered, Cut: r.Cut,
 		Interrupted: r.Interrupted, MemoryLimit: r.MemoryLimit, MaxMemory: r.MaxMemory, PeakMemory: r.PeakMemory,
 		Stats: reports.Stats{
-			States: r.Stats.States, Transitions: r.Stats.Transitions, Slept: r.Stats.Slept, Postponed: r.Stats.Postponed, MaxDepth: r.Stats.MaxDepth,
+			States: r.Stats.States, Transitions: r.Stats.Transitions, Slept: r.Stats.Slept, Postponed: r.Stats.Postponed, ProvisoRerun: r.Stats.ProvisoRerun, MaxDepth: r.Stats.MaxDepth,
 			Periphery: r.Stats.Periphery, LiveStates: r.Stats.Live, ElapsedMS: r.Stats.Elapsed.Milliseconds(),
 			CollisionChance: r.Stats.CollisionChance, Elapsed: r.Stats.Elapsed,
 		},

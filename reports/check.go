@@ -121,11 +121,16 @@ type Stats struct {
 	// Postponed: observer events left out where other nodes' events were
 	// taken (--reduce observers); not 0 means the states are those of the
 	// reduced search, and depths count its steps.
-	Postponed  int64 `json:"postponed,omitempty"`
-	MaxDepth   int   `json:"max_depth"`
-	Periphery  int   `json:"periphery"`
-	LiveStates int64 `json:"live_states"`
-	ElapsedMS  int64 `json:"elapsed_ms"`
+	Postponed int64 `json:"postponed,omitempty"`
+	// ProvisoRerun: the reduced graph of observer postponement had a
+	// cycle of postponing states, and the search ran again, taking every
+	// event in each state one of whose steps goes back; the figures are
+	// the second search's.
+	ProvisoRerun bool  `json:"proviso_rerun,omitempty"`
+	MaxDepth     int   `json:"max_depth"`
+	Periphery    int   `json:"periphery"`
+	LiveStates   int64 `json:"live_states"`
+	ElapsedMS    int64 `json:"elapsed_ms"`
 	// CollisionChance is TLC's estimate of the chance that a fingerprint
 	// collision hid a state (0 in local mode).
 	CollisionChance float64       `json:"collision_chance"`

@@ -333,6 +333,9 @@ func writeStats(w io.Writer, c *Check) {
 		Thousands(int64(float64(s.Transitions) / max(s.Elapsed.Seconds(), 1e-9))),
 	}})
 	fmt.Fprintf(w, "fingerprint collision chance: %.2g\n", s.CollisionChance)
+	if s.ProvisoRerun {
+		fmt.Fprintln(w, "observer postponement: the states that postponed observer events had a cycle among them; the search ran again, taking every event in each state one of whose steps goes back (the figures are its)")
+	}
 	if l := c.Liveness; l != nil && (l.Walks > 0 || l.Suspects > 0) {
 		fmt.Fprintln(w)
 		Table(w, []string{"WALKS", "WALK STEPS", "WALK DEPTH", "SUSPECTS", "CLEARED", "LIVENESS TIME", "OF WHICH CRITICAL"}, [][]string{{

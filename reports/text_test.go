@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -91,5 +92,24 @@ func TestWriteGaps(t *testing.T) {
 		" *  8. d\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// A check whose observer postponement ran again under the proviso of
+// levels says so under its figures, and in JSON; one that did not says
+// nothing of it.
+func TestProvisoRerunSaid(t *testing.T) {
+	for _, rerun := range []bool{false, true} {
+		c := &Check{Result: "ok", System: "x", Complete: true, Exhausted: true, Stats: Stats{States: 10, Transitions: 20, Postponed: 3, ProvisoRerun: rerun}}
+		var text, js bytes.Buffer
+		WriteCheck(&text, c, true)
+		if err := WriteJSON(&js, c); err != nil {
+			t.Fatal(err)
+		}
+		said := strings.Contains(text.String(), "the search ran again, taking every event in each state one of whose steps goes back")
+		inJSON := strings.Contains(js.String(), `"proviso_rerun": true`)
+		if said != rerun || inJSON != rerun {
+			t.Errorf("rerun %v: said in text %v, in JSON %v\n%s\n%s", rerun, said, inJSON, text.String(), js.String())
+		}
 	}
 }

@@ -120,24 +120,7 @@ func TestSymmetryCrossCheckPartitions(t *testing.T) {
 	if testing.Short() {
 		seeds = 8
 	}
-	var tooBig, reduced, checked int
-	for seed := uint64(1); seed <= seeds; seed++ {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			p := randproto.GenerateSymmetric(seed)
-			p.Budget = sim.Budget{Partitions: 1}
-			if p.Transport == sim.Stream {
-				return
-			}
-			checked++
-			st := symCheck(t, p)
-			switch {
-			case st.tooBig:
-				tooBig++
-			case st.classes < st.states:
-				reduced++
-			}
-		})
-	}
+	checked, tooBig, reduced := symSweep(t, seeds, sim.Budget{Partitions: 1}, true)
 	t.Logf("%d datagram programs, %d larger than %d states; symmetry merged states in %d", checked, tooBig, symMaxStates, reduced)
 	if tooBig > checked/4 || reduced < (checked-tooBig)/2 {
 		t.Errorf("%d of %d programs too large, states merged in %d: tune the generator", tooBig, checked, reduced)
@@ -152,11 +135,25 @@ func TestSymmetryCrossCheckCrashes(t *testing.T) {
 	if testing.Short() {
 		seeds = 12
 	}
-	var tooBig, reduced, checked int
+	checked, tooBig, reduced := symSweep(t, seeds, sim.Budget{Crashes: 1}, false)
+	t.Logf("%d programs with a crash, %d larger than %d states; symmetry merged states in %d", checked, tooBig, symMaxStates, reduced)
+	if tooBig > checked/3 || reduced < (checked-tooBig)/2 {
+		t.Errorf("%d of %d programs too large, states merged in %d: tune the generator", tooBig, checked, reduced)
+	}
+}
+
+// symSweep runs symCheck on the symmetric programs of seeds 1 to seeds
+// with budget (on datagrams only, where datagrams says so), a subtest
+// each, and counts the programs checked, those too large, and those whose
+// states symmetry merged.
+func symSweep(t *testing.T, seeds uint64, budget sim.Budget, datagrams bool) (checked, tooBig, reduced int) {
 	for seed := uint64(1); seed <= seeds; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			p := randproto.GenerateSymmetric(seed)
-			p.Budget = sim.Budget{Crashes: 1}
+			p.Budget = budget
+			if datagrams && p.Transport == sim.Stream {
+				return
+			}
 			checked++
 			st := symCheck(t, p)
 			switch {
@@ -167,10 +164,7 @@ func TestSymmetryCrossCheckCrashes(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d programs with a crash, %d larger than %d states; symmetry merged states in %d", checked, tooBig, symMaxStates, reduced)
-	if tooBig > checked/3 || reduced < (checked-tooBig)/2 {
-		t.Errorf("%d of %d programs too large, states merged in %d: tune the generator", tooBig, checked, reduced)
-	}
+	return checked, tooBig, reduced
 }
 
 // FuzzSymmetryCrossCheck runs the symmetry cross-check on any seed:

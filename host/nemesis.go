@@ -450,17 +450,25 @@ func ParseFaults(s string, nodes int) ([]Fault, error) {
 		parts := strings.Split(strings.TrimSpace(item), ":")
 		f := Fault{Kind: parts[0]}
 		bad := fmt.Errorf("fault %q: want drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE or break:A:B", item)
-		switch {
-		case (f.Kind == "drop" || f.Kind == "duplicate") && (len(parts) == 3 || len(parts) == 4):
+		// pair reads the two distinct nodes of parts[1] and parts[2].
+		pair := func() (sim.NodeID, sim.NodeID, error) {
 			a, err := num(parts[1])
 			if err != nil {
-				return nil, fmt.Errorf("fault %q: %v", item, err)
+				return 0, 0, fmt.Errorf("fault %q: %v", item, err)
 			}
 			b, err := num(parts[2])
 			if err != nil || a == b {
-				return nil, bad
+				return 0, 0, bad
 			}
-			f.Node, f.Peer, f.Count = sim.NodeID(a), sim.NodeID(b), 1
+			return sim.NodeID(a), sim.NodeID(b), nil
+		}
+		switch {
+		case (f.Kind == "drop" || f.Kind == "duplicate") && (len(parts) == 3 || len(parts) == 4):
+			a, b, err := pair()
+			if err != nil {
+				return nil, err
+			}
+			f.Node, f.Peer, f.Count = a, b, 1
 			if len(parts) == 4 {
 				if _, err := fmt.Sscan(parts[3], &f.Count); err != nil || f.Count < 1 {
 					return nil, fmt.Errorf("fault %q: the count must be at least 1", item)
@@ -475,15 +483,11 @@ func ParseFaults(s string, nodes int) ([]Fault, error) {
 				f.Group = append(f.Group, sim.NodeID(a))
 			}
 		case f.Kind == "break" && len(parts) == 3:
-			a, err := num(parts[1])
+			a, b, err := pair()
 			if err != nil {
-				return nil, fmt.Errorf("fault %q: %v", item, err)
+				return nil, err
 			}
-			b, err := num(parts[2])
-			if err != nil || a == b {
-				return nil, bad
-			}
-			f.Node, f.Peer = sim.NodeID(a), sim.NodeID(b)
+			f.Node, f.Peer = a, b
 		case f.Kind == "heal" && len(parts) == 1:
 		case f.Kind == "restart" && len(parts) == 2:
 			a, err := num(parts[1])

@@ -53,22 +53,7 @@ func TestNemesisControl(t *testing.T) {
 			}
 		}
 	}
-	dropped := func() int {
-		logs, err := ReadRunLogs(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k := 0
-		for _, l := range logs {
-			for _, e := range l.Entries {
-				if e.Kind == "drop" {
-					k++
-				}
-			}
-		}
-		return k
-	}
-	waitFor(t, "the nodes drop 2 datagrams and 2 across the partition", func() bool { return dropped() >= 4 })
+	waitFor(t, "the nodes drop 2 datagrams and 2 across the partition", func() bool { return loggedKinds(t, dir)["drop"] >= 4 })
 	for i, addr := range c.Peers() {
 		if err := SendFault(addr, key, sim.NodeID(i), 3, Fault{Kind: "heal"}); err != nil {
 			t.Fatal(err)

@@ -157,14 +157,7 @@ func TestPartitionStream(t *testing.T) {
 	}
 	everyPair(t, c, 2, "every node hears from every other after the heal")
 	c.Stop()
-	logs, err := ReadRunLogs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Merge(logs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mergeRuns(t, dir)
 	for i, why := range m.Stop {
 		if why != "" {
 			t.Errorf("step %d left out: %s", i+1, why)

@@ -128,6 +128,17 @@ func BreakRemote(addrs []string, key []byte, a, b sim.NodeID) (bool, error) {
 	})
 }
 
+// holdAllRemote holds every node at addrs, each asked about itself: the
+// nodes' ids, in order, and their ends.
+func holdAllRemote(addrs []string, key []byte) ([]sim.NodeID, []*remoteEnd, error) {
+	ids := make([]sim.NodeID, len(addrs))
+	for i := range ids {
+		ids[i] = sim.NodeID(i)
+	}
+	ends, err := holdRemote(addrs, key, ids, func(id sim.NodeID) sim.NodeID { return id })
+	return ids, ends, err
+}
+
 // PartitionRemote partitions a stream system running at addrs: the nodes
 // of group from the others, as the simulator's Partition step.
 func PartitionRemote(addrs []string, key []byte, group []sim.NodeID) error {
@@ -135,11 +146,7 @@ func PartitionRemote(addrs []string, key []byte, group []sim.NodeID) error {
 	if err != nil {
 		return err
 	}
-	ids := make([]sim.NodeID, len(addrs))
-	for i := range ids {
-		ids[i] = sim.NodeID(i)
-	}
-	ends, err := holdRemote(addrs, key, ids, func(id sim.NodeID) sim.NodeID { return id })
+	ids, ends, err := holdAllRemote(addrs, key)
 	if err != nil {
 		return err
 	}
@@ -175,11 +182,7 @@ func PartitionRemote(addrs []string, key []byte, group []sim.NodeID) error {
 // HealRemote heals the partition in force on a stream system running at
 // addrs, as the simulator's Heal: node 0 logs it.
 func HealRemote(addrs []string, key []byte) error {
-	ids := make([]sim.NodeID, len(addrs))
-	for i := range ids {
-		ids[i] = sim.NodeID(i)
-	}
-	ends, err := holdRemote(addrs, key, ids, func(id sim.NodeID) sim.NodeID { return id })
+	_, ends, err := holdAllRemote(addrs, key)
 	if err != nil {
 		return err
 	}

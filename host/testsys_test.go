@@ -131,6 +131,13 @@ func newLog(t *testing.T) *logBuf {
 // the test where the logs cannot be read or merged.
 func replayDir(t *testing.T, dir string, sys *protocol.System) (*RunReplay, error) {
 	t.Helper()
+	return mergeRuns(t, dir).Replay(sys)
+}
+
+// mergeRuns merges the run logs in dir; it fails the test where they
+// cannot be read or merged.
+func mergeRuns(t *testing.T, dir string) *Merged {
+	t.Helper()
 	logs, err := ReadRunLogs(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +146,7 @@ func replayDir(t *testing.T, dir string, sys *protocol.System) (*RunReplay, erro
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m.Replay(sys)
+	return m
 }
 
 // morePings waits until every pinger of c has got k more pings than now.

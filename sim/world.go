@@ -1049,12 +1049,7 @@ func (w *World) Symmetric() bool { return w.sym != nil }
 // Key returns s's key (see [State.Key]), working it out first for a state
 // made while NoKeys was set.
 func (w *World) Key(s *State) uint64 {
-	if s.fpless {
-		s.fp, s.fpless = w.stateHash(s), false
-		if w.sym == nil {
-			s.key, s.keyless = s.fp, false
-		}
-	}
+	w.Fingerprint(s)
 	if s.keyless {
 		s.key, s.keyless = w.sym.cachedKey(w, s), false
 	}

@@ -615,20 +615,24 @@ func (n *Node) run(ev *event) (err error) {
 	}()
 	n.stats.handled.Add(1)
 	c := &n.ctx
-	switch ev.kind {
-	case evInit:
-		n.node.Init(c)
-	case evMsg:
-		n.stats.received.Add(1)
-		n.node.Receive(c, ev.peer, ev.msg)
-	case evTimer:
-		n.node.Timer(c, ev.timer)
-	case evApp:
-		n.node.App(c, ev.call)
-	case evError:
-		n.stats.broken.Add(1)
-		n.node.Error(c, ev.peer)
-	}
+	// What the handler draws from crypto/rand is its choices, logged
+	// as Choose's are, so that the run replays.
+	sim.Drawing(c, func() {
+		switch ev.kind {
+		case evInit:
+			n.node.Init(c)
+		case evMsg:
+			n.stats.received.Add(1)
+			n.node.Receive(c, ev.peer, ev.msg)
+		case evTimer:
+			n.node.Timer(c, ev.timer)
+		case evApp:
+			n.node.App(c, ev.call)
+		case evError:
+			n.stats.broken.Add(1)
+			n.node.Error(c, ev.peer)
+		}
+	})
 	return nil
 }
 

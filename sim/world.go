@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/livecheck/livecheck/internal/gid"
 )
 
 // A World runs a Spec: it builds the initial state, lists the enabled events
@@ -68,6 +70,13 @@ type World struct {
 	// spareNet is the network of a reused state, for ownNet.
 	spareNet []Envelope
 	applies  uint64 // Apply calls so far, for Recheck
+	// draw is the cell of the goroutine that last ran a handler of this
+	// world, and drawG that goroutine (see draw.go); drawCut, when not
+	// 0, is one past the index of the step's first choice from which no
+	// value need be tried (crypto/rand.Int rejected it: cutDraws).
+	draw    *drawCell
+	drawG   uintptr
+	drawCut int
 	unpolled int    // steps since Stop was last asked
 	again    struct {
 		choices, bounds []int
@@ -947,6 +956,7 @@ func (w *World) begin(ev Event, tape []int) {
 	w.last.Bounds = w.last.Bounds[:0]
 	w.last.Logs = w.last.Logs[:0]
 	w.refused = w.refused[:0]
+	w.drawCut = 0
 }
 
 // finish recomputes the fingerprints of the nodes the step touched, then the
@@ -1456,7 +1466,17 @@ func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message,
 	}
 	c := &w.ctx
 	c.s, c.self, c.mark = s, id, layerMark{}
+	// Reads of crypto/rand.Reader on this goroutine are this handler's
+	// choices until it returns.
+	if g := gid.Current(); g != w.drawG || w.draw == nil {
+		w.draw, w.drawG = cellOf(g), g
+	}
+	dc := w.draw
+	prevCtx, prevW := dc.ctx, dc.w
+	dc.ctx, dc.w, dc.last = c, w, nil
 	defer func() {
+		dc.done()
+		dc.ctx, dc.w, dc.last = prevCtx, prevW, nil
 		if g := w.Guard; g != nil {
 			g.exit()
 		}
@@ -1563,11 +1583,37 @@ func (c *nodeCtx) Choose(n int) int {
 		g.mu.Lock()
 	}
 	w.last.Choices = append(w.last.Choices, v)
+	if w.drawCut > 0 {
+		n = v + 1 // past a rejected draw: nothing more to try here
+	}
 	w.last.Bounds = append(w.last.Bounds, n)
 	if g != nil {
 		g.mu.Unlock()
 	}
 	return v
+}
+
+// cutDraws says that the step's choice i was a draw that crypto/rand.Int
+// rejected (see draw.go): every value from the rejected one up leads to a
+// value the draw's earlier ones already gave, so the search need try no
+// more values of choice i, nor any other value of a choice after it, on
+// this run. Their bounds become one past the value each took, which
+// NextTape reads as "nothing more to try".
+func (w *World) cutDraws(i int) {
+	if w.drawCut > 0 && w.drawCut <= i+1 {
+		return
+	}
+	g := w.Guard
+	if g != nil {
+		g.mu.Lock()
+	}
+	w.drawCut = i + 1
+	for j := i; j < len(w.last.Bounds); j++ {
+		w.last.Bounds[j] = w.last.Choices[j] + 1
+	}
+	if g != nil {
+		g.mu.Unlock()
+	}
 }
 
 // Deliver has no layer above to go to: the node is not a layer of a

@@ -74,10 +74,10 @@ type World struct {
 	// world, and drawG that goroutine (see draw.go); drawCut, when not
 	// 0, is one past the index of the step's first choice from which no
 	// value need be tried (crypto/rand.Int rejected it: cutDraws).
-	draw    *drawCell
-	drawG   uintptr
-	drawCut int
-	unpolled int    // steps since Stop was last asked
+	draw     *drawCell
+	drawG    uintptr
+	drawCut  int
+	unpolled int // steps since Stop was last asked
 	again    struct {
 		choices, bounds []int
 		sent            []Envelope

@@ -89,7 +89,7 @@ func (f *fickle) App(ctx sim.Context, call sim.AppCall) {
 func TestRecheckNamesTheHandler(t *testing.T) {
 	for _, tc := range []struct{ kind, what string }{
 		{"send", "sent other messages when run again"},
-		{"state", "left its node in another state when run again"},
+		{"state", "left its node in another state when run again (N: 2 vs 3, first run vs second)"},
 		{"choose", "made other choices when run again"},
 		{"panic", "panicked when run again (every other run)"},
 		{"timer", "left its node in another state when run again"},

@@ -227,3 +227,41 @@ func TestDrawIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// FirstDifference names the first field that differs, down through
+// pointers, slices, maps and structs.
+func TestFirstDifference(t *testing.T) {
+	type inner struct {
+		M    map[string][]int
+		Skip int `livecheck:"-"`
+	}
+	type outer struct {
+		A  int
+		In *inner
+		L  []string
+	}
+	mk := func() *outer {
+		return &outer{A: 1, In: &inner{M: map[string][]int{"a": {1}, "b": {2, 3}}}, L: []string{"x"}}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(o *outer)
+		want   string
+	}{
+		{"same", func(o *outer) {}, ""},
+		{"skipped field", func(o *outer) { o.In.Skip = 9 }, ""},
+		{"top field", func(o *outer) { o.A = 2 }, "A: 1 vs 2"},
+		{"map element", func(o *outer) { o.In.M["b"][1] = 4 }, `In.M["b"][1]: 3 vs 4`},
+		{"map key", func(o *outer) { delete(o.In.M, "a"); o.In.M["c"] = []int{1} }, `In.M["a"]: present vs absent`},
+		{"slice length", func(o *outer) { o.L = append(o.L, "y") }, "L: 1 elements vs 2"},
+		{"nil pointer", func(o *outer) { o.In = nil }, "In: {M:{\"a\":[1] \"b\":[2 3]}} vs nil"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := mk(), mk()
+			tc.change(b)
+			if got := sim.FirstDifference(a, b); got != tc.want {
+				t.Errorf("FirstDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -544,7 +544,11 @@ func (w *World) recheck(s *State, ev Event, first *State) (*State, error) {
 	}
 	for i := range second.nodes {
 		if second.nodes[i].fp != first.nodes[i].fp {
-			return nil, differ(NodeID(i), "left its node in another state when run again")
+			what := "left its node in another state when run again"
+			if d := FirstDifference(first.nodes[i].node, second.nodes[i].node); d != "" {
+				what += " (" + d + ", first run vs second)"
+			}
+			return nil, differ(NodeID(i), what)
 		}
 	}
 	if second.fp != first.fp {

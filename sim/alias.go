@@ -122,7 +122,7 @@ func copyAliased(p *plan, src reflect.Value) reflect.Value {
 	c := copiers.Get().(*copier)
 	defer func() {
 		if r := recover(); r != nil {
-			locatePanic(r, src)
+			locatePanic(r, exported(src).Interface())
 		}
 		c.release()
 	}()

@@ -210,7 +210,7 @@ func exported(v reflect.Value) reflect.Value {
 // fixFor is the advice in a TypeError for the field named field of the
 // struct type st, or for a value of type t elsewhere (st nil).
 func fixFor(st reflect.Type, field string, t reflect.Type) string {
-	if st != nil {
+	if st != nil && st.Name() != "" {
 		call := fmt.Sprintf("sim.SkipFieldsNamed(%q, %q)", typeName(st), field)
 		if isExported(st) {
 			call = fmt.Sprintf("sim.SkipFields[%v](%q)", st, field)

@@ -20,7 +20,7 @@ import (
 // Marshal has filled in; a logger. plainNode is the same protocol written
 // with plain fields: the two must have as many states.
 type (
-	appender interface{ Append(v int64) }
+	appender  interface{ Append(v int64) }
 	wrapStore struct {
 		mu    sync.Mutex
 		ents  []int64

@@ -333,3 +333,61 @@ func catchTypeError(t *testing.T, do func()) (err error) {
 	do()
 	return nil
 }
+
+// Types given rules in init, one per kind.
+type (
+	ruledSkip   struct{ N int }
+	ruledShare  struct{ N int }
+	ruledCustom struct {
+		N     int
+		cache []int // rebuilt from N: neither copied nor hashed
+	}
+	ruledHolder struct {
+		A ruledSkip
+		B *ruledShare
+		C ruledCustom
+		D int
+	}
+)
+
+func init() {
+	sim.SkipType[ruledSkip]()
+	sim.ShareType[ruledShare]()
+	sim.CustomType(func(c ruledCustom) ruledCustom { return ruledCustom{N: c.N} },
+		func(h *sim.Hasher, c ruledCustom) { h.Int(c.N) })
+}
+
+func TestTypeRules(t *testing.T) {
+	mk := func() *ruledHolder {
+		return &ruledHolder{A: ruledSkip{1}, B: &ruledShare{2}, C: ruledCustom{N: 3, cache: []int{3}}, D: 4}
+	}
+	base := sim.Fingerprint(mk())
+	for _, tc := range []struct {
+		name string
+		edit func(h *ruledHolder)
+		same bool
+	}{
+		{"skipped type", func(h *ruledHolder) { h.A.N = 9 }, true},
+		{"shared type", func(h *ruledHolder) { h.B = &ruledShare{9} }, true},
+		{"custom hash's input", func(h *ruledHolder) { h.C.N = 9 }, false},
+		{"what the custom hash leaves out", func(h *ruledHolder) { h.C.cache = nil }, true},
+		{"plain field", func(h *ruledHolder) { h.D = 9 }, false},
+	} {
+		h := mk()
+		tc.edit(h)
+		if got := sim.Fingerprint(h); (got == base) != tc.same {
+			t.Errorf("%s: fingerprint %#x, base %#x, want same=%v", tc.name, got, base, tc.same)
+		}
+	}
+	h := mk()
+	c := sim.Copy(h)
+	if c.A != (ruledSkip{}) || c.B != h.B || c.C.N != 3 || c.C.cache != nil || c.D != 4 {
+		t.Errorf("copy %+v: want A zero, B shared, C through the custom copy (no cache), D kept", c)
+	}
+	if d := sim.Dump(h); d != "ruledHolder{C:{N:3 cache:[3]} D:4}" {
+		t.Errorf("dump %q: want the skipped and shared fields left out", d)
+	}
+	if d := sim.Dump(newLibNode()); !strings.Contains(d, ".(*libCounter).inc-fm") || strings.Contains(d, "calls") || strings.Contains(d, "sizeCache") {
+		t.Errorf("library dump %q: want funcs by name, left-out fields absent", d)
+	}
+}

@@ -8,8 +8,8 @@ import (
 )
 
 // FirstDifference returns the first place where a and b differ, walking
-// them as the fingerprint does (fields tagged `livecheck:"-"` left out,
-// maps by sorted key), in words: the path from the top value and the two
+// them as the fingerprint does (fields tagged `livecheck:"-"` and what
+// the type rules leave out left out, maps by sorted key), in words: the path from the top value and the two
 // values there, `Log[2]: "chose 1" vs "chose 0"`, or "" when it finds no
 // difference. It says where a handler that is not deterministic left its
 // node otherwise the second time, so a user sees the field, not only the
@@ -33,6 +33,10 @@ func (d *differ) diff(path string, a, b reflect.Value) string {
 	if a.Type() != b.Type() {
 		return fmt.Sprintf("%s: a %v vs a %v", top(path), a.Type(), b.Type())
 	}
+	p := planOf(a.Type())
+	if p.skip || p.share {
+		return "" // not part of the fingerprint (a rule's)
+	}
 	switch a.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if a.IsNil() || b.IsNil() {
@@ -50,13 +54,11 @@ func (d *differ) diff(path string, a, b reflect.Value) string {
 		}
 		return d.diff(path, a.Elem(), b.Elem())
 	case reflect.Struct:
-		t := a.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if f.Tag.Get("livecheck") == "-" || f.Type.Size() == 0 {
-				continue
-			}
-			if s := d.diff(join(path, f.Name), writable(addressable(a).Field(i)), writable(addressable(b).Field(i))); s != "" {
+		// The fields the fingerprint hashes: not those tagged
+		// `livecheck:"-"` or left out by a rule.
+		a, b := addressable(a), addressable(b)
+		for _, f := range p.fields {
+			if s := d.diff(join(path, f.name), writable(a.Field(f.i)), writable(b.Field(f.i))); s != "" {
 				return s
 			}
 		}
@@ -108,16 +110,6 @@ func dumpOf(v reflect.Value) string {
 	var b strings.Builder
 	planOf(v.Type()).dump(&b, v)
 	return b.String()
-}
-
-// addressable returns v, or an addressable copy of it.
-func addressable(v reflect.Value) reflect.Value {
-	if v.CanAddr() {
-		return v
-	}
-	c := reflect.New(v.Type()).Elem()
-	c.Set(v)
-	return c
 }
 
 func join(path, name string) string {

@@ -30,6 +30,20 @@
 // dumps. A type can take over with [StateCopier], [StateHasher] and
 // [StateDumper].
 //
+// State livecheck did not write, a library a node wraps, takes rules per
+// type in place of tags its writer cannot add, registered in an init func
+// before any plan is built: [SkipType] (not hashed, zero in a copy),
+// [ShareType] (shared by copies, not hashed), [SkipFields] (fields left
+// out as the tag does), [CustomType] (hand-written copy and hash), and
+// their Named forms for types a package does not export. Mutexes,
+// protobuf's message state and size cache, *log.Logger and *os.File have
+// rules already. A type that can hold one pointer twice, a cycle, a func
+// or an interface is copied and hashed through a memo: a copy keeps the
+// aliasing, a hash writes a pointer met again as a back-reference, a
+// top-level func is hashed by name and shared, and a method value bound
+// to an object inside the node is rebound to that object's copy. A
+// [TypeError] names the field path and the rule that fixes it.
+//
 // # Usage
 //
 //	w, err := sim.NewWorld(sim.Spec{Nodes: 3, New: func(id sim.NodeID) sim.Node { return &myNode{} }})

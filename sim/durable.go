@@ -80,7 +80,7 @@ func keepDurable(id NodeID, old, fresh Node) (Node, error) {
 	for _, path := range paths {
 		d, s := writable(dst.FieldByIndex(path)), writable(src.FieldByIndex(path))
 		d.Set(s)
-		cloneInto(planOf(d.Type()), d, s)
+		deepCopyInto(planOf(d.Type()), d, s)
 	}
 	return fresh, nil
 }

@@ -25,6 +25,8 @@ type Hasher struct {
 	// written as perm[i], which may be anonymous or marked. Nil writes
 	// ids as they are.
 	perm []NodeID
+	// memo is set while a value that can alias is hashed (see alias.go).
+	memo *hashMemo
 }
 
 // anonymous and marked stand in a Hasher's perm for nodes written
@@ -41,7 +43,7 @@ const (
 const maxDepth = 512
 
 // Reset empties the hasher for reuse.
-func (h *Hasher) Reset() { h.buf = h.buf[:0]; h.depth = 0 }
+func (h *Hasher) Reset() { h.buf = h.buf[:0]; h.depth = 0; h.memo = nil }
 
 // Sum64 returns the fingerprint of everything written since the last Reset.
 func (h *Hasher) Sum64() uint64 { return xxhash.Sum64(h.buf) }
@@ -147,6 +149,7 @@ func (h *Hasher) child() *Hasher {
 	c.Reset()
 	c.depth = h.depth
 	c.perm = h.perm
+	c.memo = nil
 	return c
 }
 
@@ -173,6 +176,11 @@ func (h *Hasher) unordered(n int, each func(c *Hasher, i int)) {
 // Fingerprint returns the canonical 64-bit fingerprint of v.
 func Fingerprint(v any) uint64 {
 	var h Hasher
+	defer func() {
+		if r := recover(); r != nil {
+			locatePanic(r, v)
+		}
+	}()
 	h.Value(v)
 	return h.Sum64()
 }

@@ -30,14 +30,31 @@ type StateHasher interface{ HashState(h *Hasher) }
 // implements fmt.Stringer is dumped with String when it has no DumpState.
 type StateDumper interface{ DumpState() string }
 
-// A TypeError says a type cannot be part of a node state or a message.
+// A TypeError says a value cannot be part of a node state or a message,
+// where it is and how to fix it.
 type TypeError struct {
 	Type   reflect.Type
 	Reason string
+	// Path is where the value is in the node or message, as in
+	// "etcdNode.rn.raft.raftLog.storage.(*raft.MemoryStorage).callStats":
+	// fields, indices, map keys, and the dynamic type held by an
+	// interface. Empty when it could not be found.
+	Path string
+	// Fix is the advice: a struct tag for one's own struct, or the rule
+	// to register (see SkipFields, ShareType).
+	Fix string
 }
 
 func (e *TypeError) Error() string {
-	return fmt.Sprintf("type %v cannot be hashed: %s", e.Type, e.Reason)
+	where := fmt.Sprintf("type %v", e.Type)
+	if e.Path != "" {
+		where = fmt.Sprintf("%s (type %v)", e.Path, e.Type)
+	}
+	fix := e.Fix
+	if fix == "" {
+		fix = fixFor(nil, "", e.Type)
+	}
+	return fmt.Sprintf("%s cannot be hashed or copied: %s; %s", where, e.Reason, fix)
 }
 
 type plan struct {
@@ -68,9 +85,28 @@ type plan struct {
 	namesDirect func(data unsafe.Pointer, g *nodeGroup) bool
 	namesAt     func(ptr unsafe.Pointer, g *nodeGroup) bool
 	custom      bool // implements StateHasher
-	hash        func(h *Hasher, v reflect.Value)
-	clone       func(dst, src reflect.Value) // dst and src addressable and writable; dst holds a shallow copy of src
-	dump        func(b *strings.Builder, v reflect.Value)
+	// alias says a value can hold a pointer twice, a cycle or a func:
+	// Copy and Fingerprint go through a memo (see alias.go).
+	alias bool
+	// skip and share are set by a rule (see rules.go), ruled by a
+	// CustomType rule or atomic.Pointer's: what the plan does no walk of
+	// the type may second-guess.
+	skip, share, ruled bool
+	bad                string      // why a value cannot be hashed (a chan, an unsafe.Pointer)
+	kids               []*plan     // the plans of the parts, for canAlias
+	fields             []planField // a struct's hashed fields, in order
+	hash               func(h *Hasher, v reflect.Value)
+	// clone deep-copies src into dst: both addressable and writable, dst
+	// holding a shallow copy of src. c is nil but for a value that can
+	// alias.
+	clone func(c *copier, dst, src reflect.Value)
+	dump  func(b *strings.Builder, v reflect.Value)
+}
+
+type planField struct {
+	i    int
+	name string
+	p    *plan
 }
 
 var plans sync.Map // reflect.Type -> *plan
@@ -94,7 +130,11 @@ func planOf(t reflect.Type) *plan {
 	if v, ok := plans.Load(t); ok {
 		p = v.(*plan)
 	} else {
-		v, _ := plans.LoadOrStore(t, buildPlan(t, map[reflect.Type]*plan{}))
+		np := buildPlan(t, map[reflect.Type]*plan{})
+		if !np.custom {
+			np.alias = canAlias(np)
+		}
+		v, _ := plans.LoadOrStore(t, np)
 		p = v.(*plan)
 	}
 	slot.Store(p)
@@ -126,13 +166,22 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	p := &plan{t: t, key: typeKey(t), typeHash: xxhash.Sum64String(name)}
 	p.custom = t.Implements(hasherType)
 	p.copier = t.Implements(copierType)
-	p.rawElem = t.Kind() == reflect.Pointer && !hasPointers(t.Elem())
 	if t.Kind() == reflect.Pointer {
 		p.et = t.Elem()
 		p.etSize = p.et.Size()
 	}
 	building[t] = p
+	r := ruleFor(t)
+	if r != nil && (r.kind == ruleSkip || r.kind == ruleShare) {
+		rulePlan(p, r.kind)
+		delete(building, t)
+		return p
+	}
 	switch {
+	case t.PkgPath() == "sync/atomic" && strings.HasPrefix(t.Name(), "Pointer["):
+		atomicPointerPlan(p, building)
+		delete(building, t)
+		return p
 	case t == nodeIDType:
 		p.flat = true
 		p.hash = func(h *Hasher, v reflect.Value) { h.Node(NodeID(v.Int())) }
@@ -175,19 +224,21 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		ep := buildPlan(t.Elem(), building)
 		n := t.Len()
 		p.flat = ep.flat
+		p.kids = []*plan{ep}
 		p.hash = func(h *Hasher, v reflect.Value) {
 			for i := 0; i < n; i++ {
 				ep.hash(h, v.Index(i))
 			}
 		}
-		p.clone = func(dst, src reflect.Value) {
+		p.clone = func(c *copier, dst, src reflect.Value) {
 			for i := 0; i < n; i++ {
-				cloneInto(ep, dst.Index(i), src.Index(i))
+				cloneInto(c, ep, dst.Index(i), src.Index(i))
 			}
 		}
 		p.dump = func(b *strings.Builder, v reflect.Value) { dumpList(b, ep, v) }
 	case reflect.Slice:
 		ep := buildPlan(t.Elem(), building)
+		p.kids = []*plan{ep}
 		p.hash = func(h *Hasher, v reflect.Value) {
 			n := v.Len()
 			h.Uint64(uint64(n))
@@ -195,7 +246,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				ep.hash(h, v.Index(i))
 			}
 		}
-		p.clone = func(dst, src reflect.Value) {
+		p.clone = func(c *copier, dst, src reflect.Value) {
 			if src.IsNil() {
 				return
 			}
@@ -204,7 +255,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			reflect.Copy(s, src)
 			if !ep.flat {
 				for i := 0; i < n; i++ {
-					cloneInto(ep, s.Index(i), src.Index(i))
+					cloneInto(c, ep, s.Index(i), src.Index(i))
 				}
 			}
 			dst.Set(s)
@@ -213,10 +264,21 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	case reflect.Map:
 		kp := buildPlan(t.Key(), building)
 		vp := buildPlan(t.Elem(), building)
+		p.kids = []*plan{kp, vp}
+		var refs atomic.Int32 // holdsRefs of an entry, worked out once the plans are done: 1 no, 2 yes
 		p.hash = func(h *Hasher, v reflect.Value) {
 			if v.Len() == 0 {
 				h.Uint64(0)
 				return
+			}
+			if h.memo != nil {
+				if refs.Load() == 0 {
+					refs.Store(1 + int32(b2i(holdsRefs(kp) || holdsRefs(vp))))
+				}
+				if refs.Load() == 2 {
+					hashMapMemo(h, p, kp, vp, v)
+					return
+				}
 			}
 			iter := v.MapRange()
 			h.unordered(v.Len(), func(c *Hasher, _ int) {
@@ -225,14 +287,25 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				vp.hash(c, iter.Value())
 			})
 		}
-		p.clone = func(dst, src reflect.Value) {
+		p.clone = func(c *copier, dst, src reflect.Value) {
 			if src.IsNil() {
 				return
 			}
+			if c != nil {
+				if e, ok := c.seen[src.UnsafePointer()]; ok && e.t == p.key {
+					dst.Set(reflect.NewAt(t, unsafe.Pointer(&e.to)).Elem())
+					return
+				}
+			}
 			m := reflect.MakeMapWithSize(t, src.Len())
+			if c != nil {
+				if _, ok := c.seen[src.UnsafePointer()]; !ok {
+					c.seen[src.UnsafePointer()] = copiedRef{p.key, m.UnsafePointer()}
+				}
+			}
 			iter := src.MapRange()
 			for iter.Next() {
-				m.SetMapIndex(cloneValue(kp, iter.Key()), cloneValue(vp, iter.Value()))
+				m.SetMapIndex(cloneValue(c, kp, iter.Key()), cloneValue(c, vp, iter.Value()))
 			}
 			dst.Set(m)
 		}
@@ -260,7 +333,13 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		}
 	case reflect.Pointer:
 		ep := buildPlan(t.Elem(), building)
+		if ep.share {
+			rulePlan(p, ruleShare)
+			break
+		}
 		p.elem = ep
+		p.kids = []*plan{ep}
+		p.rawElem = !hasPointers(t.Elem()) && ep.flat
 		if at := ep.hashAt; at != nil && !ep.custom {
 			// A pointer to a struct of plain fields: nothing to recurse
 			// into, so no depth to watch.
@@ -280,26 +359,50 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				h.buf = append(h.buf, 0)
 				return
 			}
+			if m := h.memo; m != nil && p.etSize > 0 {
+				if i, ok := m.visit(v.UnsafePointer(), p.key); ok {
+					h.buf = append(h.buf, 2)
+					h.Uint64(uint64(i))
+					return
+				}
+			}
 			h.buf = append(h.buf, 1)
 			h.depth++
 			if h.depth > maxDepth {
-				panic(&TypeError{t, "pointers nested deeper than 512 levels (a cycle?); node states must be trees of values"})
+				panic(&TypeError{Type: t, Reason: "pointers nested deeper than 512 levels (a list too long?)"})
 			}
 			ep.hash(h, v.Elem())
 			h.depth--
 		}
-		p.clone = func(dst, src reflect.Value) {
+		p.clone = func(c *copier, dst, src reflect.Value) {
 			if src.IsNil() {
 				return
 			}
+			ptr := src.UnsafePointer()
+			var e copiedRef
+			var met bool
+			if c != nil && p.etSize > 0 {
+				if e, met = c.seen[ptr]; met && e.t == p.key {
+					dst.Set(reflect.NewAt(t.Elem(), e.to))
+					return
+				}
+			}
 			n := reflect.New(t.Elem())
+			if c != nil && p.etSize > 0 && !met {
+				c.seen[ptr] = copiedRef{p.key, n.UnsafePointer()}
+			}
 			n.Elem().Set(src.Elem())
-			cloneInto(ep, n.Elem(), src.Elem())
+			cloneInto(c, ep, n.Elem(), src.Elem())
 			dst.Set(n)
 		}
 		p.dump = func(b *strings.Builder, v reflect.Value) {
 			if v.IsNil() {
 				b.WriteString("nil")
+				return
+			}
+			if b.Len() > maxDump {
+				// A cycle, which a dump does not track.
+				b.WriteString("...")
 				return
 			}
 			ep.dump(b, v.Elem())
@@ -316,7 +419,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			h.Uint64(ep.typeHash)
 			ep.hash(h, e)
 		}
-		p.clone = func(dst, src reflect.Value) {
+		p.clone = func(c *copier, dst, src reflect.Value) {
 			if src.IsNil() {
 				return
 			}
@@ -325,7 +428,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			if ep.flat {
 				return
 			}
-			dst.Set(cloneValue(ep, e))
+			dst.Set(cloneValue(c, ep, e))
 		}
 		p.dump = func(b *strings.Builder, v reflect.Value) {
 			if v.IsNil() {
@@ -335,28 +438,34 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			dumpValue(b, v.Elem())
 		}
 	case reflect.Struct:
-		type field struct {
-			i    int
-			name string
-			p    *plan
-		}
+		type field = planField
 		var hashed, deep []field
 		p.flat = true
+		left := leftOut(t, r)
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			if f.Tag.Get("livecheck") == "-" {
+			if f.Tag.Get("livecheck") == "-" || left[f.Name] == leaveOut {
 				continue // copied by the shallow copy, left out of hash and dump
 			}
 			if f.Type.Size() == 0 {
 				continue // holds nothing (an embedded BaseNode): nothing to hash or show
 			}
+			if left[f.Name] == zeroOut {
+				p.flat = false
+				deep = append(deep, field{i, f.Name, zeroPlan(f.Type)})
+				continue
+			}
 			fp := buildPlan(f.Type, building)
-			hashed = append(hashed, field{i, f.Name, fp})
+			p.kids = append(p.kids, fp)
+			if !fp.skip && !fp.share {
+				hashed = append(hashed, field{i, f.Name, fp})
+			}
 			if !fp.flat {
 				p.flat = false
 				deep = append(deep, field{i, f.Name, fp})
 			}
 		}
+		p.fields = hashed
 		p.hash = func(h *Hasher, v reflect.Value) {
 			for _, f := range hashed {
 				f.p.hash(h, v.Field(f.i))
@@ -411,7 +520,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				otherDeep = append(otherDeep, f)
 			}
 		}
-		p.clone = func(dst, src reflect.Value) {
+		p.clone = func(c *copier, dst, src reflect.Value) {
 			if len(rawDeep) > 0 {
 				base := unsafe.Pointer(dst.UnsafeAddr())
 				for _, f := range rawDeep {
@@ -419,7 +528,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				}
 			}
 			for _, f := range otherDeep {
-				cloneInto(f.p, writable(dst.Field(f.i)), writable(src.Field(f.i)))
+				cloneInto(c, f.p, writable(dst.Field(f.i)), writable(src.Field(f.i)))
 			}
 		}
 		p.dump = func(b *strings.Builder, v reflect.Value) {
@@ -434,11 +543,16 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			}
 			b.WriteByte('}')
 		}
-	default: // chan, func, unsafe.Pointer
-		reason := fmt.Sprintf("a %v has no value to compare; tag the field `livecheck:\"-\"` to leave it out", t.Kind())
-		p.hash = func(h *Hasher, v reflect.Value) { panic(&TypeError{t, reason}) }
+	case reflect.Func:
+		funcPlan(p)
+	default: // chan, unsafe.Pointer
+		p.bad = fmt.Sprintf("a %v has no value to compare", t.Kind())
+		p.hash = func(h *Hasher, v reflect.Value) { panic(&TypeError{Type: t, Reason: p.bad}) }
 		p.dump = func(b *strings.Builder, v reflect.Value) { b.WriteString(t.Kind().String()) }
 		p.flat = true // shared by copies
+	}
+	if r != nil && r.kind == ruleCustom {
+		customPlan(p, r)
 	}
 	// Nested values dump through their own DumpState or String, as the
 	// top-level value does: an enum field reads as its name.
@@ -547,6 +661,9 @@ func plainNumber(k reflect.Kind) bool {
 // primOf says whether a field of plan fp at offset off can be read in
 // place: a plain number, bool or string, or a slice of plain numbers.
 func primOf(fp *plan, off uintptr) (primField, bool) {
+	if fp.skip || fp.share || fp.ruled {
+		return primField{}, false
+	}
 	if k, ok := primKindOf(fp.t); ok {
 		return primField{off: off, kind: k}, true
 	}
@@ -668,27 +785,39 @@ func writable(v reflect.Value) reflect.Value {
 }
 
 // cloneInto deep-copies src into dst, which already holds a shallow copy.
-func cloneInto(p *plan, dst, src reflect.Value) {
+// c is the copier of a value that can alias, nil otherwise.
+func cloneInto(c *copier, p *plan, dst, src reflect.Value) {
 	if p.flat {
 		return
 	}
 	if !src.CanAddr() {
-		a := reflect.New(src.Type()).Elem()
-		a.Set(src)
-		src = a
+		src = addressable(src)
 	}
-	p.clone(writable(dst), writable(src))
+	p.clone(c, writable(dst), writable(src))
 }
 
 // cloneValue returns a new deep copy of src.
-func cloneValue(p *plan, src reflect.Value) reflect.Value {
+func cloneValue(c *copier, p *plan, src reflect.Value) reflect.Value {
 	if p.flat {
 		return src
 	}
 	dst := reflect.New(src.Type()).Elem()
-	dst.Set(src)
-	cloneInto(p, dst, src)
+	typedCopy(dst, src)
+	cloneInto(c, p, dst, src)
 	return dst
+}
+
+// deepCopyInto deep-copies src into dst, which holds a shallow copy,
+// through a copier when the type can alias.
+func deepCopyInto(p *plan, dst, src reflect.Value) {
+	if !p.alias {
+		cloneInto(nil, p, dst, src)
+		return
+	}
+	c := copiers.Get().(*copier)
+	defer c.release()
+	cloneInto(c, p, dst, src)
+	c.finish()
 }
 
 func (p *plan) hashAny(h *Hasher, v any) {
@@ -699,6 +828,10 @@ func (p *plan) hashAny(h *Hasher, v any) {
 	}
 	if p.direct != nil {
 		p.direct(h, (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1])
+		return
+	}
+	if p.alias && h.memo == nil {
+		h.hashAliased(p, reflect.ValueOf(v))
 		return
 	}
 	p.hash(h, reflect.ValueOf(v))
@@ -784,6 +917,9 @@ func Copy[T any](v T) T {
 		return v
 	}
 	src := reflect.ValueOf(a)
+	if p.alias {
+		return copyAliased(p, src).Interface().(T)
+	}
 	if t.Kind() == reflect.Pointer {
 		// The usual node state, a pointer to a struct: one allocation for
 		// the new struct, then the deep parts.
@@ -792,10 +928,10 @@ func Copy[T any](v T) T {
 		}
 		n := reflect.New(t.Elem())
 		n.Elem().Set(src.Elem())
-		cloneInto(p.elem, n.Elem(), src.Elem())
+		cloneInto(nil, p.elem, n.Elem(), src.Elem())
 		return n.Interface().(T)
 	}
-	return cloneValue(p, src).Interface().(T)
+	return cloneValue(nil, p, src).Interface().(T)
 }
 
 // hasPointers says whether a value of type t holds a pointer anywhere,
@@ -901,10 +1037,14 @@ func copyInto(p *plan, spare, n Node) Node {
 		copy(unsafe.Slice((*byte)(dst), p.etSize), unsafe.Slice((*byte)(src), p.etSize))
 		return out
 	}
+	if p.alias {
+		copyAliasedInto(p, dst, src)
+		return out
+	}
 	d := reflect.NewAt(et, dst).Elem()
 	s := reflect.NewAt(et, src).Elem()
 	d.Set(s)
-	cloneInto(p.elem, d, s)
+	cloneInto(nil, p.elem, d, s)
 	return out
 }
 

@@ -546,8 +546,9 @@ func TestFingerprintTypeErrors(t *testing.T) {
 	if err := catch(map[string]any{"f": func() {}}); !errors.As(err, &te) {
 		t.Errorf("func in a map: %v, want a *TypeError", err)
 	}
-	if err := catch(cyc); !errors.As(err, &te) || !strings.Contains(err.Error(), "cycle") {
-		t.Errorf("pointer cycle: %v, want a *TypeError naming a cycle", err)
+	// A cycle is hashed with a back-reference (see alias.go), not refused.
+	if err := catch(cyc); err != nil {
+		t.Errorf("pointer cycle: %v", err)
 	}
 	if err := catch(chanIgnored{N: 1, C: make(chan int)}); err != nil {
 		t.Errorf("ignored chan field: %v", err)

@@ -67,6 +67,9 @@ type World struct {
 	// spareNodes are node objects of discarded states, made for them by
 	// Apply and held by nothing else, for copyNode to copy into.
 	spareNodes []Node
+	// hashing is the node or message being hashed, for the path in a
+	// TypeError, which the plans do not track.
+	hashing any
 	// spareNet is the network of a reused state, for ownNet.
 	spareNet []Envelope
 	applies  uint64 // Apply calls so far, for Recheck
@@ -970,6 +973,8 @@ func (w *World) finish(s *State) (err error) {
 		if r := recover(); r != nil {
 			var te *TypeError
 			if e, ok := r.(error); ok && errors.As(e, &te) {
+				te.locate(w.hashing)
+				w.hashing = nil
 				err = te
 				return
 			}
@@ -982,6 +987,7 @@ func (w *World) finish(s *State) (err error) {
 			continue
 		}
 		sl := &s.nodes[i]
+		w.hashing = sl.node
 		if w.unchanged(s, NodeID(i)) {
 			// The handler left the node as it was: the state shares the
 			// parent's object and its fingerprints, and the copy goes
@@ -1000,6 +1006,7 @@ func (w *World) finish(s *State) (err error) {
 			sl.blind = w.sym.blindSlot(s, NodeID(i))
 		}
 	}
+	w.hashing = nil
 	if w.NoFingerprints {
 		s.fp, s.fpless, s.key, s.keyless = 0, true, 0, true
 		return nil
@@ -1392,10 +1399,13 @@ func (w *World) send(s *State, from, to NodeID, msg Message) {
 	if w.observer != nil && w.observer[from] {
 		panic(fmt.Sprintf("Send to node %d: node %d is an observer (Spec.Observers), which never sends", to, from))
 	}
-	// Hash before copying: hashing stops a pointer cycle with a *TypeError,
-	// while copying one would overflow the stack and kill the process.
+	// Hashed before it is copied, as a fingerprint must be of the message
+	// the handler sent. hashing names it to invoke's recover, should it
+	// hold what cannot be hashed.
 	w.h.Reset()
+	w.hashing = msg
 	p := w.h.value(msg)
+	w.hashing = nil
 	e := Envelope{From: from, To: to, Msg: msg, FP: w.h.Sum64()}
 	if p != nil && (p.copier || !p.flat) {
 		e.Msg = Copy(msg)
@@ -1464,10 +1474,6 @@ var handlerNames = [...]string{"Init", "Receive", "Timer", "App", "Error", "Down
 // invoke runs one handler of node id on a private copy of its state.
 func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message, timer string, call AppCall) (err error) {
 	sl := &s.nodes[id]
-	if !w.touched[id] {
-		sl.node, w.raw[id] = w.copyNode(sl.node)
-		w.touched[id] = true
-	}
 	c := &w.ctx
 	c.s, c.self, c.mark = s, id, layerMark{}
 	// Reads of crypto/rand.Reader on this goroutine are this handler's
@@ -1478,14 +1484,21 @@ func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message,
 	dc := w.draw
 	prevCtx, prevW := dc.ctx, dc.w
 	dc.ctx, dc.w, dc.last = c, w, nil
+	guarded := false
 	defer func() {
 		dc.done()
 		dc.ctx, dc.w, dc.last = prevCtx, prevW, nil
-		if g := w.Guard; g != nil {
+		if g := w.Guard; g != nil && guarded {
 			g.exit()
 		}
 		if r := recover(); r != nil {
 			if te, ok := r.(*TypeError); ok {
+				// A message the handler sent, or else the node.
+				if w.hashing != nil {
+					te.locate(w.hashing)
+				}
+				te.locate(sl.node)
+				w.hashing = nil
 				err = te
 				return
 			}
@@ -1496,8 +1509,15 @@ func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message,
 			err = hp
 		}
 	}()
+	// Copied here, under the recover: a node New built may hold what
+	// cannot be copied.
+	if !w.touched[id] {
+		sl.node, w.raw[id] = w.copyNode(sl.node)
+		w.touched[id] = true
+	}
 	if g := w.Guard; g != nil {
 		g.enter()
+		guarded = true
 	}
 	switch h {
 	case initH:

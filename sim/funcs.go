@@ -1,0 +1,175 @@
+package sim
+
+import (
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// A func value in a node state is a pointer to a closure object whose
+// first word is the code pointer. A top-level func (or a method
+// expression) is a static object with nothing else: it holds no state,
+// so a copy shares it and a hash writes its name, stable across runs. A
+// method value bound to a pointer (x.M, named "pkg.(*T).M-fm") is the code
+// pointer and the receiver pointer: a copy must call M on the copy of the
+// receiver, not on the original (raft's r.tick = r.tickElection), so the
+// copy gets a new closure object bound to it. Any other closure captures
+// variables a copy would share, and cannot be copied.
+
+type funcKind uint8
+
+const (
+	funcStatic   funcKind = iota // a top-level func or method expression
+	funcMethod                   // a method value with a pointer receiver
+	funcCaptures                 // a func literal, a method value on a value or an interface, a reflect-made func
+)
+
+type funcInfo struct {
+	name string
+	kind funcKind
+}
+
+// methodValue is the layout of the closure of a method value bound to a
+// pointer. fn is a code pointer, which the garbage collector need not
+// see; recv is a heap pointer, which it must.
+type methodValue struct {
+	fn   uintptr
+	recv unsafe.Pointer
+}
+
+var funcInfos sync.Map // code pointer -> funcInfo
+
+// funcOf returns the closure object of the func at ptr, nil for a nil
+// func, and what it is.
+func funcOf(ptr unsafe.Pointer) (unsafe.Pointer, funcInfo) {
+	cl := *(*unsafe.Pointer)(ptr)
+	if cl == nil {
+		return nil, funcInfo{}
+	}
+	code := *(*uintptr)(cl)
+	if fi, ok := funcInfos.Load(code); ok {
+		return cl, fi.(funcInfo)
+	}
+	fi := classifyFunc(code)
+	funcInfos.Store(code, fi)
+	return cl, fi
+}
+
+func classifyFunc(code uintptr) funcInfo {
+	f := runtime.FuncForPC(code)
+	if f == nil {
+		return funcInfo{name: "?", kind: funcCaptures}
+	}
+	name := f.Name()
+	fi := funcInfo{name: name, kind: funcStatic}
+	// The last element of the path holds the package name, the type and
+	// the func; a closure's name has ".funcN" or a wrapper's suffix.
+	last := name[strings.LastIndexByte(name, '/')+1:]
+	switch {
+	case strings.HasSuffix(name, "-fm"):
+		fi.kind = funcCaptures
+		if strings.Contains(last, ".(*") {
+			fi.kind = funcMethod
+		}
+	case strings.HasPrefix(name, "reflect."), strings.Contains(last, "-range"),
+		strings.Contains(last, ".gowrap"), strings.Contains(last, ".deferwrap"):
+		fi.kind = funcCaptures
+	default:
+		for _, part := range strings.Split(last, ".") {
+			if len(part) > 4 && strings.HasPrefix(part, "func") && part[4] >= '0' && part[4] <= '9' {
+				fi.kind = funcCaptures
+			}
+		}
+	}
+	return fi
+}
+
+// rebind returns a method value of the same method as cl, bound to recv.
+func rebind(cl, recv unsafe.Pointer) unsafe.Pointer {
+	return unsafe.Pointer(&methodValue{fn: (*methodValue)(cl).fn, recv: recv})
+}
+
+// funcPlan fills in the plan of a func type: see the top of this file.
+func funcPlan(p *plan) {
+	t := p.t
+	p.alias = true
+	p.hash = func(h *Hasher, v reflect.Value) {
+		v = addressable(v)
+		cl, fi := funcOf(unsafe.Pointer(v.UnsafeAddr()))
+		switch {
+		case cl == nil:
+			h.buf = append(h.buf, 0)
+			return
+		case fi.kind == funcCaptures:
+			panic(&TypeError{Type: t, Reason: capturesReason(fi)})
+		}
+		h.buf = append(h.buf, 3)
+		h.String(fi.name)
+		if fi.kind != funcMethod {
+			return
+		}
+		recv := (*methodValue)(cl).recv
+		if m := h.memo; m != nil {
+			if e, ok := m.seen[recv]; ok {
+				h.buf = append(h.buf, 1)
+				h.Uint64(uint64(e.i))
+				return
+			}
+			m.recvs = append(m.recvs, recv)
+		}
+		h.buf = append(h.buf, 0)
+	}
+	p.clone = func(c *copier, dst, src reflect.Value) {
+		cl, fi := funcOf(unsafe.Pointer(src.UnsafeAddr()))
+		switch {
+		case cl == nil || fi.kind == funcStatic:
+			return
+		case fi.kind == funcCaptures:
+			panic(&TypeError{Type: t, Reason: capturesReason(fi)})
+		}
+		if c == nil {
+			return
+		}
+		at := unsafe.Pointer(dst.UnsafeAddr())
+		recv := (*methodValue)(cl).recv
+		if e, ok := c.seen[recv]; ok {
+			*(*unsafe.Pointer)(at) = rebind(cl, e.to)
+			return
+		}
+		c.fixups = append(c.fixups, fixup{at: at, cl: cl})
+	}
+	p.dump = func(b *strings.Builder, v reflect.Value) {
+		v = addressable(v)
+		cl, fi := funcOf(unsafe.Pointer(v.UnsafeAddr()))
+		if cl == nil {
+			b.WriteString("nil")
+			return
+		}
+		b.WriteString(fi.name)
+	}
+}
+
+// addressable returns v, or an addressable copy of it.
+func addressable(v reflect.Value) reflect.Value {
+	if v.CanAddr() {
+		return v
+	}
+	a := reflect.New(v.Type()).Elem()
+	typedCopy(a, v)
+	return a
+}
+
+// typedCopy sets dst, addressable, to src, even when src was reached
+// through an unexported field, which reflect.Value.Set refuses: the copy
+// is a read of a value sim only hashes or copies, never hands back.
+func typedCopy(dst, src reflect.Value) {
+	type value struct {
+		typ, ptr unsafe.Pointer
+		flag     uintptr
+	}
+	const readOnly = 1<<5 | 1<<6 // reflect's flagStickyRO and flagEmbedRO
+	(*value)(unsafe.Pointer(&src)).flag &^= readOnly
+	writable(dst).Set(src)
+}

@@ -37,7 +37,9 @@
 // may tick many times while others do not. ElectionTick is the parameter
 // election-ticks (10 by default, 10 heartbeats, as raft advises), and the
 // heartbeat every tick. raft draws each election timeout at random from
-// crypto/rand; livecheck makes that draw a choice (see DESIGN.md).
+// crypto/rand.Reader, which the checker is to make a choice it explores
+// and records (DESIGN.md, "State livecheck did not write"); the package's
+// tests read zeros from it instead, so every timeout is ElectionTick.
 //
 // The driver makes the proposals (the parameter proposals): proposal k
 // goes to node (k-1) mod n, which hands it to raft. Raft drops a proposal

@@ -23,5 +23,7 @@ require (
 	github.com/olekukonko/cat v0.0.0-20250911104152-50322a0618f6 // indirect
 	github.com/olekukonko/errors v1.2.0 // indirect
 	github.com/olekukonko/ll v0.1.6 // indirect
+	go.etcd.io/raft/v3 v3.7.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
 )

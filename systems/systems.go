@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/systems/etcdraft"
 	"github.com/livecheck/livecheck/systems/lcr"
 	"github.com/livecheck/livecheck/systems/onepaxos"
 	"github.com/livecheck/livecheck/systems/overcast"
@@ -17,7 +18,7 @@ import (
 
 // All returns the bundled systems, by name.
 func All() []*protocol.System {
-	return []*protocol.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System, &transport.System, &onepaxos.System}
+	return []*protocol.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System, &transport.System, &onepaxos.System, &etcdraft.System}
 }
 
 // Names returns the names of the bundled systems.

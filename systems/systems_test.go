@@ -38,6 +38,10 @@ var bugs = []struct{ sys, bug, property string }{
 	{"onepaxos", "init-acceptor", "agreement"},
 	{"onepaxos", "forget-proposal", "agreement"},
 	{"onepaxos", "replace-early", "agreement"},
+	{"etcdraft", "send-before-persist", "one-leader-per-term"},
+	{"etcdraft", "forget-hardstate", "one-leader-per-term"},
+	{"etcdraft", "apply-uncommitted", "applied-agree"},
+	{"etcdraft", "ack-before-apply", "leader-known,acked-applied"},
 }
 
 func bugNeeds(t *testing.T, sys *livecheck.System, given string) livecheck.Needs {

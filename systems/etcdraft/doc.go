@@ -1,0 +1,106 @@
+// Package etcdraft checks go.etcd.io/raft/v3 (v3.7.0) as it is: each node
+// is the library's RawNode over its MemoryStorage, with around it the
+// Ready loop an application writes, and nothing of raft changed or
+// stubbed. What is checked is the library together with that loop: the
+// four bugs below are slips in the loop, the kind of mistake an
+// application makes, never in raft.
+//
+// Raft elects a leader per term by majority vote; the leader appends
+// proposals to its log and replicates them, and an entry is committed once
+// a majority stores it, after which every node applies it in log order.
+// Its safety rests on what each node persists before it speaks: its term,
+// its vote and its log entries (the HardState and the entries of each
+// Ready). raft's doc.go gives the loop: write the HardState and entries
+// to stable storage, then send the messages, then apply the committed
+// entries, then Advance.
+//
+// # The adapter
+//
+// Node ids: livecheck's are 0 to n-1, raft's 1 to n (0 is "none"), so
+// node i is raft id i+1 and a message to raft id k goes to node k-1.
+// Messages travel as Msg, the raftpb.Message's fields as plain values
+// (what a transport does anyway), so that the checker copies and hashes
+// them as any message.
+//
+// Durable state: the MemoryStorage is the node's disk, kept across a
+// reset; everything else is lost, the RawNode's volatile state and the
+// application's state among it. The application's state is the list of
+// entries applied (Node.Applied): on a restart raft is built again from
+// the storage and hands over again every entry its persisted HardState
+// says is committed, and the application applies them again, as a real
+// one rebuilds its state from the log. The membership (every node a
+// voter) is bootstrapped into the storage on the first start, as its
+// initial ConfState, so every restart finds it there.
+//
+// Time: each node has one timer, "tick", which calls RawNode.Tick and
+// sets itself again; the checker fires timers in any order, so a node
+// may tick many times while others do not. ElectionTick is the parameter
+// election-ticks (10 by default, 10 heartbeats, as raft advises), and the
+// heartbeat every tick. raft draws each election timeout at random from
+// crypto/rand.Reader, which the checker is to make a choice it explores
+// and records (DESIGN.md, "State livecheck did not write"); the package's
+// tests read zeros from it instead, so every timeout is ElectionTick.
+//
+// The driver makes the proposals (the parameter proposals): proposal k
+// goes to node (k-1) mod n, which hands it to raft. Raft drops a proposal
+// made while no leader is known (ErrProposalDropped, documented): the
+// client then tries it again at each tick until raft takes it. A proposal
+// raft took can still be lost before it commits (forwarded to a leader
+// that fell, appended by a leader replaced before it replicated it): raft
+// owes nothing for it, and neither does the client, who was never told it
+// succeeded. A node acknowledges a proposal to its client once it has
+// applied it, and only then.
+//
+// PreVote and CheckQuorum are parameters, both on by default: that is how
+// etcd runs raft, and so what is worth checking first; either may be
+// turned off.
+//
+// # Properties
+//
+// one-leader-per-term (safety): no two nodes ever lead one term, at once
+// or one after the other. Each node records the terms in which it became
+// leader, a history kept across resets, which only the property reads.
+//
+// applied-agree (safety): each node applies the entries at indexes 1, 2,
+// 3, ... and no two nodes apply different entries at one index; since a
+// node applies what is committed and rebuilds it from its disk after a
+// restart, a committed entry that was lost or replaced shows here.
+//
+// leader-known (liveness): eventually every node knows one leader in one
+// term, and that node leads it.
+//
+// acked-applied (liveness): every acknowledged proposal is eventually
+// applied by every node.
+//
+// leader-elected and proposal-acked are canaries (reachability).
+//
+// # Bugs
+//
+//   - send-before-persist: the loop sends a Ready's messages before its
+//     write has landed (an asynchronous write not waited for): the write
+//     lands at the node's next event, unless a reset comes first. A vote
+//     sent and then lost in a reset is given again in the same term to
+//     another candidate: two leaders of one term, one-leader-per-term
+//     (one reset). With two resets an acknowledged append lost the same
+//     way loses a committed entry.
+//   - forget-hardstate: the loop writes the entries but not the HardState.
+//     Without a reset nothing shows (raft keeps its term and vote in
+//     memory); after one, the node has forgotten its term and vote and
+//     votes again in a term it voted in: two leaders of one term,
+//     one-leader-per-term (one reset).
+//   - apply-uncommitted: the loop applies the entries it is asked to
+//     append (Ready.Entries) instead of the committed ones
+//     (Ready.CommittedEntries). A leader applies its own entry at once;
+//     when a new leader replaces it, two nodes have applied different
+//     entries at one index: applied-agree, with no failure at all (the
+//     checker's timers make a follower campaign while the leader's
+//     messages are in flight).
+//   - ack-before-apply: the loop acknowledges a proposal once its entry is
+//     appended to the node's log (Ready.Entries) rather than once applied.
+//     A leader replaced before it replicated the entry loses it, after
+//     telling the client it succeeded: acked-applied never holds, with no
+//     failure at all.
+//
+// Symmetry reduction is not declared: a node's raft state names its
+// peers by raft ids, which renaming would not touch.
+package etcdraft

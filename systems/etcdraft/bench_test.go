@@ -1,0 +1,79 @@
+package etcdraft_test
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"testing"
+
+	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/search"
+	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems/etcdraft"
+)
+
+// benchDepth is the space BenchmarkSearch measures: 3
+// nodes at the defaults, unreduced, to depth 9.
+const (
+	benchDepth  = 9
+)
+
+// BenchmarkSearch is the exhaustive search of etcd raft with 3 nodes at its
+// defaults to depth benchDepth, one worker, no reduction: the figure issue
+// 36 sets targets for (transitions/s, and heap-B/state, the peak of the
+// heap during the search above the heap before it, over the states, at the
+// CLI's GOGC=400), with search-B/state (what the visited set and the tree
+// of paths keep) and the allocations per state.
+func BenchmarkSearch(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	_, m, err := etcdraft.System.Model(livecheck.Config{Nodes: 3})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := sim.NewWorld(m.Spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	heap := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	var peak uint64
+	opts := search.Options{Depth: benchDepth, Properties: m.Properties, ProgressEvery: 1 << 12,
+		Progress: func(search.Stats) { peak = max(peak, heap()) }}
+	warm := opts
+	warm.MaxStates = 1 << 12
+	if _, err := search.Global(w, warm); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var states, trans, bytes int64
+	var heapBytes uint64
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		b.StopTimer()
+		runtime.GC()
+		base := heap()
+		peak = base
+		b.StartTimer()
+		res, err := search.Global(w, opts)
+		peak = max(peak, heap())
+		if err != nil || res.Violation != nil || !res.Complete {
+			b.Fatalf("err %v, violation %v, complete %v", err, res.Violation, res.Complete)
+		}
+		states += res.Stats.States
+		trans += res.Stats.Transitions
+		bytes += res.Stats.Bytes
+		heapBytes += peak - base
+	}
+	runtime.ReadMemStats(&after)
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(states)/float64(b.N), "states")
+	b.ReportMetric(float64(trans)/sec, "transitions/s")
+	b.ReportMetric(float64(heapBytes)/float64(states), "heap-B/state")
+	b.ReportMetric(float64(bytes)/float64(states), "search-B/state")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(states), "alloc-B/state")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(states), "allocs/state")
+}

@@ -15,7 +15,7 @@ import (
 // benchDepth is the space BenchmarkSearch measures: 3
 // nodes at the defaults, unreduced, to depth 9.
 const (
-	benchDepth  = 9
+	benchDepth = 9
 )
 
 // BenchmarkSearch is the exhaustive search of etcd raft with 3 nodes at its

@@ -35,11 +35,14 @@
 // Time: each node has one timer, "tick", which calls RawNode.Tick and
 // sets itself again; the checker fires timers in any order, so a node
 // may tick many times while others do not. ElectionTick is the parameter
-// election-ticks (10 by default, 10 heartbeats, as raft advises), and the
-// heartbeat every tick. raft draws each election timeout at random from
-// crypto/rand.Reader, which the checker is to make a choice it explores
-// and records (DESIGN.md, "State livecheck did not write"); the package's
-// tests read zeros from it instead, so every timeout is ElectionTick.
+// election-ticks (2 by default: since ticks fire in any order, what
+// matters is that a timeout can be short or long, not its length), and
+// the heartbeat every tick. raft draws each election timeout from
+// crypto/rand.Reader (rand.Int(rand.Reader, ElectionTick)): while a
+// handler runs, the checker answers that read as a choice, so the search
+// tries every timeout in [E, 2E), a walk draws one from its seed and a
+// trace records it (sim's draw.go). The package's hand-driven tests, which
+// run no world, read zeros from it instead.
 //
 // The driver makes the proposals (the parameter proposals): proposal k
 // goes to node (k-1) mod n, which hands it to raft. Raft drops a proposal

@@ -1,7 +1,6 @@
 package etcdraft_test
 
 import (
-	crand "crypto/rand"
 	"fmt"
 	"maps"
 	"slices"
@@ -33,23 +32,18 @@ type envelope struct {
 	msg      etcdraft.Msg
 }
 
-// zeros is a crypto/rand.Reader that reads zeros: raft's election
-// timeout, drawn from crypto/rand.Reader, is then always ElectionTick,
-// and a test's schedule decides alone who campaigns first.
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
-}
-
-// newCluster starts the nodes of cfg (3 by default). Tests that use it
-// must not run in parallel: it replaces crypto/rand.Reader while it runs.
+// newCluster starts the nodes of cfg (3 by default), with raft's advice
+// of 10 election ticks unless cfg says otherwise: the scripts tick ten
+// times to make a node campaign once.
 func newCluster(t *testing.T, cfg protocol.Config) *cluster {
 	t.Helper()
-	old := crand.Reader
-	crand.Reader = zeros{}
-	t.Cleanup(func() { crand.Reader = old })
+	if cfg.Param("election-ticks") == "" {
+		cfg.Params = maps.Clone(cfg.Params)
+		if cfg.Params == nil {
+			cfg.Params = map[string]string{}
+		}
+		cfg.Params["election-ticks"] = "10"
+	}
 	cfg, m, err := etcdraft.System.Model(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +54,8 @@ func newCluster(t *testing.T, cfg protocol.Config) *cluster {
 		c.timers = append(c.timers, map[string]bool{})
 	}
 	for i, n := range c.nodes {
-		n.Init(c.ctx(sim.NodeID(i)))
+		x := c.ctx(sim.NodeID(i))
+		sim.Drawing(x, func() { n.Init(x) })
 	}
 	return c
 }
@@ -82,7 +77,11 @@ func (x *ctx) Deliver(sim.NodeID, sim.Message) { panic("a node of one layer deli
 func (x *ctx) SetTimer(name string)            { x.c.timers[x.self][name] = true }
 func (x *ctx) SetPeriodic(name string)         { x.c.timers[x.self][name] = true }
 func (x *ctx) CancelTimer(name string)         { delete(x.c.timers[x.self], name) }
-func (x *ctx) Choose(int) int                  { panic("etcdraft chooses nothing") }
+
+// Choose answers what raft draws from crypto/rand (its election
+// timeout, through sim.Drawing) with 0: every timeout is then
+// ElectionTick, and a test's schedule alone decides who campaigns first.
+func (x *ctx) Choose(int) int { return 0 }
 func (x *ctx) Logf(format string, args ...any) {
 	x.c.log = append(x.c.log, fmt.Sprintf("%d: ", x.self)+fmt.Sprintf(format, args...))
 }
@@ -95,7 +94,8 @@ func (c *cluster) tick(id sim.NodeID, k int) {
 			c.t.Fatalf("node %d has no tick timer set", id)
 		}
 		delete(c.timers[id], "tick")
-		c.nodes[id].Timer(c.ctx(id), "tick")
+		x := c.ctx(id)
+		sim.Drawing(x, func() { c.nodes[id].Timer(x, "tick") })
 	}
 }
 
@@ -106,7 +106,8 @@ func (c *cluster) deliver(from, to sim.NodeID) etcdraft.Msg {
 	for i, e := range c.queue {
 		if e.from == from && e.to == to {
 			c.queue = append(c.queue[:i:i], c.queue[i+1:]...)
-			c.nodes[to].Receive(c.ctx(to), from, e.msg)
+			x := c.ctx(to)
+			sim.Drawing(x, func() { c.nodes[to].Receive(x, from, e.msg) })
 			return e.msg
 		}
 	}
@@ -135,7 +136,8 @@ func (c *cluster) deliverAmong(among ...sim.NodeID) {
 		}
 		e := c.queue[i]
 		c.queue = append(c.queue[:i:i], c.queue[i+1:]...)
-		c.nodes[e.to].Receive(c.ctx(e.to), e.from, e.msg)
+		x := c.ctx(e.to)
+		sim.Drawing(x, func() { c.nodes[e.to].Receive(x, e.from, e.msg) })
 	}
 }
 
@@ -184,12 +186,14 @@ func (c *cluster) reset(id sim.NodeID) {
 	}
 	c.nodes[id] = fresh
 	c.timers[id] = map[string]bool{}
-	fresh.Init(c.ctx(id))
+	x := c.ctx(id)
+	sim.Drawing(x, func() { fresh.Init(x) })
 }
 
 // propose makes the driver's call Propose{id} at node to.
 func (c *cluster) propose(to sim.NodeID, id int) {
-	c.nodes[to].App(c.ctx(to), etcdraft.Propose{ID: id})
+	x := c.ctx(to)
+	sim.Drawing(x, func() { c.nodes[to].App(x, etcdraft.Propose{ID: id}) })
 }
 
 // state is the cluster's nodes as a sim.State, for the properties.

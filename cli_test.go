@@ -65,6 +65,8 @@ func TestRunMatchesCheck(t *testing.T) {
 			livecheck.Options{Config: livecheck.Config{Budget: sim.Budget{Drops: 1}}, WalkDepth: 50, Seed: 3},
 			livecheck.ExitViolation, "liveness-violation", 3, nil, sim.Budget{Drops: 1}, 3},
 		{"max-states", []string{"--max-states", "3", "--escalations", "0"}, livecheck.Options{MaxStates: 3, Escalations: -1},
+			livecheck.ExitOK, "ok", 0, nil, sim.Budget{}, 3},
+		{"min-depth", []string{"--max-states", "3", "--min-depth", "2"}, livecheck.Options{MaxStates: 3, MinDepth: 2},
 			livecheck.ExitInconclusive, "inconclusive", 0, nil, sim.Budget{}, 3},
 		{"default budget", []string{"--walk-depth", "50"}, livecheck.Options{WalkDepth: 50},
 			livecheck.ExitViolation, "liveness-violation", 3, lossyEcho, sim.Budget{Drops: 1}, 3},

@@ -9,6 +9,7 @@ import (
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/search"
 	"github.com/livecheck/livecheck/systems/lcr"
+	"github.com/livecheck/livecheck/systems/randtree"
 )
 
 // Options{} has the command's time budget, as its doc says; NoTimeLimit
@@ -51,5 +52,40 @@ func TestHugeTimeBudget(t *testing.T) {
 	}
 	if res.Verdict != check.OK || !res.Complete {
 		t.Fatalf("%s (%s), complete %v; want ok and complete", res.Verdict, res.Message, res.Complete)
+	}
+}
+
+// A minimum depth past the depth bound is refused, in one line that names
+// both flags.
+func TestMinDepthPastTheBound(t *testing.T) {
+	_, err := check.Check(&lcr.System, check.Options{Config: protocol.Config{Nodes: 3}, Depth: 3, MinDepth: 4})
+	if want := "the minimum depth (--min-depth 4) must be between 1 and the depth bound (--depth 3)"; err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
+	}
+}
+
+// A violation fails a check whatever cut its search short: RT3, whose
+// 2-node space holds a closed region of dead states within 6 steps, and
+// whose 4-node walks never recover, is a liveness violation when a state
+// budget cuts its search, and so is the same check asked for less depth.
+func TestCutSearchStillFindsViolations(t *testing.T) {
+	for _, tc := range []struct {
+		nodes, maxStates int
+		dead             bool // the search's closed dead region, not walks, shows it
+	}{
+		{2, 60, true},
+		{4, 200, false},
+	} {
+		res, err := check.Check(&randtree.System, check.Options{Config: protocol.Config{Nodes: tc.nodes, Bugs: []string{"RT3"}}, MaxStates: tc.maxStates, Time: check.NoTimeLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != check.LivenessViolation || res.Complete || res.Cut != "max-states" {
+			t.Fatalf("RT3, %d nodes, %d states: %s (complete %v, cut %q): %s", tc.nodes, tc.maxStates, res.Verdict, res.Complete, res.Cut, res.Message)
+		}
+		if dead := res.Live.Walks == 0; dead != tc.dead {
+			t.Errorf("RT3, %d nodes: found by the closed dead region %v (%d walks), want %v: %s", tc.nodes, dead, res.Live.Walks, tc.dead, res.Message)
+		}
+		t.Logf("RT3, %d nodes, cut at depth %d: %s", tc.nodes, res.Covered, res.Message)
 	}
 }

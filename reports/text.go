@@ -176,15 +176,25 @@ func writeVerdict(w io.Writer, c *Check) {
 			// a state two shards reach counts twice.
 			states = "summed over " + Count(int64(m.Shards), "shard") + ": " + states
 		}
-		fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, states)
+		if c.Cut != "" {
+			// Cut short by its budget, to the depth it completed: the
+			// message says so, and why.
+			fmt.Fprintf(w, "ok: %s\n", c.Message)
+		} else {
+			fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, states)
+		}
 		if l := c.Liveness; l != nil && l.Walks > 0 {
+			from := "the depth bound"
+			if c.Cut != "" {
+				from = "depth " + strconv.Itoa(c.Covered)
+			}
 			along := "safety checked on each until it recovered (--stop-at-live)"
 			if !l.SafetyToLive {
 				along = fmt.Sprintf("safety checked on every step, %s in all, %s after recovery in %s (%s)",
 					Thousands(l.WalkSteps), Thousands(l.AfterLiveSteps), Count(l.AfterLiveWalks, "walk"), afterLiveWords(l.AfterLive, l.AfterLiveMin, l.WalkDepth))
 			}
-			fmt.Fprintf(w, "    %s of up to %s from the depth bound %s a live state; %s\n",
-				Count(l.Walks, "walk"), Count(l.WalkDepth, "step"), allReached(l.Walks), along)
+			fmt.Fprintf(w, "    %s of up to %s from %s %s a live state; %s\n",
+				Count(l.Walks, "walk"), Count(l.WalkDepth, "step"), from, allReached(l.Walks), along)
 		}
 	case "inconclusive":
 		fmt.Fprintf(w, "inconclusive: %s\n", Inconclusive(c))

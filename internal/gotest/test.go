@@ -102,7 +102,7 @@ func Test(t testing.TB, sys *protocol.System, opts ...Option) {
 	}
 	if testing.Short() {
 		if o.Depth <= 0 {
-			o.Depth = max(1, o.DefaultDepthFor(sys)/2)
+			o.Depth = max(1, o.MinDepth, o.DefaultDepthFor(sys)/2) // never below the depth asked for
 		}
 		if o.WalkDepth <= 0 {
 			o.WalkDepth = check.DefaultWalkDepth / 10
@@ -135,6 +135,13 @@ func Test(t testing.TB, sys *protocol.System, opts ...Option) {
 	}
 	switch res.Verdict {
 	case check.OK:
+		if res.Cut != "" {
+			// The budget cut the search short: it passes to the depth
+			// it completed, and the message says which and why.
+			t.Logf("livecheck: %s: ok: %s\n%s", sys.Name, res.Message, coverageText(res))
+			unreached(t, sys, res, st.unreachedOK)
+			return
+		}
 		scope := reports.Scope(res.Depth, res.Exhausted, res.Stats.Postponed)
 		t.Logf("livecheck: %s: ok: no violation in %s (%s); %s from the depth bound\n%s", sys.Name, scope, reports.Count(res.Stats.States, "state"), reports.Count(res.Live.Walks, "walk"), coverageText(res))
 		unreached(t, sys, res, st.unreachedOK)

@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"math"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,5 +88,53 @@ func TestCutSearchStillFindsViolations(t *testing.T) {
 			t.Errorf("RT3, %d nodes: found by the closed dead region %v (%d walks), want %v: %s", tc.nodes, dead, res.Live.Walks, tc.dead, res.Message)
 		}
 		t.Logf("RT3, %d nodes, cut at depth %d: %s", tc.nodes, res.Covered, res.Message)
+	}
+}
+
+// spendAt is a clock that stands still until the check reports progress
+// of phase, then jumps an hour on: the time budget runs out there, at the
+// same point on any machine.
+func spendAt(o check.Options, phase string) check.Options {
+	start := time.Now()
+	var spent atomic.Bool
+	o.Progress = func(p check.Progress) {
+		if p.Phase == phase {
+			spent.Store(true)
+		}
+	}
+	return check.WithClock(o, func() time.Time {
+		if spent.Load() {
+			return start.Add(time.Hour)
+		}
+		return start
+	})
+}
+
+// A time budget that runs out during the walks from the periphery, with
+// nothing found, passes the check on the walks it took, and says how
+// many: after a search complete to its bound, and after one its budget
+// cut short. (The walks report progress every 64 walks: the budget runs
+// out after the 64th.)
+func TestWalksCutByTheBudgetPass(t *testing.T) {
+	cfg := protocol.Config{Nodes: 4}
+	for _, tc := range []struct {
+		name     string
+		opts     check.Options
+		complete bool
+		want     string
+	}{
+		{"complete", check.Options{Config: cfg, Depth: 6, Time: time.Minute}, true,
+			"no violation to depth 6, complete to depth 6: every state within 6 steps explored (510 states); walks from 64 of the 260 states at depth 6 that are not live reached a live state before the time budget (--time 1m0s) ran out; the others were not walked from"},
+		{"cut", check.Options{Config: cfg, Depth: 10, MaxStates: 2000, Time: time.Minute}, false,
+			"no violation to depth 8, complete to depth 8: every state within 8 steps explored (1,883 states); walks from 64 of the 894 states at depth 8 that are not live reached a live state before the time budget (--time 1m0s) ran out; the others were not walked from; not to the depth bound 10: depth 9 would pass the limit of 2,000 states (--max-states) (--min-depth K fails a check that cannot complete depth K)"},
+	} {
+		res, err := check.Check(&randtree.System, spendAt(tc.opts, "walks"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != check.OK || res.Complete != tc.complete || !res.Live.WalksCut || res.Live.Walks != 64 || res.Message != tc.want {
+			t.Errorf("%s: %s, complete %v, walks cut %v after %d walks: %q\nwant ok, complete %v, walks cut after 64: %q",
+				tc.name, res.Verdict, res.Complete, res.Live.WalksCut, res.Live.Walks, res.Message, tc.complete, tc.want)
+		}
 	}
 }

@@ -164,6 +164,11 @@ type Options struct {
 	// Fingerprints keeps the keys of the states the search stored, for
 	// Result.Fingerprints: a merge of shards counts their union.
 	Fingerprints bool
+
+	// clock, for tests, is the clock the time budget is read on (nil:
+	// time.Now), so that a test can spend the budget at a point of its
+	// choosing.
+	clock func() time.Time
 }
 
 // Progress is a snapshot of a running check.

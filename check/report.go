@@ -68,7 +68,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		l := r.Live
 		c.Liveness = &reports.Liveness{WalkDepth: r.WalkDepth, SafetyToLive: r.StopAtLive, Walks: l.Walks, WalkSteps: l.WalkSteps, Suspects: l.Suspects,
 			AfterLiveSteps: l.AfterLive, AfterLiveWalks: l.AfterLiveWalks, FoundAfterLive: l.FoundAfterLive,
-			Cleared: l.Cleared, ElapsedMS: l.Elapsed.Milliseconds(), Weights: r.Weights.String(), K: r.Walks,
+			Cleared: l.Cleared, WalksCut: l.WalksCut, ElapsedMS: l.Elapsed.Milliseconds(), Weights: r.Weights.String(), K: r.Walks,
 			CriticalMS: ms(l.Critical), Elapsed: l.Elapsed, CriticalTime: l.Critical}
 		if !r.StopAtLive {
 			c.Liveness.AfterLive, c.Liveness.AfterLiveMin = r.AfterLive, AfterLiveMin

@@ -215,10 +215,14 @@ type LiveStats struct {
 	// recovered, is how many steps after: the walk's last step is the
 	// violation (0: not found so).
 	FoundAfterLive int
-	Suspects       int           // walks that never became live
-	Cleared        int           // suspects that recovered with a longer walk
-	Elapsed        time.Duration // walks and critical searches
-	Critical       time.Duration // of which the critical-transition search
+	Suspects       int // walks that never became live
+	Cleared        int // suspects that recovered with a longer walk
+	// WalksCut says the time budget ran out during the walks, with
+	// nothing found: Walks of the Stats.Periphery states were walked
+	// from, and the check passed on them.
+	WalksCut bool
+	Elapsed  time.Duration // walks and critical searches
+	Critical time.Duration // of which the critical-transition search
 }
 
 // recovered counts the walks from the periphery that reached a live

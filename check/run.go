@@ -77,7 +77,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	c.mem.start()
 	defer c.mem.stop()
 	if opts.Time > 0 {
-		now := time.Now()
+		now := c.now()
 		c.deadline, c.searchDeadline = now.Add(opts.Time), now.Add(opts.Time-opts.Time/4) // not Time*3/4: no overflow for a huge budget
 	}
 	defer c.memoryVerdict()
@@ -254,7 +254,21 @@ type checker struct {
 }
 
 // timeUp says whether the time budget is spent.
-func (c *checker) timeUp() bool { return !c.deadline.IsZero() && time.Now().After(c.deadline) }
+func (c *checker) timeUp() bool { return !c.deadline.IsZero() && c.now().After(c.deadline) }
+
+// now is the time on the clock the budget is read on.
+func (c *checker) now() time.Time {
+	if c.opts.clock != nil {
+		return c.opts.clock()
+	}
+	return time.Now()
+}
+
+// budgetOnly says the time budget, and nothing else, is why the check
+// stops: not the user, the memory budget or Check's return.
+func (c *checker) budgetOnly() bool {
+	return c.timeUp() && !c.interrupted() && !c.mem.over() && !c.over.Load()
+}
 
 func (c *checker) isLive(s *sim.State) bool {
 	if len(c.live) == 0 {
@@ -296,7 +310,7 @@ func (c *checker) stop() bool {
 // three quarters of the time budget, since a safety bug deep in a large
 // space needs the search; walks past the budget are cut and counted.
 func (c *checker) searchStop() bool {
-	return c.stop() || (!c.searchDeadline.IsZero() && time.Now().After(c.searchDeadline))
+	return c.stop() || (!c.searchDeadline.IsZero() && c.now().After(c.searchDeadline))
 }
 
 // memoryVerdict says so when the check ended at its memory budget with
@@ -464,7 +478,13 @@ func (c *checker) run(trail *search.Trail) error {
 		return nil
 	}
 	c.periphery = sr.Periphery
-	return c.liveness(nil, nil)
+	if err := c.liveness(nil, nil); err != nil {
+		return err
+	}
+	if res.Verdict == OK && res.Live.WalksCut {
+		res.Message = c.completeTo()
+	}
+	return nil
 }
 
 // cutVerdict decides a check whose search was cut short and that found
@@ -480,10 +500,11 @@ func (c *checker) cutVerdict(budget bool) {
 		res.Message = c.completeTo()
 	case budget && res.Verdict == OK:
 		res.Verdict = Inconclusive
+		cov := c.coverage()
 		res.Message = fmt.Sprintf("%s; the check must complete depth %d (--min-depth %d): give it more time (--time) or states (--max-states), or ask for less (--min-depth)",
-			c.coverage(), c.opts.MinDepth, c.opts.MinDepth)
+			cov, c.opts.MinDepth, c.opts.MinDepth)
 		if c.opts.MinDepth == DefaultMinDepth {
-			res.Message = fmt.Sprintf("%s; a check must complete at least depth %d to pass: give it more time (--time) or states (--max-states)", c.coverage(), DefaultMinDepth)
+			res.Message = fmt.Sprintf("%s; a check must complete at least depth %d to pass: give it more time (--time) or states (--max-states)", cov, DefaultMinDepth)
 		}
 	default:
 		res.Verdict = Inconclusive
@@ -541,13 +562,17 @@ func (c *checker) coverage() string {
 }
 
 // completeTo is the message of a check that passes to the depth its
-// search finished, Covered, short of its bound.
+// search finished, Covered, short of its bound (Cut), or with its walks
+// cut short by the time budget (LiveStats.WalksCut).
 func (c *checker) completeTo() string {
 	r := c.res
 	msg := fmt.Sprintf("no violation to depth %d, complete to depth %d: %s explored (%s)",
 		r.Covered, r.Covered, reports.Scope(r.Covered, false, r.Stats.Postponed), reports.StatesWords(r.Stats.States, r.Symmetry))
 	if w := c.cutWalks(); w != "" {
 		msg += "; " + w
+	}
+	if r.Cut == "" {
+		return msg
 	}
 	return msg + fmt.Sprintf("; not to the depth bound %d: %s (--min-depth K fails a check that cannot complete depth K)", r.Depth, c.cutWhy())
 }
@@ -580,6 +605,9 @@ func (c *checker) cutWalks() string {
 		return fmt.Sprintf("walks from %s at depth %d that are not live reached a live state", allOf(n, "state"), r.Covered)
 	case r.Live.Walks == n:
 		return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
+	}
+	if r.Live.WalksCut {
+		return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state before the time budget (--time %s) ran out; the others were not walked from", reports.Thousands(ok), reports.Count(n, "state"), r.Covered, c.opts.Time)
 	}
 	return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state before the budget ran out", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
 }

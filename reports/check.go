@@ -254,15 +254,18 @@ type Liveness struct {
 	AfterLiveWalks int   `json:"after_live_walks"`
 	// FoundAfterLive, for a safety violation a walk found after it had
 	// recovered, is how many steps after.
-	FoundAfterLive int     `json:"found_after_live,omitempty"`
-	Walks          int     `json:"walks"`
-	WalkSteps      int64   `json:"walk_steps"`
-	Suspects       int     `json:"suspects"`
-	Cleared        int     `json:"cleared"`
-	ElapsedMS      int64   `json:"elapsed_ms"`
-	Weights        string  `json:"weights"`
-	K              int     `json:"k"`
-	CriticalMS     float64 `json:"critical_ms"`
+	FoundAfterLive int   `json:"found_after_live,omitempty"`
+	Walks          int   `json:"walks"`
+	WalkSteps      int64 `json:"walk_steps"`
+	Suspects       int   `json:"suspects"`
+	Cleared        int   `json:"cleared"`
+	// WalksCut says the time budget ran out during the walks, with
+	// nothing found: Walks of the Stats.Periphery states were walked from.
+	WalksCut   bool    `json:"walks_cut,omitempty"`
+	ElapsedMS  int64   `json:"elapsed_ms"`
+	Weights    string  `json:"weights"`
+	K          int     `json:"k"`
+	CriticalMS float64 `json:"critical_ms"`
 
 	Elapsed, CriticalTime time.Duration `json:"-"`
 }

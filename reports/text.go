@@ -176,9 +176,9 @@ func writeVerdict(w io.Writer, c *Check) {
 			// a state two shards reach counts twice.
 			states = "summed over " + Count(int64(m.Shards), "shard") + ": " + states
 		}
-		if c.Cut != "" {
-			// Cut short by its budget, to the depth it completed: the
-			// message says so, and why.
+		if c.Cut != "" || c.Liveness != nil && c.Liveness.WalksCut {
+			// Cut short by its budget, to the depth it completed, or in
+			// its walks: the message says so, and why.
 			fmt.Fprintf(w, "ok: %s\n", c.Message)
 		} else {
 			fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, states)
@@ -192,6 +192,9 @@ func writeVerdict(w io.Writer, c *Check) {
 			if !l.SafetyToLive {
 				along = fmt.Sprintf("safety checked on every step, %s in all, %s after recovery in %s (%s)",
 					Thousands(l.WalkSteps), Thousands(l.AfterLiveSteps), Count(l.AfterLiveWalks, "walk"), afterLiveWords(l.AfterLive, l.AfterLiveMin, l.WalkDepth))
+			}
+			if l.WalksCut {
+				from += fmt.Sprintf(" (of its %s, before the time budget ran out)", Count(c.Stats.Periphery, "state that is not live", "states that are not live"))
 			}
 			fmt.Fprintf(w, "    %s of up to %s from %s %s a live state; %s\n",
 				Count(l.Walks, "walk"), Count(l.WalkDepth, "step"), from, allReached(l.Walks), along)

@@ -135,9 +135,10 @@ func Test(t testing.TB, sys *protocol.System, opts ...Option) {
 	}
 	switch res.Verdict {
 	case check.OK:
-		if res.Cut != "" {
-			// The budget cut the search short: it passes to the depth
-			// it completed, and the message says which and why.
+		if res.Cut != "" || res.Live.WalksCut {
+			// The budget cut the search or the walks short: it passes
+			// to the depth it completed, and the message says which,
+			// and why.
 			t.Logf("livecheck: %s: ok: %s\n%s", sys.Name, res.Message, coverageText(res))
 			unreached(t, sys, res, st.unreachedOK)
 			return

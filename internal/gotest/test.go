@@ -59,9 +59,10 @@ func WithOptions(o check.Options) Option { return func(s *testSettings) { s.opts
 // DefaultTraceDir).
 func WithTraceDir(dir string) Option { return func(s *testSettings) { s.dir = dir } }
 
-// AllowInconclusive lets a check that could not decide (stopped by its
-// time budget, MaxStates or its memory limit, or walks too short to
-// tell) pass, with the reason logged. By default it fails the test: a check that did not
+// AllowInconclusive lets a check that could not decide (short of
+// MinDepth when its time budget or MaxStates cut its search, stopped in
+// a critical search or by its memory limit, or walks too short to tell)
+// pass, with the reason logged. By default it fails the test: a check that did not
 // finish has not shown the protocol correct.
 func AllowInconclusive() Option { return func(s *testSettings) { s.inconclusiveOK = true } }
 

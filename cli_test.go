@@ -147,7 +147,7 @@ func TestReplayTraceVersions(t *testing.T) {
 	}{
 		{"", livecheck.ExitViolation, ""},
 		{`"version": 1,`, livecheck.ExitViolation, ""},
-		{`"version": 7,`, livecheck.ExitUsage, "livecheck replay: %s: trace format version 7 is not supported (this livecheck reads versions up to 5; replay it with a newer one)\n"},
+		{`"version": 7,`, livecheck.ExitUsage, "livecheck replay: %s: trace format version 7 is not supported (this livecheck reads versions up to 6; replay it with a newer one)\n"},
 	} {
 		file := filepath.Join(dir, "v.json")
 		edited := strings.Replace(string(data), `"version": 1,`, tc.version, 1)

@@ -625,7 +625,7 @@ func TestCutCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = "the search used its three quarters of the time budget (--time 1ns): every state within 0 steps explored (1 state), no violation; depth 1 partly explored; walks from 0 of the 1 state at depth 0 that are not live reached a live state before the time budget (--time 1ns) ran out; the others were not walked from; a check must complete at least depth 1 to pass: give it more time (--time) or states (--max-states)"
+	want = "the search used its three quarters of the time budget (--time 1ns): every state within 0 steps explored (1 state), no violation; depth 1 partly explored; walks from 0 of the 1 state at depth 0 that are not live reached a live state before the walks' seven eighths of the time budget (--time 1ns) ran out; the others were not walked from; a check must complete at least depth 1 to pass: give it more time (--time) or states (--max-states)"
 	if spent.Verdict != livecheck.Inconclusive || spent.Cut != "time" || spent.Covered != 0 || spent.Message != want {
 		t.Fatalf("%s cut %q covered %d: %q\nwant %q", spent.Verdict, spent.Cut, spent.Covered, spent.Message, want)
 	}

@@ -134,19 +134,22 @@ func TestSlipStaleAck(t *testing.T) {
 		t.Errorf("the JSON's slip is %+v", j)
 	}
 
-	// The trace records the slip (version 4), and replay shows it.
+	// The trace records the slip and the odds (version 6), and replay
+	// shows them.
 	dir := t.TempDir()
 	dead, _, err := res.WriteTraces(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr, err := reports.ReadTraceFile(dead)
-	if err != nil || tr.Version != 4 || tr.Critical == nil || tr.Critical.Slip == nil || tr.Critical.Slip.Reason != rep.Critical.Slip.Reason {
+	if err != nil || tr.Version != 6 || tr.Critical == nil || tr.Critical.Slip == nil || tr.Critical.Slip.Reason != rep.Critical.Slip.Reason ||
+		tr.Critical.Odds == nil || !slices.Equal(tr.Critical.Odds.Recovered, rep.Critical.Odds.Recovered) {
 		t.Fatalf("trace: %v, %+v", err, tr)
 	}
 	var out, errs strings.Builder
 	if code := livecheck.Run([]string{"replay", dead}, &out, &errs, replicaSystem()); code != livecheck.ExitViolation ||
-		!strings.Contains(out.String(), "\nslip: step "+reports.Thousands(sl.Step)+", deliver Ack{V:1} 1->0\n    the protocol did not tolerate the failure at step ") {
+		!strings.Contains(out.String(), "\nslip: step "+reports.Thousands(sl.Step)+", deliver Ack{V:1} 1->0\n    the protocol did not tolerate the failure at step ") ||
+		!strings.Contains(out.String(), "\nrecovery odds: of 20 walks of ") {
 		t.Errorf("replay: exit %d\n%s%s", code, out.String(), errs.String())
 	}
 

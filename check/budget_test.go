@@ -124,9 +124,9 @@ func TestWalksCutByTheBudgetPass(t *testing.T) {
 		want     string
 	}{
 		{"complete", check.Options{Config: cfg, Depth: 6, Time: time.Minute}, true,
-			"no violation to depth 6, complete to depth 6: every state within 6 steps explored (510 states); walks from 64 of the 260 states at depth 6 that are not live reached a live state before the time budget (--time 1m0s) ran out; the others were not walked from"},
+			"no violation to depth 6, complete to depth 6: every state within 6 steps explored (510 states); walks from 64 of the 260 states at depth 6 that are not live reached a live state before the walks' seven eighths of the time budget (--time 1m0s) ran out; the others were not walked from"},
 		{"cut", check.Options{Config: cfg, Depth: 10, MaxStates: 2000, Time: time.Minute}, false,
-			"no violation to depth 8, complete to depth 8: every state within 8 steps explored (1,883 states); walks from 64 of the 894 states at depth 8 that are not live reached a live state before the time budget (--time 1m0s) ran out; the others were not walked from; not to the depth bound 10: depth 9 would pass the limit of 2,000 states (--max-states) (--min-depth K fails a check that cannot complete depth K)"},
+			"no violation to depth 8, complete to depth 8: every state within 8 steps explored (1,883 states); walks from 64 of the 894 states at depth 8 that are not live reached a live state before the walks' seven eighths of the time budget (--time 1m0s) ran out; the others were not walked from; not to the depth bound 10: depth 9 would pass the limit of 2,000 states (--max-states) (--min-depth K fails a check that cannot complete depth K)"},
 	} {
 		res, err := check.Check(&randtree.System, spendAt(tc.opts, "walks"))
 		if err != nil {

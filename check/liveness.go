@@ -200,7 +200,7 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 	}
 	for i := range c.periphery.Len() {
 		c.during = "" // the walks
-		if c.stop() {
+		if c.walkStop() {
 			return walksCut()
 		}
 		out := take(i)
@@ -471,7 +471,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 		if err != nil {
 			panic(err) // the spec was valid for the main world
 		}
-		w.Stop = c.stop // a walk of millions of steps stops too
+		w.Stop = c.walkStop // a walk of millions of steps stops too
 		// where the worker is, for the watchdog: making a periphery state
 		// again (at), or walking from it (trail).
 		trail := &walk.Trail{}

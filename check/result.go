@@ -192,11 +192,13 @@ type Critical struct {
 	SearchSteps, WalkSteps int
 	// Slip is the step that took away what would have let the path
 	// recover (Slip.Found), or what the search for it tried (nil: it
-	// could not be run).
-	Slip *Slip
+	// could not be finished, and NoSlip says why).
+	Slip   *Slip
+	NoSlip string
 	// Odds are the recovery odds along the path before the critical
-	// step (nil: they could not be worked out).
-	Odds *Odds
+	// step (nil: they could not be worked out, and NoOdds says why).
+	Odds   *Odds
+	NoOdds string
 
 	liveSteps []ReplayStep
 	endFP     uint64 // the fingerprint of the path's last state
@@ -319,7 +321,8 @@ func (r *Result) Traces(name func(property string, p sim.Path) string) (t, lt *r
 		lt.Result, lt.Message = string(Live), fmt.Sprintf("the nearest live path: the dead path's first %d steps, then a walk that reaches a live state", cx.LiveStep)
 		lt.Steps = reports.FromPath(cx.LivePath, describe(cx.liveSteps))
 		t.Critical = &reports.TraceCritical{Case: string(cx.Case), Step: cx.Step, Event: cx.EventText,
-			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: name("live", cx.LivePath), Slip: r.slipReport()}
+			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: name("live", cx.LivePath), Slip: r.slipReport(),
+			Odds: r.oddsReport(), SlipUnfinished: cx.NoSlip, OddsUnfinished: cx.NoOdds}
 	}
 	return t, lt
 }

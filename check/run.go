@@ -79,6 +79,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	if opts.Time > 0 {
 		now := c.now()
 		c.deadline, c.searchDeadline = now.Add(opts.Time), now.Add(opts.Time-opts.Time/4) // not Time*3/4: no overflow for a huge budget
+		c.walksDeadline = now.Add(opts.Time - opts.Time/8)
 	}
 	defer c.memoryVerdict()
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
@@ -196,7 +197,16 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		}
 		cx.liveSteps = lrep.Steps
 		res.Shortened = shorten(sys, cfg, res, allow, c.stop)
-		cx.Slip, cx.Odds = findSlip(sys, cfg, res, allow, c.stop)
+		// The slip and the odds are bounded in steps: they run on past
+		// the time budget, as the replays above do, so that a violation
+		// found within it is reported with its diagnosis. The user or
+		// the memory budget may stop them, and the report says so.
+		cx.Slip, cx.Odds, cx.NoSlip, cx.NoOdds = findSlip(sys, cfg, res, allow, confirmStop, func() string {
+			if c.interrupted() {
+				return "the check was interrupted"
+			}
+			return fmt.Sprintf("the check reached its memory limit (--max-memory %s)", FormatBytes(c.mem.limit))
+		})
 	}
 	return res, nil
 }
@@ -239,8 +249,11 @@ type checker struct {
 	watch watchdog
 	mem   *memBudget
 	// deadline is when the time budget runs out (zero: no budget);
-	// searchDeadline when the exhaustive search must end.
-	deadline, searchDeadline time.Time
+	// searchDeadline when the exhaustive search must end; walksDeadline
+	// when the walks from the periphery must, so that a critical search
+	// begun before it has the last eighth of the budget at least (the
+	// diagnosis's share).
+	deadline, searchDeadline, walksDeadline time.Time
 	// during says what the check does after its search, for a report of
 	// a check stopped then; suspect is the length of the path under the
 	// critical search, lastProgress when Progress was last called for it.
@@ -264,10 +277,19 @@ func (c *checker) now() time.Time {
 	return time.Now()
 }
 
-// budgetOnly says the time budget, and nothing else, is why the check
-// stops: not the user, the memory budget or Check's return.
+// walksUp says whether the walks from the periphery must end: their
+// share of the time budget is spent.
+func (c *checker) walksUp() bool { return !c.walksDeadline.IsZero() && c.now().After(c.walksDeadline) }
+
+// walkStop says whether to end the walks from the periphery: as stop,
+// or their share of the time budget is spent.
+func (c *checker) walkStop() bool { return c.stop() || c.walksUp() }
+
+// budgetOnly says the time budget (the walks' share of it), and nothing
+// else, is why the walks stop: not the user, the memory budget or
+// Check's return.
 func (c *checker) budgetOnly() bool {
-	return c.timeUp() && !c.interrupted() && !c.mem.over() && !c.over.Load()
+	return c.walksUp() && !c.interrupted() && !c.mem.over() && !c.over.Load()
 }
 
 func (c *checker) isLive(s *sim.State) bool {
@@ -607,7 +629,7 @@ func (c *checker) cutWalks() string {
 		return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
 	}
 	if r.Live.WalksCut {
-		return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state before the time budget (--time %s) ran out; the others were not walked from", reports.Thousands(ok), reports.Count(n, "state"), r.Covered, c.opts.Time)
+		return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state before the walks' seven eighths of the time budget (--time %s) ran out; the others were not walked from", reports.Thousands(ok), reports.Count(n, "state"), r.Covered, c.opts.Time)
 	}
 	return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state before the budget ran out", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
 }

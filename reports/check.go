@@ -196,11 +196,13 @@ type Critical struct {
 	Tested []Tested `json:"tested,omitempty"`
 	// Slip is the step that took away what would have let the path
 	// recover, or says none was found (nil: the search for it did not
-	// run).
-	Slip *Slip `json:"slip,omitempty"`
+	// finish, and SlipUnfinished says why).
+	Slip           *Slip  `json:"slip,omitempty"`
+	SlipUnfinished string `json:"slip_unfinished,omitempty"`
 	// Odds are the recovery odds along the path before the critical
-	// step (nil: not worked out).
-	Odds *Odds `json:"odds,omitempty"`
+	// step (nil: not worked out, and OddsUnfinished says why).
+	Odds           *Odds  `json:"odds,omitempty"`
+	OddsUnfinished string `json:"odds_unfinished,omitempty"`
 }
 
 // Shortened is the dead path with the steps before its critical step

@@ -49,6 +49,8 @@ func WriteReplay(w io.Writer, r *Replay) {
 	if c := t.Critical; c != nil {
 		fmt.Fprintf(w, "critical transition (%s): step %s, %s; nearest live path: %s\n", CaseWords(c.Case), Thousands(c.Step), c.Event, c.LiveTrace)
 		writeSlip(w, c.Slip)
+		writeUnfinished(w, c.SlipUnfinished, c.OddsUnfinished)
+		writeOdds(w, c.Odds, c.Step, c.Slip, t.Property)
 	}
 }
 

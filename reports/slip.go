@@ -129,6 +129,17 @@ func StateName(dump string) string {
 	return v
 }
 
+// writeUnfinished says, a line each, why a report has no slip or no
+// recovery odds (slip and odds: the reasons, "" for those it has).
+func writeUnfinished(w io.Writer, slip, odds string) {
+	if slip != "" {
+		fmt.Fprintf(w, "slip: not known: its search did not finish: %s\n", slip)
+	}
+	if odds != "" {
+		fmt.Fprintf(w, "recovery odds: not known: their walks did not finish: %s\n", odds)
+	}
+}
+
 // writeSlip writes a liveness violation's slip: its step and what it took
 // away, then why, in one line.
 func writeSlip(w io.Writer, s *Slip) {

@@ -194,7 +194,7 @@ func writeVerdict(w io.Writer, c *Check) {
 					Thousands(l.WalkSteps), Thousands(l.AfterLiveSteps), Count(l.AfterLiveWalks, "walk"), afterLiveWords(l.AfterLive, l.AfterLiveMin, l.WalkDepth))
 			}
 			if l.WalksCut {
-				from += fmt.Sprintf(" (of its %s, before the time budget ran out)", Count(c.Stats.Periphery, "state that is not live", "states that are not live"))
+				from += fmt.Sprintf(" (of its %s, before the walks' share of the time budget ran out)", Count(c.Stats.Periphery, "state that is not live", "states that are not live"))
 			}
 			fmt.Fprintf(w, "    %s of up to %s from %s %s a live state; %s\n",
 				Count(l.Walks, "walk"), Count(l.WalkDepth, "step"), from, allReached(l.Walks), along)
@@ -455,6 +455,7 @@ func writeCritical(w io.Writer, c *Check) {
 		fmt.Fprintf(w, "the path was last live after step %s.\n", Thousands(cx.Dinit-1))
 	}
 	writeSlip(w, cx.Slip)
+	writeUnfinished(w, cx.SlipUnfinished, cx.OddsUnfinished)
 	writeOdds(w, cx.Odds, step, cx.Slip, c.Property)
 	writePath(w, c)
 	if c.Graph {

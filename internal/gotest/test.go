@@ -421,6 +421,9 @@ func (r *replayedFile) report() string {
 		if sl := cx.Slip; sl != nil {
 			fmt.Fprintf(&b, "%s\n", sl.Reason)
 		}
+		if cx.SlipUnfinished != "" {
+			fmt.Fprintf(&b, "slip: not known: its search did not finish: %s\n", cx.SlipUnfinished)
+		}
 		from, to = max(0, cx.Step-stepsBefore), min(len(steps), cx.Step+stepsAfter)
 	} else if to > stepsBefore+stepsAfter {
 		from = to - stepsBefore

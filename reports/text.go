@@ -454,9 +454,17 @@ func writeCritical(w io.Writer, c *Check) {
 	if cx.Dinit > 0 {
 		fmt.Fprintf(w, "the path was last live after step %s.\n", Thousands(cx.Dinit-1))
 	}
+	writeStory(w, c)
 	writeSlip(w, cx.Slip)
 	writeUnfinished(w, cx.SlipUnfinished, cx.OddsUnfinished)
-	writeOdds(w, cx.Odds, step, cx.Slip, c.Property)
+	alive := ""
+	if cx.Alive != nil && cx.Alive.Live {
+		alive = EvidenceWords(cx.Alive, c.Property)
+		if cx.Alive.By == "live" {
+			alive = c.Property + " holds there"
+		}
+	}
+	writeOdds(w, cx.Odds, step, cx.Slip, c.Property, alive)
 	writePath(w, c)
 	if c.Graph {
 		writeCriticalGraph(w, c)

@@ -65,6 +65,8 @@ func TestRunMatchesCheck(t *testing.T) {
 			livecheck.Options{Config: livecheck.Config{Budget: sim.Budget{Drops: 1}}, WalkDepth: 50, Seed: 3},
 			livecheck.ExitViolation, "liveness-violation", 3, nil, sim.Budget{Drops: 1}, 3},
 		{"max-states", []string{"--max-states", "3", "--escalations", "0"}, livecheck.Options{MaxStates: 3, Escalations: -1},
+			livecheck.ExitOK, "ok", 0, nil, sim.Budget{}, 3},
+		{"min-depth", []string{"--max-states", "3", "--min-depth", "2"}, livecheck.Options{MaxStates: 3, MinDepth: 2},
 			livecheck.ExitInconclusive, "inconclusive", 0, nil, sim.Budget{}, 3},
 		{"default budget", []string{"--walk-depth", "50"}, livecheck.Options{WalkDepth: 50},
 			livecheck.ExitViolation, "liveness-violation", 3, lossyEcho, sim.Budget{Drops: 1}, 3},
@@ -145,7 +147,7 @@ func TestReplayTraceVersions(t *testing.T) {
 	}{
 		{"", livecheck.ExitViolation, ""},
 		{`"version": 1,`, livecheck.ExitViolation, ""},
-		{`"version": 7,`, livecheck.ExitUsage, "livecheck replay: %s: trace format version 7 is not supported (this livecheck reads versions up to 5; replay it with a newer one)\n"},
+		{`"version": 7,`, livecheck.ExitUsage, "livecheck replay: %s: trace format version 7 is not supported (this livecheck reads versions up to 6; replay it with a newer one)\n"},
 	} {
 		file := filepath.Join(dir, "v.json")
 		edited := strings.Replace(string(data), `"version": 1,`, tc.version, 1)

@@ -105,8 +105,9 @@ func TestBadFailureFlags(t *testing.T) {
 
 // A partition loses the pings in flight across it, and the heal does not
 // bring them back: echo with --partitions 1 is a liveness violation whose
-// critical step is the partition, and the trace (version 4: the cut's
-// side in the step, and the slip, none here) replays to it.
+// critical step is the partition, and the trace (version 6: the cut's
+// side in the step, the slip, none here, and the recovery odds) replays
+// to it.
 func TestPartitionFoundAndReplayed(t *testing.T) {
 	tr, p := checkEchoTrace(t, "all-answered", []string{
 		"echo, 2 nodes, no bugs, failures: 0 resets, 0 drops, 0 socket errors, 1 partition;",
@@ -114,8 +115,8 @@ func TestPartitionFoundAndReplayed(t *testing.T) {
 		"critical transition (case C1, the point of no return): step 1 of ",
 		"    partition {0} | {1}\n",
 	}, "--partitions", "1")
-	if tr.Version != 4 || tr.Budget.Partitions != 1 || len(tr.Steps) == 0 || tr.Steps[0].Kind != "partition" || len(tr.Steps[0].Cut) != 1 || tr.Steps[0].Cut[0] != 0 {
-		t.Fatalf("trace version %d, budget %+v, steps %+v; want version 4, 1 partition, first the cut {0}", tr.Version, tr.Budget, tr.Steps)
+	if tr.Version != 6 || tr.Budget.Partitions != 1 || len(tr.Steps) == 0 || tr.Steps[0].Kind != "partition" || len(tr.Steps[0].Cut) != 1 || tr.Steps[0].Cut[0] != 0 {
+		t.Fatalf("trace version %d, budget %+v, steps %+v; want version 6, 1 partition, first the cut {0}", tr.Version, tr.Budget, tr.Steps)
 	}
 	rep, err := livecheck.Replay(echoSystem(false), livecheck.ConfigOf(tr), p, 0)
 	if err != nil {

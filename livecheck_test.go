@@ -123,14 +123,22 @@ func TestCounterSpace(t *testing.T) {
 	if res.Verdict != livecheck.OK || res.Exhausted || res.Stats.Periphery != 3 || res.Stats.MaxDepth != 3 {
 		t.Fatalf("depth 3: %s exhausted %v stats %+v", res.Verdict, res.Exhausted, res.Stats)
 	}
-	// Cut by --max-states: inconclusive. Depth 3 would make 7 states, so
-	// the search ends with the 4 states within 2 steps.
+	// Cut by --max-states: depth 3 would make 7 states, so the search
+	// ends with the 4 states within 2 steps, and passes to depth 2; asked
+	// for depth 3, it is inconclusive.
 	res, err = livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10, MaxStates: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != livecheck.Inconclusive || res.Stats.States != 4 {
-		t.Fatalf("max-states 5: %s after %d states", res.Verdict, res.Stats.States)
+	if res.Verdict != livecheck.OK || res.Complete || res.Covered != 2 || res.Stats.States != 4 {
+		t.Fatalf("max-states 5: %s, complete %v, to depth %d after %d states", res.Verdict, res.Complete, res.Covered, res.Stats.States)
+	}
+	res, err = livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10, MaxStates: 5, MinDepth: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != livecheck.Inconclusive || res.Covered != 2 || res.Stats.States != 4 {
+		t.Fatalf("max-states 5, min depth 3: %s to depth %d after %d states", res.Verdict, res.Covered, res.Stats.States)
 	}
 }
 
@@ -585,8 +593,9 @@ func (l *cappedLate) Timer(ctx sim.Context, name string) {
 
 // A search cut short by a budget covers exactly the levels it finished,
 // says so, and walks from the last of them: the same as a check bounded
-// at that depth. (The clock is only used with a budget already spent, so
-// the cut is certain.)
+// at that depth, and it passes to that depth; asked for a deeper one
+// (MinDepth), it is inconclusive and names the flag. (The clock is only
+// used with a budget already spent, so the cut is certain.)
 func TestCutCoverage(t *testing.T) {
 	cut, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10, MaxStates: 5})
 	if err != nil {
@@ -596,9 +605,17 @@ func TestCutCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "depth 3 would pass the limit of 5 states (--max-states): every state within 2 steps explored (4 states), no violation; depth 3 partly explored; walks from all 2 states at depth 2 that are not live reached a live state"
-	if cut.Verdict != livecheck.Inconclusive || cut.Cut != "max-states" || cut.Covered != 2 || cut.Message != want {
+	want := "no violation to depth 2, complete to depth 2: every state within 2 steps explored (4 states); walks from all 2 states at depth 2 that are not live reached a live state; not to the depth bound 10: depth 3 would pass the limit of 5 states (--max-states) (--min-depth K fails a check that cannot complete depth K)"
+	if cut.Verdict != livecheck.OK || cut.Complete || cut.Cut != "max-states" || cut.Covered != 2 || cut.Message != want {
 		t.Fatalf("%s cut %q covered %d: %q\nwant %q", cut.Verdict, cut.Cut, cut.Covered, cut.Message, want)
+	}
+	short, err := livecheck.Check(counterSystem(""), livecheck.Options{Depth: 10, MaxStates: 5, MinDepth: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "depth 3 would pass the limit of 5 states (--max-states): every state within 2 steps explored (4 states), no violation; depth 3 partly explored; walks from all 2 states at depth 2 that are not live reached a live state; the check must complete depth 3 (--min-depth 3): give it more time (--time) or states (--max-states), or ask for less (--min-depth)"
+	if short.Verdict != livecheck.Inconclusive || short.Cut != "max-states" || short.Covered != 2 || short.Message != want {
+		t.Fatalf("min depth 3: %s cut %q covered %d: %q\nwant %q", short.Verdict, short.Cut, short.Covered, short.Message, want)
 	}
 	if bounded.Verdict != livecheck.OK || bounded.Stats.States != cut.Stats.States || bounded.Stats.Periphery != cut.Stats.Periphery ||
 		bounded.Live.Walks != cut.Live.Walks || bounded.Live.WalkSteps != cut.Live.WalkSteps {
@@ -608,7 +625,7 @@ func TestCutCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = "the search used its three quarters of the time budget (--time 1ns): every state within 0 steps explored (1 state), no violation; depth 1 partly explored; walks from 0 of the 1 state at depth 0 that are not live reached a live state before the budget ran out"
+	want = "the search used its three quarters of the time budget (--time 1ns): every state within 0 steps explored (1 state), no violation; depth 1 partly explored; walks from 0 of the 1 state at depth 0 that are not live reached a live state before the walks' seven eighths of the time budget (--time 1ns) ran out; the others were not walked from; a check must complete at least depth 1 to pass: give it more time (--time) or states (--max-states)"
 	if spent.Verdict != livecheck.Inconclusive || spent.Cut != "time" || spent.Covered != 0 || spent.Message != want {
 		t.Fatalf("%s cut %q covered %d: %q\nwant %q", spent.Verdict, spent.Cut, spent.Covered, spent.Message, want)
 	}

@@ -143,7 +143,8 @@ func TestCheckJSONSchema(t *testing.T) {
 		{[]string{"lcr"}, "ok"},
 		{[]string{"lcr", "--bug", "no-discard"}, "safety-violation"},
 		{[]string{"randtree", "--bug", "RT3"}, "liveness-violation"},
-		{[]string{"randtree", "--max-states", "50"}, "inconclusive"},
+		{[]string{"randtree", "--max-states", "50"}, "ok"},
+		{[]string{"randtree", "--max-states", "50", "--min-depth", "5"}, "inconclusive"},
 		{[]string{"paxos", "--mode", "local"}, "ok"},
 	} {
 		var stdout, stderr strings.Builder

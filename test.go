@@ -41,8 +41,13 @@ type TestOption = gotest.Option
 // progress goes to the test's log every 10 s of a long check (shown as it
 // comes under go test -v).
 //
-// An inconclusive check fails the test, with the reason, the command's
-// words for it (what was covered), unless the options include
+// A check whose space does not fit its budget passes to the deepest
+// level its search completed, and logs "no violation to depth k,
+// complete to depth k" with what it covered (walks the budget stopped
+// included); a test that needs a depth asks for it with Options.MinDepth.
+// An inconclusive check (one that completed less than MinDepth, or was
+// stopped in a critical search) fails the test, with the reason, the
+// command's words for it (what was covered), unless the options include
 // AllowInconclusive; so does a check that never reached
 // one of the system's reachability properties (a vacuous check), unless
 // they include AllowUnreached. Every report ends with the handlers the
@@ -61,9 +66,10 @@ func WithOptions(o Options) TestOption { return gotest.WithOptions(o) }
 // DefaultTraceDir).
 func WithTraceDir(dir string) TestOption { return gotest.WithTraceDir(dir) }
 
-// AllowInconclusive lets a check that could not decide (stopped by its
-// time budget, MaxStates or its memory limit, or walks too short to
-// tell) pass, with the reason logged. By default it fails the test: a check that did not
+// AllowInconclusive lets a check that could not decide (short of
+// MinDepth when its time budget or MaxStates cut its search, stopped in
+// a critical search or by its memory limit, or walks too short to tell)
+// pass, with the reason logged. By default it fails the test: a check that did not
 // finish has not shown the protocol correct.
 func AllowInconclusive() TestOption { return gotest.AllowInconclusive() }
 

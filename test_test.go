@@ -106,17 +106,27 @@ func TestLivecheckTestPasses(t *testing.T) {
 		t.Errorf("a passing check made the trace directory (%v)", err)
 	}
 
-	// A check that could not finish fails, unless allowed.
-	stopped := livecheck.WithOptions(livecheck.Options{MaxStates: 3})
+	// A check its budget cut short passes to the depth it completed.
+	r = &tbrec.Recorder{TB: t, Test: "TestEcho"}
+	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), livecheck.WithOptions(livecheck.Options{MaxStates: 3}))
+	want = "livecheck: echo: ok: no violation to depth 1, complete to depth 1: every state within 1 step explored (3 states); walks from all 2 states at depth 1 that are not live reached a live state; not to the depth bound " + testDepth() + ": depth 2 would pass the limit of 3 states (--max-states) (--min-depth K fails a check that cannot complete depth K)\n" +
+		"coverage (search, 5 transitions): Init 3, Receive 5 (echoPing 3, echoPong 2); never ran: Timer, App, Error\n" +
+		"coverage (walks, 6 steps): Receive 6 (echoPing 2, echoPong 4); never ran: Timer, App, Error"
+	if len(r.Fatals) != 0 || len(r.Logs) != 1 || r.Logs[0] != want {
+		t.Errorf("cut short: fatals %q, logs %q, want [%q]", r.Fatals, r.Logs, want)
+	}
+
+	// One that could not complete the depth asked for fails, unless allowed.
+	stopped := livecheck.WithOptions(livecheck.Options{MaxStates: 3, MinDepth: 2})
 	r = &tbrec.Recorder{TB: t, Test: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped)
-	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 step explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state (AllowInconclusive lets this pass)"
+	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 step explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state; the check must complete depth 2 (--min-depth 2): give it more time (--time) or states (--max-states), or ask for less (--min-depth) (AllowInconclusive lets this pass)"
 	if len(r.Fatals) != 1 || r.Fatals[0] != want {
 		t.Errorf("fatals = %q, want [%q]", r.Fatals, want)
 	}
 	r = &tbrec.Recorder{TB: t, Test: "TestEcho"}
 	livecheck.Test(r, echoSystem(false), livecheck.WithTraceDir(dir), stopped, livecheck.AllowInconclusive())
-	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 step explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state\n" +
+	want = "livecheck: echo: inconclusive: depth 2 would pass the limit of 3 states (--max-states): every state within 1 step explored (3 states), no violation; depth 2 partly explored; walks from all 2 states at depth 1 that are not live reached a live state; the check must complete depth 2 (--min-depth 2): give it more time (--time) or states (--max-states), or ask for less (--min-depth)\n" +
 		"coverage (search, 5 transitions): Init 3, Receive 5 (echoPing 3, echoPong 2); never ran: Timer, App, Error\n" +
 		"coverage (walks, 6 steps): Receive 6 (echoPing 2, echoPong 4); never ran: Timer, App, Error"
 	if len(r.Fatals) != 0 || len(r.Logs) != 1 || r.Logs[0] != want {
@@ -224,8 +234,9 @@ func TestLivecheckTestLiveness(t *testing.T) {
 		"    drop echoPing{} 0->2",
 		"after step 3: no event can happen any more and all-answered does not hold: the system is stuck for ever;",
 		"after step 2: all-answered holds 2 steps from it (the nearest, by breadth-first search).",
+		"along the path: after step 2: the last state that can recover; step 3: the critical step (no way back after it).",
 		"no slip found: the protocol did not tolerate the failure at step 3 (drop echoPing{} 0->2), and the path lost no timer or message before it that is still missing after step 3",
-		"recovery odds: of 20 walks of 5,000 steps from the state after each step, how many reach all-answered:",
+		"recovery odds: of 20 walks of 5,000 steps from the state after each step, how many reach all-answered (a sample: two figures may differ by chance by up to about 7):",
 		"  after step  0  1  2 3*",
 		"  recover    20 20 19  0",
 		"",

@@ -188,15 +188,25 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 	}
 	take, finish := c.walkPeriphery()
 	defer finish()
+	// walksCut ends the walks where the time budget ran out: with
+	// nothing found and no suspect left undecided, the check passes on
+	// the walks it took, and says how many (LiveStats.WalksCut).
+	walksCut := func() error {
+		if !c.budgetOnly() || len(undecided) > 0 {
+			return sim.ErrStopped
+		}
+		c.res.Live.WalksCut = true
+		return nil
+	}
 	for i := range c.periphery.Len() {
 		c.during = "" // the walks
-		if c.stop() {
-			return sim.ErrStopped
+		if c.walkStop() {
+			return walksCut()
 		}
 		out := take(i)
 		r, err, base, init := out.r, out.err, out.base, out.init
 		if errors.Is(err, sim.ErrStopped) {
-			return err
+			return walksCut()
 		}
 		if r == nil {
 			return err // the state did not replay
@@ -461,7 +471,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 		if err != nil {
 			panic(err) // the spec was valid for the main world
 		}
-		w.Stop = c.stop // a walk of millions of steps stops too
+		w.Stop = c.walkStop // a walk of millions of steps stops too
 		// where the worker is, for the watchdog: making a periphery state
 		// again (at), or walking from it (trail).
 		trail := &walk.Trail{}

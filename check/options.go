@@ -40,6 +40,17 @@ type Options struct {
 	// MaxStates stops the search after this many distinct states (0: no
 	// limit); the result is then not complete.
 	MaxStates int
+	// MinDepth is the least depth a check cut short by its budget (Time
+	// or MaxStates) must complete to pass (0: DefaultMinDepth). A check
+	// whose space does not fit its budget searches to the deepest level
+	// it can finish, k, walks from there as from a depth bound of k, and
+	// passes with "no violation to depth k, complete to depth k" (Result
+	// Verdict OK, Cut saying what ended the search, Covered k) when k is
+	// at least MinDepth; below it, the result is inconclusive and says
+	// so. A violation found is reported whatever the depth. MinDepth
+	// cannot pass Depth: MinDepth equal to Depth asks for the whole
+	// bound. The command's --min-depth.
+	MinDepth int
 	// Seed seeds every random choice livecheck makes (default 1).
 	Seed int64
 	// HandlerTimeout is how long one handler may run before it counts as
@@ -65,8 +76,10 @@ type Options struct {
 	// level it finished, and the walks start from there; the walks, the
 	// critical search and its dead tests stop when the budget is spent
 	// (the replays that confirm a violation found within it run on). A
-	// check cut short by its budget is inconclusive unless it found a
-	// violation, and says exactly what it covered. Its results depend on
+	// check whose search the budget cut short passes to the depth it
+	// completed, at least MinDepth, if its walks from there end too (see
+	// MinDepth); cut short otherwise, it is inconclusive unless it found
+	// a violation. Either way it says exactly what it covered. Its results depend on
 	// the machine: a test that expects a result bounds the depth and says
 	// NoTimeLimit. A split check (Shard) has no budget: 0 means none
 	// there, and a positive Time is refused.
@@ -151,6 +164,11 @@ type Options struct {
 	// Fingerprints keeps the keys of the states the search stored, for
 	// Result.Fingerprints: a merge of shards counts their union.
 	Fingerprints bool
+
+	// clock, for tests, is the clock the time budget is read on (nil:
+	// time.Now), so that a test can spend the budget at a point of its
+	// choosing.
+	clock func() time.Time
 }
 
 // Progress is a snapshot of a running check.
@@ -178,6 +196,9 @@ func (o *Options) DefaultDepthFor(sys *protocol.System) int {
 func (o *Options) Fill(sys *protocol.System) {
 	if o.Depth <= 0 {
 		o.Depth = o.DefaultDepthFor(sys)
+	}
+	if o.MinDepth == 0 {
+		o.MinDepth = DefaultMinDepth
 	}
 	if o.Seed == 0 {
 		o.Seed = 1
@@ -237,7 +258,11 @@ func (o *Options) Fill(sys *protocol.System) {
 // The defaults of Options, shared by the CLI's flags: a zero field in
 // Options and a flag not given mean the same.
 const (
-	DefaultDepth          = 20 // when the system gives none
+	DefaultDepth = 20 // when the system gives none
+	// DefaultMinDepth: a check cut short by its budget passes only if it
+	// completed at least the first level (no violation within 0 steps
+	// says nothing of what the protocol does).
+	DefaultMinDepth       = 1
 	DefaultTime           = 60 * time.Second
 	DefaultHandlerTimeout = 2 * time.Second
 	DefaultWalkDepth      = 5000

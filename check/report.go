@@ -68,7 +68,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		l := r.Live
 		c.Liveness = &reports.Liveness{WalkDepth: r.WalkDepth, SafetyToLive: r.StopAtLive, Walks: l.Walks, WalkSteps: l.WalkSteps, Suspects: l.Suspects,
 			AfterLiveSteps: l.AfterLive, AfterLiveWalks: l.AfterLiveWalks, FoundAfterLive: l.FoundAfterLive,
-			Cleared: l.Cleared, ElapsedMS: l.Elapsed.Milliseconds(), Weights: r.Weights.String(), K: r.Walks,
+			Cleared: l.Cleared, WalksCut: l.WalksCut, ElapsedMS: l.Elapsed.Milliseconds(), Weights: r.Weights.String(), K: r.Walks,
 			CriticalMS: ms(l.Critical), Elapsed: l.Elapsed, CriticalTime: l.Critical}
 		if !r.StopAtLive {
 			c.Liveness.AfterLive, c.Liveness.AfterLiveMin = r.AfterLive, AfterLiveMin
@@ -90,10 +90,8 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		for _, t := range cx.Tested {
 			c.Critical.Tested = append(c.Critical.Tested, reports.Tested{DeadTest: t.DeadTest, Evidence: *evidenceReport(t.Ev, t.Step)})
 		}
-		c.Critical.Slip = r.slipReport()
-		if od := cx.Odds; od != nil {
-			c.Critical.Odds = &reports.Odds{Walks: od.Walks, WalkDepth: od.WalkDepth, From: od.From, Recovered: od.Recovered, Suspect: od.Suspect}
-		}
+		c.Critical.Slip, c.Critical.SlipUnfinished = r.slipReport(), cx.NoSlip
+		c.Critical.Odds, c.Critical.OddsUnfinished = r.oddsReport(), cx.NoOdds
 		if sh := r.Shortened; sh != nil {
 			c.Shortened = &reports.Shortened{Before: cx.Step - 1, Kept: len(sh.Kept), Steps: StepsReport(sh.Steps)}
 		}
@@ -131,6 +129,17 @@ func (r *Result) slipReport() *reports.Slip {
 	}
 	j.Reason = reports.SlipReason(j, cx.Step, cx.EventText, r.Property)
 	return j
+}
+
+// oddsReport is the recovery odds of a liveness violation as a report
+// (nil: none were worked out).
+func (r *Result) oddsReport() *reports.Odds {
+	cx := r.Critical
+	if cx == nil || cx.Odds == nil {
+		return nil
+	}
+	od := cx.Odds
+	return &reports.Odds{Walks: od.Walks, WalkDepth: od.WalkDepth, From: od.From, Recovered: od.Recovered, Suspect: od.Suspect}
 }
 
 func StepsReport(steps []ReplayStep) []reports.Step {

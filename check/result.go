@@ -192,11 +192,13 @@ type Critical struct {
 	SearchSteps, WalkSteps int
 	// Slip is the step that took away what would have let the path
 	// recover (Slip.Found), or what the search for it tried (nil: it
-	// could not be run).
-	Slip *Slip
+	// could not be finished, and NoSlip says why).
+	Slip   *Slip
+	NoSlip string
 	// Odds are the recovery odds along the path before the critical
-	// step (nil: they could not be worked out).
-	Odds *Odds
+	// step (nil: they could not be worked out, and NoOdds says why).
+	Odds   *Odds
+	NoOdds string
 
 	liveSteps []ReplayStep
 	endFP     uint64 // the fingerprint of the path's last state
@@ -215,10 +217,14 @@ type LiveStats struct {
 	// recovered, is how many steps after: the walk's last step is the
 	// violation (0: not found so).
 	FoundAfterLive int
-	Suspects       int           // walks that never became live
-	Cleared        int           // suspects that recovered with a longer walk
-	Elapsed        time.Duration // walks and critical searches
-	Critical       time.Duration // of which the critical-transition search
+	Suspects       int // walks that never became live
+	Cleared        int // suspects that recovered with a longer walk
+	// WalksCut says the time budget ran out during the walks, with
+	// nothing found: Walks of the Stats.Periphery states were walked
+	// from, and the check passed on them.
+	WalksCut bool
+	Elapsed  time.Duration // walks and critical searches
+	Critical time.Duration // of which the critical-transition search
 }
 
 // recovered counts the walks from the periphery that reached a live
@@ -315,7 +321,8 @@ func (r *Result) Traces(name func(property string, p sim.Path) string) (t, lt *r
 		lt.Result, lt.Message = string(Live), fmt.Sprintf("the nearest live path: the dead path's first %d steps, then a walk that reaches a live state", cx.LiveStep)
 		lt.Steps = reports.FromPath(cx.LivePath, describe(cx.liveSteps))
 		t.Critical = &reports.TraceCritical{Case: string(cx.Case), Step: cx.Step, Event: cx.EventText,
-			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: name("live", cx.LivePath), Slip: r.slipReport()}
+			Node: int(cx.Event.Node), LiveStep: cx.LiveStep, LiveTrace: name("live", cx.LivePath), Slip: r.slipReport(),
+			Odds: r.oddsReport(), SlipUnfinished: cx.NoSlip, OddsUnfinished: cx.NoOdds}
 	}
 	return t, lt
 }

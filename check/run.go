@@ -55,6 +55,9 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	if opts.Mode == "local" && len(opts.Prefix) > 0 {
 		return nil, fmt.Errorf("local mode starts from the initial state: it does not take a prefix")
 	}
+	if opts.MinDepth < 0 || opts.MinDepth > opts.Depth {
+		return nil, fmt.Errorf("the minimum depth (--min-depth %d) must be between 1 and the depth bound (--depth %d)", opts.MinDepth, opts.Depth)
+	}
 	if sh := opts.Shard; sh.Count != 0 || sh.Index != 0 {
 		switch {
 		case sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count:
@@ -74,8 +77,9 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	c.mem.start()
 	defer c.mem.stop()
 	if opts.Time > 0 {
-		now := time.Now()
+		now := c.now()
 		c.deadline, c.searchDeadline = now.Add(opts.Time), now.Add(opts.Time-opts.Time/4) // not Time*3/4: no overflow for a huge budget
+		c.walksDeadline = now.Add(opts.Time - opts.Time/8)
 	}
 	defer c.memoryVerdict()
 	c.res = &Result{Verdict: OK, System: sys.Name, Config: cfg, Seed: opts.Seed, Depth: opts.Depth,
@@ -193,7 +197,16 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		}
 		cx.liveSteps = lrep.Steps
 		res.Shortened = shorten(sys, cfg, res, allow, c.stop)
-		cx.Slip, cx.Odds = findSlip(sys, cfg, res, allow, c.stop)
+		// The slip and the odds are bounded in steps: they run on past
+		// the time budget, as the replays above do, so that a violation
+		// found within it is reported with its diagnosis. The user or
+		// the memory budget may stop them, and the report says so.
+		cx.Slip, cx.Odds, cx.NoSlip, cx.NoOdds = findSlip(sys, cfg, res, allow, confirmStop, func() string {
+			if c.interrupted() {
+				return "the check was interrupted"
+			}
+			return fmt.Sprintf("the check reached its memory limit (--max-memory %s)", FormatBytes(c.mem.limit))
+		})
 	}
 	return res, nil
 }
@@ -236,8 +249,11 @@ type checker struct {
 	watch watchdog
 	mem   *memBudget
 	// deadline is when the time budget runs out (zero: no budget);
-	// searchDeadline when the exhaustive search must end.
-	deadline, searchDeadline time.Time
+	// searchDeadline when the exhaustive search must end; walksDeadline
+	// when the walks from the periphery must, so that a critical search
+	// begun before it has the last eighth of the budget at least (the
+	// diagnosis's share).
+	deadline, searchDeadline, walksDeadline time.Time
 	// during says what the check does after its search, for a report of
 	// a check stopped then; suspect is the length of the path under the
 	// critical search, lastProgress when Progress was last called for it.
@@ -251,7 +267,30 @@ type checker struct {
 }
 
 // timeUp says whether the time budget is spent.
-func (c *checker) timeUp() bool { return !c.deadline.IsZero() && time.Now().After(c.deadline) }
+func (c *checker) timeUp() bool { return !c.deadline.IsZero() && c.now().After(c.deadline) }
+
+// now is the time on the clock the budget is read on.
+func (c *checker) now() time.Time {
+	if c.opts.clock != nil {
+		return c.opts.clock()
+	}
+	return time.Now()
+}
+
+// walksUp says whether the walks from the periphery must end: their
+// share of the time budget is spent.
+func (c *checker) walksUp() bool { return !c.walksDeadline.IsZero() && c.now().After(c.walksDeadline) }
+
+// walkStop says whether to end the walks from the periphery: as stop,
+// or their share of the time budget is spent.
+func (c *checker) walkStop() bool { return c.stop() || c.walksUp() }
+
+// budgetOnly says the time budget (the walks' share of it), and nothing
+// else, is why the walks stop: not the user, the memory budget or
+// Check's return.
+func (c *checker) budgetOnly() bool {
+	return c.walksUp() && !c.interrupted() && !c.mem.over() && !c.over.Load()
+}
 
 func (c *checker) isLive(s *sim.State) bool {
 	if len(c.live) == 0 {
@@ -293,7 +332,7 @@ func (c *checker) stop() bool {
 // three quarters of the time budget, since a safety bug deep in a large
 // space needs the search; walks past the budget are cut and counted.
 func (c *checker) searchStop() bool {
-	return c.stop() || (!c.searchDeadline.IsZero() && time.Now().After(c.searchDeadline))
+	return c.stop() || (!c.searchDeadline.IsZero() && c.now().After(c.searchDeadline))
 }
 
 // memoryVerdict says so when the check ended at its memory budget with
@@ -418,8 +457,11 @@ func (c *checker) run(trail *search.Trail) error {
 	}
 	if !sr.Complete {
 		// Cut short: the search covered every state within sr.Depth
-		// steps, exactly. The walks start from there, as from a bound
-		// of that depth, unless the user stopped the check.
+		// steps, exactly, as a search bounded there would. Cut by its
+		// budget (time or states), the check goes on as that search's
+		// would (a closed dead region, then walks from its periphery) and
+		// passes to that depth if it may (cutVerdict); stopped by the
+		// user or the memory budget, it only says what it covered.
 		res.Verdict = Inconclusive
 		res.Interrupted = c.interrupted()
 		switch {
@@ -432,8 +474,13 @@ func (c *checker) run(trail *search.Trail) error {
 		default:
 			res.Cut = "time"
 		}
+		budget := (res.Cut == "time" || res.Cut == "max-states") && c.opts.Shard.Count <= 1
+		if budget && sr.Dead != 0 {
+			return c.deadRegion(sr, sopts)
+		}
 		if res.Interrupted || c.opts.NoWalks || len(c.live) == 0 || sr.Periphery.Len() == 0 {
-			res.Message = c.coverage()
+			res.Verdict = OK
+			c.cutVerdict(budget)
 			return nil
 		}
 		c.periphery = sr.Periphery
@@ -442,70 +489,90 @@ func (c *checker) run(trail *search.Trail) error {
 			return err
 		}
 		if res.Verdict == OK || res.Verdict == Inconclusive {
-			res.Verdict = Inconclusive
-			res.Message = c.coverage()
+			c.cutVerdict(budget)
 		}
 		return nil
 	}
 	if sr.Dead != 0 {
-		// A region of states that are not live, closed within the bound:
-		// no walk starts there, but the search saw all of it.
-		p, init := sim.Path{}, []int(nil)
-		if len(c.starts) > 1 || c.base.Fingerprint() != sr.Dead {
-			to := sopts
-			to.Target, to.Progress, to.Fingerprints, to.Stop = sr.Dead, nil, false, c.stop
-			c.during = "the search for the path to the closed region of dead states it found"
-			tr, err := search.Global(c.w, to)
-			if err != nil {
-				return err
-			}
-			if tr.TargetPath == nil && c.stop() {
-				return sim.ErrStopped
-			}
-			if tr.TargetPath == nil {
-				return fmt.Errorf("internal error: the search does not find its own dead state again")
-			}
-			p, init = tr.TargetPath, tr.TargetInit
-		}
-		c.setPath(init, p)
-		res.Verdict, res.Property = LivenessViolation, c.liveName()
-		res.Message = fmt.Sprintf("%s can never hold again: the search saw every state reachable from the end of this path, and none is live", res.Property)
-		if c.opts.NoWalks {
-			return c.deadEvidence(init, p, sopts)
-		}
-		return c.liveness(init, p)
+		return c.deadRegion(sr, sopts)
 	}
 	if c.opts.NoWalks || len(c.live) == 0 {
 		return nil
 	}
 	c.periphery = sr.Periphery
-	return c.liveness(nil, nil)
+	if err := c.liveness(nil, nil); err != nil {
+		return err
+	}
+	if res.Verdict == OK && res.Live.WalksCut {
+		res.Message = c.completeTo()
+	}
+	return nil
 }
 
+// cutVerdict decides a check whose search was cut short and that found
+// nothing: it passes "complete to depth k", k the depth its search
+// finished, where its budget (time or states: budget) cut it, its walks
+// from depth k all ended (Verdict still OK) and k is at least MinDepth;
+// otherwise it is inconclusive. Either way its message says what it
+// covered.
+func (c *checker) cutVerdict(budget bool) {
+	res := c.res
+	switch {
+	case budget && res.Verdict == OK && res.Covered >= c.opts.MinDepth:
+		res.Message = c.completeTo()
+	case budget && res.Verdict == OK:
+		res.Verdict = Inconclusive
+		cov := c.coverage()
+		res.Message = fmt.Sprintf("%s; the check must complete depth %d (--min-depth %d): give it more time (--time) or states (--max-states), or ask for less (--min-depth)",
+			cov, c.opts.MinDepth, c.opts.MinDepth)
+		if c.opts.MinDepth == DefaultMinDepth {
+			res.Message = fmt.Sprintf("%s; a check must complete at least depth %d to pass: give it more time (--time) or states (--max-states)", cov, DefaultMinDepth)
+		}
+	default:
+		res.Verdict = Inconclusive
+		res.Message = c.coverage()
+	}
+}
+
+// deadRegion reports the closed region of states that are not live that
+// the search found (sr.Dead): no walk starts there, but the search saw
+// all of it.
+func (c *checker) deadRegion(sr *search.Result, sopts search.Options) error {
+	res := c.res
+	p, init := sim.Path{}, []int(nil)
+	if len(c.starts) > 1 || c.base.Fingerprint() != sr.Dead {
+		to := sopts
+		to.Target, to.Progress, to.Fingerprints, to.Stop, to.Depth = sr.Dead, nil, false, c.stop, sr.Depth
+		c.during = "the search for the path to the closed region of dead states it found"
+		tr, err := search.Global(c.w, to)
+		if err != nil {
+			return err
+		}
+		if tr.TargetPath == nil && c.stop() {
+			return sim.ErrStopped
+		}
+		if tr.TargetPath == nil {
+			return fmt.Errorf("internal error: the search does not find its own dead state again")
+		}
+		p, init = tr.TargetPath, tr.TargetInit
+	}
+	c.setPath(init, p)
+	res.Verdict, res.Property = LivenessViolation, c.liveName()
+	res.Message = fmt.Sprintf("%s can never hold again: the search saw every state reachable from the end of this path, and none is live", res.Property)
+	if c.opts.NoWalks {
+		return c.deadEvidence(init, p, sopts)
+	}
+	return c.liveness(init, p)
+}
+
+// coverage says exactly what a check whose search was cut short
+// covered: the levels it finished, and the walks from the last of them.
 func (c *checker) coverage() string {
 	r := c.res
-	var why string
-	switch r.Cut {
-	case "time":
-		why = fmt.Sprintf("the search used its three quarters of the time budget (--time %s)", c.opts.Time)
-	case "max-states":
-		why = fmt.Sprintf("depth %d would pass the limit of %s (--max-states)", r.Covered+1, reports.Count(c.opts.MaxStates, "state"))
-	case "memory":
-		why = "the search reached the memory limit"
-	default:
-		why = "the check was interrupted"
-	}
 	msg := fmt.Sprintf("%s: %s explored (%s), no violation; depth %d partly explored",
-		why, reports.Scope(r.Covered, false, r.Stats.Postponed), reports.StatesWords(r.Stats.States, r.Symmetry), r.Covered+1)
-	if n := c.periphery.Len(); n > 0 {
-		switch ok := r.Live.recovered(); {
-		case ok == n:
-			msg += fmt.Sprintf("; walks from %s at depth %d that are not live reached a live state", allOf(n, "state"), r.Covered)
-		case r.Live.Walks == n:
-			msg += fmt.Sprintf("; walks from %s of the %s at depth %d that are not live reached a live state", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
-		default:
-			msg += fmt.Sprintf("; walks from %s of the %s at depth %d that are not live reached a live state before the budget ran out", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
-		}
+		c.cutWhy(), reports.Scope(r.Covered, false, r.Stats.Postponed), reports.StatesWords(r.Stats.States, r.Symmetry), r.Covered+1)
+	if w := c.cutWalks(); w != "" {
+		msg += "; " + w
 	}
 	if r.Message != "" {
 		msg += "; " + r.Message
@@ -516,8 +583,57 @@ func (c *checker) coverage() string {
 	return msg
 }
 
-// coverage says exactly what a check whose search was cut short
-// covered: the levels it finished, and the walks from the last of them.
+// completeTo is the message of a check that passes to the depth its
+// search finished, Covered, short of its bound (Cut), or with its walks
+// cut short by the time budget (LiveStats.WalksCut).
+func (c *checker) completeTo() string {
+	r := c.res
+	msg := fmt.Sprintf("no violation to depth %d, complete to depth %d: %s explored (%s)",
+		r.Covered, r.Covered, reports.Scope(r.Covered, false, r.Stats.Postponed), reports.StatesWords(r.Stats.States, r.Symmetry))
+	if w := c.cutWalks(); w != "" {
+		msg += "; " + w
+	}
+	if r.Cut == "" {
+		return msg
+	}
+	return msg + fmt.Sprintf("; not to the depth bound %d: %s (--min-depth K fails a check that cannot complete depth K)", r.Depth, c.cutWhy())
+}
+
+// cutWhy says what cut the search short.
+func (c *checker) cutWhy() string {
+	r := c.res
+	switch r.Cut {
+	case "time":
+		return fmt.Sprintf("the search used its three quarters of the time budget (--time %s)", c.opts.Time)
+	case "max-states":
+		return fmt.Sprintf("depth %d would pass the limit of %s (--max-states)", r.Covered+1, reports.Count(c.opts.MaxStates, "state"))
+	case "memory":
+		return "the search reached the memory limit"
+	}
+	return "the check was interrupted"
+}
+
+// cutWalks says how the walks from the periphery of a search cut short
+// fared ("": there were none).
+func (c *checker) cutWalks() string {
+	r := c.res
+	n := c.periphery.Len()
+	if n == 0 {
+		return ""
+	}
+	ok := r.Live.recovered()
+	switch {
+	case ok == n:
+		return fmt.Sprintf("walks from %s at depth %d that are not live reached a live state", allOf(n, "state"), r.Covered)
+	case r.Live.Walks == n:
+		return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
+	}
+	if r.Live.WalksCut {
+		return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state before the walks' seven eighths of the time budget (--time %s) ran out; the others were not walked from", reports.Thousands(ok), reports.Count(n, "state"), r.Covered, c.opts.Time)
+	}
+	return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state before the budget ran out", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
+}
+
 // allOf says "all 5 states", or "the 1 state".
 func allOf(n int, one string) string {
 	if n == 1 {

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -113,22 +114,25 @@ const (
 )
 
 // findSlip looks for the slip of res, a liveness violation with a
-// critical step, and works out the recovery odds along its path; nil
-// where it cannot tell (no critical step, a path that does not replay, a
-// handler that hangs, stopped).
-func findSlip(sys *protocol.System, cfg protocol.Config, res *Result, timeout time.Duration, stop func() bool) (*Slip, *Odds) {
+// critical step, and works out the recovery odds along its path. Each
+// is nil where it could not be finished, and noSlip or noOdds then says
+// why (stopped: why()). Both are bounded in steps (SlipCandidates
+// tests, OddsSteps x OddsWalks walks), so the check runs them to the end
+// whatever its time budget: stop is the user's or the memory budget's.
+func findSlip(sys *protocol.System, cfg protocol.Config, res *Result, timeout time.Duration, stop func() bool, why func() string) (sl *Slip, od *Odds, noSlip, noOdds string) {
 	cx := res.Critical
 	if cx == nil || cx.Step < 1 || cx.Step > len(res.Path) {
-		return nil, nil
+		return nil, nil, "", ""
 	}
+	both := func(reason string) (*Slip, *Odds, string, string) { return nil, nil, reason, reason }
 	_, m, err := sys.Model(cfg)
 	if err != nil {
-		return nil, nil
+		return both(err.Error())
 	}
 	m.Spec.HandlerTimeout = timeout
 	w, err := sim.NewWorld(m.Spec)
 	if err != nil {
-		return nil, nil
+		return both(err.Error())
 	}
 	w.Stop = stop
 	live := func(s *sim.State) bool {
@@ -139,21 +143,36 @@ func findSlip(sys *protocol.System, cfg protocol.Config, res *Result, timeout ti
 		}
 		return true
 	}
-	var sl *Slip
-	var od *Odds
+	var replayed bool
 	h, _ := guarded(w, timeout, func() hang { return hang{} }, func() error {
 		states, changed := pathStates(w, res)
-		if states == nil {
+		if replayed = states != nil; !replayed {
 			return nil
 		}
-		sl = slipOf(w, m, res, live, states, changed)
+		if sl = slipOf(w, m, res, live, states, changed); stop() {
+			return nil // stopped: what it found is not the slip
+		}
 		od = oddsOf(w, m, res, live, states)
 		return nil
 	})
-	if h != nil || stop() {
-		return nil, nil
+	switch {
+	case h != nil:
+		// The goroutine left in the handler may still write sl and od.
+		return both(fmt.Sprintf("a handler ran past the time limit (--handler-timeout %s) in it", timeout))
+	case !replayed:
+		return both("the path did not replay to its critical step")
+	case stop() && sl == nil:
+		return both(why()) // stopped in the slip search: the odds never ran
+	case stop() && od == nil:
+		return sl, nil, "", why() // stopped in the odds
 	}
-	return sl, od
+	if sl == nil {
+		noSlip = "a property panicked on a state the search for it put together"
+	}
+	if od == nil {
+		noOdds = "a walk from the path's states ran into a handler's panic or a property's"
+	}
+	return sl, od, noSlip, noOdds
 }
 
 // pathStates replays res's path to its critical step: the states, from
@@ -271,6 +290,9 @@ func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) 
 			ev, err = critical.Recovers(w, back, live, t)
 			if ev != nil {
 				sl.Steps += ev.Steps
+			}
+			if errors.Is(err, sim.ErrStopped) {
+				return nil // stopped: the candidates left are untried
 			}
 			if err != nil || !ev.Live {
 				continue

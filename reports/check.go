@@ -196,11 +196,13 @@ type Critical struct {
 	Tested []Tested `json:"tested,omitempty"`
 	// Slip is the step that took away what would have let the path
 	// recover, or says none was found (nil: the search for it did not
-	// run).
-	Slip *Slip `json:"slip,omitempty"`
+	// finish, and SlipUnfinished says why).
+	Slip           *Slip  `json:"slip,omitempty"`
+	SlipUnfinished string `json:"slip_unfinished,omitempty"`
 	// Odds are the recovery odds along the path before the critical
-	// step (nil: not worked out).
-	Odds *Odds `json:"odds,omitempty"`
+	// step (nil: not worked out, and OddsUnfinished says why).
+	Odds           *Odds  `json:"odds,omitempty"`
+	OddsUnfinished string `json:"odds_unfinished,omitempty"`
 }
 
 // Shortened is the dead path with the steps before its critical step
@@ -254,15 +256,18 @@ type Liveness struct {
 	AfterLiveWalks int   `json:"after_live_walks"`
 	// FoundAfterLive, for a safety violation a walk found after it had
 	// recovered, is how many steps after.
-	FoundAfterLive int     `json:"found_after_live,omitempty"`
-	Walks          int     `json:"walks"`
-	WalkSteps      int64   `json:"walk_steps"`
-	Suspects       int     `json:"suspects"`
-	Cleared        int     `json:"cleared"`
-	ElapsedMS      int64   `json:"elapsed_ms"`
-	Weights        string  `json:"weights"`
-	K              int     `json:"k"`
-	CriticalMS     float64 `json:"critical_ms"`
+	FoundAfterLive int   `json:"found_after_live,omitempty"`
+	Walks          int   `json:"walks"`
+	WalkSteps      int64 `json:"walk_steps"`
+	Suspects       int   `json:"suspects"`
+	Cleared        int   `json:"cleared"`
+	// WalksCut says the time budget ran out during the walks, with
+	// nothing found: Walks of the Stats.Periphery states were walked from.
+	WalksCut   bool    `json:"walks_cut,omitempty"`
+	ElapsedMS  int64   `json:"elapsed_ms"`
+	Weights    string  `json:"weights"`
+	K          int     `json:"k"`
+	CriticalMS float64 `json:"critical_ms"`
 
 	Elapsed, CriticalTime time.Duration `json:"-"`
 }

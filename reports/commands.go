@@ -49,6 +49,12 @@ func WriteReplay(w io.Writer, r *Replay) {
 	if c := t.Critical; c != nil {
 		fmt.Fprintf(w, "critical transition (%s): step %s, %s; nearest live path: %s\n", CaseWords(c.Case), Thousands(c.Step), c.Event, c.LiveTrace)
 		writeSlip(w, c.Slip)
+		writeUnfinished(w, c.SlipUnfinished, c.OddsUnfinished)
+		alive := "" // the trace does not say how the state after step LiveStep recovers, only that it does
+		if c.Case == "C1" {
+			alive = "the check's critical search showed that state recovers"
+		}
+		writeOdds(w, c.Odds, c.Step, c.Slip, t.Property, alive)
 	}
 }
 

@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"io"
+	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -129,6 +131,67 @@ func StateName(dump string) string {
 	return v
 }
 
+// writeStory puts the marks of a dead path on one line, in the order of
+// its steps: where the property last held, the slip, the sharp fall of
+// the recovery odds, the last state that can recover and the critical
+// step, each with what it means (those the report has).
+func writeStory(w io.Writer, c *Check) {
+	cx := c.Critical
+	step := cx.TraceStep
+	type mark struct {
+		at    int
+		after bool // "after step at": a state; otherwise step at itself
+		words string
+	}
+	var marks []mark
+	if cx.Dinit > 0 {
+		marks = append(marks, mark{cx.Dinit - 1, true, c.Property + " last holds"})
+	}
+	if s := cx.Slip; s != nil && s.Found {
+		marks = append(marks, mark{s.Step, false, "the slip (takes " + s.What() + ")"})
+	}
+	if o := cx.Odds; o != nil && o.Suspect > 0 {
+		k := o.Suspect - o.From
+		marks = append(marks, mark{o.Suspect, false, fmt.Sprintf("the odds fall (%d -> %d of %d)", o.Recovered[k-1], o.Recovered[k], o.Walks)})
+	}
+	if step > 0 {
+		marks = append(marks, mark{step - 1, true, "the last state that can recover"})
+	}
+	marks = append(marks, mark{step, false, "the critical step (no way back after it)"})
+	// In step order; a step's own mark before the state after it.
+	sort.SliceStable(marks, func(i, j int) bool {
+		if marks[i].at != marks[j].at {
+			return marks[i].at < marks[j].at
+		}
+		return !marks[i].after && marks[j].after
+	})
+	var parts []string
+	for i := 0; i < len(marks); {
+		m := marks[i]
+		words := []string{m.words}
+		for i++; i < len(marks) && marks[i].at == m.at && marks[i].after == m.after; i++ {
+			words = append(words, marks[i].words)
+		}
+		where := "step " + Thousands(m.at)
+		if m.after {
+			where = "after step " + Thousands(m.at)
+		}
+		parts = append(parts, where+": "+strings.Join(words, ", "))
+	}
+	fmt.Fprintf(w, "along the path: %s.\n", strings.Join(parts, "; "))
+}
+
+// writeUnfinished says, a line each, why a report has no slip or no
+// recovery odds (slip and odds: the reasons, "" for those it has).
+func writeUnfinished(w io.Writer, slip, odds string) {
+	if slip != "" {
+		fmt.Fprintf(w, "slip: not known: its search did not finish: %s\n", slip)
+	}
+	if odds != "" {
+		fmt.Fprintf(w, "recovery odds: not known: their walks did not finish: %s\n", odds)
+	}
+}
+
 // writeSlip writes a liveness violation's slip: its step and what it took
 // away, then why, in one line.
 func writeSlip(w io.Writer, s *Slip) {
@@ -158,13 +221,29 @@ type Odds struct {
 // oddsPerLine is how many steps a line of the odds shows.
 const oddsPerLine = 16
 
+// chanceDiff is about how far apart the figures of two samples of n
+// walks each may fall by chance alone: twice the standard deviation of
+// their difference where it is largest (each walk recovering with
+// probability one half), rounded up.
+func chanceDiff(n int) int {
+	sd := math.Sqrt(float64(n) / 2) // sqrt(2 * n/4)
+	return int(math.Ceil(2 * sd))
+}
+
 // writeOdds writes the recovery odds as rows of figures under the steps,
-// the critical step (crit) marked, then the sharp fall, if any.
-func writeOdds(w io.Writer, o *Odds, crit int, slip *Slip, prop string) {
+// the critical step (crit) marked, then the sharp fall, if any. Where
+// the critical search proved that the state after step crit-1 recovers
+// (alive says how; "": not known), every state before it on the path
+// recovers too, through it: a figure of 0 there is the walks' bad luck,
+// and is written "+", with a line that says so.
+func writeOdds(w io.Writer, o *Odds, crit int, slip *Slip, prop, alive string) {
 	if o == nil || len(o.Recovered) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "recovery odds: of %s of %s from the state after each step, how many reach %s:\n", Count(o.Walks, "walk"), Count(o.WalkDepth, "step"), prop)
+	proven := func(i int) bool { return alive != "" && o.From+i < crit && o.Recovered[i] == 0 }
+	fmt.Fprintf(w, "recovery odds: of %s of %s from the state after each step, how many reach %s (a sample: two figures may differ by chance by up to about %d):\n",
+		Count(o.Walks, "walk"), Count(o.WalkDepth, "step"), prop, chanceDiff(o.Walks))
+	plus := false
 	for at := 0; at < len(o.Recovered); at += oddsPerLine {
 		var steps, odds strings.Builder
 		steps.WriteString("  after step")
@@ -174,12 +253,20 @@ func writeOdds(w io.Writer, o *Odds, crit int, slip *Slip, prop string) {
 			if o.From+i == crit {
 				st += "*"
 			}
-			width := max(len(st), len(strconv.Itoa(o.Recovered[i])), 2) + 1
+			fig := strconv.Itoa(o.Recovered[i])
+			if proven(i) {
+				fig, plus = "+", true
+			}
+			width := max(len(st), len(fig), 2) + 1
 			fmt.Fprintf(&steps, "%*s", width, st)
-			fmt.Fprintf(&odds, "%*d", width, o.Recovered[i])
+			fmt.Fprintf(&odds, "%*s", width, fig)
 		}
 		fmt.Fprintln(w, steps.String())
 		fmt.Fprintln(w, odds.String())
+	}
+	if plus {
+		fmt.Fprintf(w, "  +: none of the %s recovered, yet the state does: the path leads from it to the state after step %s, and %s\n",
+			Count(o.Walks, "walk"), Thousands(crit-1), alive)
 	}
 	if o.Suspect > 0 {
 		k := o.Suspect - o.From

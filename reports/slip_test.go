@@ -44,8 +44,8 @@ func TestSlipReason(t *testing.T) {
 func TestWriteOdds(t *testing.T) {
 	o := &Odds{Walks: 20, WalkDepth: 5000, From: 3, Recovered: []int{20, 19, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 6, 5, 0}, Suspect: 19}
 	var b strings.Builder
-	writeOdds(&b, o, 21, &Slip{Found: true, Step: 19}, "p")
-	want := "recovery odds: of 20 walks of 5,000 steps from the state after each step, how many reach p:\n" +
+	writeOdds(&b, o, 21, &Slip{Found: true, Step: 19}, "p", "")
+	want := "recovery odds: of 20 walks of 5,000 steps from the state after each step, how many reach p (a sample: two figures may differ by chance by up to about 7):\n" +
 		"  after step  3  4  5  6  7  8  9 10 11 12 13 14 15 16 17 18\n" +
 		"  recover    20 19 20 20 20 20 20 20 20 20 20 20 20 20 20 20\n" +
 		"  after step 19 20 21*\n" +
@@ -55,8 +55,22 @@ func TestWriteOdds(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
-	writeOdds(&b, o, 21, &Slip{Tried: 2}, "p")
+	writeOdds(&b, o, 21, &Slip{Tried: 2}, "p", "")
 	if !strings.HasSuffix(b.String(), "  a sharp fall after step 19 (20 -> 6 of 20): a suspect, though no slip was found\n") {
 		t.Errorf("no slip found:\n%s", b.String())
+	}
+
+	// Where the state after step 20 is known to recover, so do those
+	// before it: a 0 there is written +, and said why; the critical
+	// step's own 0 stays.
+	o = &Odds{Walks: 20, WalkDepth: 5000, From: 17, Recovered: []int{3, 0, 1, 0, 0}}
+	b.Reset()
+	writeOdds(&b, o, 21, nil, "p", "p holds 7 steps from it (the nearest, by breadth-first search)")
+	want = "recovery odds: of 20 walks of 5,000 steps from the state after each step, how many reach p (a sample: two figures may differ by chance by up to about 7):\n" +
+		"  after step 17 18 19 20 21*\n" +
+		"  recover     3  +  1  +   0\n" +
+		"  +: none of the 20 walks recovered, yet the state does: the path leads from it to the state after step 20, and p holds 7 steps from it (the nearest, by breadth-first search)\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

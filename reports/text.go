@@ -176,15 +176,28 @@ func writeVerdict(w io.Writer, c *Check) {
 			// a state two shards reach counts twice.
 			states = "summed over " + Count(int64(m.Shards), "shard") + ": " + states
 		}
-		fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, states)
+		if c.Cut != "" || c.Liveness != nil && c.Liveness.WalksCut {
+			// Cut short by its budget, to the depth it completed, or in
+			// its walks: the message says so, and why.
+			fmt.Fprintf(w, "ok: %s\n", c.Message)
+		} else {
+			fmt.Fprintf(w, "ok: no violation in %s (%s)\n", scope, states)
+		}
 		if l := c.Liveness; l != nil && l.Walks > 0 {
+			from := "the depth bound"
+			if c.Cut != "" {
+				from = "depth " + strconv.Itoa(c.Covered)
+			}
 			along := "safety checked on each until it recovered (--stop-at-live)"
 			if !l.SafetyToLive {
 				along = fmt.Sprintf("safety checked on every step, %s in all, %s after recovery in %s (%s)",
 					Thousands(l.WalkSteps), Thousands(l.AfterLiveSteps), Count(l.AfterLiveWalks, "walk"), afterLiveWords(l.AfterLive, l.AfterLiveMin, l.WalkDepth))
 			}
-			fmt.Fprintf(w, "    %s of up to %s from the depth bound %s a live state; %s\n",
-				Count(l.Walks, "walk"), Count(l.WalkDepth, "step"), allReached(l.Walks), along)
+			if l.WalksCut {
+				from += fmt.Sprintf(" (of its %s, before the walks' share of the time budget ran out)", Count(c.Stats.Periphery, "state that is not live", "states that are not live"))
+			}
+			fmt.Fprintf(w, "    %s of up to %s from %s %s a live state; %s\n",
+				Count(l.Walks, "walk"), Count(l.WalkDepth, "step"), from, allReached(l.Walks), along)
 		}
 	case "inconclusive":
 		fmt.Fprintf(w, "inconclusive: %s\n", Inconclusive(c))
@@ -441,8 +454,17 @@ func writeCritical(w io.Writer, c *Check) {
 	if cx.Dinit > 0 {
 		fmt.Fprintf(w, "the path was last live after step %s.\n", Thousands(cx.Dinit-1))
 	}
+	writeStory(w, c)
 	writeSlip(w, cx.Slip)
-	writeOdds(w, cx.Odds, step, cx.Slip, c.Property)
+	writeUnfinished(w, cx.SlipUnfinished, cx.OddsUnfinished)
+	alive := ""
+	if cx.Alive != nil && cx.Alive.Live {
+		alive = EvidenceWords(cx.Alive, c.Property)
+		if cx.Alive.By == "live" {
+			alive = c.Property + " holds there"
+		}
+	}
+	writeOdds(w, cx.Odds, step, cx.Slip, c.Property, alive)
 	writePath(w, c)
 	if c.Graph {
 		writeCriticalGraph(w, c)

@@ -50,7 +50,12 @@ import (
 // node is down until its reset restarts it; budget Budget.Crashes), a
 // step of kind "crash" with its node. A trace whose budget allows no
 // crash and whose path takes none is written as before.
-const TraceVersion = 5
+//
+// Version 6 adds, for people, the rest of what the check's report said
+// of the critical step: Critical.Odds, the recovery odds, and
+// Critical.SlipUnfinished and OddsUnfinished, why the report has no slip
+// or no odds. A trace with none of them is written as before.
+const TraceVersion = 6
 
 // A Trace is the content of a trace file.
 type Trace struct {
@@ -96,6 +101,11 @@ type TraceCritical struct {
 	// Slip is the step that took away what would have let the path
 	// recover (version 4), as the check's report gives it.
 	Slip *Slip `json:"slip,omitempty"`
+	// Odds are the recovery odds the report gave, and SlipUnfinished and
+	// OddsUnfinished why it gave no slip or no odds (version 6).
+	Odds           *Odds  `json:"odds,omitempty"`
+	SlipUnfinished string `json:"slip_unfinished,omitempty"`
+	OddsUnfinished string `json:"odds_unfinished,omitempty"`
 }
 
 // TraceDeadTest records a dead test: a breadth-first search of up to
@@ -274,7 +284,9 @@ func (t *Trace) Write(w io.Writer) error {
 func (t *Trace) Stamp() {
 	t.Format, t.Version = traceFormat, TraceVersion
 	switch {
+	case t.Critical != nil && (t.Critical.Odds != nil || t.Critical.SlipUnfinished != "" || t.Critical.OddsUnfinished != ""):
 	case t.crashes():
+		t.Version = 5
 	case t.HasFingerprints(), t.Critical != nil && t.Critical.Slip != nil:
 		t.Version = 4
 	case t.Budget.newer():

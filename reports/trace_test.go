@@ -143,8 +143,9 @@ func TestTraceVersions(t *testing.T) {
 		{"version 4", `{"format":"livecheck-trace","version":4,"init_fp":["00000000000000aa"],` + body[:len(body)-2] + `,"fp":"00000000000000bb"}]}`, ""},
 		{"version 4 slip", `{"format":"livecheck-trace","version":4,"critical":{"case":"C1","step":1,"event":"timer t at 1","node":1,"live_step":0,"slip":{"found":false,"node":0,"tried":0,"reason":"no slip found"}},` + body + `}`, ""},
 		{"version 5", `{"format":"livecheck-trace","version":5,"budget":{"resets":0,"drops":0,"errors":0,"crashes":1},` + body[strings.Index(body, `"seed"`):] + `,"system":"x","nodes":2,"bugs":[]}`, ""},
-		{"newer", `{"format":"livecheck-trace","version":6,"shrunk":true,` + body + `}`,
-			"trace format version 6 is not supported (this livecheck reads versions up to 5; replay it with a newer one)"},
+		{"version 6", `{"format":"livecheck-trace","version":6,"critical":{"case":"C1","step":1,"event":"timer t at 1","node":1,"live_step":0,"odds":{"walks":20,"walk_depth":5000,"from_step":0,"recovered":[20,0]},"slip_unfinished":"the check was interrupted"},` + body + `}`, ""},
+		{"newer", `{"format":"livecheck-trace","version":7,"shrunk":true,` + body + `}`,
+			"trace format version 7 is not supported (this livecheck reads versions up to 6; replay it with a newer one)"},
 		{"bad fp", `{"format":"livecheck-trace","version":4,` + body[:len(body)-2] + `,"fp":"xyz"}]}`,
 			`the trace's step 1 has fp "xyz", not a 16-digit hex fingerprint`},
 		{"negative init", `{"format":"livecheck-trace","version":2,"init":[0,-3],` + body + `}`, "the trace's init choice 1 is -3: choices are not negative"},
@@ -152,7 +153,7 @@ func TestTraceVersions(t *testing.T) {
 	} {
 		tr, err := ReadTrace(strings.NewReader(tc.file))
 		switch {
-		case tc.err == "" && (err != nil || tr.Version != max(1, len(tr.Init)+1, 3*min(1, tr.Budget.Dups), 4*min(1, len(tr.InitFP)), 4*btoi(tr.Critical != nil), 5*min(1, tr.Budget.Crashes)) || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
+		case tc.err == "" && (err != nil || tr.Version != max(1, len(tr.Init)+1, 3*min(1, tr.Budget.Dups), 4*min(1, len(tr.InitFP)), 4*btoi(tr.Critical != nil), 5*min(1, tr.Budget.Crashes), 6*btoi(tr.Critical != nil && tr.Critical.Odds != nil)) || len(tr.Steps) != 1 || tr.Steps[0].Timer != "t"):
 			t.Errorf("%s: %v, %+v; want its version with its step", tc.name, err, tr)
 		case tc.err != "" && (err == nil || err.Error() != tc.err):
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)

@@ -294,9 +294,10 @@ type Result struct {
 	Stopped bool
 	// Dead, when not 0, is the fingerprint of a state that is not live and
 	// from which the search saw every reachable state, none of them live
-	// and none at the depth bound: dead for certain, though something can
-	// always happen (a cycle of states that are not live). Walks from the
-	// periphery never start there. Options.Target finds a path to it.
+	// and none at the depth bound (at Depth, for a search cut short): dead
+	// for certain, though something can always happen (a cycle of states
+	// that are not live). Walks from the periphery never start there.
+	// Options.Target finds a path to it.
 	Dead       uint64
 	TargetPath sim.Path
 	TargetInit []int // as Violation.Init
@@ -727,7 +728,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 			return nil, err
 		}
 		if g.stopped.Load() {
-			return g.cutShort(d), nil
+			return g.cutShort(d)
 		}
 		done, err := g.mergeLevel(w)
 		if err != nil {
@@ -742,7 +743,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 			return res, nil
 		}
 		if opts.MaxStates > 0 && g.states.Load() > int64(opts.MaxStates) {
-			return g.cutShort(d), nil
+			return g.cutShort(d)
 		}
 		g.tree.levels = append(g.tree.levels, g.hi)
 		g.lastFPs, g.newFPs = g.newFPs, g.lastFPs[:0]
@@ -782,8 +783,10 @@ func (g *global) run(w *sim.World) (*Result, error) {
 
 // cutShort ends a search that did not finish the level from depth d: the
 // level is dropped, so that what the result covers is exactly every state
-// within d steps, and the periphery is taken at depth d.
-func (g *global) cutShort(d int) *Result {
+// within d steps, and the periphery is taken at depth d. A closed region
+// of dead states within d steps is sought as a search bounded at d would,
+// so that a search cut at d finds what the search to depth d finds.
+func (g *global) cutShort(d int) (*Result, error) {
 	g.tree.truncate(g.hi)
 	if len(g.keys) > g.hi {
 		g.keys = g.keys[:g.hi]
@@ -794,7 +797,17 @@ func (g *global) cutShort(d int) *Result {
 	g.res.Stopped = g.stopped.Load()
 	g.finishStats()
 	g.periphery(g.tree.levels[d])
-	return g.res
+	if g.edges != nil && !g.sharded {
+		// Edges out of the dropped level (a cut by MaxStates merged it)
+		// leave states of the periphery, which count as good: they change
+		// nothing.
+		dead, err := g.closedDead()
+		if err != nil {
+			return nil, err
+		}
+		g.res.Dead = dead
+	}
+	return g.res, nil
 }
 
 // finishStats copies the counters into the result.

@@ -234,3 +234,45 @@ func TestReducedPaxos2x4Counts(t *testing.T) {
 		search.SetOptimisticProviso(was)
 	}
 }
+
+// A search cut short at depth d (by MaxStates here; Stop cuts the same
+// way, before the level is merged) covers what the search bounded at d
+// covers: the same states, the same periphery and the same closed dead
+// region, which a check that passes "complete to depth d" must have
+// looked for. RandTree RT3 on 2 nodes has one within a few steps.
+func TestCutSearchFindsTheBoundedSearchsDeadRegion(t *testing.T) {
+	found := 0
+	for _, tc := range []struct {
+		sys      *livecheck.System
+		cfg      livecheck.Config
+		maxDepth int
+	}{
+		{&randtree.System, livecheck.Config{Nodes: 2, Bugs: []string{"RT3"}}, 12},
+		{&randtree.System, livecheck.Config{Nodes: 3, Bugs: []string{"RT3"}}, 7},
+		{&ring.System, livecheck.Config{Nodes: 2, Bugs: []string{"partition-forget"}}, 8},
+	} {
+		for d := 1; d <= tc.maxDepth; d++ {
+			for _, reduce := range []bool{false, true} {
+				bounded := search1(t, tc.sys, tc.cfg, search.Options{Depth: d, Reduce: reduce}, 1)
+				if !bounded.res.Complete || bounded.res.Exhausted {
+					continue // the space ends before d: nothing to cut
+				}
+				cut := search1(t, tc.sys, tc.cfg, search.Options{Depth: 40, MaxStates: int(bounded.stats.States), Reduce: reduce}, 2)
+				if cut.res.Complete || cut.res.Depth != d {
+					t.Fatalf("%s %v, depth %d: cut at %d states: complete %v at depth %d, want cut at depth %d", tc.sys.Name, tc.cfg.Bugs, d, bounded.stats.States, cut.res.Complete, cut.res.Depth, d)
+				}
+				if cut.stats.States != bounded.stats.States || !reflect.DeepEqual(cut.periphery, bounded.periphery) || cut.res.Dead != bounded.res.Dead {
+					t.Fatalf("%s %d nodes, depth %d (reduce %v): cut %d states, periphery %d, dead %x; bounded %d states, periphery %d, dead %x",
+						tc.sys.Name, tc.cfg.Nodes, d, reduce, cut.stats.States, len(cut.periphery), cut.res.Dead, bounded.stats.States, len(bounded.periphery), bounded.res.Dead)
+				}
+				if cut.res.Dead != 0 {
+					found++
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no depth with a closed dead region: the test shows nothing")
+	}
+	t.Logf("%d searches cut short found the bounded search's closed dead region", found)
+}

@@ -1,8 +1,10 @@
 // Command findings measures livecheck's finding power on the bundled
 // systems and prints it as the tables of docs/systems.md: for every bug, the command
 // that finds it (`livecheck check SYS --bug B`, nothing else), how long it
-// took (median of --runs), the property it broke and, for a liveness bug,
-// the critical step; for every correct version, the seeds over which it
+// took (median of --runs), in wall time and in CPU time (user and system
+// time of the command's process: on a shared machine the wall time grows
+// with the load, the CPU time much less), the property it broke and, for
+// a liveness bug, the critical step; for every correct version, the seeds over which it
 // stays silent at each configuration its bugs declare.
 //
 // It runs the command itself, built from this module, as a user would, each
@@ -59,8 +61,9 @@ type result struct {
 
 type bugRow struct {
 	sys, bug string
-	args     []string // the configuration the bug's needs gave, as flags
-	times    []time.Duration
+	args     []string        // the configuration the bug's needs gave, as flags
+	times    []time.Duration // wall time of each run
+	cpu      []time.Duration // CPU time of each run (user + system)
 	res      result
 	err      error
 }
@@ -130,8 +133,9 @@ func run() error {
 		for i := 0; i < *runs; i++ {
 			fmt.Fprintf(os.Stderr, "check %s --bug %s (run %d of %d)\n", r.sys, r.bug, i+1, *runs)
 			start := time.Now()
-			res, err := check(*bin, "check", r.sys, "--bug", r.bug, "--json")
+			res, cpu, err := check(*bin, "check", r.sys, "--bug", r.bug, "--json")
 			r.times = append(r.times, time.Since(start))
+			r.cpu = append(r.cpu, cpu)
 			if err != nil {
 				r.err = err
 				break
@@ -163,14 +167,14 @@ func run() error {
 	host, _ := os.Hostname()
 	fmt.Printf("Measured %s on %s (%d cores, %s), %s; median of %d runs.\n\n",
 		time.Now().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), host, runtime.Version(), *runs)
-	fmt.Println("| command | found in | property | critical step |")
-	fmt.Println("| --- | --- | --- | --- |")
+	fmt.Println("| command | found in (wall) | CPU | property | critical step |")
+	fmt.Println("| --- | --- | --- | --- | --- |")
 	failed := false
 	for _, r := range rows {
 		cmd := fmt.Sprintf("`check %s --bug %s`", r.sys, r.bug)
 		if r.err != nil {
 			failed = true
-			fmt.Printf("| %s | %v | | |\n", cmd, r.err)
+			fmt.Printf("| %s | %v | | | |\n", cmd, r.err)
 			continue
 		}
 		if r.res.Result != "safety-violation" && r.res.Result != "liveness-violation" {
@@ -180,7 +184,7 @@ func run() error {
 		if c := r.res.Critical; c != nil {
 			crit = fmt.Sprintf("step %d, `%s` (%s)", c.Step, c.Event, c.Case)
 		}
-		fmt.Printf("| %s | %s | %s (%s) | %s |\n", cmd, median(r.times), r.res.Property, strings.TrimSuffix(r.res.Result, "-violation"), crit)
+		fmt.Printf("| %s | %s | %s | %s (%s) | %s |\n", cmd, median(r.times), median(r.cpu), r.res.Property, strings.TrimSuffix(r.res.Result, "-violation"), crit)
 	}
 	if len(silence) > 0 {
 		fmt.Printf("\nThe correct versions, at each configuration the bugs declare, seeds 1-%d:\n\n", *seeds)
@@ -226,7 +230,7 @@ func sweep(bin string, rows []*silenceRow, n, jobs int) {
 			for j := range work {
 				args := append([]string{"check", j.row.sys}, j.row.args...)
 				args = append(args, "--seed", fmt.Sprint(j.seed), "--json")
-				res, err := check(bin, args...)
+				res, _, err := check(bin, args...)
 				mu.Lock()
 				switch {
 				case err != nil:
@@ -251,13 +255,14 @@ func sweep(bin string, rows []*silenceRow, n, jobs int) {
 }
 
 // check runs the command in a fresh directory (it writes its traces under
-// livecheck-out/) and reads its JSON report. Exit status 0, 1 and 3 are
-// results; anything else is an error.
-func check(bin string, args ...string) (result, error) {
+// livecheck-out/) and reads its JSON report, with the CPU time the
+// command's process used (user and system, all its threads). Exit status
+// 0, 1 and 3 are results; anything else is an error.
+func check(bin string, args ...string) (result, time.Duration, error) {
 	var res result
 	dir, err := os.MkdirTemp("", "findings-run")
 	if err != nil {
-		return res, err
+		return res, 0, err
 	}
 	defer os.RemoveAll(dir)
 	cmd := exec.Command(bin, args...)
@@ -265,14 +270,18 @@ func check(bin string, args ...string) (result, error) {
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
+	var cpu time.Duration
+	if ps := cmd.ProcessState; ps != nil {
+		cpu = ps.UserTime() + ps.SystemTime()
+	}
 	var ee *exec.ExitError
 	if err != nil && (!errors.As(err, &ee) || ee.ExitCode() == 2 || ee.ExitCode() > 3) {
-		return res, fmt.Errorf("livecheck %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
+		return res, cpu, fmt.Errorf("livecheck %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
 	}
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return res, fmt.Errorf("livecheck %s: reading its JSON: %v", strings.Join(args, " "), err)
+		return res, cpu, fmt.Errorf("livecheck %s: reading its JSON: %v", strings.Join(args, " "), err)
 	}
-	return res, nil
+	return res, cpu, nil
 }
 
 func median(ts []time.Duration) string {

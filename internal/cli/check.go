@@ -29,7 +29,8 @@ func (c *command) check(args []string) int {
 	conf := addConfigFlags(fs, sys, "inject the named bug (repeat for several; see '"+c.cmd+" list')")
 	depth := fs.Int("depth", 0, "depth bound of the exhaustive search, in steps (default: the system's, or "+fmt.Sprint(check.DefaultDepth)+")")
 	maxMemory := fs.String("max-memory", "", "end the check, inconclusive with a partial report, when its heap outgrows this size, e.g. 4GB, 512MiB (default: 3/4 of the machine's memory, "+check.FormatBytes(check.DefaultMaxMemory())+" here; 0: no limit)")
-	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); the result is then inconclusive unless a violation was found")
+	maxStates := fs.Int("max-states", 0, "stop the search after this many distinct states (0: no limit): it ends at the last depth it finished, as with --time")
+	minDepth := fs.Int("min-depth", check.DefaultMinDepth, "the least depth a check cut short by --time or --max-states must complete to pass (at most --depth; --min-depth equal to --depth asks for the whole bound); one that completes less is inconclusive (exit 3)")
 	wf := addWalkFlags(fs, "seed for every random choice", "app=8,deliver=4,timer=1,reset=0")
 	resets := fs.Int("resets", 0, "node resets (crash and restart) allowed per run (default: the bugs' needs, then the system's, 0 for most)")
 	drops := fs.Int("drops", 0, "lost datagrams allowed per run, datagram transport (default: the bugs' needs, then the system's)")
@@ -42,7 +43,7 @@ func (c *command) check(args []string) int {
 	walks := fs.Int("walks", check.DefaultWalks, "random walks per probe of the critical-transition search (k)")
 	escalations := fs.Int("escalations", check.DefaultEscalations, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
 	workers := fs.Int("workers", 0, "goroutines of the exhaustive search and of the walks (0, the default: the number of cores); the result does not depend on it")
-	budget := fs.Duration("time", check.DefaultTime, "time budget of the check (0: none; at most "+hours(maxTime)+"): the search may use three quarters, then ends at the last depth it finished (the report says which) and the walks start there; the walks, the critical search and its dead tests stop when it is spent; a check cut short is inconclusive (exit 3) unless it found a violation")
+	budget := fs.Duration("time", check.DefaultTime, "time budget of the check (0: none; at most "+hours(maxTime)+"): the search may use three quarters, then ends at the last depth it finished, k, and the walks start there; with nothing found the check passes, \"no violation to depth k, complete to depth k\", if k is at least --min-depth; the walks stop at seven eighths of it (passing on the walks taken), so that a critical search has the last eighth at least; a critical search it stops is inconclusive (exit 3); the slip and the odds, bounded in steps, run on")
 	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule, --after-live 0): safety is then checked on a walk only until it recovers")
@@ -91,6 +92,18 @@ func (c *command) check(args []string) int {
 	}
 	if *maxStates < 0 {
 		return c.usageErr("check", "--max-states cannot be negative")
+	}
+	if bound := *depth; fs.Changed("min-depth") {
+		if bound == 0 {
+			o := check.Options{}
+			if *from != "" {
+				o.Prefix = sim.Path{{}} // a prefix: the system's depth after one
+			}
+			bound = o.DefaultDepthFor(sys)
+		}
+		if *minDepth < 1 || *minDepth > bound {
+			return c.usageErr("check", "--min-depth must be at least 1 and at most the depth bound (--depth %d), not %d", bound, *minDepth)
+		}
 	}
 	if *timeout <= 0 {
 		return c.usageErr("check", "--handler-timeout must be positive")
@@ -210,6 +223,7 @@ func (c *command) check(args []string) int {
 		Config:         cfg,
 		Depth:          *depth,
 		MaxStates:      *maxStates,
+		MinDepth:       *minDepth,
 		Time:           timeBudget,
 		MaxMemory:      maxMem,
 		Seed:           *wf.seed,

@@ -59,9 +59,10 @@ func WithOptions(o check.Options) Option { return func(s *testSettings) { s.opts
 // DefaultTraceDir).
 func WithTraceDir(dir string) Option { return func(s *testSettings) { s.dir = dir } }
 
-// AllowInconclusive lets a check that could not decide (stopped by its
-// time budget, MaxStates or its memory limit, or walks too short to
-// tell) pass, with the reason logged. By default it fails the test: a check that did not
+// AllowInconclusive lets a check that could not decide (short of
+// MinDepth when its time budget or MaxStates cut its search, stopped in
+// a critical search or by its memory limit, or walks too short to tell)
+// pass, with the reason logged. By default it fails the test: a check that did not
 // finish has not shown the protocol correct.
 func AllowInconclusive() Option { return func(s *testSettings) { s.inconclusiveOK = true } }
 
@@ -102,7 +103,7 @@ func Test(t testing.TB, sys *protocol.System, opts ...Option) {
 	}
 	if testing.Short() {
 		if o.Depth <= 0 {
-			o.Depth = max(1, o.DefaultDepthFor(sys)/2)
+			o.Depth = max(1, o.MinDepth, o.DefaultDepthFor(sys)/2) // never below the depth asked for
 		}
 		if o.WalkDepth <= 0 {
 			o.WalkDepth = check.DefaultWalkDepth / 10
@@ -135,6 +136,14 @@ func Test(t testing.TB, sys *protocol.System, opts ...Option) {
 	}
 	switch res.Verdict {
 	case check.OK:
+		if res.Cut != "" || res.Live.WalksCut {
+			// The budget cut the search or the walks short: it passes
+			// to the depth it completed, and the message says which,
+			// and why.
+			t.Logf("livecheck: %s: ok: %s\n%s", sys.Name, res.Message, coverageText(res))
+			unreached(t, sys, res, st.unreachedOK)
+			return
+		}
 		scope := reports.Scope(res.Depth, res.Exhausted, res.Stats.Postponed)
 		t.Logf("livecheck: %s: ok: no violation in %s (%s); %s from the depth bound\n%s", sys.Name, scope, reports.Count(res.Stats.States, "state"), reports.Count(res.Live.Walks, "walk"), coverageText(res))
 		unreached(t, sys, res, st.unreachedOK)
@@ -411,6 +420,9 @@ func (r *replayedFile) report() string {
 		fmt.Fprintf(&b, "critical step %d of %d: %s\n", cx.Step, len(steps), cx.Event)
 		if sl := cx.Slip; sl != nil {
 			fmt.Fprintf(&b, "%s\n", sl.Reason)
+		}
+		if cx.SlipUnfinished != "" {
+			fmt.Fprintf(&b, "slip: not known: its search did not finish: %s\n", cx.SlipUnfinished)
 		}
 		from, to = max(0, cx.Step-stepsBefore), min(len(steps), cx.Step+stepsAfter)
 	} else if to > stepsBefore+stepsAfter {

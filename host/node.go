@@ -192,7 +192,7 @@ type Node struct {
 
 type counters struct {
 	handled, received, sent, malformed, oversized, strangers, unsendable, lost, broken, writes, unauth, stuck atomic.Int64
-	replayed, misdirected, channels                                                                      atomic.Int64
+	replayed, misdirected, channels                                                                           atomic.Int64
 }
 
 // A transport carries frames between the nodes: UDP or TCP.

@@ -186,13 +186,13 @@ func (u *udp) hello(to sim.NodeID) {
 
 // challenged takes a peer's challenge: session sess, for the node's
 // nonce rep. False: not asked for (a challenge recorded and sent
-// again, or one of a session the node has).
+// again, the answer to a hello recorded and sent again).
 func (u *udp) challenged(from sim.NodeID, sess, rep uint64) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	o := &u.out[from]
 	if u.closed || rep != o.rep || o.rep == 0 {
-		return sess == o.sess // a copy of the current session's: harmless
+		return false
 	}
 	o.sess, o.seq, o.rep, o.helloing = sess, 0, nonce(), false
 	u.sendIn(from, dgConfirm, nil)

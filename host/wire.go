@@ -21,8 +21,9 @@ import (
 // datagram transport a frame is one datagram; on a stream it follows its
 // length as 4 bytes, big-endian. No protocol writes a codec: the codec
 // walks the Go values the nodes send by reflection, as the simulator
-// copies and hashes them. With a cluster key the frame ends in its MAC
-// (see Node.seal).
+// copies and hashes them. On a datagram the frame is followed by the
+// channel's trailer; with a cluster key, a frame ends in its MAC (see
+// channel.go).
 
 const (
 	wireMagic   = "LCW"
@@ -246,7 +247,9 @@ type bytesBuffer struct{ bytes.Buffer }
 // Control frames. A frame whose sender is controlID comes from the
 // command line (`livecheck call`), not from a node, and holds a Control.
 // A node takes one only with a cluster key, whose MAC is then its only
-// credential: it may come from any address.
+// credential: it may come from any address, but it is bound to its
+// node and taken once (a nonce the node hands out for it over UDP, a
+// connection's handshake over TCP: channel.go).
 const controlID = 1 << 20
 
 // A Control is what the command line asks of a running node.

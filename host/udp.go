@@ -184,6 +184,16 @@ func (u *udp) hello(to sim.NodeID) {
 	again()
 }
 
+// renew opens a new session with to, if the node has one.
+func (u *udp) renew(to sim.NodeID) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if o := &u.out[to]; !u.closed && o.sess != 0 {
+		o.sess, o.seq = 0, 0
+		u.hello(to)
+	}
+}
+
 // challenged takes a peer's challenge: session sess, for the node's
 // nonce rep. False: not asked for (a challenge recorded and sent
 // again, the answer to a hello recorded and sent again).
@@ -260,6 +270,13 @@ func (u *udp) take(from sim.NodeID, b []byte, t trailer) bool {
 	in := &u.in[from]
 	switch t.kind {
 	case dgHello:
+		if t.rep != in.echo {
+			// A new hello, most often from a peer started again, which
+			// knows none of this node's sessions: what the node sends
+			// it waits for a session of its own, rather than be lost
+			// (a hello played again costs a handshake, no more).
+			u.renew(from)
+		}
 		if t.rep != in.echo || in.pend == 0 {
 			in.pend, in.echo = nonce(), t.rep
 		}

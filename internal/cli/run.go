@@ -67,10 +67,6 @@ func (c *command) runNode(args []string) int {
 			return c.usageErr("run", "--key: %v", err)
 		}
 	}
-	if key == nil && *rf.quiet {
-		// Not quiet, the node's log says it, on stderr.
-		fmt.Fprintf(c.stderr, "%s run: no --key: the node's frames are not authenticated, and it runs only with every peer on loopback\n", c.name)
-	}
 	opts := host.Options{Key: key, HoldCalls: *rf.holdCalls, System: sys, Config: cfg, ID: sim.NodeID(*rf.id), Peers: addrs, Data: *rf.data, Seed: *rf.seed, MaxMessage: *rf.maxMessage, RunLog: *rf.runLog, SuspectFor: *rf.suspectFor}
 	if !*rf.quiet {
 		opts.Log = c.stderr
@@ -85,6 +81,10 @@ func (c *command) runNode(args []string) int {
 	n, err := host.Start(opts)
 	if err != nil {
 		return c.usageErr("run", "%v", err)
+	}
+	if key == nil && *rf.quiet {
+		// Not quiet, the node's log says it, on stderr.
+		fmt.Fprintf(c.stderr, "%s run: no --key: the node's frames are not authenticated (it runs only because every peer is on loopback)\n", c.name)
 	}
 	var stdinClosed chan struct{}
 	if *rf.watchStdin {

@@ -52,6 +52,7 @@ func (t *tcp) back() uint64 {
 		id sim.NodeID
 		c  *net.TCPConn
 		w  *bufio.Writer
+		l  *link
 	}
 	var hs []held
 	clock := n.clock
@@ -68,13 +69,13 @@ func (t *tcp) back() uint64 {
 		conn.SetDeadline(time.Now().Add(backTimeout))
 		w := bufio.NewWriter(conn)
 		r := bufio.NewReader(conn)
-		err = t.writeCtl(w, nil, n.clock)
+		l, err := dialLink(r, w, n.opts.Key, n.id, sim.NodeID(id), n.clock)
 		if err == nil {
-			err = t.writeCtl(w, &Control{Op: "back"}, n.clock)
+			err = writeLinkFrame(w, l, n.clock, Control{Op: "back"})
 		}
 		var k uint64
 		if err == nil {
-			k, err = t.readCtl(r, sim.NodeID(id), "held")
+			k, err = readCtl(r, l, "held")
 		}
 		if err != nil {
 			n.logf("restarted: node %d did not stop for its restart (%v)", id, err)
@@ -82,7 +83,7 @@ func (t *tcp) back() uint64 {
 			continue
 		}
 		clock = max(clock, k)
-		hs = append(hs, held{sim.NodeID(id), conn, w})
+		hs = append(hs, held{sim.NodeID(id), conn, w, l})
 	}
 	at := clock + 1
 	t.mu.Lock()
@@ -99,7 +100,7 @@ func (t *tcp) back() uint64 {
 	}
 	t.mu.Unlock()
 	for _, h := range hs {
-		if err := t.writeCtl(h.w, &Control{Op: "reset", Epoch: at}, n.clock); err != nil {
+		if err := writeLinkFrame(h.w, h.l, n.clock, Control{Op: "reset", Epoch: at}); err != nil {
 			n.logf("restarted: a peer did not hear its clock: %v", err)
 		}
 		h.c.Close()
@@ -108,20 +109,14 @@ func (t *tcp) back() uint64 {
 	return at
 }
 
-// writeCtl writes a frame of the node's at clock holding ctl (nil: a
-// hello, the first frame of a connection), under its key.
-func (t *tcp) writeCtl(w *bufio.Writer, ctl *Control, clock uint64) error {
-	return writeCtlFrame(w, t.n.opts.Key, t.n.id, clock, ctl)
-}
-
-// readCtl reads a frame of peer's holding Control{Op: op} and returns
-// its clock, or its Epoch for "reset".
-func (t *tcp) readCtl(r *bufio.Reader, peer sim.NodeID, op string) (uint64, error) {
-	fr, c, err := readCtlFrame(r, t.n.opts.Key)
+// readCtl reads a frame of l's other end holding Control{Op: op} and
+// returns its clock, or its Epoch for "reset".
+func readCtl(r *bufio.Reader, l *link, op string) (uint64, error) {
+	fr, c, err := readLinkFrame(r, l)
 	if err != nil {
 		return 0, err
 	}
-	if c.Op != op || fr.from != peer {
+	if c.Op != op {
 		return 0, errNotCtl
 	}
 	if op == "reset" {
@@ -140,7 +135,7 @@ const errNotCtl = ctlError("not the frame the restart's barrier expects")
 // connection it came on: the node stops between two handlers, says its
 // clock, and waits for the restarted node's C; then, if it had a
 // connection with it or suspects it, it runs Error for it at C.
-func (t *tcp) backPeer(from sim.NodeID, c *net.TCPConn, r *bufio.Reader) {
+func (t *tcp) backPeer(from sim.NodeID, c *net.TCPConn, r *bufio.Reader, l *link) {
 	n := t.n
 	brk, clock, ok := t.holdSelf(from, from)
 	if !ok {
@@ -148,10 +143,10 @@ func (t *tcp) backPeer(from sim.NodeID, c *net.TCPConn, r *bufio.Reader) {
 	}
 	c.SetDeadline(time.Now().Add(backTimeout))
 	w := bufio.NewWriter(c)
-	err := t.writeCtl(w, &Control{Op: "held"}, clock)
+	err := writeLinkFrame(w, l, clock, Control{Op: "held"})
 	var at uint64
 	if err == nil {
-		at, err = t.readCtl(r, from, "reset")
+		at, err = readCtl(r, l, "reset")
 	}
 	if err != nil || at <= clock {
 		n.logf("node %d's restart was called off (%v)", from, err)

@@ -45,15 +45,21 @@ func echoSystem(t sim.Transport, durable bool) *protocol.System {
 
 // BenchmarkMessages measures messages handled per second per node on
 // loopback: two nodes answering each other with 32 messages in flight,
-// over UDP and TCP, with and without a state file write per message.
+// over UDP and TCP, with and without a state file write per message,
+// and with the cluster key (a MAC on every frame).
 func BenchmarkMessages(b *testing.B) {
 	for _, tc := range []struct {
 		name    string
 		t       sim.Transport
 		durable bool
-	}{{"udp", sim.Datagram, false}, {"tcp", sim.Stream, false}, {"udp-durable", sim.Datagram, true}} {
+		key     bool
+	}{{"udp", sim.Datagram, false, false}, {"tcp", sim.Stream, false, false}, {"udp-durable", sim.Datagram, true, false},
+		{"udp-key", sim.Datagram, false, true}, {"tcp-key", sim.Stream, false, true}} {
 		b.Run(tc.name, func(b *testing.B) {
 			co := ClusterOptions{}
+			if tc.key {
+				co.Key = []byte("0123456789abcdef0123456789abcdef")
+			}
 			if tc.durable {
 				co.Data = b.TempDir()
 			}

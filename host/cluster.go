@@ -54,6 +54,8 @@ type ClusterOptions struct {
 	SuspectFor time.Duration
 	// hold is every node's Options.hold (a test hook).
 	hold func(from, to sim.NodeID, msg sim.Message) bool
+	// tap is every node's Options.tap (a test hook), with the node.
+	tap func(from, to sim.NodeID, raw []byte) bool
 }
 
 // StartCluster starts every node of sys for cfg on loopback, on ports
@@ -98,6 +100,10 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 		if co.hold != nil {
 			from := sim.NodeID(i)
 			o.hold = func(to sim.NodeID, msg sim.Message) bool { return co.hold(from, to, msg) }
+		}
+		if co.tap != nil {
+			from := sim.NodeID(i)
+			o.tap = func(to sim.NodeID, raw []byte) bool { return co.tap(from, to, raw) }
 		}
 		c.opts = append(c.opts, o)
 		o.packet, o.stream = bound[i].packet, bound[i].stream

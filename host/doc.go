@@ -19,6 +19,21 @@
 // messages cross in the host's own encoding (codec.go), every field of
 // them, with no codec per protocol.
 //
+// Every frame travels on a channel (channel.go): a datagram session or
+// a TCP connection, each opened by a handshake in which the receiver
+// draws a fresh nonce, and the cluster key's MAC covers the frame, its
+// sender, its receiver, the channel's nonces and its sequence number.
+// So a frame is taken once, by its receiver, on its channel: one
+// recorded on the network and sent again, to its receiver or another
+// node, on a new connection, or after either end started again (a new
+// incarnation), is refused, logged and counted (Stats.Replayed,
+// Stats.Misdirected); datagrams have a replay window of the last
+// replayWindow sequence numbers. Control frames from the command line
+// are bound to their node and taken once too. The channel
+// authenticates; it does not hide what crosses (no confidentiality),
+// nor stop an attacker from dropping or delaying frames. Without a key
+// a node runs only with every peer on loopback, and says so in its log.
+//
 // Fields tagged `livecheck:"durable"` are written atomically to a state
 // file per node (Options.Data) after each handler that changed them; a
 // node started again loads them and runs Init, as the simulator's reset

@@ -1,5 +1,12 @@
 package host
 
+import (
+	"encoding/binary"
+	"net/netip"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
 // The helpers of the package's own tests, for its external tests.
 const TestDeadline = deadline
 
@@ -10,3 +17,78 @@ var (
 	NewLog    = newLog
 	ReplayDir = replayDir
 )
+
+// The attacker's tools, for the attack tests (attack_ext_test.go).
+
+const ReplayWindow = replayWindow
+
+// Tap has f see every datagram a node of co sends, and every write on a
+// connection it dials, as they go on the wire; true swallows a
+// datagram (it is not sent).
+func Tap(co *ClusterOptions, f func(from, to sim.NodeID, raw []byte) bool) { co.tap = f }
+
+// Inject sends raw to addr from node n's own UDP socket: from its
+// address, as an attacker who can forge a source address does.
+func Inject(n *Node, addr string, raw []byte) error {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return err
+	}
+	_, err = n.tr.(*udp).conn.WriteToUDPAddrPort(raw, ap)
+	return err
+}
+
+// A Dgram is what a datagram on the wire says.
+type Dgram struct {
+	Kind     string // data, confirm, hello, challenge, ctl-hello, ctl-challenge
+	From, To uint32
+	Seq      uint64
+	Msg      sim.Message // a data datagram's
+}
+
+// ReadDatagram reads raw, a datagram with a MAC if keyed.
+func ReadDatagram(raw []byte, keyed bool) (Dgram, bool) {
+	if keyed {
+		if len(raw) < macSize {
+			return Dgram{}, false
+		}
+		raw = raw[:len(raw)-macSize]
+	}
+	body, t, _, short := openDatagram(nil, raw)
+	if short {
+		return Dgram{}, false
+	}
+	d := Dgram{From: t.from, To: t.to, Seq: t.seq}
+	d.Kind = map[byte]string{dgData: "data", dgConfirm: "confirm", dgHello: "hello", dgChallenge: "challenge",
+		dgCtlHello: "ctl-hello", dgCtlChal: "ctl-challenge"}[t.kind]
+	if t.kind == dgData {
+		f, err := decodeFrame(body)
+		if err != nil {
+			return Dgram{}, false
+		}
+		d.Msg = f.msg
+	}
+	return d, d.Kind != ""
+}
+
+// IsHello says whether raw, a write on a connection, is the hello that
+// begins it.
+func IsHello(raw []byte, keyed bool) bool {
+	if len(raw) < 4 || int(binary.BigEndian.Uint32(raw)) != len(raw)-4 {
+		return false
+	}
+	f := raw[4:]
+	if keyed {
+		if len(f) < macSize {
+			return false
+		}
+		f = f[:len(f)-macSize]
+	}
+	fr, err := decodeFrame(f)
+	c, ok := fr.msg.(Control)
+	return err == nil && ok && c.Op == "hello"
+}
+
+// Pingers is the host tests' datagram system: each node pings the next
+// every tick.
+var Pingers = &pingers

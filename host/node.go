@@ -44,10 +44,13 @@ type Options struct {
 	// (0: DefaultMaxMessage).
 	MaxMessage int
 	// Key, if set, is the cluster's key: every frame the node sends
-	// carries an HMAC-SHA256 of it under the key, and every frame it
-	// takes must, or it is dropped and counted (Stats.Unauthenticated).
-	// Every node of a cluster must have the same key, of at least
-	// MinKey bytes.
+	// carries an HMAC-SHA256 under the key of the frame and of its
+	// channel (sender, receiver, the channel's nonces, its sequence
+	// number: see channel.go), and every frame it takes must, or it is
+	// dropped and counted (Stats.Unauthenticated, Replayed,
+	// Misdirected). Every node of a cluster must have the same key, of
+	// at least MinKey bytes. Without a key the node runs only if every
+	// peer is on loopback, and says so in its log.
 	Key []byte
 	// RunLog, if set, is the file the node appends a line to for each
 	// handler it runs (see runlog.go): what `livecheck trace` merges.
@@ -67,6 +70,10 @@ type Options struct {
 	// hold, a test hook, holds back a message the node sends until
 	// Node.release: a message in flight for as long as a test wants.
 	hold func(to sim.NodeID, msg sim.Message) bool
+	// tap, a test hook, sees every datagram the node sends, and every
+	// write on the connections it dials, as they go on the wire: what
+	// an attacker on the network records. True swallows a datagram.
+	tap func(to sim.NodeID, raw []byte) bool
 	// drop and dup are the nemesis's faults set up before the node
 	// starts (ClusterOptions.Faults).
 	drop, dup map[sim.NodeID]int
@@ -111,6 +118,19 @@ type Stats struct {
 	// Unauthenticated counts frames dropped for a missing or wrong MAC
 	// (with Options.Key).
 	Unauthenticated int64
+	// Replayed counts frames dropped, with a good MAC, because they are
+	// not fresh on their channel (channel.go): taken already, older than
+	// the replay window, of a session or connection that is no longer
+	// (or never was) the channel's, a challenge not asked for, a
+	// control frame's nonce used already; and connections dropped in
+	// their handshake (a recorded hello or stream played again).
+	Replayed int64
+	// Misdirected counts frames dropped, with a good MAC, because they
+	// are for another node.
+	Misdirected int64
+	// Channels counts the channels opened to the node: datagram
+	// sessions confirmed, connections through their handshake.
+	Channels int64
 	// Stuck counts handlers that ran past the model's HandlerTimeout
 	// (the checker's divergence): each is logged once.
 	Stuck int64
@@ -172,6 +192,7 @@ type Node struct {
 
 type counters struct {
 	handled, received, sent, malformed, oversized, strangers, unsendable, lost, broken, writes, unauth, stuck atomic.Int64
+	replayed, misdirected, channels                                                                           atomic.Int64
 }
 
 // A transport carries frames between the nodes: UDP or TCP.
@@ -267,6 +288,12 @@ func Start(opts Options) (*Node, error) {
 	}
 	if opts.Key != nil && len(opts.Key) < MinKey {
 		return nil, fmt.Errorf("the cluster key has %d bytes: it needs at least %d", len(opts.Key), MinKey)
+	}
+	if opts.Key == nil {
+		if err := keyless(opts.Peers); err != nil {
+			return nil, err
+		}
+		n.logf("no cluster key: its frames are not authenticated, and any process on this host can pass for a node (give every node the same key: Options.Key, --key)")
 	}
 	n.ctx.n = n
 	n.faults.drop, n.faults.dup = maps.Clone(opts.drop), maps.Clone(opts.dup)
@@ -382,7 +409,8 @@ func (n *Node) Stats() Stats {
 	return Stats{Handled: c.handled.Load(), Received: c.received.Load(), Sent: c.sent.Load(),
 		Malformed: c.malformed.Load(), Oversized: c.oversized.Load(), Strangers: c.strangers.Load(),
 		Unsendable: c.unsendable.Load(), Lost: c.lost.Load(), Broken: c.broken.Load(), Writes: c.writes.Load(),
-		Unauthenticated: c.unauth.Load(), Stuck: c.stuck.Load()}
+		Unauthenticated: c.unauth.Load(), Stuck: c.stuck.Load(),
+		Replayed: c.replayed.Load(), Misdirected: c.misdirected.Load(), Channels: c.channels.Load()}
 }
 
 // post queues ev for the node; false once the node has stopped.
@@ -738,9 +766,8 @@ func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
 		n.stats.unsendable.Add(1)
 		return
 	}
-	n.seal(&n.buf)
-	if n.buf.Len() > n.max {
-		n.logf("message %s to %d not sent: %d bytes, more than the limit of %d", short(msg), to, n.buf.Len(), n.max)
+	if k := n.buf.Len() + n.overhead(); k > n.max {
+		n.logf("message %s to %d not sent: %d bytes, more than the limit of %d", short(msg), to, k, n.max)
 		n.stats.oversized.Add(1)
 		return
 	}
@@ -816,18 +843,44 @@ func short(v any) string {
 	return d
 }
 
-// The cluster key. A frame's MAC is the first macSize bytes of its
-// HMAC-SHA256 under the key, after it. It shows that a node holding the
-// key wrote the frame; it does not stop a frame recorded on the network
-// from being sent again.
+// The cluster key. A frame's MAC is the first macSize bytes of an
+// HMAC-SHA256 under the key, after it. A handshake's frames carry the
+// MAC of the frame alone (seal, unseal); every other frame the MAC of
+// the frame and its channel (channel.go).
 const (
 	macSize = 16
 	// MinKey is the shortest cluster key: 16 bytes.
 	MinKey = 16
 )
 
-// seal appends b's MAC to b, when the node has a key.
-func (n *Node) seal(b *bytes.Buffer) { seal(n.opts.Key, b) }
+// overhead is what the channel adds to a frame on the wire: the
+// datagram trailer, the MAC.
+func (n *Node) overhead() int {
+	k := 0
+	if n.opts.Key != nil {
+		k = macSize
+	}
+	if n.model.Spec.Transport != sim.Stream {
+		k += trailerSize
+	}
+	return k
+}
+
+// keyless says why a node cannot run without a cluster key with peers:
+// one of them is off loopback, where anyone who reaches the node's
+// address could pass for a node.
+func keyless(peers []string) error {
+	aps, err := resolve("udp", peers)
+	if err != nil {
+		return err
+	}
+	for i, ap := range aps {
+		if !ap.Addr().IsLoopback() {
+			return fmt.Errorf("node %d's address %s is off loopback: a cluster off loopback needs a cluster key, or anyone who reaches it can pass for a node; make one (head -c 32 /dev/urandom > cluster.key, or let 'livecheck cluster' write DIR/cluster.key) and give it to every node (--key cluster.key)", i, peers[i])
+		}
+	}
+	return nil
+}
 
 // seal appends b's MAC under key to b; nothing without a key.
 func seal(key []byte, b *bytes.Buffer) {

@@ -39,6 +39,7 @@ type remoteEnd struct {
 	c     net.Conn
 	r     *bufio.Reader
 	w     *bufio.Writer
+	l     *link
 	clock uint64
 	has   []int // the peers it has a connection with
 }
@@ -67,14 +68,14 @@ func holdRemote(addrs []string, key []byte, ids []sim.NodeID, peer func(sim.Node
 		e := &remoteEnd{id: id, c: c, r: bufio.NewReader(c), w: bufio.NewWriter(c)}
 		ends = append(ends, e)
 		c.SetDeadline(time.Now().Add(backTimeout))
-		err = writeCtlFrame(e.w, key, controlID, 0, nil)
+		e.l, err = dialLink(e.r, e.w, key, controlID, id, 0)
 		if err == nil {
-			err = writeCtlFrame(e.w, key, controlID, 0, &Control{Op: "hold", Peer: int(peer(id))})
+			err = writeLinkFrame(e.w, e.l, 0, Control{Op: "hold", Peer: int(peer(id))})
 		}
 		var fr frame
 		var ctl Control
 		if err == nil {
-			fr, ctl, err = readCtlFrame(e.r, key)
+			fr, ctl, err = readLinkFrame(e.r, e.l)
 		}
 		if err == nil && (ctl.Op != "held" || fr.from != id) {
 			err = errNotCtl
@@ -94,7 +95,7 @@ func releaseRemote(ends []*remoteEnd, key []byte, at uint64, cut func(id sim.Nod
 	for _, e := range ends {
 		ctl := cut(e.id)
 		ctl.Op, ctl.Epoch = "cut", at
-		if err := writeCtlFrame(e.w, key, controlID, 0, &ctl); err != nil {
+		if err := writeLinkFrame(e.w, e.l, 0, ctl); err != nil {
 			errs = append(errs, fmt.Errorf("node %d: %v", e.id, err))
 		}
 		e.c.Close()
@@ -195,8 +196,8 @@ func HealRemote(addrs []string, key []byte) error {
 	})
 }
 
-// writeCtlFrame writes a frame from from at clock, holding ctl (nil: a
-// hello), sealed under key, and flushes it.
+// writeCtlFrame writes a frame from from at clock, holding ctl, sealed
+// under key (the MAC of the frame alone: a handshake's), and flushes it.
 func writeCtlFrame(w *bufio.Writer, key []byte, from sim.NodeID, clock uint64, ctl *Control) error {
 	var b bytes.Buffer
 	f := frame{from: from, clock: clock}
@@ -213,19 +214,29 @@ func writeCtlFrame(w *bufio.Writer, key []byte, from sim.NodeID, clock uint64, c
 	return w.Flush()
 }
 
-// readCtlFrame reads a frame holding a Control, sealed under key (nil:
-// none).
-func readCtlFrame(r *bufio.Reader, key []byte) (frame, Control, error) {
+// readRawFrame reads a frame after its length, of at most
+// DefaultMaxMessage bytes.
+func readRawFrame(r *bufio.Reader) ([]byte, error) {
 	var l [4]byte
 	if _, err := io.ReadFull(r, l[:]); err != nil {
-		return frame{}, Control{}, err
+		return nil, err
 	}
 	size := binary.BigEndian.Uint32(l[:])
 	if size > DefaultMaxMessage {
-		return frame{}, Control{}, fmt.Errorf("a frame of %d bytes", size)
+		return nil, fmt.Errorf("a frame of %d bytes", size)
 	}
 	f := make([]byte, size)
 	if _, err := io.ReadFull(r, f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// readCtlFrame reads a frame holding a Control, sealed under key (nil:
+// none) with the MAC of the frame alone: a handshake's.
+func readCtlFrame(r *bufio.Reader, key []byte) (frame, Control, error) {
+	f, err := readRawFrame(r)
+	if err != nil {
 		return frame{}, Control{}, err
 	}
 	body := f
@@ -256,7 +267,7 @@ func readCtlFrame(r *bufio.Reader, key []byte) (frame, Control, error) {
 // connection it came on: the node stops between two handlers, says its
 // clock and the peers it has a connection with, and does what it is
 // told at the clock it is given.
-func (t *tcp) holdForRemote(peer sim.NodeID, c *net.TCPConn, r *bufio.Reader) {
+func (t *tcp) holdForRemote(peer sim.NodeID, c *net.TCPConn, r *bufio.Reader, l *link) {
 	n := t.n
 	if peer < 0 || int(peer) >= len(t.peers) {
 		n.logf("dropped a request to hold for the nemesis with node %d, no node", peer)
@@ -277,10 +288,10 @@ func (t *tcp) holdForRemote(peer sim.NodeID, c *net.TCPConn, r *bufio.Reader) {
 		}
 	}
 	t.mu.Unlock()
-	err := writeCtlFrame(w, n.opts.Key, n.id, clock, &held)
+	err := writeLinkFrame(w, l, clock, held)
 	var cut Control
 	if err == nil {
-		_, cut, err = readCtlFrame(r, n.opts.Key)
+		_, cut, err = readLinkFrame(r, l)
 	}
 	if err == nil && (cut.Op != "cut" || cut.Epoch <= clock) {
 		err = errNotCtl

@@ -114,7 +114,6 @@ func (n *Node) record(e uint64) bool {
 		n.logf("markers of snapshot %d not sent: %v", e, err)
 		return true
 	}
-	n.seal(&b)
 	for to := range n.opts.Peers {
 		// Not across a partition on streams (partition.go): the
 		// channel is empty, and the first frame after the heal carries

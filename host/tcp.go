@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -16,9 +17,11 @@ import (
 
 // The stream transport: one TCP connection per ordered pair of nodes, as
 // the simulator's streams deliver in order per pair. A node dials a peer
-// the first time it sends to it, and says who it is in its first frame
-// (a frame with no message); the peer accepts the connection only from
-// that node's host. Each frame follows its length, 4 bytes big-endian.
+// the first time it sends to it; the handshake (channel.go: a hello
+// saying who dials whom, a challenge, then a frame with no message under
+// the connection's MAC) binds the connection, and the peer accepts it
+// only from that node's host. Each frame follows its length, 4 bytes
+// big-endian.
 //
 // A connection that breaks without the nemesis (the peer's process
 // died, a write failed, the peer closed it, or more frames are queued on
@@ -169,23 +172,35 @@ func (t *tcp) write(oc *outConn) {
 		t.broken(oc)
 		return
 	}
-	// The peer never writes on this connection: a read that returns
-	// says it closed or broke it.
+	var wr io.Writer = conn
+	if tap := n.opts.tap; tap != nil {
+		wr = tapWriter{conn, func(b []byte) { tap(oc.to, b) }}
+	}
+	w := bufio.NewWriterSize(wr, 64<<10)
+	r := bufio.NewReader(conn)
+	conn.SetDeadline(time.Now().Add(helloTimeout))
+	l, err := dialLink(r, w, n.opts.Key, n.id, oc.to, oc.clock)
+	if err != nil {
+		n.logf("cannot connect to node %d: the handshake failed: %v", oc.to, err)
+		conn.Close()
+		t.broken(oc)
+		return
+	}
+	conn.SetDeadline(time.Time{})
+	// The peer writes nothing more on this connection: a read that
+	// returns says it closed or broke it.
 	go func() {
-		io.Copy(io.Discard, conn)
+		io.Copy(io.Discard, r)
 		t.breakOut(oc)
 	}()
-	w := bufio.NewWriterSize(conn, 64<<10)
-	var hello bytesBuffer
-	encodeFrame(&hello.Buffer, frame{from: n.id, clock: oc.clock})
-	n.seal(&hello.Buffer)
-	err = writeFrame(w, hello.Bytes())
+	var sealed []byte
 	for err == nil {
 		f, ok := <-oc.q
 		if !ok {
 			break // broken by breakOut, or the node stops
 		}
-		err = writeFrame(w, f)
+		sealed = l.seal(sealed, f)
+		err = writeFrame(w, sealed)
 		if err == nil && len(oc.q) == 0 {
 			err = w.Flush() // nothing more queued: send what is buffered
 		}
@@ -307,40 +322,30 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 	}()
 	r := bufio.NewReaderSize(c, 64<<10)
 	src := c.RemoteAddr().(*net.TCPAddr).AddrPort()
-	c.SetReadDeadline(time.Now().Add(helloTimeout))
-	f, err := t.readFrame(r, src)
-	if err != nil {
-		return
-	}
-	f, ok := n.unseal(f, src.String())
+	c.SetDeadline(time.Now().Add(helloTimeout))
+	l, h, ok := t.acceptLink(c, r, src)
 	if !ok {
 		return
 	}
-	h, err := decodeFrame(f)
 	from, dialed := h.from, h.clock
-	if err != nil || h.msg != nil {
-		n.logf("dropped a connection from %s: its first frame does not say who it is", src)
-		n.stats.malformed.Add(1)
-		return
-	}
 	control := from == controlID // the command line: the MAC is its credential
-	if !control && (int(from) >= len(t.peers) || t.peers[from].Addr() != src.Addr().Unmap()) {
-		n.logf("dropped a connection from %s that says it is node %d, whose host is not that", src, from)
-		n.stats.strangers.Add(1)
-		return
-	}
-	c.SetReadDeadline(time.Time{})
+	c.SetDeadline(time.Time{})
 	for {
 		f, err := t.readFrame(r, src)
 		if errors.Is(err, errSkipped) {
+			l.skip()
 			continue
 		}
 		if err != nil {
 			break
 		}
-		f, ok := n.unseal(f, src.String())
+		f, ok := l.open(f)
 		if !ok {
-			continue
+			// Only what is written into the connection itself can be
+			// out of its sequence: it no longer says what the peer sent.
+			n.logf("dropped a frame on node %d's connection: its MAC is not the connection's: the connection breaks", from)
+			n.stats.unauth.Add(1)
+			break
 		}
 		fr, err := decodeFrame(f)
 		if err != nil {
@@ -350,7 +355,7 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 		}
 		if control && fr.from == controlID {
 			if ctl, ok := fr.msg.(Control); ok && ctl.Op == "hold" && n.opts.Key != nil {
-				t.holdForRemote(sim.NodeID(ctl.Peer), c, r)
+				t.holdForRemote(sim.NodeID(ctl.Peer), c, r, l)
 				return
 			}
 			n.control(fr.msg, src.String())
@@ -363,7 +368,7 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 		}
 		if ctl, ok := fr.msg.(Control); ok && !control {
 			if ctl.Op == "back" {
-				t.backPeer(from, c, r)
+				t.backPeer(from, c, r, l)
 			} else {
 				n.logf("dropped a connection from node %d that asks for %s", from, short(ctl))
 				n.stats.malformed.Add(1)
@@ -388,6 +393,143 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 }
 
 var errSkipped = errors.New("frame skipped")
+
+// acceptLink makes the handshake of a connection accepted from src: its
+// hello (under the cluster key's MAC) says who dials and whom, the node
+// answers with a challenge, and the dialer's first frame under the
+// connection's MAC, with no message, gives its clock. What fails is
+// logged and counted; a hello or a stream recorded and played again
+// fails at that first frame (Replayed).
+func (t *tcp) acceptLink(c *net.TCPConn, r *bufio.Reader, src netip.AddrPort) (*link, frame, bool) {
+	n := t.n
+	f, err := t.readFrame(r, src)
+	if err != nil {
+		return nil, frame{}, false
+	}
+	f, ok := n.unseal(f, src.String())
+	if !ok {
+		return nil, frame{}, false
+	}
+	h, err := decodeFrame(f)
+	hello, isHello := h.msg.(Control)
+	if err != nil || !isHello || hello.Op != "hello" {
+		n.logf("dropped a connection from %s: its first frame does not say who it is", src)
+		n.stats.malformed.Add(1)
+		return nil, frame{}, false
+	}
+	control := h.from == controlID
+	if !control && (int(h.from) >= len(t.peers) || t.peers[h.from].Addr() != src.Addr().Unmap()) {
+		n.logf("dropped a connection from %s that says it is node %d, whose host is not that", src, h.from)
+		n.stats.strangers.Add(1)
+		return nil, frame{}, false
+	}
+	if (!control || hello.Peer >= 0) && sim.NodeID(hello.Peer) != n.id {
+		n.logf("dropped a connection from %s for node %d: misdirected", src, hello.Peer)
+		n.stats.misdirected.Add(1)
+		return nil, frame{}, false
+	}
+	nL := nonce()
+	w := bufio.NewWriter(c)
+	if err := writeCtlFrame(w, n.opts.Key, n.id, 0, &Control{Op: "challenge", Nonce: nL, Echo: hello.Nonce}); err != nil {
+		return nil, frame{}, false
+	}
+	l := newLink(n.opts.Key, h.from, n.id, hello.Nonce, nL, false)
+	f, err = t.readFrame(r, src)
+	var first frame
+	if err == nil {
+		if f, ok = l.open(f); ok {
+			first, err = decodeFrame(f)
+		}
+	}
+	switch {
+	case err == nil && !ok:
+		n.logf("dropped a connection from %s: its first frame is not of the connection (a recorded stream played again?): replayed", src)
+		n.stats.replayed.Add(1)
+		return nil, frame{}, false
+	case err != nil && !errors.Is(err, errMalformed):
+		n.logf("dropped a connection from %s: it did not answer the handshake (%v): a hello played again?", src, err)
+		n.stats.replayed.Add(1)
+		return nil, frame{}, false
+	case err != nil || first.from != h.from || first.msg != nil:
+		n.logf("dropped a connection from %s: its first frame does not say who it is", src)
+		n.stats.malformed.Add(1)
+		return nil, frame{}, false
+	}
+	n.stats.channels.Add(1)
+	return l, first, true
+}
+
+// dialLink makes the handshake of a connection this end dialed, as from
+// (a node, or controlID) to node to (-1: the node that listens, for the
+// command line), at clock: the frames after it go through the link it
+// returns.
+func dialLink(r *bufio.Reader, w *bufio.Writer, key []byte, from, to sim.NodeID, clock uint64) (*link, error) {
+	nD := nonce()
+	if err := writeCtlFrame(w, key, from, clock, &Control{Op: "hello", Peer: int(to), Nonce: nD}); err != nil {
+		return nil, err
+	}
+	fr, c, err := readCtlFrame(r, key)
+	if err != nil {
+		return nil, err
+	}
+	if c.Op != "challenge" || c.Echo != nD || to >= 0 && fr.from != to {
+		return nil, errors.New("not the challenge of its hello")
+	}
+	l := newLink(key, from, fr.from, nD, c.Nonce, true)
+	var b bytes.Buffer
+	if err := encodeFrame(&b, frame{from: from, clock: clock}); err != nil {
+		return nil, err
+	}
+	if err := writeFrame(w, l.seal(nil, b.Bytes())); err != nil {
+		return nil, err
+	}
+	return l, w.Flush()
+}
+
+// writeLinkFrame writes a frame from l's end at clock, holding ctl,
+// through l, and flushes it.
+func writeLinkFrame(w *bufio.Writer, l *link, clock uint64, ctl Control) error {
+	var b bytes.Buffer
+	if err := encodeFrame(&b, frame{from: l.from, clock: clock, msg: ctl}); err != nil {
+		return err
+	}
+	if err := writeFrame(w, l.seal(nil, b.Bytes())); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// readLinkFrame reads a frame holding a Control through l.
+func readLinkFrame(r *bufio.Reader, l *link) (frame, Control, error) {
+	f, err := readRawFrame(r)
+	if err != nil {
+		return frame{}, Control{}, err
+	}
+	body, ok := l.open(f)
+	if !ok {
+		return frame{}, Control{}, errNotCtl
+	}
+	fr, err := decodeFrame(body)
+	if err != nil {
+		return frame{}, Control{}, err
+	}
+	c, ok := fr.msg.(Control)
+	if !ok || fr.from != l.to {
+		return frame{}, Control{}, errNotCtl
+	}
+	return fr, c, nil
+}
+
+// tapWriter shows what is written to w to a test's tap first.
+type tapWriter struct {
+	w   io.Writer
+	tap func([]byte)
+}
+
+func (t tapWriter) Write(b []byte) (int, error) {
+	t.tap(bytes.Clone(b))
+	return t.w.Write(b)
+}
 
 // readFrame reads one frame; one over the limit is skipped (errSkipped)
 // and counted, or breaks the connection when far over.

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/sim"
 )
 
 // When a node's process dies, the connections of its peers to and from
@@ -47,7 +49,7 @@ func TestStreamDrops(t *testing.T) {
 	c, _ := startSystem(t, &streamPingers, ClusterOptions{})
 	n := c.Nodes[0]
 	var hello, ping bytes.Buffer
-	encodeFrame(&hello, frame{from: 2})
+	encodeFrame(&hello, frame{from: 2, msg: Control{Op: "hello", Peer: 0, Nonce: 1}})
 	encodeFrame(&ping, frame{from: 2, clock: 1, msg: Ping{99}})
 
 	// 127.0.0.2 is loopback too, but no peer's host.
@@ -59,16 +61,13 @@ func TestStreamDrops(t *testing.T) {
 	writeTestFrame(t, stray, hello.Bytes())
 	waitFor(t, "the stranger counted", func() bool { return n.Stats().Strangers == 1 })
 
-	peer, err := net.Dial("tcp", c.Peers()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	peer, l := dialTestLink(t, c.Peers()[0], nil, 2, 0)
 	defer peer.Close()
-	writeTestFrame(t, peer, hello.Bytes())
 	writeTestFrame(t, peer, make([]byte, DefaultMaxMessage+1))
-	writeTestFrame(t, peer, []byte("LCW\x01junk"))
+	l.skip()
+	writeTestFrame(t, peer, l.seal(nil, []byte("LCW\x01junk")))
 	before := got(n)
-	writeTestFrame(t, peer, ping.Bytes())
+	writeTestFrame(t, peer, l.seal(nil, ping.Bytes()))
 	waitFor(t, "the oversized and malformed frames counted", func() bool {
 		s := n.Stats()
 		return s.Oversized == 1 && s.Malformed == 1
@@ -77,6 +76,24 @@ func TestStreamDrops(t *testing.T) {
 	if err := n.Err(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// dialTestLink dials addr as node from, to node to, and makes the
+// handshake under key: the connection, and its link for the frames
+// after.
+func dialTestLink(t *testing.T, addr string, key []byte, from, to sim.NodeID) (net.Conn, *link) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w := bufio.NewReader(c), bufio.NewWriter(c)
+	l, err := dialLink(r, w, key, from, to, 0)
+	if err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	return c, l
 }
 
 func mustAddr(t *testing.T, s string) (ap netip.AddrPort) {
@@ -98,7 +115,7 @@ func TestClusterKey(t *testing.T) {
 			c, _ := startSystem(t, sys, ClusterOptions{Key: key})
 			waitFor(t, "pings with the key", func() bool { return c.Holds(c.State()) })
 			var hello, ping bytes.Buffer
-			encodeFrame(&hello, frame{from: 2})
+			encodeFrame(&hello, frame{from: 2, msg: Control{Op: "hello", Peer: 0, Nonce: 1}})
 			encodeFrame(&ping, frame{from: 2, msg: Ping{1}})
 			n := c.Nodes[0]
 			if sys == &pingers {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/livecheck/livecheck/sim"
 )
@@ -20,12 +21,13 @@ import (
 // datagram transport a frame is one datagram; on a stream it follows its
 // length as 4 bytes, big-endian. No protocol writes a codec: the codec
 // walks the Go values the nodes send by reflection, as the simulator
-// copies and hashes them. With a cluster key the frame ends in its MAC
-// (see Node.seal).
+// copies and hashes them. On a datagram the frame is followed by the
+// channel's trailer; with a cluster key, a frame ends in its MAC (see
+// channel.go).
 
 const (
 	wireMagic   = "LCW"
-	wireVersion = 3
+	wireVersion = 4
 	// DefaultMaxMessage is the largest frame a node sends or accepts
 	// when Options.MaxMessage is 0: a UDP datagram holds at most 65,507
 	// bytes.
@@ -245,7 +247,9 @@ type bytesBuffer struct{ bytes.Buffer }
 // Control frames. A frame whose sender is controlID comes from the
 // command line (`livecheck call`), not from a node, and holds a Control.
 // A node takes one only with a cluster key, whose MAC is then its only
-// credential: it may come from any address.
+// credential: it may come from any address, but it is bound to its
+// node and taken once (a nonce the node hands out for it over UDP, a
+// connection's handshake over TCP: channel.go).
 const controlID = 1 << 20
 
 // A Control is what the command line asks of a running node.
@@ -270,6 +274,10 @@ type Control struct {
 	Cut, Errs, Blocked, Side []int
 	Part, Partitioned        bool
 	Mark                     string
+	// The handshake of a connection (tcp.go): "hello" (Peer: the node
+	// dialed, -1 for whichever listens; Nonce: the dialer's), answered
+	// by "challenge" (Nonce: the listener's; Echo: the dialer's).
+	Nonce, Echo uint64
 }
 
 // control does what a control frame asks.
@@ -308,38 +316,57 @@ func sendControl(addr string, stream bool, key []byte, ctl Control) error {
 	if _, err := registerType(reflect.TypeFor[Control]()); err != nil {
 		return err
 	}
-	frameOf := func(msg sim.Message) ([]byte, error) {
-		var b bytes.Buffer
-		if err := encodeFrame(&b, frame{from: controlID, msg: msg}); err != nil {
-			return nil, err
-		}
-		seal(key, &b)
-		return b.Bytes(), nil
-	}
-	f, err := frameOf(ctl)
-	if err != nil {
-		return err
-	}
 	if !stream {
-		c, err := net.Dial("udp", addr)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		_, err = c.Write(f)
-		return err
-	}
-	hello, err := frameOf(nil)
-	if err != nil {
-		return err
+		return sendControlDatagram(addr, key, ctl)
 	}
 	c, err := net.DialTimeout("tcp", addr, dialTimeout)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	w := bufio.NewWriter(c)
-	writeFrame(w, hello)
-	writeFrame(w, f)
-	return w.Flush()
+	c.SetDeadline(time.Now().Add(backTimeout))
+	r, w := bufio.NewReader(c), bufio.NewWriter(c)
+	l, err := dialLink(r, w, key, controlID, -1, 0)
+	if err != nil {
+		return fmt.Errorf("the node at %s did not answer the handshake: %v", addr, err)
+	}
+	return writeLinkFrame(w, l, 0, ctl)
+}
+
+// sendControlDatagram sends ctl to the node at addr in a datagram,
+// under the nonce the node hands out for one (channel.go): it asks for
+// one, a few times if no answer comes.
+func sendControlDatagram(addr string, key []byte, ctl Control) error {
+	c, err := net.Dial("udp", addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	m := newMacer(key)
+	rep := nonce()
+	hello := sealDatagram(nil, m, nil, trailer{kind: dgCtlHello, from: controlID, to: anyNode, rep: rep})
+	buf := make([]byte, 1<<16)
+	for wait := 250 * time.Millisecond; wait <= 2*time.Second; wait *= 2 {
+		if _, err := c.Write(hello); err != nil {
+			return err
+		}
+		c.SetReadDeadline(time.Now().Add(wait))
+		for {
+			k, err := c.Read(buf)
+			if err != nil {
+				break // no answer yet: ask again, and wait longer
+			}
+			_, t, ok, short := openDatagram(m, buf[:k])
+			if !ok || short || t.kind != dgCtlChal || t.rep != rep || t.to != controlID {
+				continue
+			}
+			var b bytes.Buffer
+			if err := encodeFrame(&b, frame{from: controlID, msg: ctl}); err != nil {
+				return err
+			}
+			_, err = c.Write(sealDatagram(nil, m, b.Bytes(), trailer{kind: dgData, from: controlID, to: t.from, sess: t.sess, rep: rep, seq: 1}))
+			return err
+		}
+	}
+	return fmt.Errorf("the node at %s did not answer: is it up, and is the key its own?", addr)
 }

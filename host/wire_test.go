@@ -47,7 +47,8 @@ func TestDropsAndStrangers(t *testing.T) {
 	if err := encodeFrame(&fr, frame{from: 2, msg: Ping{1}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range [][]byte{[]byte("junk"), make([]byte, DefaultMaxMessage+1000), fr.Bytes()} {
+	d := sealDatagram(nil, nil, fr.Bytes(), trailer{kind: dgData, from: 2, to: 0, sess: 1, seq: 1})
+	for _, d := range [][]byte{[]byte("junk"), make([]byte, DefaultMaxMessage+1000), d} {
 		if _, err := stray.WriteToUDP(d, to); err != nil {
 			t.Fatal(err)
 		}

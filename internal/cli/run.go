@@ -82,6 +82,10 @@ func (c *command) runNode(args []string) int {
 	if err != nil {
 		return c.usageErr("run", "%v", err)
 	}
+	if key == nil && *rf.quiet {
+		// Not quiet, the node's log says it, on stderr.
+		fmt.Fprintf(c.stderr, "%s run: no --key: the node's frames are not authenticated (it runs only because every peer is on loopback)\n", c.name)
+	}
 	var stdinClosed chan struct{}
 	if *rf.watchStdin {
 		stdinClosed = make(chan struct{})
@@ -168,6 +172,6 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	rf.watchStdin = fs.Bool("watch-stdin", false, "stop when standard input closes: what 'cluster' gives its nodes, so that none outlives it")
 	rf.suspectFor = fs.Duration("suspect-for", host.DefaultSuspectFor, "streams: how long the node waits for a peer whose connection broke (its process died) to start again, sending it nothing, before its node is told (Error); a peer back in time tells the node at its restart, as the checker's reset does")
 	rf.holdCalls = fs.Bool("hold-calls", false, "make the driver's calls to the node only when 'call' asks, one at a time (default: all, after its first Init)")
-	rf.key = fs.String("key", "", "the cluster key's file: every frame carries an HMAC under it, and a frame without a valid one is dropped (every node must have the same key, of at least 16 bytes)")
+	rf.key = fs.String("key", "", "the cluster key's file: every frame carries an HMAC under it of the frame and its channel (sender, receiver, nonces, sequence number), and a frame without a valid one, or replayed, or for another node, is dropped (every node must have the same key, of at least 16 bytes; make one with head -c 32 /dev/urandom > cluster.key). Without it the node runs only with every peer on loopback")
 	return rf
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"sync"
 	"unsafe"
+
+	"github.com/livecheck/livecheck/sim"
 )
 
 // The codec: what carries a Go value across the wire (and into a state
@@ -71,6 +73,14 @@ func buildCodec(t reflect.Type, building map[reflect.Type]*codec) *codec {
 	}
 	c := &codec{}
 	building[t] = c
+	if sim.LeftOut(t) {
+		// A mutex, protobuf's internal state, a logger: what the
+		// checker's copies and fingerprints leave out is not the
+		// node's state, and does not cross either. It arrives zero.
+		c.enc = func(*encoder, reflect.Value) {}
+		c.dec = func(*decoder, reflect.Value) {}
+		return c
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		c.enc = func(e *encoder, v reflect.Value) {
@@ -248,6 +258,9 @@ func buildCodec(t reflect.Type, building map[reflect.Type]*codec) *codec {
 		}
 		var fields []field
 		for i := 0; i < t.NumField(); i++ {
+			if sim.FieldZeroed(t, i) {
+				continue // a cache (protobuf's sizeCache): it arrives zero
+			}
 			fc := buildCodec(t.Field(i).Type, building)
 			if fc.err != nil && c.err == nil {
 				c.err = fmt.Errorf("field %s of %v: %w", t.Field(i).Name, t, fc.err)
@@ -323,6 +336,9 @@ func buildCodec(t reflect.Type, building map[reflect.Type]*codec) *codec {
 // minSize is the fewest bytes a value of type t takes: what bounds a
 // slice's or map's length by the bytes left.
 func minSize(t reflect.Type) int {
+	if sim.LeftOut(t) {
+		return 0
+	}
 	switch t.Kind() {
 	case reflect.Float32, reflect.Float64:
 		return 8
@@ -333,7 +349,9 @@ func minSize(t reflect.Type) int {
 	case reflect.Struct:
 		n := 0
 		for i := 0; i < t.NumField(); i++ {
-			n += minSize(t.Field(i).Type)
+			if !sim.FieldZeroed(t, i) {
+				n += minSize(t.Field(i).Type)
+			}
 		}
 		return n
 	}

@@ -328,3 +328,19 @@ func atomicPointerPlan(p *plan, building map[reflect.Type]*plan) {
 	p.clone = func(c *copier, dst, src reflect.Value) { cloneInto(c, pp, view(dst), view(src)) }
 	p.dump = func(b *strings.Builder, v reflect.Value) { pp.dump(b, view(v)) }
 }
+
+// LeftOut says whether a type rule (SkipType, ShareType, or a built-in
+// one: mutexes, protobuf's MessageState, loggers, files) leaves values of
+// type t out of fingerprints and dumps: state that is not the node's, as
+// the wire and the state file of a node run for real leave it out too.
+func LeftOut(t reflect.Type) bool {
+	p := planOf(t)
+	return p.skip || p.share
+}
+
+// FieldZeroed says whether the built-in rules zero field i of struct type
+// t in a copy and leave it out of the fingerprint (protobuf's sizeCache,
+// a cache Marshal fills in): state that is not the node's either.
+func FieldZeroed(t reflect.Type, i int) bool {
+	return leftOut(t, ruleFor(t))[t.Field(i).Name] == zeroOut
+}

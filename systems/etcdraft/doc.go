@@ -81,16 +81,23 @@
 //
 //   - send-before-persist: the loop sends a Ready's messages before its
 //     write has landed (an asynchronous write not waited for): the write
-//     lands at the node's next event, unless a reset comes first. A vote
-//     sent and then lost in a reset is given again in the same term to
-//     another candidate: two leaders of one term, one-leader-per-term
-//     (one reset). With two resets an acknowledged append lost the same
-//     way loses a committed entry.
+//     lands at the node's next event, unless a reset comes first. A
+//     follower that acknowledged entries and lost them in a reset is then
+//     told by its leader that they are committed: raft's own check stops
+//     the node ("tocommit(1) is out of range [lastIndex(0)]. Was the raft
+//     log corrupted, truncated, or lost?", the panic etcd shows when its
+//     disk lost writes), which the checker reports as no-panic (one
+//     reset). A vote sent and then lost the same way is given again in the
+//     same term: two leaders of one term, one-leader-per-term.
 //   - forget-hardstate: the loop writes the entries but not the HardState.
 //     Without a reset nothing shows (raft keeps its term and vote in
-//     memory); after one, the node has forgotten its term and vote and
-//     votes again in a term it voted in: two leaders of one term,
-//     one-leader-per-term (one reset).
+//     memory); after one, the node has forgotten its term and vote. The
+//     first thing a search finds is raft's own check: the node, back at
+//     term 0 with entries of term 1 in its log, refuses a late pre-vote
+//     and raft stops it ("term should be set when sending
+//     MsgPreVoteResp"), no-panic (one reset); further on, it votes again in
+//     a term it voted in and two nodes lead one term,
+//     one-leader-per-term.
 //   - apply-uncommitted: the loop applies the entries it is asked to
 //     append (Ready.Entries) instead of the committed ones
 //     (Ready.CommittedEntries). A leader applies its own entry at once;

@@ -37,9 +37,9 @@ var System = protocol.System{
 	MinNodes:     3,
 	MaxNodes:     5,
 	Bugs: []protocol.Bug{
-		{Name: "send-before-persist", Doc: "the Ready loop sends the messages before the write of the entries and HardState lands: a vote sent, then lost in a reset, is given again in the same term, so two leaders",
+		{Name: "send-before-persist", Doc: "the Ready loop sends the messages before the write of the entries and HardState lands: entries acknowledged, then lost in a reset, are later said to be committed and raft stops the node (its check of a lost log); a vote lost the same way makes two leaders of one term",
 			Needs: protocol.Needs{Nodes: 3, Budget: oneReset}},
-		{Name: "forget-hardstate", Doc: "the Ready loop never writes the HardState: a restarted node forgets its term and vote and votes again in a term it voted in, so two leaders",
+		{Name: "forget-hardstate", Doc: "the Ready loop never writes the HardState: a restarted node forgets its term and vote; raft stops it when it must answer at term 0 a term it once knew, and it votes again in a term it voted in, so two leaders",
 			Needs: protocol.Needs{Nodes: 3, Budget: oneReset}},
 		{Name: "apply-uncommitted", Doc: "the Ready loop applies the entries it appends instead of the committed ones: an entry a new leader replaces was applied, so two nodes apply different entries at one index",
 			Needs: protocol.Needs{Nodes: 3}},

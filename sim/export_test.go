@@ -43,7 +43,7 @@ func FingerprintReflective(v any) uint64 {
 // CopyIntoReflective and CopyIntoFast copy the node n, a pointer that can
 // alias, into a new object through the reflective and the compiled plans.
 func CopyIntoReflective(n Node) Node { return copyIntoWith(n, copyAliasedInto) }
-func CopyIntoFast(n Node) Node        { return copyIntoWith(n, copyAliasedFast) }
+func CopyIntoFast(n Node) Node       { return copyIntoWith(n, copyAliasedFast) }
 
 func copyIntoWith(n Node, f func(p *plan, dst, src unsafe.Pointer)) Node {
 	p := planOf(typeOf(n))

@@ -99,7 +99,7 @@ type plan struct {
 	// fast is the compiled copier and hasher of a value that can alias
 	// (see fast.go), built at its first use.
 	fast atomic.Pointer[fplan]
-	hash               func(h *Hasher, v reflect.Value)
+	hash func(h *Hasher, v reflect.Value)
 	// clone deep-copies src into dst: both addressable and writable, dst
 	// holding a shallow copy of src. c is nil but for a value that can
 	// alias.

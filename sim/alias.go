@@ -64,7 +64,7 @@ var (
 func (m *hashMemo) visit(ptr unsafe.Pointer, key uintptr) (int, bool) {
 	e := m.seen.find(ptr)
 	if e != nil && e.t == key {
-		return e.i, true
+		return int(e.i), true
 	}
 	if e == nil {
 		m.seen.add(ptr, key, nil, m.n)
@@ -108,7 +108,7 @@ func (c *copier) finish() {
 	for _, f := range c.fixups {
 		recv := (*methodValue)(f.cl).recv
 		if e := c.seen.find(recv); e != nil {
-			*(*unsafe.Pointer)(f.at) = rebind(f.cl, e.to)
+			*(*unsafe.Pointer)(f.at) = rebind(f.cl, e.copied())
 		}
 	}
 }

@@ -258,7 +258,7 @@ func (c *copier) fix(f *fplan, ptr unsafe.Pointer) {
 		}
 		recv := (*methodValue)(cl).recv
 		if e := c.seen.find(recv); e != nil {
-			*(*unsafe.Pointer)(ptr) = rebind(cl, e.to)
+			*(*unsafe.Pointer)(ptr) = rebind(cl, e.copied())
 			return
 		}
 		c.fixups = append(c.fixups, fixup{at: ptr, cl: cl})
@@ -283,7 +283,7 @@ func (c *copier) copyPointer(f *fplan, src unsafe.Pointer) unsafe.Pointer {
 	if f.esize > 0 {
 		if e := c.seen.find(src); e != nil {
 			if e.t == f.p.key {
-				return e.to
+				return e.copied()
 			}
 			met = true // as another type: a pointer into it
 		}
@@ -326,7 +326,7 @@ func (c *copier) copyMap(f *fplan, ptr unsafe.Pointer) {
 	}
 	e := c.seen.find(src)
 	if e != nil && e.t == f.p.key {
-		*(*unsafe.Pointer)(ptr) = e.to
+		*(*unsafe.Pointer)(ptr) = e.copied()
 		return
 	}
 	v := valueAt(f.ptrT, ptr)

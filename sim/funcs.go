@@ -135,7 +135,7 @@ func funcPlan(p *plan) {
 		at := unsafe.Pointer(dst.UnsafeAddr())
 		recv := (*methodValue)(cl).recv
 		if e := c.seen.find(recv); e != nil {
-			*(*unsafe.Pointer)(at) = rebind(cl, e.to)
+			*(*unsafe.Pointer)(at) = rebind(cl, e.copied())
 			return
 		}
 		c.fixups = append(c.fixups, fixup{at: at, cl: cl})

@@ -11,9 +11,14 @@ import (
 // index of the first visit). It is an open-addressing table that a pooled
 // copier or hashMemo keeps from one walk to the next: a walk starts a new
 // generation instead of clearing it, and the table keeps the size the
-// largest walk needed. Entries of older generations may keep a few objects
-// of earlier copies alive until they are overwritten; the table holds no
-// more than twice the objects of the largest node walked.
+// largest walk needed.
+//
+// It holds addresses as integers: the table is memory the garbage
+// collector does not scan and stores into it need no write barrier. That
+// is sound because every object it names stays reachable for the walk
+// (the original's from the value walked, a copy's from the copy under
+// way, which the walk holds) and Go's collector does not move objects;
+// entries of older generations are never read.
 type memoTable struct {
 	es    []memoRef
 	gen   uint32
@@ -22,24 +27,28 @@ type memoTable struct {
 }
 
 type memoRef struct {
-	ptr unsafe.Pointer
-	to  unsafe.Pointer // a copy's: the copy of ptr
-	t   uintptr        // typeKey of the pointer's (or map's) type
-	i   int            // a hash's: the index of ptr's first visit
+	ptr uintptr
+	to  uintptr // a copy's: the copy of ptr
+	t   uintptr // typeKey of the pointer's (or map's) type
+	i   int32   // a hash's: the index of ptr's first visit
 	gen uint32
 }
 
+// copied is the copy of e's object.
+func (e *memoRef) copied() unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&e.to)) }
+
 const memoMinBits = 6
 
-func (m *memoTable) slot(ptr unsafe.Pointer) uintptr {
-	return (uintptr(ptr) * 0x9e3779b97f4a7c15) >> m.shift
+func (m *memoTable) slot(ptr uintptr) uintptr {
+	return (ptr * 0x9e3779b97f4a7c15) >> m.shift
 }
 
 // find returns ptr's entry, nil if ptr was not met in this walk.
-func (m *memoTable) find(ptr unsafe.Pointer) *memoRef {
+func (m *memoTable) find(p unsafe.Pointer) *memoRef {
 	if m.n == 0 {
 		return nil
 	}
+	ptr := uintptr(p)
 	mask := uintptr(len(m.es) - 1)
 	for i := m.slot(ptr); ; i = (i + 1) & mask {
 		e := &m.es[i]
@@ -54,6 +63,10 @@ func (m *memoTable) find(ptr unsafe.Pointer) *memoRef {
 
 // add records ptr, which find did not find.
 func (m *memoTable) add(ptr unsafe.Pointer, t uintptr, to unsafe.Pointer, idx int) {
+	m.put(uintptr(ptr), t, uintptr(to), int32(idx))
+}
+
+func (m *memoTable) put(ptr, t, to uintptr, idx int32) {
 	if 2*(m.n+1) > len(m.es) {
 		m.grow()
 	}
@@ -75,7 +88,7 @@ func (m *memoTable) grow() {
 	m.es, m.shift, m.gen, m.n = make([]memoRef, 1<<bits), 64-bits, 1, 0
 	for i := range old {
 		if e := &old[i]; e.gen == gen {
-			m.add(e.ptr, e.t, e.to, e.i)
+			m.put(e.ptr, e.t, e.to, e.i)
 		}
 	}
 }

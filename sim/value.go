@@ -297,7 +297,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			}
 			if c != nil {
 				if e := c.seen.find(src.UnsafePointer()); e != nil && e.t == p.key {
-					to := e.to
+					to := e.copied()
 					dst.Set(reflect.NewAt(t, unsafe.Pointer(&to)).Elem())
 					return
 				}
@@ -388,7 +388,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			if c != nil && p.etSize > 0 {
 				if e := c.seen.find(ptr); e != nil {
 					if e.t == p.key {
-						dst.Set(reflect.NewAt(t.Elem(), e.to))
+						dst.Set(reflect.NewAt(t.Elem(), e.copied()))
 						return
 					}
 					met = true

@@ -30,28 +30,24 @@ import (
 
 // A hashMemo is what a Hasher met while hashing an aliasing value.
 type hashMemo struct {
-	seen map[unsafe.Pointer]seenRef
+	seen memoTable
 	n    int
 	// recvs are the receivers of method values met before their
 	// receiver (if ever): whether and where each was met is written
 	// after the value.
 	recvs []unsafe.Pointer
-}
-
-type seenRef struct {
-	t uintptr // typeKey of the pointer's (or map's) type
-	i int     // index of its first visit
+	// entries is the stack of the entries of the maps under way (see
+	// Hasher.hashMapMemo in fast.go).
+	entries []mapEntry
 }
 
 // A copier is what a copy of an aliasing value made so far.
 type copier struct {
-	seen   map[unsafe.Pointer]copiedRef
+	seen   memoTable
 	fixups []fixup
-}
-
-type copiedRef struct {
-	t  uintptr // typeKey of the pointer's (or map's) type
-	to unsafe.Pointer
+	// scratch holds, per compiled map type (fplan.id), the key and
+	// value a copy of such a map works in (see fast.go).
+	scratch []mapScratch
 }
 
 // A fixup is a method value copied before its receiver: at, in the copy,
@@ -59,19 +55,19 @@ type copiedRef struct {
 type fixup struct{ at, cl unsafe.Pointer }
 
 var (
-	hashMemos = sync.Pool{New: func() any { return &hashMemo{seen: map[unsafe.Pointer]seenRef{}} }}
-	copiers   = sync.Pool{New: func() any { return &copier{seen: map[unsafe.Pointer]copiedRef{}} }}
+	hashMemos = sync.Pool{New: func() any { return &hashMemo{} }}
+	copiers   = sync.Pool{New: func() any { return &copier{} }}
 )
 
 // visit records ptr of type key, returning the index of its first visit
 // if it was met before.
 func (m *hashMemo) visit(ptr unsafe.Pointer, key uintptr) (int, bool) {
-	e, ok := m.seen[ptr]
-	if ok && e.t == key {
-		return e.i, true
+	e := m.seen.find(ptr)
+	if e != nil && e.t == key {
+		return int(e.i), true
 	}
-	if !ok {
-		m.seen[ptr] = seenRef{key, m.n}
+	if e == nil {
+		m.seen.add(ptr, key, nil, m.n)
 		m.n++
 	}
 	return 0, false
@@ -82,8 +78,14 @@ func (h *Hasher) hashAliased(p *plan, v reflect.Value) {
 	m := hashMemos.Get().(*hashMemo)
 	h.memo = m
 	p.hash(h, v)
+	h.endMemo(m)
+}
+
+// endMemo writes where the receivers of the method values met before
+// their receivers were met, and puts the memo back.
+func (h *Hasher) endMemo(m *hashMemo) {
 	for _, r := range m.recvs {
-		if e, ok := m.seen[r]; ok {
+		if e := m.seen.find(r); e != nil {
 			h.buf = append(h.buf, 1)
 			h.Uint64(uint64(e.i))
 		} else {
@@ -93,7 +95,8 @@ func (h *Hasher) hashAliased(p *plan, v reflect.Value) {
 		}
 	}
 	h.memo = nil
-	clear(m.seen)
+	m.seen.reset()
+	clear(m.recvs)
 	m.n, m.recvs = 0, m.recvs[:0]
 	hashMemos.Put(m)
 }
@@ -104,14 +107,14 @@ func (h *Hasher) hashAliased(p *plan, v reflect.Value) {
 func (c *copier) finish() {
 	for _, f := range c.fixups {
 		recv := (*methodValue)(f.cl).recv
-		if e, ok := c.seen[recv]; ok {
-			*(*unsafe.Pointer)(f.at) = rebind(f.cl, e.to)
+		if e := c.seen.find(recv); e != nil {
+			*(*unsafe.Pointer)(f.at) = rebind(f.cl, e.copied())
 		}
 	}
 }
 
 func (c *copier) release() {
-	clear(c.seen)
+	c.seen.reset()
 	clear(c.fixups)
 	c.fixups = c.fixups[:0]
 	copiers.Put(c)
@@ -141,7 +144,7 @@ func copyAliasedInto(p *plan, dst, src unsafe.Pointer) {
 		}
 		c.release()
 	}()
-	c.seen[src] = copiedRef{p.key, dst}
+	c.seen.add(src, p.key, dst, 0)
 	d := reflect.NewAt(p.et, dst).Elem()
 	s := reflect.NewAt(p.et, src).Elem()
 	d.Set(s)

@@ -112,7 +112,7 @@ func funcPlan(p *plan) {
 		}
 		recv := (*methodValue)(cl).recv
 		if m := h.memo; m != nil {
-			if e, ok := m.seen[recv]; ok {
+			if e := m.seen.find(recv); e != nil {
 				h.buf = append(h.buf, 1)
 				h.Uint64(uint64(e.i))
 				return
@@ -134,8 +134,8 @@ func funcPlan(p *plan) {
 		}
 		at := unsafe.Pointer(dst.UnsafeAddr())
 		recv := (*methodValue)(cl).recv
-		if e, ok := c.seen[recv]; ok {
-			*(*unsafe.Pointer)(at) = rebind(cl, e.to)
+		if e := c.seen.find(recv); e != nil {
+			*(*unsafe.Pointer)(at) = rebind(cl, e.copied())
 			return
 		}
 		c.fixups = append(c.fixups, fixup{at: at, cl: cl})

@@ -27,6 +27,9 @@ type Hasher struct {
 	perm []NodeID
 	// memo is set while a value that can alias is hashed (see alias.go).
 	memo *hashMemo
+	// scratch holds, per compiled map type, the key and value a hash of
+	// such a map reads an entry into (see fast.go).
+	scratch []mapScratch
 }
 
 // anonymous and marked stand in a Hasher's perm for nodes written

@@ -95,7 +95,11 @@ type plan struct {
 	bad                string      // why a value cannot be hashed (a chan, an unsafe.Pointer)
 	kids               []*plan     // the plans of the parts, for canAlias
 	fields             []planField // a struct's hashed fields, in order
-	hash               func(h *Hasher, v reflect.Value)
+	deep               []planField // a struct's fields a deep copy works on, in order
+	// fast is the compiled copier and hasher of a value that can alias
+	// (see fast.go), built at its first use.
+	fast atomic.Pointer[fplan]
+	hash func(h *Hasher, v reflect.Value)
 	// clone deep-copies src into dst: both addressable and writable, dst
 	// holding a shallow copy of src. c is nil but for a value that can
 	// alias.
@@ -292,15 +296,16 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				return
 			}
 			if c != nil {
-				if e, ok := c.seen[src.UnsafePointer()]; ok && e.t == p.key {
-					dst.Set(reflect.NewAt(t, unsafe.Pointer(&e.to)).Elem())
+				if e := c.seen.find(src.UnsafePointer()); e != nil && e.t == p.key {
+					to := e.copied()
+					dst.Set(reflect.NewAt(t, unsafe.Pointer(&to)).Elem())
 					return
 				}
 			}
 			m := reflect.MakeMapWithSize(t, src.Len())
 			if c != nil {
-				if _, ok := c.seen[src.UnsafePointer()]; !ok {
-					c.seen[src.UnsafePointer()] = copiedRef{p.key, m.UnsafePointer()}
+				if c.seen.find(src.UnsafePointer()) == nil {
+					c.seen.add(src.UnsafePointer(), p.key, m.UnsafePointer(), 0)
 				}
 			}
 			iter := src.MapRange()
@@ -379,17 +384,19 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				return
 			}
 			ptr := src.UnsafePointer()
-			var e copiedRef
 			var met bool
 			if c != nil && p.etSize > 0 {
-				if e, met = c.seen[ptr]; met && e.t == p.key {
-					dst.Set(reflect.NewAt(t.Elem(), e.to))
-					return
+				if e := c.seen.find(ptr); e != nil {
+					if e.t == p.key {
+						dst.Set(reflect.NewAt(t.Elem(), e.copied()))
+						return
+					}
+					met = true
 				}
 			}
 			n := reflect.New(t.Elem())
 			if c != nil && p.etSize > 0 && !met {
-				c.seen[ptr] = copiedRef{p.key, n.UnsafePointer()}
+				c.seen.add(ptr, p.key, n.UnsafePointer(), 0)
 			}
 			n.Elem().Set(src.Elem())
 			cloneInto(c, ep, n.Elem(), src.Elem())
@@ -465,7 +472,7 @@ func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				deep = append(deep, field{i, f.Name, fp})
 			}
 		}
-		p.fields = hashed
+		p.fields, p.deep = hashed, deep
 		p.hash = func(h *Hasher, v reflect.Value) {
 			for _, f := range hashed {
 				f.p.hash(h, v.Field(f.i))
@@ -831,6 +838,10 @@ func (p *plan) hashAny(h *Hasher, v any) {
 		return
 	}
 	if p.alias && h.memo == nil {
+		if p.t.Kind() == reflect.Pointer {
+			h.hashAliasedFast(p, (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1])
+			return
+		}
 		h.hashAliased(p, reflect.ValueOf(v))
 		return
 	}
@@ -918,6 +929,11 @@ func Copy[T any](v T) T {
 	}
 	src := reflect.ValueOf(a)
 	if p.alias {
+		if t.Kind() == reflect.Pointer {
+			out := a
+			(*[2]unsafe.Pointer)(unsafe.Pointer(&out))[1] = copyPointerFast(p, (*[2]unsafe.Pointer)(unsafe.Pointer(&a))[1])
+			return out.(T)
+		}
 		return copyAliased(p, src).Interface().(T)
 	}
 	if t.Kind() == reflect.Pointer {
@@ -1038,7 +1054,7 @@ func copyInto(p *plan, spare, n Node) Node {
 		return out
 	}
 	if p.alias {
-		copyAliasedInto(p, dst, src)
+		copyAliasedFast(p, dst, src)
 		return out
 	}
 	d := reflect.NewAt(et, dst).Elem()

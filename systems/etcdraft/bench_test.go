@@ -1,6 +1,7 @@
 package etcdraft_test
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -76,4 +77,53 @@ func BenchmarkSearch(b *testing.B) {
 	b.ReportMetric(float64(bytes)/float64(states), "search-B/state")
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(states), "alloc-B/state")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(states), "allocs/state")
+}
+
+// nodeAfter returns node 0 of the state a seeded random run of steps
+// events reaches from the initial state, with its world.
+func nodeAfter(tb testing.TB, steps int, seed uint64) (*sim.World, sim.Node) {
+	_, m, err := etcdraft.System.Model(livecheck.Config{Nodes: 3})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w, err := sim.NewWorld(m.Spec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0))
+	w.Chooser = func(n int) int { return rng.IntN(n) }
+	s, err := w.Initial()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var evs []sim.Event
+	for range steps {
+		evs = w.Enabled(s, evs[:0])
+		if len(evs) == 0 {
+			break
+		}
+		if s, err = w.Apply(s, evs[rng.IntN(len(evs))], nil); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return w, s.Node(0)
+}
+
+// BenchmarkCopyNode and BenchmarkFingerprintNode measure the memo path
+// (a raft node can alias) on a node after a short run: what a step of
+// the search pays besides raft.
+func BenchmarkCopyNode(b *testing.B) {
+	_, n := nodeAfter(b, 9, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		sim.Copy(n)
+	}
+}
+
+func BenchmarkFingerprintNode(b *testing.B) {
+	_, n := nodeAfter(b, 9, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		sim.Fingerprint(n)
+	}
 }

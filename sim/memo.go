@@ -1,0 +1,115 @@
+package sim
+
+import (
+	"reflect"
+	"unsafe"
+)
+
+// A memoTable is the memo of a copy or a hash of a value that can alias
+// (see alias.go): the pointers and maps met, by address, each with the
+// type it was first met as and what the walk made of it (the copy, or the
+// index of the first visit). It is an open-addressing table that a pooled
+// copier or hashMemo keeps from one walk to the next: a walk starts a new
+// generation instead of clearing it, and the table keeps the size the
+// largest walk needed.
+//
+// It holds addresses as integers: the table is memory the garbage
+// collector does not scan and stores into it need no write barrier. That
+// is sound because every object it names stays reachable for the walk
+// (the original's from the value walked, a copy's from the copy under
+// way, which the walk holds) and Go's collector does not move objects;
+// entries of older generations are never read.
+type memoTable struct {
+	es    []memoRef
+	gen   uint32
+	n     int  // entries of this generation
+	shift uint // 64 - log2(len(es))
+}
+
+type memoRef struct {
+	ptr uintptr
+	to  uintptr // a copy's: the copy of ptr
+	t   uintptr // typeKey of the pointer's (or map's) type
+	i   int32   // a hash's: the index of ptr's first visit
+	gen uint32
+}
+
+// copied is the copy of e's object.
+func (e *memoRef) copied() unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&e.to)) }
+
+const memoMinBits = 6
+
+func (m *memoTable) slot(ptr uintptr) uintptr {
+	return (ptr * 0x9e3779b97f4a7c15) >> m.shift
+}
+
+// find returns ptr's entry, nil if ptr was not met in this walk.
+func (m *memoTable) find(p unsafe.Pointer) *memoRef {
+	if m.n == 0 {
+		return nil
+	}
+	ptr := uintptr(p)
+	mask := uintptr(len(m.es) - 1)
+	for i := m.slot(ptr); ; i = (i + 1) & mask {
+		e := &m.es[i]
+		if e.gen != m.gen {
+			return nil
+		}
+		if e.ptr == ptr {
+			return e
+		}
+	}
+}
+
+// add records ptr, which find did not find.
+func (m *memoTable) add(ptr unsafe.Pointer, t uintptr, to unsafe.Pointer, idx int) {
+	m.put(uintptr(ptr), t, uintptr(to), int32(idx))
+}
+
+func (m *memoTable) put(ptr, t, to uintptr, idx int32) {
+	if 2*(m.n+1) > len(m.es) {
+		m.grow()
+	}
+	mask := uintptr(len(m.es) - 1)
+	i := m.slot(ptr)
+	for m.es[i].gen == m.gen {
+		i = (i + 1) & mask
+	}
+	m.es[i] = memoRef{ptr: ptr, to: to, t: t, i: idx, gen: m.gen}
+	m.n++
+}
+
+func (m *memoTable) grow() {
+	old, gen := m.es, m.gen
+	bits := uint(memoMinBits)
+	for 1<<bits < 4*(m.n+1) {
+		bits++
+	}
+	m.es, m.shift, m.gen, m.n = make([]memoRef, 1<<bits), 64-bits, 1, 0
+	for i := range old {
+		if e := &old[i]; e.gen == gen {
+			m.put(e.ptr, e.t, e.to, e.i)
+		}
+	}
+}
+
+// reset empties the table for the next walk.
+func (m *memoTable) reset() {
+	m.n = 0
+	m.gen++
+	if m.gen == 0 {
+		// Wrapped: entries of generation 0 would read as current.
+		clear(m.es)
+		m.gen = 1
+	}
+}
+
+// A mapScratch is a key and a value of a map's types that a copy of the
+// map works in, and whether a copy is using them (a map nested in the
+// value of a map of the same type uses its own).
+type mapScratch struct {
+	k, v     reflect.Value
+	kAt, vAt unsafe.Pointer
+	it       reflect.MapIter
+	busy     bool
+}

@@ -29,7 +29,7 @@ type Counter struct {
 	Dups        int64 // duplicated datagrams
 	Partitions  int64
 	Crashes     int64
-	msgTypes    []reflect.Type
+	msgTypes    []msgKey
 	received    []int64
 	timers      []string
 	fired       []int64
@@ -44,7 +44,7 @@ func (c *Counter) Event(ev *sim.Event, msg sim.Message) {
 	c.Transitions++
 	switch ev.Kind {
 	case sim.Deliver:
-		c.received[c.msgType(reflect.TypeOf(msg))]++
+		c.received[c.msgType(keyOf(msg))]++
 	case sim.Timer:
 		c.fired[c.timer(ev.Timer)]++
 	case sim.App:
@@ -68,7 +68,21 @@ func (c *Counter) Event(ev *sim.Event, msg sim.Message) {
 	}
 }
 
-func (c *Counter) msgType(t reflect.Type) int { return slot(&c.msgTypes, &c.received, t) }
+// A msgKey is what a delivery is counted under: the message's type, and
+// its kind where the type names one (sim.KindedMessage).
+type msgKey struct {
+	t    reflect.Type
+	kind string
+}
+
+func keyOf(msg sim.Message) msgKey {
+	if k, ok := msg.(sim.KindedMessage); ok {
+		return msgKey{reflect.TypeOf(msg), k.MessageKind()}
+	}
+	return msgKey{t: reflect.TypeOf(msg)}
+}
+
+func (c *Counter) msgType(k msgKey) int { return slot(&c.msgTypes, &c.received, k) }
 
 func (c *Counter) timer(name string) int { return slot(&c.timers, &c.fired, name) }
 
@@ -125,7 +139,8 @@ type Count struct {
 }
 
 // A Summary is a Counter in words: message types by their Go type name
-// without the package ("grant", "*msg"), each list sorted by name.
+// without the package ("grant", "*msg"), and by kind for a type that names
+// its kinds ("Msg.MsgApp"), each list sorted by name.
 type Summary struct {
 	Transitions int64   `json:"transitions"`
 	Init        int64   `json:"init"`
@@ -144,9 +159,13 @@ type Summary struct {
 func (c *Counter) Summary() Summary {
 	s := Summary{Transitions: c.Transitions, Init: c.Init, Resets: c.Resets, App: c.App, Error: c.Errors, Drops: c.Drops, Dups: c.Dups, Partitions: c.Partitions, Crashes: c.Crashes,
 		Receive: []Count{}, Timer: []Count{}}
-	for i, t := range c.msgTypes {
+	for i, k := range c.msgTypes {
 		if c.received[i] != 0 {
-			s.Receive = addCount(s.Receive, typeName(t), c.received[i])
+			name := typeName(k.t)
+			if k.kind != "" {
+				name += "." + k.kind
+			}
+			s.Receive = addCount(s.Receive, name, c.received[i])
 		}
 	}
 	for i, name := range c.timers {

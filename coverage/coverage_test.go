@@ -55,3 +55,24 @@ func TestCounterAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per step", n)
 	}
 }
+
+// kinded is one envelope type for several kinds of message, as raft's
+// Message is.
+type kinded struct{ Kind string }
+
+func (k kinded) MessageKind() string { return k.Kind }
+
+// A type that names its kinds is counted per kind, each named after the
+// type; Add keeps the kinds apart.
+func TestCounterKinds(t *testing.T) {
+	var a, b coverage.Counter
+	a.Event(&sim.Event{Kind: sim.Deliver}, kinded{"vote"})
+	a.Event(&sim.Event{Kind: sim.Deliver}, kinded{"append"})
+	b.Event(&sim.Event{Kind: sim.Deliver}, kinded{"vote"})
+	b.Event(&sim.Event{Kind: sim.Deliver}, ping{})
+	a.Add(&b)
+	want := []coverage.Count{{"kinded.append", 1}, {"kinded.vote", 2}, {"ping", 1}}
+	if got := a.Summary().Receive; !reflect.DeepEqual(got, want) {
+		t.Fatalf("Receive = %+v, want %+v", got, want)
+	}
+}

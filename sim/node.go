@@ -111,6 +111,14 @@ type Context interface {
 	Logf(format string, args ...any)
 }
 
+// A KindedMessage is a message type that carries several kinds of
+// message, as a protocol's one envelope type does (raft's Message and its
+// Type): coverage counts its deliveries per kind ("Msg.MsgApp"), not as
+// one type.
+type KindedMessage interface {
+	MessageKind() string
+}
+
 // Transport is how messages travel.
 type Transport uint8
 

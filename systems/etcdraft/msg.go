@@ -35,6 +35,10 @@ type Msg struct {
 	Snapshot   []byte // the snapshot marshaled (nil: none)
 }
 
+// MessageKind is the raft message's type (MsgApp, MsgVote, ...): coverage
+// counts deliveries per kind.
+func (m Msg) MessageKind() string { return m.Type.String() }
+
 // Entry is a log entry as plain values: on the wire (Msg.Entries) and in
 // a node's applied list. Data is the proposal's id, 0 for the entry a new
 // leader appends with no data.

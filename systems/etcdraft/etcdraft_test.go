@@ -51,31 +51,31 @@ func TestHealthy(t *testing.T) {
 		t.Run("prevote="+tc.prevote+",checkquorum="+tc.checkquorum, func(t *testing.T) {
 			c := newCluster(t, protocol.Config{Params: map[string]string{"prevote": tc.prevote, "checkquorum": tc.checkquorum}})
 			c.propose(1, 1)
-			c.want("StateFollower t0 lead=0 applied=[]",
-				"StateFollower t0 lead=0 applied=[] refused=[1]",
-				"StateFollower t0 lead=0 applied=[]")
+			c.want("StateFollower t0 lead=none applied=[]",
+				"StateFollower t0 lead=none applied=[] refused=[1]",
+				"StateFollower t0 lead=none applied=[]")
 			c.wantHealthy(false, true)
 
 			c.settle(12)
-			c.want("StateLeader t1 lead=1 applied=[noop@1/t1 p1@2/t1] led=[1]",
-				"StateFollower t1 lead=1 applied=[noop@1/t1 p1@2/t1] acked=[1]",
-				"StateFollower t1 lead=1 applied=[noop@1/t1 p1@2/t1]")
+			c.want("StateLeader t1 lead=0 applied=[noop@1/t1 p1@2/t1] led=[1]",
+				"StateFollower t1 lead=0 applied=[noop@1/t1 p1@2/t1] acked=[1]",
+				"StateFollower t1 lead=0 applied=[noop@1/t1 p1@2/t1]")
 			c.wantHealthy(true, true)
 			if got, want := strings.Join(c.log, "; "), "1: acknowledged proposal 1"; got != want {
 				t.Fatalf("log %q, want %q", got, want)
 			}
 
 			c.reset(2)
-			c.want("StateLeader t1 lead=1 applied=[noop@1/t1 p1@2/t1] led=[1]",
-				"StateFollower t1 lead=1 applied=[noop@1/t1 p1@2/t1] acked=[1]",
-				"StateFollower t1 lead=0 applied=[noop@1/t1 p1@2/t1]")
+			c.want("StateLeader t1 lead=0 applied=[noop@1/t1 p1@2/t1] led=[1]",
+				"StateFollower t1 lead=0 applied=[noop@1/t1 p1@2/t1] acked=[1]",
+				"StateFollower t1 lead=none applied=[noop@1/t1 p1@2/t1]")
 			c.wantHealthy(false, true)
 
 			c.reset(0)
 			c.settle(12)
-			c.want("StateFollower t2 lead=2 applied=[noop@1/t1 p1@2/t1 noop@3/t2] led=[1]",
-				"StateLeader t2 lead=2 applied=[noop@1/t1 p1@2/t1 noop@3/t2] acked=[1] led=[2]",
-				"StateFollower t2 lead=2 applied=[noop@1/t1 p1@2/t1 noop@3/t2]")
+			c.want("StateFollower t2 lead=1 applied=[noop@1/t1 p1@2/t1 noop@3/t2] led=[1]",
+				"StateLeader t2 lead=1 applied=[noop@1/t1 p1@2/t1 noop@3/t2] acked=[1] led=[2]",
+				"StateFollower t2 lead=1 applied=[noop@1/t1 p1@2/t1 noop@3/t2]")
 			c.wantHealthy(true, true)
 		})
 	}
@@ -90,11 +90,11 @@ func TestHealthyFiveNodes(t *testing.T) {
 	c.propose(1, 2)
 	c.settle(2)
 	applied := "applied=[noop@1/t1 p1@2/t1 p2@3/t1]"
-	c.want("StateLeader t1 lead=1 "+applied+" acked=[1] led=[1]",
-		"StateFollower t1 lead=1 "+applied+" acked=[2]",
-		"StateFollower t1 lead=1 "+applied,
-		"StateFollower t1 lead=1 "+applied,
-		"StateFollower t1 lead=1 "+applied)
+	c.want("StateLeader t1 lead=0 "+applied+" acked=[1] led=[1]",
+		"StateFollower t1 lead=0 "+applied+" acked=[2]",
+		"StateFollower t1 lead=0 "+applied,
+		"StateFollower t1 lead=0 "+applied,
+		"StateFollower t1 lead=0 "+applied)
 	c.wantHealthy(true, true)
 }
 
@@ -126,10 +126,10 @@ func TestTwoLeadersOneTerm(t *testing.T) {
 		violation string
 	}{
 		// Refused, node 2 takes up the term of node 1's answer.
-		{"", "StateFollower t1 lead=0 applied=[]", ""},
+		{"", "StateFollower t1 lead=none applied=[]", ""},
 		// Elected, node 2 commits its no-op with node 1.
-		{"forget-hardstate", "StateLeader t1 lead=3 applied=[noop@1/t1] led=[1]", "nodes 0 and 2: both led term 1"},
-		{"send-before-persist", "StateLeader t1 lead=3 applied=[noop@1/t1] led=[1]", "nodes 0 and 2: both led term 1"},
+		{"forget-hardstate", "StateLeader t1 lead=2 applied=[noop@1/t1] led=[1]", "nodes 0 and 2: both led term 1"},
+		{"send-before-persist", "StateLeader t1 lead=2 applied=[noop@1/t1] led=[1]", "nodes 0 and 2: both led term 1"},
 	} {
 		t.Run("bug="+tc.bug, func(t *testing.T) {
 			cfg := protocol.Config{}
@@ -186,8 +186,8 @@ func TestApplyUncommitted(t *testing.T) {
 		node0     string
 		violation string
 	}{
-		{"", "StateLeader t1 lead=1 applied=[] led=[1]", ""},
-		{"apply-uncommitted", "StateLeader t1 lead=1 applied=[noop@1/t1] led=[1]", "nodes 0 and 1: applied noop@1/t1 and noop@1/t2"},
+		{"", "StateLeader t1 lead=0 applied=[] led=[1]", ""},
+		{"apply-uncommitted", "StateLeader t1 lead=0 applied=[noop@1/t1] led=[1]", "nodes 0 and 1: applied noop@1/t1 and noop@1/t2"},
 	} {
 		t.Run("bug="+tc.bug, func(t *testing.T) {
 			cfg := protocol.Config{}
@@ -210,9 +210,9 @@ func TestApplyUncommitted(t *testing.T) {
 			c.wantHealthy(false, true)
 			c.settle(12)
 			applied := "applied=[noop@1/t2]"
-			c.want("StateFollower t2 lead=2 "+applied+" led=[1]",
-				"StateLeader t2 lead=2 "+applied+" led=[2]",
-				"StateFollower t2 lead=2 "+applied)
+			c.want("StateFollower t2 lead=1 "+applied+" led=[1]",
+				"StateLeader t2 lead=1 "+applied+" led=[2]",
+				"StateFollower t2 lead=1 "+applied)
 			c.wantHealthy(true, true)
 		})
 	}
@@ -245,9 +245,9 @@ func TestAckBeforeApply(t *testing.T) {
 			isolate(c)
 			c.settle(12)
 			applied := "applied=[noop@1/t2]"
-			c.want("StateFollower t2 lead=2 "+applied+" "+tc.node0+" led=[1]",
-				"StateLeader t2 lead=2 "+applied+" led=[2]",
-				"StateFollower t2 lead=2 "+applied)
+			c.want("StateFollower t2 lead=1 "+applied+" "+tc.node0+" led=[1]",
+				"StateLeader t2 lead=1 "+applied+" led=[2]",
+				"StateFollower t2 lead=1 "+applied)
 			c.wantHealthy(true, tc.ackedApplied)
 		})
 	}
@@ -266,7 +266,10 @@ func TestWire(t *testing.T) {
 		if e.msg.Type.String() != "MsgApp" || len(e.msg.Entries) != 1 {
 			t.Fatalf("queued %s, want appends of one entry", e.msg.DumpState())
 		}
-		if got, want := sim.Dump(e.msg), "MsgApp 1->"+fmt.Sprint(e.to+1)+" t1 log=1/1 commit=1 entries=[p1@2/t1]"; got != want {
+		if e.msg.From != 1 || e.msg.To != uint64(e.to)+1 {
+			t.Fatalf("a message from node %d to node %d goes from raft id %d to %d", e.from, e.to, e.msg.From, e.msg.To)
+		}
+		if got, want := sim.Dump(e.msg), "MsgApp t1 log=1/1 commit=1 entries=[p1@2/t1]"; got != want {
 			t.Fatalf("dump %q, want %q", got, want)
 		}
 	}

@@ -134,11 +134,13 @@ func (m Msg) message() *pb.Message {
 	return out
 }
 
-// DumpState shows the message as raft's own tests print one: type,
-// from->to, term, and the fields that type uses.
+// DumpState shows the message as raft's own tests print one: type, term,
+// and the fields that type uses. Not its raft ids: a report shows the
+// message between livecheck's node ids ("MsgVote t1 0->1"), which are raft's
+// less one.
 func (m Msg) DumpState() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %d->%d t%d", m.Type, m.From, m.To, m.Term)
+	fmt.Fprintf(&b, "%s t%d", m.Type, m.Term)
 	if m.LogTerm != 0 || m.Index != 0 {
 		fmt.Fprintf(&b, " log=%d/%d", m.LogTerm, m.Index)
 	}

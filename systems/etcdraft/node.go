@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -305,7 +306,12 @@ func (n *Node) observe() {
 // DumpState shows what the properties read: raft's role and term, what
 // the application applied and acknowledged, and the terms led.
 func (n *Node) DumpState() string {
-	s := fmt.Sprintf("%s t%d lead=%d applied=%v", n.State, n.Term, n.Lead, n.Applied)
+	// The leader as livecheck's node id, as every report names nodes.
+	lead := "none"
+	if n.Lead != raft.None {
+		lead = strconv.Itoa(int(nodeID(n.Lead)))
+	}
+	s := fmt.Sprintf("%s t%d lead=%s applied=%v", n.State, n.Term, lead, n.Applied)
 	if len(n.Proposed) > 0 {
 		s += fmt.Sprintf(" proposed=%v", n.Proposed)
 	}

@@ -314,6 +314,14 @@ func (c *checker) walkError(err error, init []int, p sim.Path) error {
 		c.res.Verdict, c.res.Property, c.res.Message = SafetyViolation, search.PanicProperty, hp.Error()
 		return nil
 	}
+	var nd *sim.NondeterminismError
+	if errors.As(err, &nd) && nd.Step == 0 {
+		// A step of the walk did something else when run again: p
+		// ends with it.
+		c.setPath(init, p)
+		c.res.Verdict, c.res.Property, c.res.Message = SafetyViolation, search.DeterministicProperty, nd.Error()
+		return nil
+	}
 	var pe *properties.Error
 	if errors.As(err, &pe) {
 		c.setPath(init, p)

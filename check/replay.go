@@ -248,9 +248,15 @@ func replay(w *sim.World, m *protocol.Model, init []int, p sim.Path, rep *Replay
 	panicked := func(err error) bool {
 		var hp *sim.HandlerPanic
 		var pe *properties.Error
+		var nd *sim.NondeterminismError
 		switch {
 		case errors.As(err, &hp):
 			rep.Verdict, rep.Property, rep.Message = SafetyViolation, search.PanicProperty, hp.Error()
+		case errors.As(err, &nd) && nd.Step == 0:
+			// The step did something else when run again: the
+			// finding the check reports as such (search's
+			// DeterministicProperty), here at the same step.
+			rep.Verdict, rep.Property, rep.Message = SafetyViolation, search.DeterministicProperty, nd.Error()
 		case errors.As(err, &pe):
 			propErr(pe)
 		default:
@@ -386,7 +392,7 @@ func (rep *Replayed) CheckProperty(verdict Verdict, property string) error {
 	var valid []string
 	switch verdict {
 	case SafetyViolation:
-		valid = append(valid, search.PanicProperty)
+		valid = append(valid, search.PanicProperty, search.DeterministicProperty)
 		for _, p := range rep.m.Properties {
 			if p.Kind == properties.Safety {
 				valid = append(valid, p.Name)

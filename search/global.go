@@ -230,6 +230,12 @@ type Violation struct {
 // PanicProperty names the built-in safety property "no handler panics".
 const PanicProperty = "no-panic"
 
+// DeterministicProperty names the built-in safety property "every handler
+// is a function of its node state and its input": a step that did
+// something else when the world ran it again (World.Recheck) violates it,
+// a finding with the path to that step, not a failure of the check.
+const DeterministicProperty = "deterministic"
+
 // QuiescentProperty names the liveness violation found when the search
 // reaches a state where nothing can happen and the liveness property does
 // not hold: no continuation exists, so the state is dead for certain.
@@ -1611,10 +1617,13 @@ func (k *worker) judgeStep(r *succ) bool {
 		// property whose P or Q panicked in the step (a monitor's).
 		var hp *sim.HandlerPanic
 		var pe *properties.Error
+		var nd *sim.NondeterminismError
 		var v *Violation
 		switch {
 		case errors.As(err, &hp):
 			v = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Panic: hp}
+		case errors.As(err, &nd):
+			v = &Violation{Property: DeterministicProperty, Kind: properties.Safety, Message: nd.Error()}
 		case errors.As(err, &pe):
 			v = &Violation{Property: pe.Property, Kind: properties.Liveness, Message: pe.Error(), PropertyError: pe}
 		default:

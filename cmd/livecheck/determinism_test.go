@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -57,14 +58,27 @@ func fickleSystem(mode string) *livecheck.System {
 	}
 }
 
+// A handler that is not deterministic is a finding (the built-in safety
+// property deterministic): the step it did something else in, the first
+// field that differed, and a trace whose replay runs the step again and
+// finds the same.
 func TestNondeterministicHandlerIsNamed(t *testing.T) {
 	saved := lookup
 	defer func() { lookup = saved }()
 	lookup = func() []*livecheck.System { return append(saved(), fickleSystem("shared")) }
 	sharedGot.Store(0)
-	code, out, errs := runCLI(t, "check", "fickle", "--out", t.TempDir())
-	want := "livecheck check: the handler is not deterministic (map iteration, time, rand, goroutines, shared memory?): node 1's Receive, at step 1 (deliver ping{} 0->1), left its node in another state when run again"
-	if code != exitUsage || !strings.Contains(errs, want) || strings.Contains(errs, "internal error") {
-		t.Fatalf("exit %d, stderr:\n%s\nstdout:\n%s\nwant exit %d and %q", code, errs, out, exitUsage, want)
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "check", "fickle", "--out", dir)
+	want := "safety-violation of deterministic: the handler is not deterministic (map iteration, time, rand, goroutines, shared memory?): node 1's Receive, on deliver ping{} 0->1, left its node in another state when run again (Got: 1 vs 2, first run vs second)"
+	if code != exitViolation || !strings.Contains(out, want) || strings.Contains(errs, "internal error") {
+		t.Fatalf("exit %d, stderr:\n%s\nstdout:\n%s\nwant exit %d and %q", code, errs, out, exitViolation, want)
+	}
+	traces, err := filepath.Glob(filepath.Join(dir, "fickle-deterministic-*.json"))
+	if err != nil || len(traces) != 1 {
+		t.Fatalf("traces %v (%v), want one of property deterministic", traces, err)
+	}
+	code, out, errs = runCLI(t, "replay", traces[0])
+	if code != exitViolation || !strings.Contains(out, "deterministic") || !strings.Contains(out, "left its node in another state when run again (Got: ") {
+		t.Fatalf("replay: exit %d, stderr:\n%s\nstdout:\n%s\nwant the violation again", code, errs, out)
 	}
 }

@@ -96,7 +96,9 @@ func SummarizeTail(path []Step, from int) *Tail {
 			last = i
 		}
 	}
-	if last >= from {
+	// A path whose last step reached a new state has settled nowhere: it
+	// may climb for ever (terms, counters), and says nothing about it.
+	if last >= from && last < len(path)-1 {
 		distinct := map[uint64]bool{}
 		for _, st := range path[last:] {
 			distinct[st.State] = true

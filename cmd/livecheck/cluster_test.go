@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,9 +86,13 @@ func TestClusterNemesisRestartsStreams(t *testing.T) {
 	o.Reset()
 	e.Reset()
 	code = livecheck.Run(append(append([]string{"trace"}, logs...), "--out", filepath.Join(dir, "run.json")), &o, &e, systems.All()...)
-	if code != livecheck.ExitOK || !strings.Contains(o.String(), "(1 reset); every node's state equals the simulator's after every step") ||
+	errs := fmt.Sprintf("%d socket errors", breaks)
+	if breaks == 1 {
+		errs = "1 socket error"
+	}
+	if want := "(1 reset, 1 partition, 1 heal, " + errs + "); every node's state equals the simulator's after every step"; code != livecheck.ExitOK || !strings.Contains(o.String(), want) ||
 		strings.Contains(o.String(), "left out") {
-		t.Errorf("trace of the run: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
+		t.Errorf("trace of the run: exit %d, stdout:\n%s\nstderr:\n%s\nwant %q", code, o.String(), e.String(), want)
 	}
 	t.Log(o.String())
 	b, err := os.ReadFile(filepath.Join(dir, "run.json"))

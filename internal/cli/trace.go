@@ -55,14 +55,8 @@ func (c *command) trace(args []string) int {
 		fmt.Fprintf(c.stdout, "the merged run does not replay in the simulator: %v\n", err)
 		return ExitViolation
 	}
-	resets := 0
-	for _, st := range rr.Path {
-		if st.Event.Kind == sim.Reset {
-			resets++
-		}
-	}
 	fmt.Fprintf(c.stdout, "%s: %s merged, %s (%s); every node's state equals the simulator's after every step\n",
-		sys.Name, reports.Count(len(logs), "log"), reports.Count(len(rr.Path), "step"), reports.Count(resets, "reset"))
+		sys.Name, reports.Count(len(logs), "log"), reports.Count(len(rr.Path), "step"), failureCounts(rr.Path))
 	if rr.LeftOutSteps > 0 {
 		fmt.Fprintf(c.stdout, "left out, %s: from %s on, which the simulator does not model step for step (yet)\n",
 			reports.Count(rr.LeftOutSteps, "step"), strings.Join(rr.LeftOut, "; from "))
@@ -100,4 +94,26 @@ func (c *command) trace(args []string) int {
 	}
 	fmt.Fprintf(c.stdout, "trace: %s\nreplay it: %s replay %s\n", name, c.cmd, name)
 	return code
+}
+
+// failureCounts says what failures a run's path holds, each kind the
+// nemesis or a killed process can make: "1 reset, 2 drops"; resets are
+// always named, "0 resets" where there is none of anything.
+func failureCounts(p sim.Path) string {
+	kinds := []struct {
+		kind      sim.Kind
+		one, many string
+	}{{sim.Reset, "reset", "resets"}, {sim.Crash, "crash", "crashes"}, {sim.Drop, "drop", "drops"}, {sim.Duplicate, "duplicate", "duplicates"},
+		{sim.Partition, "partition", "partitions"}, {sim.Heal, "heal", "heals"}, {sim.SocketError, "socket error", "socket errors"}}
+	n := map[sim.Kind]int{}
+	for _, st := range p {
+		n[st.Event.Kind]++
+	}
+	parts := []string{reports.Count(n[sim.Reset], "reset")}
+	for _, k := range kinds[1:] {
+		if n[k.kind] > 0 {
+			parts = append(parts, reports.Count(n[k.kind], k.one, k.many))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -194,7 +194,7 @@ func TestSlipOfBundledBugs(t *testing.T) {
 		headline string
 	}{
 		{"lcr", livecheck.Config{Bugs: []string{"ignore-early"}}, false, "deliver Elect{ID:2} 0->1", "ignored", "",
-			"the slip is the critical step itself: step 2 delivered Elect{ID:2} 0->1, and node 1 did nothing with it; had it still been in flight, the state after step 2 would recover: ",
+			"the slip is the critical step itself: step 2 delivered Elect{ID:2} 0->1, and node 1 did nothing with it; had it still been in flight, the state would be the one before step 2, which recovers",
 			"liveness-violation of elected: it never holds on this path of 4 steps, and can no longer.\nelected: one node is leader and every node knows its id.\nthe path: the search's 4 steps to a state where nothing can happen.\n"},
 		{"randtree", livecheck.Config{Bugs: []string{"RT10"}, Params: map[string]string{"peers": "all"}}, true, "deliver Remove{} 2->1", "ignored", "joining",
 			"the slip is the critical step itself: step 24 delivered Remove{} 2->1, and node 1 did nothing with it while it was joining; ",

@@ -101,6 +101,11 @@ func SlipReason(s *Slip, crit int, critEvent, prop string) string {
 	switch {
 	case s.Failure:
 		return fmt.Sprintf("the protocol did not tolerate the failure at step %s (%s), which %s would have: %s; %s", at, critEvent, what, did, recovers)
+	case s.CriticalStep && s.How == "ignored":
+		// Put back, the message the node did nothing with gives the
+		// state before the critical step: its recovery is shown above,
+		// and a what-if would only say it again.
+		return fmt.Sprintf("the slip is the critical step itself: %s; had it still been in flight, the state would be the one before step %s, which recovers", did, at)
 	case s.CriticalStep:
 		return fmt.Sprintf("the slip is the critical step itself: %s; %s", did, recovers)
 	}

@@ -23,7 +23,7 @@ func TestSlipReason(t *testing.T) {
 		{"reset", Slip{Found: true, Step: 5, Event: "reset 1", Timer: "t", Node: 1, How: "reset"},
 			"step 5 reset node 1, which lost timer t at 1; had it still been set, the state after step 23 would recover"},
 		{"ignored, the critical step", Slip{Found: true, Step: 23, Event: "deliver M 0->1", Message: "M 0->1", Node: 1, How: "ignored", State: "joining x=1", CriticalStep: true, Recovery: rec},
-			"the slip is the critical step itself: step 23 delivered M 0->1, and node 1 did nothing with it while it was joining; had it still been in flight, the state after step 23 would recover: p holds 2 steps from it (the nearest, by breadth-first search)"},
+			"the slip is the critical step itself: step 23 delivered M 0->1, and node 1 did nothing with it while it was joining; had it still been in flight, the state would be the one before step 23, which recovers"},
 		{"dropped", Slip{Found: true, Step: 4, Event: "drop M 0->1", Message: "M 0->1", Node: 1, How: "dropped"},
 			"step 4 dropped M 0->1; had it still been in flight, the state after step 23 would recover"},
 		{"lost", Slip{Found: true, Step: 4, Event: "socket-error 0<->1", Message: "M 0->1", Node: 1, How: "lost"},

@@ -345,8 +345,15 @@
     const sec = document.getElementById("walks");
     sec.style.display = "";
     h("h2", "", sec, "Recovery odds along the dead path");
+    // A state before the critical step that none of its walks brought
+    // back still recovers where the critical search proved the one
+    // before the critical step does (alive): the path leads there. It
+    // is drawn hollow, at the top: proven, not sampled.
+    const proven = (step, v) => !!G.critical.alive && step < crit && v === 0;
+    const anyProven = O.recovered.some((v, k) => proven(O.from_step + k, v));
     h("div", "", sec, "of " + fmt(O.walks) + " walks of up to " + fmt(O.walk_depth) + " steps from the state after each step, how many reach a live state" +
-      (O.suspect ? "; a sharp fall after step " + fmt(O.suspect) : "") + (slip ? "; S: the slip" : ""));
+      (O.suspect ? "; a sharp fall after step " + fmt(O.suspect) : "") + (slip ? "; S: the slip" : "") +
+      (anyProven ? "; hollow: no walk recovered, yet the state does (the path leads to the state after step " + fmt(crit - 1) + ", which recovers)" : ""));
     const n = O.recovered.length, DX = 24, H = 120, L = 30;
     const svg = el("svg", { width: L + n * DX + 20, height: H + 40, class: "chart", id: "oddschart" }, sec);
     const yOf = (v) => 10 + H * (1 - v / O.walks);
@@ -356,9 +363,10 @@
     let d = "";
     O.recovered.forEach((v, k) => {
       const step = O.from_step + k, x = L + k * DX + DX / 2;
-      d += (k ? " L" : "M") + x + "," + yOf(v);
-      const cls = "oddsdot" + (step === crit ? " critical" : step === slip ? " slip" : step === O.suspect ? " suspect" : "");
-      el("circle", { cx: x, cy: yOf(v), r: 3.5, class: cls, "data-step": step }, svg);
+      const y = proven(step, v) ? yOf(O.walks) : yOf(v);
+      d += (k ? " L" : "M") + x + "," + y;
+      const cls = "oddsdot" + (step === crit ? " critical" : step === slip ? " slip" : step === O.suspect ? " suspect" : "") + (proven(step, v) ? " proven" : "");
+      el("circle", { cx: x, cy: y, r: 3.5, class: cls, "data-step": step }, svg);
       el("text", { x: x - 8, y: H + 28, class: "oddsstep" }, svg, (step === slip ? "S" : step === crit ? "\u2605" : "") + fmt(step));
     });
     el("path", { d: d, class: "oddsline" }, svg);

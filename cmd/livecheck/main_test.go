@@ -118,7 +118,7 @@ func TestTamperedTraces(t *testing.T) {
 		{"other message", strings.Replace(string(orig), firstMsg, `      "msg": "0000000000000001",`, 1), "does not replay"},
 		{"bug removed", strings.Replace(string(orig), `"no-discard"`, ``, 1), "the trace does not replay: step 6"},
 		{"other property", strings.Replace(string(orig), `"property": "one-leader"`, `"property": "elected"`, 1),
-			`"elected" is not a safety property of this system (valid: no-panic, one-leader)`},
+			`"elected" is not a safety property of this system (valid: deterministic, no-panic, one-leader)`},
 		{"other result", strings.Replace(strings.Replace(string(orig), `"property": "one-leader"`, `"property": "elected"`, 1), `"safety-violation"`, `"liveness-violation"`, 1),
 			"does not replay: it records liveness-violation of elected, but replaying it gives safety-violation of one-leader"},
 	} {

@@ -23,13 +23,18 @@ import (
 // simulator's reset keeps. A restart builds the node with Spec.New,
 // loads the fields into it, and runs Init.
 //
-// The file: the line "livecheck-durable 1", then gob's encoding of
+// The file: the line "livecheck-durable 2", then gob's encoding of
 // stateFile, each field's value in it in the codec's encoding (codec.go),
 // then the CRC-32C of everything before it (4 bytes,
 // big-endian). A file that does not read back whole is damaged, and the
-// node refuses to start.
+// node refuses to start. A file of version 1 holds its values in the
+// codec's encoding without identity (before a value that can alias kept
+// its aliasing), and reads back as it was written.
 
-const durableMagic = "livecheck-durable 1\n"
+const (
+	durableMagic   = "livecheck-durable 2\n"
+	durableMagicV1 = "livecheck-durable 1\n"
+)
 
 type stateFile struct {
 	System string
@@ -84,7 +89,8 @@ var errDamaged = errors.New("damaged")
 // returns the number of calls it records.
 func decodeDurable(b []byte, system string, id sim.NodeID, n sim.Node) (calls int, err error) {
 	body, ok := checkCRC(b)
-	if !ok || !bytes.HasPrefix(body, []byte(durableMagic)) {
+	legacy := ok && bytes.HasPrefix(body, []byte(durableMagicV1))
+	if !ok || !legacy && !bytes.HasPrefix(body, []byte(durableMagic)) {
 		return 0, fmt.Errorf("%w (its checksum or header is wrong)", errDamaged)
 	}
 	var f stateFile
@@ -107,7 +113,7 @@ func decodeDurable(b []byte, system string, id sim.NodeID, n sim.Node) (calls in
 		if sf.Zero {
 			continue
 		}
-		if err := decodeValue(sf.Data, d.Value); err != nil {
+		if err := decodeAs(sf.Data, d.Value, legacy); err != nil {
 			return 0, fmt.Errorf("durable field %s does not read back: %v", d.Name, err)
 		}
 	}

@@ -87,7 +87,7 @@ func decodeInto(d *decoder, v reflect.Value) (err error) {
 			err = fmt.Errorf("%w: %v", errCodec, r)
 		}
 	}()
-	codecOf(v.Type()).dec(d, v)
+	d.value(codecOf(v.Type()), v)
 	return d.err
 }
 

@@ -15,12 +15,6 @@ import (
 // evaluates the properties on the states the nodes have.
 func TestStateReportsBundled(t *testing.T) {
 	for _, sys := range systems.All() {
-		if sys.Name == "etcdraft" {
-			// A RawNode holds funcs (raft's tick, bound to its raft) and
-			// a storage reached twice, which the wire does not carry yet:
-			// issue 36, item 5, is open.
-			continue
-		}
 		w, err := host.NewWatcher(sys, protocol.Config{})
 		if err != nil {
 			t.Fatalf("%s: %v", sys.Name, err)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
@@ -616,13 +617,16 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 		t.Result, t.Property, t.Message = "safety-violation", rr.Violation, rr.Message
 		path = path[:rr.ViolationStep]
 	case rr.Live:
+		// Every liveness property holds: the trace names them all,
+		// as a check's live trace does.
 		t.Result = "live"
+		var live []string
 		for _, p := range model.Properties {
 			if p.Kind == properties.Liveness {
-				t.Property = p.Name
-				break
+				live = append(live, p.Name)
 			}
 		}
+		t.Property = strings.Join(live, ",")
 	default:
 		t.Result = "ok" // neither: replay reads it as a path, and says it shows nothing
 	}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/livecheck/livecheck/sim"
@@ -23,7 +24,9 @@ import (
 // only from that node's host. Each frame follows its length, 4 bytes
 // big-endian.
 //
-// A connection that breaks without the nemesis (the peer's process
+// A peer the node has never had a connection with, that refuses one,
+// has not started yet: the node dials it again until it listens, what it
+// sends waiting (see dial). A connection that breaks without the nemesis (the peer's process
 // died, a write failed, the peer closed it, or more frames are queued on
 // it than it carries) makes the node suspect the peer: what was queued
 // is lost, and so is what the node sends the peer from then on, but the
@@ -88,6 +91,9 @@ type tcp struct {
 	// way the simulator has a connection for the pair (a snapshot's
 	// marker, which is no message, makes none).
 	inFrom, sent []bool
+	// reached, by peer: this node has had a connection with it, dialed
+	// or accepted (see dial).
+	reached []bool
 }
 
 // An outConn is a connection this node dialed, with its queue.
@@ -109,7 +115,7 @@ func startTCP(n *Node) (transport, error) {
 	}
 	t := &tcp{n: n, peers: peers, out: make([]*outConn, len(peers)), in: map[*net.TCPConn]bool{}, ln: n.opts.stream,
 		cut: make([]uint64, len(peers)), cutAt: make([]uint64, len(peers)),
-		owed: make([]bool, len(peers)), owedGen: make([]uint64, len(peers)), inFrom: make([]bool, len(peers)), sent: make([]bool, len(peers))}
+		owed: make([]bool, len(peers)), owedGen: make([]uint64, len(peers)), inFrom: make([]bool, len(peers)), sent: make([]bool, len(peers)), reached: make([]bool, len(peers))}
 	if t.ln == nil {
 		if t.ln, err = net.ListenTCP("tcp", net.TCPAddrFromAddrPort(peers[n.id])); err != nil {
 			return nil, fmt.Errorf("node %d cannot listen on %s: %v", n.id, peers[n.id], err)
@@ -155,8 +161,7 @@ func (t *tcp) send(to sim.NodeID, frame []byte) {
 func (t *tcp) write(oc *outConn) {
 	defer t.wg.Done()
 	n := t.n
-	d := net.Dialer{Timeout: dialTimeout}
-	c, err := d.Dial("tcp", t.peers[oc.to].String())
+	c, err := t.dial(oc)
 	if err != nil {
 		n.logf("cannot connect to node %d: %v", oc.to, err)
 		t.broken(oc)
@@ -207,6 +212,35 @@ func (t *tcp) write(oc *outConn) {
 	}
 	conn.Close()
 	t.broken(oc)
+}
+
+// dial dials oc's peer. A peer this node has never had a connection
+// with, that refuses it, has not started yet: a cluster starts its nodes
+// one after another, where the simulator starts them at once and holds
+// what is sent to a node in flight until it runs. So the node dials it
+// again, what it sends waiting in the queue, until it listens, the node
+// stops, or the connection is broken from outside (the peer's restart,
+// back.go, which tells the node as the simulator's reset does). A peer
+// reached before, that refuses, died: the node suspects it (broken).
+func (t *tcp) dial(oc *outConn) (net.Conn, error) {
+	d := net.Dialer{Timeout: dialTimeout}
+	wait := 20 * time.Millisecond
+	for {
+		c, err := d.Dial("tcp", t.peers[oc.to].String())
+		t.mu.Lock()
+		if err == nil {
+			t.reached[oc.to] = true
+			t.mu.Unlock()
+			return c, nil
+		}
+		again := !t.reached[oc.to] && !t.closed && t.out[oc.to] == oc && errors.Is(err, syscall.ECONNREFUSED)
+		t.mu.Unlock()
+		if !again {
+			return nil, err
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 500*time.Millisecond)
+	}
 }
 
 // writeFrame writes f after its length.
@@ -329,6 +363,11 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 	}
 	from, dialed := h.from, h.clock
 	control := from == controlID // the command line: the MAC is its credential
+	if !control && int(from) < len(t.reached) {
+		t.mu.Lock()
+		t.reached[from] = true
+		t.mu.Unlock()
+	}
 	c.SetDeadline(time.Time{})
 	for {
 		f, err := t.readFrame(r, src)

@@ -27,7 +27,7 @@ import (
 
 const (
 	wireMagic   = "LCW"
-	wireVersion = 4
+	wireVersion = 5
 	// DefaultMaxMessage is the largest frame a node sends or accepts
 	// when Options.MaxMessage is 0: a UDP datagram holds at most 65,507
 	// bytes.
@@ -173,15 +173,19 @@ func registerValue(v reflect.Value) error {
 	inner := types.inner[v.Type()]
 	types.Unlock()
 	if inner {
-		return walkInterfaces(v, 0)
+		return walkInterfaces(v, 0, map[objKey]bool{})
 	}
 	return nil
 }
 
-// walkInterfaces registers the dynamic types of the interfaces in v.
-func walkInterfaces(v reflect.Value, depth int) error {
+// walkInterfaces registers the dynamic types of the interfaces in v,
+// each object behind a pointer walked once (seen).
+func walkInterfaces(v reflect.Value, depth int, seen map[objKey]bool) error {
 	if depth > maxDepth {
-		return nil // a cycle: the codec refuses it when it encodes
+		return nil // too deep: the codec refuses it when it encodes
+	}
+	if sim.LeftOut(v.Type()) {
+		return nil // it does not cross (codec.go)
 	}
 	switch v.Kind() {
 	case reflect.Interface:
@@ -189,28 +193,29 @@ func walkInterfaces(v reflect.Value, depth int) error {
 			return registerValue(v.Elem())
 		}
 	case reflect.Pointer:
-		if !v.IsNil() {
-			return walkInterfaces(v.Elem(), depth+1)
+		if k := (objKey{v.UnsafePointer(), v.Type()}); !v.IsNil() && !seen[k] {
+			seen[k] = true
+			return walkInterfaces(v.Elem(), depth+1, seen)
 		}
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
-			if err := walkInterfaces(v.Field(i), depth+1); err != nil {
+			if err := walkInterfaces(v.Field(i), depth+1, seen); err != nil {
 				return err
 			}
 		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			if err := walkInterfaces(v.Index(i), depth+1); err != nil {
+			if err := walkInterfaces(v.Index(i), depth+1, seen); err != nil {
 				return err
 			}
 		}
 	case reflect.Map:
 		it := v.MapRange()
 		for it.Next() {
-			if err := walkInterfaces(it.Key(), depth+1); err != nil {
+			if err := walkInterfaces(it.Key(), depth+1, seen); err != nil {
 				return err
 			}
-			if err := walkInterfaces(it.Value(), depth+1); err != nil {
+			if err := walkInterfaces(it.Value(), depth+1, seen); err != nil {
 				return err
 			}
 		}
@@ -224,6 +229,9 @@ func hasInterface(t reflect.Type, seen map[reflect.Type]bool) bool {
 		return false
 	}
 	seen[t] = true
+	if sim.LeftOut(t) {
+		return false
+	}
 	switch t.Kind() {
 	case reflect.Interface:
 		return true

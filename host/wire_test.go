@@ -27,8 +27,10 @@ func TestFrame(t *testing.T) {
 		}
 	}
 	type fn struct{ F func() }
-	if err := encodeFrame(&b, frame{msg: fn{}}); err == nil || !strings.Contains(err.Error(), "cannot cross the wire") {
-		t.Errorf("a message with a func field: %v, want it refused", err)
+	n := 0
+	if err := encodeFrame(&b, frame{msg: fn{F: func() { n++ }}}); err == nil || !strings.Contains(err.Error(), "cannot cross the wire") ||
+		!strings.Contains(err.Error(), "is a closure") {
+		t.Errorf("a message with a closure: %v, want it refused", err)
 	}
 }
 

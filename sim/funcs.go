@@ -173,3 +173,49 @@ func typedCopy(dst, src reflect.Value) {
 	(*value)(unsafe.Pointer(&src)).flag &^= readOnly
 	writable(dst).Set(src)
 }
+
+// Aliases says whether a value of type t can hold one pointer or map
+// twice, a pointer cycle, or a func: what Copy and Fingerprint go
+// through a memo for (see alias.go). host's codec carries such a value
+// with the identity of its pointers and maps, so that what arrives has
+// the aliasing, and so the fingerprint, of what left; any other value
+// it carries as a tree.
+func Aliases(t reflect.Type) bool { return planOf(t).alias }
+
+// A FuncValue is what a non-nil func value in a node's state is, for
+// host's codec: its code pointer and name, and for a method value bound
+// to a pointer, the receiver (nil for a top-level func or a method
+// expression, which holds no state).
+type FuncValue struct {
+	Code uintptr
+	Name string
+	Recv unsafe.Pointer
+}
+
+// ReadFunc returns what v, a func value, is; ok is false for a nil
+// func. A closure, or a method value bound to a value or an interface,
+// holds variables a copy would share, and is an error that says so.
+func ReadFunc(v reflect.Value) (fv FuncValue, ok bool, err error) {
+	v = addressable(v)
+	cl, fi := funcOf(unsafe.Pointer(v.UnsafeAddr()))
+	switch {
+	case cl == nil:
+		return FuncValue{}, false, nil
+	case fi.kind == funcCaptures:
+		return FuncValue{}, false, &TypeError{Type: v.Type(), Reason: capturesReason(fi)}
+	}
+	fv = FuncValue{Code: (*methodValue)(cl).fn, Name: fi.name}
+	if fi.kind == funcMethod {
+		fv.Recv = (*methodValue)(cl).recv
+	}
+	return fv, true, nil
+}
+
+// SetFunc sets v, an addressable func value, to the func whose code is
+// at code, bound to recv for a method value (the closure layout of a
+// method value, as a copy rebinds one), nil for a top-level func. The
+// caller vouches that code is the entry of a func of v's type: host's
+// codec checks the func's name at that address.
+func SetFunc(v reflect.Value, code uintptr, recv unsafe.Pointer) {
+	*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = unsafe.Pointer(&methodValue{fn: code, recv: recv})
+}

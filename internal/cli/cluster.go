@@ -38,7 +38,7 @@ func (c *command) cluster(args []string) int {
 	data := fs.String("data", "", "the directory of the nodes' state files and run logs (default: a temporary one, removed at the end)")
 	seed := fs.Uint64("seed", 1, "the seed of the nodes' Choose")
 	forTime := fs.Duration("for", 0, "stop after this long (default: at Ctrl-C)")
-	untilLive := fs.Bool("until-live", false, "stop once every liveness property holds: exit 0 then, 3 if --for ran out first")
+	untilLive := fs.Bool("until-live", false, "stop once every liveness property holds (with --nemesis, once it is done): exit 0 then, 3 if --for ran out first")
 	restart := fs.Bool("restart", true, "start a node whose process was killed again, with its state file: the checker's reset")
 	states := fs.Bool("states", true, "print each node's state as it changes")
 	logs := fs.Bool("logs", false, "pass the nodes' logs through on stderr")
@@ -228,6 +228,9 @@ type clusterWatch struct {
 	// nil until the process ends and starts again, then closed once it
 	// reports its first state. The next failure waits for them.
 	back map[sim.NodeID]chan struct{}
+	// liveNow says every liveness property held at the last report:
+	// --until-live with a nemesis stops once it is done and they hold.
+	liveNow bool
 }
 
 // startAll starts the nodes in id order, each once the one before has
@@ -306,6 +309,11 @@ func (cw *clusterWatch) watch(sigs <-chan os.Signal, timeout <-chan time.Time, f
 		case <-nemesisTick:
 			if !cw.applyFault() {
 				nemesisTick = nil
+				if cw.liveNow && cw.untilLive && !cw.violated {
+					cw.stop()
+					fmt.Fprintf(out, "every liveness property holds, after %.3fs\n", time.Since(start).Seconds())
+					return clusterExit(cw.violated)
+				}
 			}
 		case <-tick:
 			if !cw.live.running {
@@ -342,11 +350,14 @@ func (cw *clusterWatch) watch(sigs <-chan os.Signal, timeout <-chan time.Time, f
 				fmt.Fprintf(out, "%8.3fs  node %d: %s  (after %s)\n", at, ev.node, ev.report.Dump, ev.report.Event)
 			}
 			live := cw.show(ev.at)
+			cw.liveNow = live
 			switch {
 			case cw.violated && cw.untilLive:
 				cw.stop()
 				return ExitViolation
-			case live && cw.untilLive:
+			case live && cw.untilLive && nemesisTick == nil:
+				// With a nemesis, once it is done: its failures are
+				// what the run is for.
 				cw.stop()
 				fmt.Fprintf(out, "every liveness property holds, after %.3fs\n", at)
 				return clusterExit(cw.violated)

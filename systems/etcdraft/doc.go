@@ -54,6 +54,14 @@
 // succeeded. A node acknowledges a proposal to its client once it has
 // applied it, and only then.
 //
+// Transport: datagrams by default (raft tolerates loss, duplication and
+// reordering, and the checker explores them); the parameter transport
+// stream makes them streams, as etcd runs raft over TCP, and a broken
+// connection is reported to raft (Error: RawNode.ReportUnreachable). The
+// same adapter runs for real under `livecheck cluster etcdraft`, over UDP
+// or TCP: its whole RawNode crosses the state reports (host's codec
+// carries its funcs and its storage reached twice).
+//
 // PreVote and CheckQuorum are parameters, both on by default: that is how
 // etcd runs raft, and so what is worth checking first; either may be
 // turned off.

@@ -187,6 +187,16 @@ func (n *Node) App(ctx sim.Context, call sim.AppCall) {
 	n.ready(ctx)
 }
 
+// Error tells raft that the connection to peer broke (transport
+// stream): what it had in flight there is lost. A leader then probes
+// the peer again rather than stream entries into the void, as etcd's
+// transport reports a peer it cannot reach.
+func (n *Node) Error(ctx sim.Context, peer sim.NodeID) {
+	n.landWrite(ctx)
+	n.Raft.ReportUnreachable(raftID(peer))
+	n.ready(ctx)
+}
+
 // propose hands proposal id to raft, which appends it (leader), forwards
 // it (follower) or drops it (no leader known: the client tries again).
 func (n *Node) propose(id int) {

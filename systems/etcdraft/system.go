@@ -50,6 +50,7 @@ var System = protocol.System{
 		{Name: "prevote", Doc: "on or off: raft's Config.PreVote (a candidate first asks whether it could win, so a node cut off does not raise the term); on by default, as etcd runs it", Default: "on"},
 		{Name: "checkquorum", Doc: "on or off: raft's Config.CheckQuorum (a leader that has not heard from a quorum for an election timeout steps down, and followers that hear from their leader refuse votes); on by default, as etcd runs it", Default: "on"},
 		{Name: "proposals", Doc: "how many proposals the driver makes (proposal k to node (k-1) mod N)", Default: "1", Int: true, Min: 0, Max: 4},
+		{Name: "transport", Doc: "datagram or stream: how raft's messages travel, checked and for real (UDP or TCP under `livecheck cluster`). datagram by default: raft tolerates loss, duplication and reordering, and the checker explores them; stream is how etcd runs raft (TCP connections, in order, a broken one reported to raft with RawNode.ReportUnreachable)", Default: "datagram"},
 		{Name: "election-ticks", Doc: "raft's ElectionTick: the ticks a follower waits for its leader before it campaigns (the timeout is drawn from [E, 2E), every draw explored); the heartbeat is every tick. 2 by default: the checker fires ticks in any order, so what matters is that a timeout can be short or long, not how many ticks it is", Default: "2", Int: true, Min: 2},
 	},
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
@@ -60,6 +61,14 @@ var System = protocol.System{
 		checkQuorum, err := onOff(cfg, "checkquorum")
 		if err != nil {
 			return nil, err
+		}
+		transport := sim.Datagram
+		switch v := cfg.Param("transport"); v {
+		case "datagram":
+		case "stream":
+			transport = sim.Stream
+		default:
+			return nil, fmt.Errorf("--transport must be datagram or stream, not %q", v)
 		}
 		c := &config{
 			nodes:             cfg.Nodes,
@@ -78,7 +87,7 @@ var System = protocol.System{
 		return &protocol.Model{
 			Spec: sim.Spec{
 				New:       func(sim.NodeID) sim.Node { return &Node{cfg: c} },
-				Transport: sim.Datagram,
+				Transport: transport,
 				Calls:     calls,
 			},
 			Properties: Properties,

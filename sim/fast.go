@@ -30,8 +30,9 @@ type fplan struct {
 	deep bool         // a copy has work to do: !p.flat
 	ptrs bool         // a value holds pointers: a copy of it must be typed
 	size uintptr
-	// ptrT is the type word of *T, for valueAt.
-	ptrT unsafe.Pointer
+	// ptrT is the type word of *T, for valueAt; typ T's own, for the
+	// runtime's typed copy and allocation.
+	ptrT, typ unsafe.Pointer
 	// elem is a pointer's, a slice's or an array's element, a map's
 	// value; esize its size (a pointer's: the size of what it points to).
 	elem  *fplan
@@ -117,7 +118,7 @@ func compileFast(p *plan, built map[*plan]*fplan) *fplan {
 		return f
 	}
 	t := p.t
-	f := &fplan{p: p, deep: !p.flat, ptrs: hasPointers(t), size: t.Size(), ptrT: typeWord(reflect.PointerTo(t))}
+	f := &fplan{p: p, deep: !p.flat, ptrs: hasPointers(t), size: t.Size(), ptrT: typeWord(reflect.PointerTo(t)), typ: typeWord(t)}
 	built[p] = f
 	switch {
 	case p.skip:
@@ -194,8 +195,28 @@ func typedMove(f *fplan, dst, src unsafe.Pointer) {
 		copy(unsafe.Slice((*byte)(dst), f.size), unsafe.Slice((*byte)(src), f.size))
 		return
 	}
-	valueAt(f.ptrT, dst).Set(valueAt(f.ptrT, src))
+	typedmemmove(f.typ, dst, src)
 }
+
+// The runtime's typed copy and allocation, which reflect's Value.Set and
+// New wrap: the runtime exports them to reflect by linkname, and keeps
+// their signatures for the packages that call them as this one does (see
+// go.dev/issue/67401). Their first argument is a type's *abi.Type, the
+// type word of an interface holding the type (typeWord).
+//
+//go:linkname typedmemmove reflect.typedmemmove
+//go:noescape
+func typedmemmove(typ, dst, src unsafe.Pointer)
+
+//go:linkname unsafeNew reflect.unsafe_New
+func unsafeNew(typ unsafe.Pointer) unsafe.Pointer
+
+//go:linkname unsafeNewArray reflect.unsafe_NewArray
+func unsafeNewArray(typ unsafe.Pointer, n int) unsafe.Pointer
+
+//go:linkname typedslicecopy reflect.typedslicecopy
+//go:noescape
+func typedslicecopy(elem unsafe.Pointer, dst, src sliceHeader) int
 
 // dynamic returns the fplan of the dynamic type of the interface at ptr,
 // which is not nil.
@@ -293,7 +314,7 @@ func (c *copier) copyPointer(f *fplan, src unsafe.Pointer) unsafe.Pointer {
 			met = true // as another type: a pointer into it
 		}
 	}
-	n := reflect.New(f.et).UnsafePointer()
+	n := unsafeNew(f.elem.typ)
 	if f.esize > 0 && !met {
 		c.seen.add(src, f.p.key, n, 0)
 	}
@@ -313,9 +334,9 @@ func (c *copier) copySlice(f *fplan, ptr unsafe.Pointer) {
 		cloneRawSlice(ptr, f.esize)
 	} else {
 		n := hdr.len
-		s := reflect.MakeSlice(f.p.t, n, n)
-		reflect.Copy(s, valueAt(f.ptrT, ptr))
-		hdr.data, hdr.cap = s.UnsafePointer(), n
+		data := unsafeNewArray(f.elem.typ, n)
+		typedslicecopy(f.elem.typ, sliceHeader{data, n, n}, *hdr)
+		hdr.data, hdr.cap = data, n
 	}
 	if f.elem.deep {
 		for i := range hdr.len {

@@ -305,18 +305,21 @@ func (c *copier) fix(f *fplan, ptr unsafe.Pointer) {
 // copyPointer returns the copy of src, a pointer of f: the copy made
 // before if the memo has one.
 func (c *copier) copyPointer(f *fplan, src unsafe.Pointer) unsafe.Pointer {
-	var met bool
+	n := unsafe.Pointer(nil)
 	if f.esize > 0 {
-		if e := c.seen.find(src); e != nil {
+		e := c.seen.probe(src)
+		if c.seen.met(e) {
 			if e.t == f.p.key {
 				return e.copied()
 			}
-			met = true // as another type: a pointer into it
+			// Met as another type, a pointer into it: copied apart.
+			n = unsafeNew(f.elem.typ)
+		} else {
+			n = unsafeNew(f.elem.typ)
+			c.seen.fill(e, src, f.p.key, n, 0)
 		}
-	}
-	n := unsafeNew(f.elem.typ)
-	if f.esize > 0 && !met {
-		c.seen.add(src, f.p.key, n, 0)
+	} else {
+		n = unsafeNew(f.elem.typ)
 	}
 	typedMove(f.elem, n, src)
 	if f.elem.deep {

@@ -78,6 +78,10 @@ const (
 type ffield struct {
 	off uintptr
 	f   *fplan
+	// kind and prim are f's, for a hash to dispatch on without reading
+	// f: a scalar field is hashed without a call.
+	kind fkind
+	prim reflect.Kind
 }
 
 type dynType struct {
@@ -103,6 +107,14 @@ func fastOf(p *plan) *fplan {
 	}
 	built := map[*plan]*fplan{}
 	f := compileFast(p, built)
+	for _, g := range built {
+		// Filled in last: a field's fplan may have been under way when
+		// its struct's was made (a recursive type).
+		for i := range g.hashed {
+			d := &g.hashed[i]
+			d.kind, d.prim = d.f.kind, d.f.prim
+		}
+	}
 	// Published once whole: a reader never sees an fplan half made.
 	for q, g := range built {
 		q.fast.Store(g)
@@ -154,7 +166,7 @@ func compileFast(p *plan, built map[*plan]*fplan) *fplan {
 		case reflect.Struct:
 			f.kind, f.hashAt = fkStruct, p.hashAt
 			for _, pf := range p.fields {
-				f.hashed = append(f.hashed, ffield{t.Field(pf.i).Offset, compileFast(pf.p, built)})
+				f.hashed = append(f.hashed, ffield{off: t.Field(pf.i).Offset, f: compileFast(pf.p, built)})
 			}
 			var other []ffield
 			for _, pf := range p.deep {
@@ -162,7 +174,7 @@ func compileFast(p *plan, built map[*plan]*fplan) *fplan {
 				if r, ok := primOf(pf.p, off); ok && r.kind == reflect.Slice {
 					f.raw = append(f.raw, r)
 				} else {
-					other = append(other, ffield{off, compileFast(pf.p, built)})
+					other = append(other, ffield{off: off, f: compileFast(pf.p, built)})
 				}
 			}
 			f.cdeep = other
@@ -489,7 +501,14 @@ func (h *Hasher) hashFast(f *fplan, ptr unsafe.Pointer) {
 		}
 		for i := range f.hashed {
 			d := &f.hashed[i]
-			h.hashFast(d.f, unsafe.Add(ptr, d.off))
+			switch at := unsafe.Add(ptr, d.off); d.kind {
+			case fkScalar:
+				hashPrim(h, at, d.prim)
+			case fkPointer:
+				h.hashPointer(d.f, *(*unsafe.Pointer)(at))
+			default:
+				h.hashFast(d.f, at)
+			}
 		}
 	case fkPointer:
 		h.hashPointer(f, *(*unsafe.Pointer)(ptr))

@@ -62,13 +62,14 @@ var (
 // visit records ptr of type key, returning the index of its first visit
 // if it was met before.
 func (m *hashMemo) visit(ptr unsafe.Pointer, key uintptr) (int, bool) {
-	e := m.seen.find(ptr)
-	if e != nil && e.t == key {
-		return int(e.i), true
-	}
-	if e == nil {
-		m.seen.add(ptr, key, nil, m.n)
+	e := m.seen.probe(ptr)
+	if !m.seen.met(e) {
+		m.seen.fill(e, ptr, key, nil, m.n)
 		m.n++
+		return 0, false
+	}
+	if e.t == key {
+		return int(e.i), true
 	}
 	return 0, false
 }

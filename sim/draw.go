@@ -66,6 +66,10 @@ type drawCell struct {
 	lastIdx  int
 	lastPCs  [8]uintptr
 	lastNPCs int
+	// fromInt caches calledFromInt by the frames of the read: a handler
+	// draws from the same few call sites at every step, and reading
+	// their frames cost a third of a draw.
+	fromInt map[[8]uintptr]bool
 }
 
 var (
@@ -130,7 +134,7 @@ func (c *drawCell) draw(p []byte) {
 	clear(p)
 	p[len(p)-1] = byte(v)
 	c.last = nil
-	if c.w != nil && calledFromInt(pcs[:npcs]) {
+	if c.w != nil && c.calledFromInt(&pcs, npcs) {
 		c.last, c.lastVal, c.lastIdx = p, byte(v), len(c.w.last.Choices)-1
 		c.lastPCs, c.lastNPCs = pcs, npcs
 	}
@@ -173,6 +177,20 @@ func (c *drawCell) retry(p []byte, pcs *[8]uintptr, npcs int) bool {
 	}
 	now := p[len(p)-1]
 	return now != 0 && now&^c.lastVal == 0
+}
+
+// calledFromInt is calledFromInt of the first npcs of pcs (the rest
+// zero), cached.
+func (c *drawCell) calledFromInt(pcs *[8]uintptr, npcs int) bool {
+	if v, ok := c.fromInt[*pcs]; ok {
+		return v
+	}
+	if c.fromInt == nil || len(c.fromInt) >= 1<<10 {
+		c.fromInt = map[[8]uintptr]bool{}
+	}
+	v := calledFromInt(pcs[:npcs])
+	c.fromInt[*pcs] = v
+	return v
 }
 
 // calledFromInt says whether the frames pcs (from the reader's caller up)

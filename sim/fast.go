@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -29,8 +30,9 @@ type fplan struct {
 	deep bool         // a copy has work to do: !p.flat
 	ptrs bool         // a value holds pointers: a copy of it must be typed
 	size uintptr
-	// ptrT is the type word of *T, for valueAt.
-	ptrT unsafe.Pointer
+	// ptrT is the type word of *T, for valueAt; typ T's own, for the
+	// runtime's typed copy and allocation.
+	ptrT, typ unsafe.Pointer
 	// elem is a pointer's, a slice's or an array's element, a map's
 	// value; esize its size (a pointer's: the size of what it points to).
 	elem  *fplan
@@ -39,6 +41,9 @@ type fplan struct {
 	key   *fplan // a map's key
 	refs  bool   // a map's entries can hold what the memo tracks
 	id    int    // a map's index in its copier's and hasher's scratch
+	// shape is a map's layout when the copier and the hasher can work
+	// on it as a map of their own types (see mapShapeOf).
+	shape mapShape
 	et    reflect.Type
 	// A struct's fields: raw are the slices of plain values a copy gives
 	// their own arrays, cdeep the other fields a copy works on, hashed
@@ -73,6 +78,10 @@ const (
 type ffield struct {
 	off uintptr
 	f   *fplan
+	// kind and prim are f's, for a hash to dispatch on without reading
+	// f: a scalar field is hashed without a call.
+	kind fkind
+	prim reflect.Kind
 }
 
 type dynType struct {
@@ -98,6 +107,14 @@ func fastOf(p *plan) *fplan {
 	}
 	built := map[*plan]*fplan{}
 	f := compileFast(p, built)
+	for _, g := range built {
+		// Filled in last: a field's fplan may have been under way when
+		// its struct's was made (a recursive type).
+		for i := range g.hashed {
+			d := &g.hashed[i]
+			d.kind, d.prim = d.f.kind, d.f.prim
+		}
+	}
 	// Published once whole: a reader never sees an fplan half made.
 	for q, g := range built {
 		q.fast.Store(g)
@@ -113,7 +130,7 @@ func compileFast(p *plan, built map[*plan]*fplan) *fplan {
 		return f
 	}
 	t := p.t
-	f := &fplan{p: p, deep: !p.flat, ptrs: hasPointers(t), size: t.Size(), ptrT: typeWord(reflect.PointerTo(t))}
+	f := &fplan{p: p, deep: !p.flat, ptrs: hasPointers(t), size: t.Size(), ptrT: typeWord(reflect.PointerTo(t)), typ: typeWord(t)}
 	built[p] = f
 	switch {
 	case p.skip:
@@ -137,6 +154,7 @@ func compileFast(p *plan, built map[*plan]*fplan) *fplan {
 		case reflect.Map:
 			f.kind, f.key, f.elem = fkMap, compileFast(p.kids[0], built), compileFast(p.kids[1], built)
 			f.refs = holdsRefs(p.kids[0]) || holdsRefs(p.kids[1])
+			f.shape = mapShapeOf(f)
 			f.id = fast.maps
 			fast.maps++
 		case reflect.Pointer:
@@ -148,7 +166,7 @@ func compileFast(p *plan, built map[*plan]*fplan) *fplan {
 		case reflect.Struct:
 			f.kind, f.hashAt = fkStruct, p.hashAt
 			for _, pf := range p.fields {
-				f.hashed = append(f.hashed, ffield{t.Field(pf.i).Offset, compileFast(pf.p, built)})
+				f.hashed = append(f.hashed, ffield{off: t.Field(pf.i).Offset, f: compileFast(pf.p, built)})
 			}
 			var other []ffield
 			for _, pf := range p.deep {
@@ -156,7 +174,7 @@ func compileFast(p *plan, built map[*plan]*fplan) *fplan {
 				if r, ok := primOf(pf.p, off); ok && r.kind == reflect.Slice {
 					f.raw = append(f.raw, r)
 				} else {
-					other = append(other, ffield{off, compileFast(pf.p, built)})
+					other = append(other, ffield{off: off, f: compileFast(pf.p, built)})
 				}
 			}
 			f.cdeep = other
@@ -189,8 +207,28 @@ func typedMove(f *fplan, dst, src unsafe.Pointer) {
 		copy(unsafe.Slice((*byte)(dst), f.size), unsafe.Slice((*byte)(src), f.size))
 		return
 	}
-	valueAt(f.ptrT, dst).Set(valueAt(f.ptrT, src))
+	typedmemmove(f.typ, dst, src)
 }
+
+// The runtime's typed copy and allocation, which reflect's Value.Set and
+// New wrap: the runtime exports them to reflect by linkname, and keeps
+// their signatures for the packages that call them as this one does (see
+// go.dev/issue/67401). Their first argument is a type's *abi.Type, the
+// type word of an interface holding the type (typeWord).
+//
+//go:linkname typedmemmove reflect.typedmemmove
+//go:noescape
+func typedmemmove(typ, dst, src unsafe.Pointer)
+
+//go:linkname unsafeNew reflect.unsafe_New
+func unsafeNew(typ unsafe.Pointer) unsafe.Pointer
+
+//go:linkname unsafeNewArray reflect.unsafe_NewArray
+func unsafeNewArray(typ unsafe.Pointer, n int) unsafe.Pointer
+
+//go:linkname typedslicecopy reflect.typedslicecopy
+//go:noescape
+func typedslicecopy(elem unsafe.Pointer, dst, src sliceHeader) int
 
 // dynamic returns the fplan of the dynamic type of the interface at ptr,
 // which is not nil.
@@ -279,18 +317,21 @@ func (c *copier) fix(f *fplan, ptr unsafe.Pointer) {
 // copyPointer returns the copy of src, a pointer of f: the copy made
 // before if the memo has one.
 func (c *copier) copyPointer(f *fplan, src unsafe.Pointer) unsafe.Pointer {
-	var met bool
+	n := unsafe.Pointer(nil)
 	if f.esize > 0 {
-		if e := c.seen.find(src); e != nil {
+		e := c.seen.probe(src)
+		if c.seen.met(e) {
 			if e.t == f.p.key {
 				return e.copied()
 			}
-			met = true // as another type: a pointer into it
+			// Met as another type, a pointer into it: copied apart.
+			n = unsafeNew(f.elem.typ)
+		} else {
+			n = unsafeNew(f.elem.typ)
+			c.seen.fill(e, src, f.p.key, n, 0)
 		}
-	}
-	n := reflect.New(f.et).UnsafePointer()
-	if f.esize > 0 && !met {
-		c.seen.add(src, f.p.key, n, 0)
+	} else {
+		n = unsafeNew(f.elem.typ)
 	}
 	typedMove(f.elem, n, src)
 	if f.elem.deep {
@@ -308,9 +349,9 @@ func (c *copier) copySlice(f *fplan, ptr unsafe.Pointer) {
 		cloneRawSlice(ptr, f.esize)
 	} else {
 		n := hdr.len
-		s := reflect.MakeSlice(f.p.t, n, n)
-		reflect.Copy(s, valueAt(f.ptrT, ptr))
-		hdr.data, hdr.cap = s.UnsafePointer(), n
+		data := unsafeNewArray(f.elem.typ, n)
+		typedslicecopy(f.elem.typ, sliceHeader{data, n, n}, *hdr)
+		hdr.data, hdr.cap = data, n
 	}
 	if f.elem.deep {
 		for i := range hdr.len {
@@ -329,10 +370,50 @@ func (c *copier) copyMap(f *fplan, ptr unsafe.Pointer) {
 		*(*unsafe.Pointer)(ptr) = e.copied()
 		return
 	}
+	var m unsafe.Pointer
+	switch f.shape {
+	case msEmpty:
+		m = cloneMap[struct{}](ptr)
+	case msByte:
+		m = cloneMap[uint8](ptr)
+	case msWord:
+		m = cloneMap[uint64](ptr)
+	case msPointer:
+		c.copyMapPointers(f, ptr, e == nil)
+		return
+	default:
+		c.copyMapReflect(f, ptr, e == nil)
+		return
+	}
+	if e == nil {
+		c.seen.add(src, f.p.key, m, 0)
+	}
+	*(*unsafe.Pointer)(ptr) = m
+}
+
+// copyMapPointers copies the map at ptr, of shape msPointer, its values
+// through the memo; record says whether the memo takes the map.
+func (c *copier) copyMapPointers(f *fplan, ptr unsafe.Pointer, record bool) {
+	src := *(*map[uint64]unsafe.Pointer)(ptr)
+	m := make(map[uint64]unsafe.Pointer, len(src))
+	if record {
+		c.seen.add(*(*unsafe.Pointer)(ptr), f.p.key, *(*unsafe.Pointer)(unsafe.Pointer(&m)), 0)
+	}
+	for k, v := range src {
+		if v != nil {
+			v = c.copyPointer(f.elem, v)
+		}
+		m[k] = v
+	}
+	*(*map[uint64]unsafe.Pointer)(ptr) = m
+}
+
+// copyMapReflect copies the map at ptr through reflect's map API.
+func (c *copier) copyMapReflect(f *fplan, ptr unsafe.Pointer, record bool) {
 	v := valueAt(f.ptrT, ptr)
 	m := reflect.MakeMapWithSize(f.p.t, v.Len())
-	if e == nil {
-		c.seen.add(src, f.p.key, m.UnsafePointer(), 0)
+	if record {
+		c.seen.add(v.UnsafePointer(), f.p.key, m.UnsafePointer(), 0)
 	}
 	sc := scratchOf(&c.scratch, f)
 	sc.it.Reset(v)
@@ -420,7 +501,14 @@ func (h *Hasher) hashFast(f *fplan, ptr unsafe.Pointer) {
 		}
 		for i := range f.hashed {
 			d := &f.hashed[i]
-			h.hashFast(d.f, unsafe.Add(ptr, d.off))
+			switch at := unsafe.Add(ptr, d.off); d.kind {
+			case fkScalar:
+				hashPrim(h, at, d.prim)
+			case fkPointer:
+				h.hashPointer(d.f, *(*unsafe.Pointer)(at))
+			default:
+				h.hashFast(d.f, at)
+			}
 		}
 	case fkPointer:
 		h.hashPointer(f, *(*unsafe.Pointer)(ptr))
@@ -512,6 +600,30 @@ type mapEntry struct {
 }
 
 func (h *Hasher) hashMap(f *fplan, ptr unsafe.Pointer) {
+	if f.shape != msNone {
+		// The typed paths below: every map of a shape has the layout
+		// of a map[uint64]V, and its length as its first word.
+		n := 0
+		if m := *(*unsafe.Pointer)(ptr); m != nil {
+			n = len(*(*map[uint64]struct{})(ptr))
+		}
+		switch {
+		case n == 0:
+			h.Uint64(0)
+		case h.memo != nil && f.refs:
+			// msPointer: the only shape that holds references.
+			h.hashMapPointers(f, ptr)
+		case f.shape == msEmpty:
+			hashMapFlat[struct{}](h, f, ptr)
+		case f.shape == msByte:
+			hashMapFlat[uint8](h, f, ptr)
+		case f.shape == msWord:
+			hashMapFlat[uint64](h, f, ptr)
+		default:
+			hashMapFlat[unsafe.Pointer](h, f, ptr)
+		}
+		return
+	}
 	v := valueAt(f.ptrT, ptr)
 	n := v.Len()
 	if n == 0 {
@@ -570,6 +682,13 @@ func (h *Hasher) hashMapMemo(f *fplan, v reflect.Value) {
 		m.entries = append(m.entries, mapEntry{c.Sum64(), sc.it.Value().UnsafePointer()})
 	}
 	sc.done()
+	h.hashEntries(f, start)
+}
+
+// hashEntries writes the entries of the map f from start in h's memo's
+// stack of entries, sorted by their keys' hashes, and pops them.
+func (h *Hasher) hashEntries(f *fplan, start int) {
+	m := h.memo
 	es := m.entries[start:]
 	slices.SortFunc(es, func(a, b mapEntry) int { return cmp.Compare(a.k, b.k) })
 	h.Uint64(uint64(len(es)))
@@ -590,4 +709,113 @@ func (h *Hasher) hashAliasedFast(p *plan, ptr unsafe.Pointer) {
 	h.memo = m
 	h.hashPointer(fastOf(p), ptr)
 	h.endMemo(m)
+}
+
+// A mapShape is a map layout that the copier and the hasher work on
+// through maps of their own types: a key of 8 bytes hashed as a word (an
+// integer, a node id), and a value of no size, of one byte, of one word,
+// none of them holding pointers, or a pointer. Such a map has the layout
+// of the map[uint64]V of the shape's V (the runtime's maps keep no type
+// in the map: it comes with each operation, and these types have the same
+// group layout, hash function and pointer bitmap as the map's own), so
+// the map at a field is read, cloned and iterated as one, without
+// reflect's map API: maps.Clone for a map of plain values, a typed loop
+// for pointers. TestFastMatchesReflective and TestFastMapShapes check
+// them against the reflective plans.
+type mapShape uint8
+
+const (
+	msNone    mapShape = iota
+	msEmpty            // map[uint64]struct{}
+	msByte             // map[uint64]uint8
+	msWord             // map[uint64]uint64
+	msPointer          // map[uint64]unsafe.Pointer, values copied through the memo
+)
+
+// mapShapeOf returns the shape of map f, msNone if it has none.
+func mapShapeOf(f *fplan) mapShape {
+	kt, vt := f.p.t.Key(), f.p.t.Elem()
+	switch {
+	case f.key.kind != fkScalar || f.key.deep || kt.Size() != 8 || kt.Align() != 8:
+		return msNone
+	}
+	switch kt.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Uintptr:
+	default:
+		return msNone
+	}
+	switch e := f.elem; {
+	case e.kind == fkPointer:
+		return msPointer
+	case e.deep || e.ptrs || e.kind == fkSkip || e.kind == fkShare:
+		return msNone
+	case vt.Size() == 0 && vt.Align() == 1:
+		return msEmpty
+	case vt.Size() == 1 && vt.Align() == 1:
+		return msByte
+	case vt.Size() == 8 && vt.Align() == 8 && !isFloat(vt.Kind()):
+		return msWord
+	}
+	return msNone
+}
+
+// isFloat says whether k is a floating-point kind: its keys and values
+// compare and hash apart from a word's.
+func isFloat(k reflect.Kind) bool {
+	return k == reflect.Float32 || k == reflect.Float64 || k == reflect.Complex64 || k == reflect.Complex128
+}
+
+// cloneMap returns a copy of the map at ptr, of a shape whose value type
+// is V: the pointer a map variable holds.
+func cloneMap[V any](ptr unsafe.Pointer) unsafe.Pointer {
+	m := maps.Clone(*(*map[uint64]V)(ptr))
+	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
+}
+
+// hashMapFlat is hashMap's plain path for the map at ptr, of a shape
+// whose value type is V.
+func hashMapFlat[V any](h *Hasher, f *fplan, ptr unsafe.Pointer) {
+	m := *(*map[uint64]V)(ptr)
+	sc := scratchOf(&h.scratch, f)
+	start := len(h.keys)
+	for k, v := range m {
+		*(*uint64)(sc.kAt) = k
+		*(*V)(sc.vAt) = v
+		c := h.child()
+		h.level++
+		c.hashFast(f.key, sc.kAt)
+		c.hashFast(f.elem, sc.vAt)
+		h.level--
+		h.keys = append(h.keys, c.Sum64())
+	}
+	sc.busy = false
+	ks := h.keys[start:]
+	slices.Sort(ks)
+	h.Uint64(uint64(len(ks)))
+	for _, k := range ks {
+		h.Uint64(k)
+	}
+	h.keys = h.keys[:start]
+}
+
+// hashMapPointers is hashMapMemo for the map at ptr, of shape msPointer.
+func (h *Hasher) hashMapPointers(f *fplan, ptr unsafe.Pointer) {
+	mem := h.memo
+	if i, ok := mem.visit(*(*unsafe.Pointer)(ptr), f.p.key); ok {
+		h.Uint64(^uint64(0))
+		h.Uint64(uint64(i))
+		return
+	}
+	sc := scratchOf(&h.scratch, f)
+	start := len(mem.entries)
+	for k, v := range *(*map[uint64]unsafe.Pointer)(ptr) {
+		*(*uint64)(sc.kAt) = k
+		c := h.child()
+		h.level++
+		c.hashFast(f.key, sc.kAt)
+		h.level--
+		mem.entries = append(mem.entries, mapEntry{c.Sum64(), v})
+	}
+	sc.busy = false
+	h.hashEntries(f, start)
 }

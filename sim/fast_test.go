@@ -41,6 +41,14 @@ type fcNode struct {
 	mu     sync.Mutex
 	Names  []string
 	Hidden *fcLeaf `livecheck:"-"` // shared by a copy, not hashed
+	// Maps of each shape the compiled paths copy and hash without
+	// reflect (fast.go's mapShape), and one of none.
+	Votes  map[uint64]struct{}
+	Flags  map[sim.NodeID]bool
+	Counts map[int64]uint64
+	Prs    map[uint64]*fcNode // cycles through maps
+	Prs2   map[uint64]*fcNode // the same map as Prs at times
+	Small  map[int32]int
 }
 
 func (n *fcNode) Get() int { return n.ID }
@@ -105,6 +113,33 @@ func randomGraph(rng *rand.Rand) *fcNode {
 			n.Names = []string{"p", "q"}[:rng.IntN(3)]
 		}
 		n.Hidden = leaf()
+		if rng.IntN(3) > 0 {
+			n.Votes, n.Flags, n.Counts, n.Small = map[uint64]struct{}{}, map[sim.NodeID]bool{}, map[int64]uint64{}, map[int32]int{}
+			for range rng.IntN(5) {
+				n.Votes[rng.Uint64N(8)] = struct{}{}
+				n.Flags[sim.NodeID(rng.IntN(8))] = rng.IntN(2) == 0
+				n.Counts[rng.Int64N(8)-4] = rng.Uint64N(3)
+				n.Small[rng.Int32N(8)] = rng.IntN(3)
+			}
+		}
+		if rng.IntN(2) == 0 {
+			n.Prs = map[uint64]*fcNode{}
+			for range rng.IntN(4) {
+				n.Prs[rng.Uint64N(6)] = node()
+			}
+		}
+		switch rng.IntN(3) {
+		case 0:
+			n.Prs2 = n.Prs
+		case 1:
+			if len(n.Prs) > 0 {
+				n.Prs2 = map[uint64]*fcNode{9: node()}
+			}
+		}
+	}
+	// A map of one node met again in another's.
+	if o := nodes[rng.IntN(len(nodes))]; o.Prs2 == nil {
+		o.Prs2 = nodes[0].Prs
 	}
 	// Every node reachable from the root, so that every method value is
 	// bound to a node the copy copies.
@@ -229,6 +264,22 @@ func TestFastMatchesReflective(t *testing.T) {
 					}
 					n.M[k+100] = nil
 				}
+				for k := range n.Votes {
+					n.Votes[k+100] = struct{}{}
+				}
+				for k := range n.Flags {
+					n.Flags[k] = !n.Flags[k]
+				}
+				for k := range n.Counts {
+					n.Counts[k]++
+				}
+				for k := range n.Small {
+					n.Small[k]++
+				}
+				for k, p := range n.Prs {
+					n.Prs[k+100] = p
+					walk(p)
+				}
 				walk(n.Next)
 				walk(n.Peer)
 				for _, k := range n.Kids {
@@ -240,7 +291,8 @@ func TestFastMatchesReflective(t *testing.T) {
 		// Aliasing kept, method values rebound to the copy of their
 		// receiver.
 		c := sim.Copy(g)
-		if (g.Leaf == g.Leaf2) != (c.Leaf == c.Leaf2) || (g.Next == g) != (c.Next == c) || (g.Next == g.Peer) != (c.Next == c.Peer) {
+		if (g.Leaf == g.Leaf2) != (c.Leaf == c.Leaf2) || (g.Next == g) != (c.Next == c) || (g.Next == g.Peer) != (c.Next == c.Peer) ||
+			(g.Prs != nil && reflect.ValueOf(g.Prs).Pointer() == reflect.ValueOf(g.Prs2).Pointer()) != (c.Prs != nil && reflect.ValueOf(c.Prs).Pointer() == reflect.ValueOf(c.Prs2).Pointer()) {
 			t.Fatalf("graph %d: aliasing not kept", i)
 		}
 		bumped := map[*fcNode]bool{}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -49,12 +50,32 @@ func funcOf(ptr unsafe.Pointer) (unsafe.Pointer, funcInfo) {
 		return nil, funcInfo{}
 	}
 	code := *(*uintptr)(cl)
-	if fi, ok := funcInfos.Load(code); ok {
-		return cl, fi.(funcInfo)
+	slot := &funcCache[(code*0x9e3779b97f4a7c15)>>(64-funcCacheBits)]
+	if c := slot.Load(); c != nil && c.code == code {
+		return cl, c.funcInfo
 	}
-	fi := classifyFunc(code)
-	funcInfos.Store(code, fi)
+	var fi funcInfo
+	if v, ok := funcInfos.Load(code); ok {
+		fi = v.(funcInfo)
+	} else {
+		fi = classifyFunc(code)
+		funcInfos.Store(code, fi)
+	}
+	slot.Store(&cachedFunc{code, fi})
 	return cl, fi
+}
+
+// funcCache holds in front of funcInfos the funcs met last, one per slot
+// of their code pointers' hash: a hash or a copy meets the same few
+// funcs at every step (raft's tick and step), which a sync.Map lookup
+// made a tenth of a node's hash.
+var funcCache [1 << funcCacheBits]atomic.Pointer[cachedFunc]
+
+const funcCacheBits = 8
+
+type cachedFunc struct {
+	code uintptr
+	funcInfo
 }
 
 func classifyFunc(code uintptr) funcInfo {

@@ -37,7 +37,14 @@ type memoRef struct {
 // copied is the copy of e's object.
 func (e *memoRef) copied() unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&e.to)) }
 
-const memoMinBits = 6
+// memoMinBits is the size of a new table; memoLoad the inverse of the
+// highest load before it doubles: at a quarter full, linear probing
+// mostly finds its slot at the first try, a branch the processor
+// predicts.
+const (
+	memoMinBits = 6
+	memoLoad    = 4
+)
 
 func (m *memoTable) slot(ptr uintptr) uintptr {
 	return (ptr * 0x9e3779b97f4a7c15) >> m.shift
@@ -61,13 +68,43 @@ func (m *memoTable) find(p unsafe.Pointer) *memoRef {
 	}
 }
 
+// probe returns ptr's entry in this walk or, where ptr was not met, the
+// free slot where fill records it: one probe for a lookup and an insert.
+// The table has room for one more entry when it returns, and must not
+// change before the slot is filled.
+func (m *memoTable) probe(p unsafe.Pointer) *memoRef {
+	if memoLoad*(m.n+1) > len(m.es) {
+		m.grow()
+	}
+	ptr := uintptr(p)
+	mask := uintptr(len(m.es) - 1)
+	for i := m.slot(ptr); ; i = (i + 1) & mask {
+		if e := &m.es[i]; e.gen != m.gen || e.ptr == ptr {
+			return e
+		}
+	}
+}
+
+// met says whether e, which probe returned, is an entry of this walk
+// (else a free slot).
+func (m *memoTable) met(e *memoRef) bool { return e.gen == m.gen }
+
+// fill records ptr in e, the free slot probe returned for it.
+func (m *memoTable) fill(e *memoRef, ptr unsafe.Pointer, t uintptr, to unsafe.Pointer, idx int) {
+	// Field by field: a composite literal is built on the stack and
+	// copied in 16-byte moves that read back its 4-byte stores, a
+	// stall of the store buffer that cost a tenth of a hash.
+	e.ptr, e.to, e.t, e.i, e.gen = uintptr(ptr), uintptr(to), t, int32(idx), m.gen
+	m.n++
+}
+
 // add records ptr, which find did not find.
 func (m *memoTable) add(ptr unsafe.Pointer, t uintptr, to unsafe.Pointer, idx int) {
 	m.put(uintptr(ptr), t, uintptr(to), int32(idx))
 }
 
 func (m *memoTable) put(ptr, t, to uintptr, idx int32) {
-	if 2*(m.n+1) > len(m.es) {
+	if memoLoad*(m.n+1) > len(m.es) {
 		m.grow()
 	}
 	mask := uintptr(len(m.es) - 1)
@@ -75,14 +112,15 @@ func (m *memoTable) put(ptr, t, to uintptr, idx int32) {
 	for m.es[i].gen == m.gen {
 		i = (i + 1) & mask
 	}
-	m.es[i] = memoRef{ptr: ptr, to: to, t: t, i: idx, gen: m.gen}
+	e := &m.es[i]
+	e.ptr, e.to, e.t, e.i, e.gen = ptr, to, t, idx, m.gen
 	m.n++
 }
 
 func (m *memoTable) grow() {
 	old, gen := m.es, m.gen
 	bits := uint(memoMinBits)
-	for 1<<bits < 4*(m.n+1) {
+	for 1<<bits < 2*memoLoad*(m.n+1) {
 		bits++
 	}
 	m.es, m.shift, m.gen, m.n = make([]memoRef, 1<<bits), 64-bits, 1, 0

@@ -127,3 +127,16 @@ func BenchmarkFingerprintNode(b *testing.B) {
 		sim.Fingerprint(n)
 	}
 }
+
+// BenchmarkHashNode is BenchmarkFingerprintNode with one Hasher reused,
+// as a world hashes the nodes a step changed.
+func BenchmarkHashNode(b *testing.B) {
+	_, n := nodeAfter(b, 9, 1)
+	var h sim.Hasher
+	b.ReportAllocs()
+	for b.Loop() {
+		h.Reset()
+		h.Value(n)
+		h.Sum64()
+	}
+}

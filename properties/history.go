@@ -400,24 +400,7 @@ func (x *History) Invoke(client int, in any) {
 	h = h.clone()
 	h.events++
 	h.log = &entry{prev: h.log, at: h.events, client: client, key: key, v: in}
-	// The client's last operation, if it has not returned, is an orphan.
-	for i, p := range h.parts {
-		for j, q := range p.pending {
-			if q.client == client && !q.orphan {
-				np := p.clone()
-				np.pending[j].orphan = true
-				np.pending[j].fp = pendFP(client, true, q.in)
-				for k := range np.poss {
-					if np.poss[k].lin&(1<<uint(j)) != 0 {
-						np.poss[k].outs = slices.Clone(np.poss[k].outs)
-						np.poss[k].outs[j] = nil
-					}
-				}
-				np.canonical()
-				h.parts[i] = np
-			}
-		}
-	}
+	h.abandon(client)
 	i, found := slices.BinarySearchFunc(h.parts, key, func(p *part, k string) int { return strings.Compare(p.key, k) })
 	var p *part
 	if found {
@@ -444,6 +427,46 @@ func (x *History) Invoke(client int, in any) {
 	p.canonical()
 	h.parts[i] = p
 	*x = h.value()
+}
+
+// Abandon records that client gives up on its operation, if one is
+// pending (a timeout): it stays pending for ever, an orphan that may
+// still take effect, or never, and will not return. Invoke does it for a
+// client whose last operation has not returned.
+func (x *History) Abandon(client int) {
+	h := x.h
+	if h == nil || h.m == nil || h.bad != "" || h.err != "" {
+		return
+	}
+	h = h.clone()
+	if h.abandon(client) {
+		*x = h.value()
+	}
+}
+
+// abandon makes client's pending operation an orphan, in h, a clone
+// being built; it says whether there was one.
+func (h *hist) abandon(client int) bool {
+	for i, p := range h.parts {
+		for j, q := range p.pending {
+			if q.client != client || q.orphan {
+				continue
+			}
+			np := p.clone()
+			np.pending[j].orphan = true
+			np.pending[j].fp = pendFP(client, true, q.in)
+			for k := range np.poss {
+				if np.poss[k].lin&(1<<uint(j)) != 0 {
+					np.poss[k].outs = slices.Clone(np.poss[k].outs)
+					np.poss[k].outs[j] = nil
+				}
+			}
+			np.canonical()
+			h.parts[i] = np
+			return true
+		}
+	}
+	return false
 }
 
 // Return records that client's operation returned out. Where no
@@ -517,19 +540,27 @@ func (x *History) fail(msg string) {
 // possibilities.
 func (p *part) after(m *model, j int, out any) ([]config, string) {
 	var res []config
-	seen := map[uint64][]config{} // possibilities explored, by fp
+	orphans := p.orphans()
+	// The possibilities explored, by their fingerprint without orphans:
+	// one that took more orphans into effect than another, all else
+	// equal, can do nothing the other cannot (see dominates).
+	seen := map[uint64][]config{}
+	explored := 0
 	done := map[uint64][]config{} // results, by fp
 	var err string
 	var visit func(c config) bool
 	visit = func(c config) bool {
-		if inSet(seen, c) {
-			return true
+		core := c.core(orphans)
+		for _, d := range seen[core] {
+			if d.dominates(c, orphans) {
+				return true
+			}
 		}
-		if len(seen) > MaxPossibilities {
+		if explored++; explored > MaxPossibilities {
 			err = fmt.Sprintf("more than %d possibilities on key %q: the history is too wide to check", MaxPossibilities, p.key)
 			return false
 		}
-		add(seen, c)
+		seen[core] = append(seen[core], c)
 		if c.lin&(1<<uint(j)) != 0 {
 			if c.outs[j] == out {
 				r := c.without(j)
@@ -607,6 +638,46 @@ func (c config) hash() uint64 {
 	return fp
 }
 
+// core is c's fingerprint without the orphans (bits orphans): its state
+// and the other operations in it, with their outputs.
+func (c config) core(orphans uint64) uint64 {
+	lin := c.lin &^ orphans
+	fp := mix(fpOf(c.state), lin)
+	for l := lin; l != 0; l &= l - 1 {
+		i := bits.TrailingZeros64(l)
+		fp = mix(fp, fpOf(c.outs[i]))
+	}
+	return fp
+}
+
+// dominates says whether c makes d redundant: the same state and the
+// same operations in effect with the same outputs, but for orphans (bits
+// orphans), of which d has every one c has and maybe more. An orphan
+// never returns, so it need never take effect: whatever d can still do,
+// c can do by never taking into effect the orphans d took.
+func (c config) dominates(d config, orphans uint64) bool {
+	if c.state != d.state || c.lin&^orphans != d.lin&^orphans || c.lin&orphans&^d.lin != 0 {
+		return false
+	}
+	for l := c.lin &^ orphans; l != 0; l &= l - 1 {
+		if i := bits.TrailingZeros64(l); c.outs[i] != d.outs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// orphans is the bits of p's orphans.
+func (p *part) orphans() uint64 {
+	var m uint64
+	for i := range p.pending {
+		if p.pending[i].orphan {
+			m |= 1 << uint(i)
+		}
+	}
+	return m
+}
+
 // same says whether c and d are one possibility.
 func (c config) same(d config) bool {
 	if c.fp != d.fp || c.lin != d.lin || c.state != d.state {
@@ -682,6 +753,10 @@ func (p *part) canonical() {
 		return 0
 	})
 	p.poss = slices.CompactFunc(p.poss, func(a, b config) bool { return a.same(b) })
+	if p.prune() {
+		p.canonical() // fewer pending: the bits and fingerprints changed
+		return
+	}
 	// Equal fingerprints that are not the same possibility (a collision)
 	// are left side by side, in the order the step made them.
 	fp := mix(fpOf(p.key), uint64(n))
@@ -692,6 +767,56 @@ func (p *part) canonical() {
 		fp = mix(fp, p.poss[i].fp)
 	}
 	p.fp = fp
+}
+
+// prune drops the possibilities that another dominates, and the orphans
+// that have taken effect in every possibility (nothing is left to decide
+// about them), keeping the order of the rest. It says whether it dropped
+// an orphan.
+func (p *part) prune() bool {
+	orphans := p.orphans()
+	if orphans == 0 {
+		return false
+	}
+	byCore := map[uint64][]int{}
+	for k := range p.poss {
+		core := p.poss[k].core(orphans)
+		byCore[core] = append(byCore[core], k)
+	}
+	drop := make([]bool, len(p.poss))
+	for _, ks := range byCore {
+		for _, a := range ks {
+			for _, b := range ks {
+				// Of two equal ones (never both here: poss has no
+				// duplicates) neither is dropped.
+				if a != b && !drop[a] && p.poss[a].dominates(p.poss[b], orphans) && !p.poss[b].dominates(p.poss[a], orphans) {
+					drop[b] = true
+				}
+			}
+		}
+	}
+	k := 0
+	for i := range p.poss {
+		if !drop[i] {
+			p.poss[k] = p.poss[i]
+			k++
+		}
+	}
+	p.poss = p.poss[:k]
+	all := orphans
+	for _, c := range p.poss {
+		all &= c.lin
+	}
+	dropped := all != 0
+	for all != 0 {
+		i := 63 - bits.LeadingZeros64(all) // from the top: lower bits stay put
+		all &^= 1 << uint(i)
+		p.pending = slices.Delete(p.pending, i, i+1)
+		for k := range p.poss {
+			p.poss[k] = p.poss[k].without(i)
+		}
+	}
+	return dropped
 }
 
 // isInit says whether p's one possibility is the spec's initial state.

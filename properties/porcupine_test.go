@@ -56,7 +56,7 @@ func oracle[S, I, O comparable](spec properties.Spec[S, I, O]) porcupine.Model {
 	}
 	m := porcupine.NondeterministicModel{
 		PartitionEvent: partition,
-		Init: func() []any { return []any{spec.Init()} },
+		Init:           func() []any { return []any{spec.Init()} },
 		Step: func(state, in, out any) []any {
 			var next []any
 			for _, o := range spec.Step(state.(S), in.(I)) {
@@ -76,8 +76,8 @@ type hev struct {
 	client  int
 	ret     bool
 	abandon bool // the client gives up on its operation
-	v      any
-	id     int
+	v       any
+	id      int
 }
 
 // verdicts checks events with both: the History's verdict, and

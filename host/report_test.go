@@ -21,6 +21,12 @@ func TestStateReportsBundled(t *testing.T) {
 			// issue 36, item 5, is open.
 			continue
 		}
+		if sys.Name == "kvstore" {
+			// Its client node's properties.History holds its spec's
+			// funcs, which the wire does not carry: real runs of a
+			// history are issue 38, item 5, still to do.
+			continue
+		}
 		w, err := host.NewWatcher(sys, protocol.Config{})
 		if err != nil {
 			t.Fatalf("%s: %v", sys.Name, err)

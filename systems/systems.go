@@ -7,6 +7,7 @@ import (
 
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/systems/etcdraft"
+	"github.com/livecheck/livecheck/systems/kvstore"
 	"github.com/livecheck/livecheck/systems/lcr"
 	"github.com/livecheck/livecheck/systems/onepaxos"
 	"github.com/livecheck/livecheck/systems/overcast"
@@ -18,7 +19,7 @@ import (
 
 // All returns the bundled systems, by name.
 func All() []*protocol.System {
-	return []*protocol.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System, &transport.System, &onepaxos.System, &etcdraft.System}
+	return []*protocol.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System, &transport.System, &onepaxos.System, &etcdraft.System, &kvstore.System}
 }
 
 // Names returns the names of the bundled systems.

@@ -44,6 +44,9 @@ var bugs = []struct{ sys, bug, property string }{
 	{"etcdraft", "forget-hardstate", "no-panic"},
 	{"etcdraft", "apply-uncommitted", "applied-agree"},
 	{"etcdraft", "ack-before-apply", "leader-known,acked-applied"},
+	{"kvstore", "read-backup", "linearizable"},
+	{"kvstore", "early-ack", "linearizable"},
+	{"kvstore", "stale-lease", "linearizable"},
 }
 
 func bugNeeds(t *testing.T, sys *livecheck.System, given string) livecheck.Needs {

@@ -566,31 +566,7 @@ func (h *Hasher) hashPointer(f *fplan, ptr unsafe.Pointer) {
 	h.depth--
 }
 
-func (h *Hasher) hashFunc(f *fplan, ptr unsafe.Pointer) {
-	cl, fi := funcOf(ptr)
-	switch {
-	case cl == nil:
-		h.buf = append(h.buf, 0)
-		return
-	case fi.kind == funcCaptures:
-		panic(&TypeError{Type: f.p.t, Reason: capturesReason(fi)})
-	}
-	h.buf = append(h.buf, 3)
-	h.String(fi.name)
-	if fi.kind != funcMethod {
-		return
-	}
-	recv := (*methodValue)(cl).recv
-	if m := h.memo; m != nil {
-		if e := m.seen.find(recv); e != nil {
-			h.buf = append(h.buf, 1)
-			h.Uint64(uint64(e.i))
-			return
-		}
-		m.recvs = append(m.recvs, recv)
-	}
-	h.buf = append(h.buf, 0)
-}
+func (h *Hasher) hashFunc(f *fplan, ptr unsafe.Pointer) { h.funcAt(f.p.t, ptr) }
 
 // mapEntry is an entry of a map hashed through the memo: its key's hash
 // and its value, a pointer.

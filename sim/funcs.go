@@ -112,35 +112,43 @@ func rebind(cl, recv unsafe.Pointer) unsafe.Pointer {
 	return unsafe.Pointer(&methodValue{fn: (*methodValue)(cl).fn, recv: recv})
 }
 
+// funcAt hashes the func of type t stored at ptr: 0 for nil, else 3 and
+// its name, and for a method value its receiver, a back-reference (1 and
+// its index) when the memo met it already, else 0 (the memo hashes it
+// later: see hashMemo.recvs).
+func (h *Hasher) funcAt(t reflect.Type, ptr unsafe.Pointer) {
+	cl, fi := funcOf(ptr)
+	switch {
+	case cl == nil:
+		h.buf = append(h.buf, 0)
+		return
+	case fi.kind == funcCaptures:
+		panic(&TypeError{Type: t, Reason: capturesReason(fi)})
+	}
+	h.buf = append(h.buf, 3)
+	h.String(fi.name)
+	if fi.kind != funcMethod {
+		return
+	}
+	recv := (*methodValue)(cl).recv
+	if m := h.memo; m != nil {
+		if e := m.seen.find(recv); e != nil {
+			h.buf = append(h.buf, 1)
+			h.Uint64(uint64(e.i))
+			return
+		}
+		m.recvs = append(m.recvs, recv)
+	}
+	h.buf = append(h.buf, 0)
+}
+
 // funcPlan fills in the plan of a func type: see the top of this file.
 func funcPlan(p *plan) {
 	t := p.t
 	p.alias = true
 	p.hash = func(h *Hasher, v reflect.Value) {
 		v = addressable(v)
-		cl, fi := funcOf(unsafe.Pointer(v.UnsafeAddr()))
-		switch {
-		case cl == nil:
-			h.buf = append(h.buf, 0)
-			return
-		case fi.kind == funcCaptures:
-			panic(&TypeError{Type: t, Reason: capturesReason(fi)})
-		}
-		h.buf = append(h.buf, 3)
-		h.String(fi.name)
-		if fi.kind != funcMethod {
-			return
-		}
-		recv := (*methodValue)(cl).recv
-		if m := h.memo; m != nil {
-			if e := m.seen.find(recv); e != nil {
-				h.buf = append(h.buf, 1)
-				h.Uint64(uint64(e.i))
-				return
-			}
-			m.recvs = append(m.recvs, recv)
-		}
-		h.buf = append(h.buf, 0)
+		h.funcAt(t, unsafe.Pointer(v.UnsafeAddr()))
 	}
 	p.clone = func(c *copier, dst, src reflect.Value) {
 		cl, fi := funcOf(unsafe.Pointer(src.UnsafeAddr()))

@@ -278,7 +278,7 @@ func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bo
 		}
 		res.Overturned++
 		sr.probed[hi], sr.alive[hi] = true, ev
-		lo, hi = hi, L
+		lo, hi = hi, sr.nextDead(hi, L)
 	}
 	if lo < 0 {
 		res.Case, res.Why = Start, "even the start of the path does not recover"
@@ -290,6 +290,23 @@ func Search(w *sim.World, start *sim.State, p sim.Path, live func(*sim.State) bo
 	res.Alive = sr.alive[lo]
 	res.LivePath = append(p[:lo].Clone(), res.Alive.Path...)
 	return res, nil
+}
+
+// nextDead is the first step after lo that a probe called dead, or the
+// path's end L (dead by the dead test) if none did. A state from which a
+// later state of the path recovers recovers too, so the first dead step
+// lies between lo, which the dead test showed to recover, and that step:
+// the search goes on there, not over the whole rest of the path again,
+// whose probes past it were already answered (on a path of 5,000 steps,
+// a dozen probes saved for each step the dead test overturns).
+func (sr *searcher) nextDead(lo, L int) int {
+	hi := L
+	for i, ok := range sr.probed {
+		if !ok && i > lo && i < hi {
+			hi = i
+		}
+	}
+	return hi
 }
 
 // stateAt replays the path to step i from the nearest checkpoint.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/livecheck/livecheck/coverage"
+	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/reports"
@@ -57,6 +58,10 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	}
 	if opts.MinDepth < 0 || opts.MinDepth > opts.Depth {
 		return nil, fmt.Errorf("the minimum depth (--min-depth %d) must be between 1 and the depth bound (--depth %d)", opts.MinDepth, opts.Depth)
+	}
+	if opts.DeadStates < 0 || opts.DeadWalks < 0 || opts.DeadStates > critical.DeadStates || opts.DeadWalks > critical.DeadWalks {
+		return nil, fmt.Errorf("the dead test (--dead-test %d,%d) must search 1 to %s states, then take 1 to %d walks: the floor of every dead test is the most a check runs",
+			opts.DeadStates, opts.DeadWalks, reports.Thousands(critical.DeadStates), critical.DeadWalks)
 	}
 	if sh := opts.Shard; sh.Count != 0 || sh.Index != 0 {
 		switch {
@@ -263,7 +268,11 @@ type checker struct {
 	// steps of its path the search took and those a walk took after.
 	pathFrom     [2]int
 	lastProgress time.Time
-	over         atomic.Bool // Check has returned
+	// deadSized says the size of the check's dead tests is decided (at
+	// the first one, for every one): the floor's, or deadCut's.
+	deadSized bool
+	deadCut   *DeadCut
+	over      atomic.Bool // Check has returned
 }
 
 // timeUp says whether the time budget is spent.

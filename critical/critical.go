@@ -76,6 +76,12 @@ type Options struct {
 	// the test of the path's end as it is, so that a replay of the path can
 	// run the same test again (DeadTest).
 	Dead Test
+	// Afford, when set, is asked before each dead test, with the test
+	// Dead says and the simulator steps the search took so far, what test
+	// to run instead: a caller whose budget cannot pay for Dead cuts it
+	// (a test below the caller's floor calls nothing dead; the caller
+	// judges the evidence, which says how strong it was).
+	Afford func(t Test, steps int64) Test
 }
 
 // Result is what Search found.
@@ -357,6 +363,9 @@ func (sr *searcher) probe(i int) (bool, error) {
 // test runs the dead test from the state after step i.
 func (sr *searcher) test(i int, seed uint64) (*Evidence, error) {
 	t := sr.opts.Dead
+	if sr.opts.Afford != nil {
+		t = sr.opts.Afford(t, sr.res.Steps)
+	}
 	t.Seed = seed
 	return sr.run(i, t, true)
 }

@@ -42,13 +42,13 @@ func TestDeadTestCutToFitIsNoProof(t *testing.T) {
 	if res.Verdict != check.Inconclusive || res.Critical != nil || d == nil || d.Fixed || d.StepCost != time.Millisecond {
 		t.Fatalf("slow steps: %s (%s), cut %+v; want inconclusive, a suspect, with dead tests cut to fit", res.Verdict, res.Message, d)
 	}
-	if d.Walks != 3 || d.States != 254 || d.Flag() != "--dead-test 254,3" {
-		t.Errorf("cut to %d states and %d walks (%s), want 254 and 3", d.States, d.Walks, d.Flag())
+	if d.Walks != 5 || d.States != 382 || d.Flag() != "--dead-test 382,5" {
+		t.Errorf("cut to %d states and %d walks (%s), want 382 and 5", d.States, d.Walks, d.Flag())
 	}
 	for _, w := range []string{
-		"a suspect: the path of 5,010 steps that never became live has its critical step probably at step 23 (timer join at 2): after it, 0 of 3 walks of 5,000 steps reach single-tree",
+		"a suspect: the path of 5,010 steps that never became live has its critical step probably at step 23 (timer join at 2): after it, 0 of 5 walks of 5,000 steps reach single-tree",
 		"the dead test was cut to fit the time budget (",
-		"at 1ms a step): a search of 254 states, then 3 walks, where the floor of every dead test is a search of 20,000 states, then 300 walks; --dead-test 254,3 runs the same test again",
+		"at 1ms a step): a search of 382 states, then 5 walks, where the floor of every dead test is a search of 20,000 states, then 300 walks; --dead-test 382,5 runs the same test again",
 	} {
 		if !strings.Contains(res.Message, w) {
 			t.Errorf("no %q in\n%s", w, res.Message)

@@ -226,10 +226,12 @@ func (d *DeadCut) String() string {
 }
 
 // deadTestsPaid is how many dead tests of the floor's size the time left
-// must pay for when a check's first dead test is due: the path's end's,
-// the critical step's, and as much again for the steps the dead test
-// shows to recover after the probes called them dead.
-const deadTestsPaid = 3
+// must pay for when a check's first dead test is due: the path's end's
+// and the critical step's, the least a critical step takes. (Those the
+// dead test overturns, steps the probes called dead that recover, mostly
+// end at a walk that recovers; where they do not, the budget stops the
+// critical search, which is then inconclusive and says so.)
+const deadTestsPaid = 2
 
 // costSample is the fewest steps the critical search must have taken for
 // what they cost to size the dead tests by: with fewer (a probe's search
@@ -272,7 +274,9 @@ func (c *checker) sizeDead(t critical.Test, steps int64, spent time.Duration) *D
 	}
 	cost := o.stepCost
 	if cost == 0 {
-		if steps < costSample {
+		// A test that reads the budget on a clock of its own gives the
+		// step's cost too: its clock measures no cost.
+		if steps < costSample || o.clock != nil {
 			return nil
 		}
 		cost = spent / time.Duration(steps)

@@ -204,13 +204,28 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		res.Shortened = shorten(sys, cfg, res, allow, c.stop)
 		// The slip and the odds are bounded in steps: they run on past
 		// the time budget, as the replays above do, so that a violation
-		// found within it is reported with its diagnosis. The user or
-		// the memory budget may stop them, and the report says so.
-		cx.Slip, cx.Odds, cx.NoSlip, cx.NoOdds = findSlip(sys, cfg, res, allow, confirmStop, func() string {
-			if c.interrupted() {
-				return "the check was interrupted"
+		// found within it is reported with its diagnosis; but by an
+		// eighth of the budget at most (from its end, or from their
+		// start if that is later), since their steps on a system whose
+		// step is slow could take minutes. The user, the memory budget
+		// or that eighth may stop them, and the report says which.
+		var diagEnd time.Time
+		if !c.deadline.IsZero() {
+			diagEnd = c.deadline
+			if now := c.now(); now.After(diagEnd) {
+				diagEnd = now
 			}
-			return fmt.Sprintf("the check reached its memory limit (--max-memory %s)", FormatBytes(c.mem.limit))
+			diagEnd = diagEnd.Add(c.opts.Time / 8)
+		}
+		diagUp := func() bool { return !diagEnd.IsZero() && c.now().After(diagEnd) }
+		cx.Slip, cx.Odds, cx.NoSlip, cx.NoOdds = findSlip(sys, cfg, res, allow, func() bool { return confirmStop() || diagUp() }, func() string {
+			switch {
+			case c.interrupted():
+				return "the check was interrupted"
+			case c.mem.over():
+				return fmt.Sprintf("the check reached its memory limit (--max-memory %s)", FormatBytes(c.mem.limit))
+			}
+			return fmt.Sprintf("their eighth of the time budget past its end (--time %s) ran out", c.opts.Time)
 		})
 	}
 	return res, nil

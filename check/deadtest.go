@@ -1,7 +1,9 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
+	"time"
 
 	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/reports"
@@ -191,4 +193,105 @@ func atFloor(ev *critical.Evidence) bool {
 	}
 	return ev.SearchAll || ev.Walks >= critical.DeadWalks && ev.WalkDepth >= DeadWalkDepth &&
 		(ev.SearchStates >= critical.DeadStates || ev.SearchDepth >= DeadWalkDepth)
+}
+
+// A DeadCut is the size of a check's dead tests where it is below the
+// floor of every dead test (a search of critical.DeadStates states, then
+// critical.DeadWalks walks): Options.DeadStates and DeadWalks asked for
+// it (Fixed), or the time budget could not pay for the floor. Such a test
+// calls nothing dead: a path it finds no way back from is a suspect (case
+// C2), and the check is inconclusive. The walks are as long as the
+// floor's, or the check's walks if longer.
+type DeadCut struct {
+	States, Walks int
+	Fixed         bool
+	// StepCost is what a simulator step of the critical search cost when
+	// the size was decided (before the first dead test), and Left the time
+	// budget left then: the floor's dead tests would have needed more.
+	StepCost, Left time.Duration
+}
+
+// Flag is the --dead-test that runs the same dead tests again.
+func (d *DeadCut) Flag() string { return fmt.Sprintf("--dead-test %d,%d", d.States, d.Walks) }
+
+// String says the cut and why, in words.
+func (d *DeadCut) String() string {
+	size := fmt.Sprintf("a search of %s, then %s", reports.Count(d.States, "state"), reports.Count(d.Walks, "walk"))
+	floor := fmt.Sprintf("the floor of every dead test is a search of %s, then %s", reports.Count(critical.DeadStates, "state"), reports.Count(critical.DeadWalks, "walk"))
+	if d.Fixed {
+		return fmt.Sprintf("the dead test %s asked for (%s) is below the floor (%s), so it calls nothing dead", d.Flag(), size, floor)
+	}
+	return fmt.Sprintf("the dead test was cut to fit the time budget (%s left before the first one, at %s a step): %s, where %s; %s runs the same test again (with --time 0 and nothing else cut, the same result), --time 0 alone the floor",
+		d.Left.Round(100*time.Millisecond), d.StepCost.Round(100*time.Nanosecond), size, floor, d.Flag())
+}
+
+// deadTestsPaid is how many dead tests of the floor's size the time left
+// must pay for when a check's first dead test is due: the path's end's
+// and the critical step's, the least a critical step takes. (Those the
+// dead test overturns, steps the probes called dead that recover, mostly
+// end at a walk that recovers; where they do not, the budget stops the
+// critical search, which is then inconclusive and says so.)
+const deadTestsPaid = 2
+
+// costSample is the fewest steps the critical search must have taken for
+// what they cost to size the dead tests by: with fewer (a probe's search
+// saw every state, say), the floor runs.
+const costSample = 10_000
+
+// afford sizes the dead tests of the critical search begun at since
+// (critical.Options.Afford): the size is decided once a check, at its
+// first dead test, so that one --dead-test runs them all again.
+func (c *checker) afford(since time.Time) func(critical.Test, int64) critical.Test {
+	return func(t critical.Test, steps int64) critical.Test {
+		if !c.deadSized {
+			c.deadSized = true
+			c.deadCut = c.sizeDead(t, steps, c.now().Sub(since))
+			c.res.Live.DeadCut = c.deadCut
+		}
+		if d := c.deadCut; d != nil {
+			t.States, t.Walks = min(t.States, d.States), min(t.Walks, d.Walks)
+		}
+		return t
+	}
+}
+
+// sizeDead decides the size of the check's dead tests, t the floor's,
+// when the critical search has taken steps in spent: nil for the floor.
+// Where the options fix no size and a time budget is set, the floor runs
+// if the time left pays for deadTestsPaid tests at what a step cost so
+// far; otherwise the tests are cut in proportion, to fit.
+func (c *checker) sizeDead(t critical.Test, steps int64, spent time.Duration) *DeadCut {
+	o := c.opts
+	if o.DeadStates > 0 || o.DeadWalks > 0 {
+		d := &DeadCut{States: cmp.Or(o.DeadStates, t.States), Walks: cmp.Or(o.DeadWalks, t.Walks), Fixed: true}
+		if d.States >= t.States && d.Walks >= t.Walks {
+			return nil
+		}
+		return d
+	}
+	if c.deadline.IsZero() {
+		return nil
+	}
+	cost := o.stepCost
+	if cost == 0 {
+		// A test that reads the budget on a clock of its own gives the
+		// step's cost too: its clock measures no cost.
+		if steps < costSample || o.clock != nil {
+			return nil
+		}
+		cost = spent / time.Duration(steps)
+	}
+	left := c.deadline.Sub(c.now())
+	// A breadth-first search takes a step for each event enabled in each
+	// state it expands: as many as the check's own search took a state.
+	fan := 1.0
+	if st := c.res.Stats; st.States > 0 {
+		fan = max(1, float64(st.Transitions+st.Slept)/float64(st.States))
+	}
+	need := deadTestsPaid * (float64(t.States)*fan + float64(t.Walks)*float64(t.WalkDepth)) * float64(cost)
+	if need <= float64(left) {
+		return nil
+	}
+	f := max(0, float64(left)) / need
+	return &DeadCut{States: max(1, int(float64(t.States)*f)), Walks: max(1, int(float64(t.Walks)*f)), StepCost: cost, Left: max(0, left)}
 }

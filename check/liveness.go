@@ -126,10 +126,19 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 				Trail:   &c.walkTrail,
 				Safety:  c.safety,
 				Dead:    c.endTest(depth).test(c.m.Weights),
+				Afford:  c.afford(ct),
 			})
 			c.res.Live.Critical += time.Since(ct)
 			if err != nil {
 				return found(err, init, p)
+			}
+			if (cr.Case == critical.C1 || cr.Case == critical.Start) && (!atFloor(cr.End) || cr.Dead != nil && !atFloor(cr.Dead)) && c.deadCut != nil {
+				// Dead tests below the floor (cut to fit the budget, or
+				// as the options asked) found no way back: a suspect,
+				// which no longer walk makes a proof. The check ends
+				// here: the budget that cut the test is spent.
+				c.res.Live.CutSuspect = c.cutSuspect(init, p, cr)
+				return false, errCutSuspect
 			}
 			if (cr.Case == critical.C1 || cr.Case == critical.Start) && (!atFloor(cr.End) || cr.Dead != nil && !atFloor(cr.Dead)) {
 				// Only a test weaker than the floor of every dead test
@@ -177,6 +186,13 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 		// The search found a state where nothing can happen: certainly
 		// dead. Find where it became so.
 		_, err := settle(0, qinit, quiescent, nil, nil)
+		if errors.Is(err, errCutSuspect) {
+			// Stuck for certain: the violation stands, without the
+			// critical step the cut dead test could not show.
+			c.res.Message += fmt.Sprintf(" (its critical transition is not known: %s)", c.deadCut)
+			c.res.Live.CutSuspect = ""
+			return nil
+		}
 		if errors.Is(err, sim.ErrStopped) && c.res.Property == search.QuiescentProperty {
 			// Stopped before the critical step was found: the violation
 			// stands without it, as with --no-walks.
@@ -231,6 +247,10 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 			continue
 		}
 		found, err := settle(c.walkIndex(i), init, base, r.Path, r.End)
+		if errors.Is(err, errCutSuspect) {
+			c.suspectVerdict(i+1, undecided)
+			return nil
+		}
 		if err != nil || found {
 			return err
 		}
@@ -241,6 +261,44 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 			len(undecided), opts.WalkDepth<<opts.Escalations, undecided[0])
 	}
 	return nil
+}
+
+// errCutSuspect ends the liveness phase at a suspect that dead tests
+// below the floor found no way back from (LiveStats.CutSuspect).
+var errCutSuspect = errors.New("a suspect the cut dead test could not settle")
+
+// suspectVerdict makes the check inconclusive at the suspect of the walk
+// from the walked-th periphery state, which the cut dead tests
+// (c.deadCut) could not call dead: it says where the probes point, how
+// strong the test was and how to run it again, what else was left
+// undecided, and that the states after it were not walked from.
+func (c *checker) suspectVerdict(walked int, undecided []string) {
+	r := c.res
+	r.Verdict = Inconclusive
+	r.Message = fmt.Sprintf("a suspect: the %s; %s", r.Live.CutSuspect, c.deadCut)
+	if len(undecided) > 0 {
+		r.Message += fmt.Sprintf("; %s before it could not be told from dead by walks up to depth %d: %s",
+			reports.Count(len(undecided), "other walk"), c.opts.WalkDepth<<c.opts.Escalations, undecided[0])
+	}
+	if n := c.periphery.Len(); walked < n {
+		r.Message += fmt.Sprintf("; walks from %s of the %s at the bound that are not live were taken, the others not", reports.Thousands(walked), reports.Count(n, "state"))
+	}
+}
+
+// cutSuspect says where the critical search of p, a path from the
+// initial state init names, pointed with dead tests below the floor.
+func (c *checker) cutSuspect(init []int, p sim.Path, cr *critical.Result) string {
+	prop, k := c.liveName(), len(c.prefix)
+	path := fmt.Sprintf("path of %s that never became live", reports.Count(len(p)+k, "step"))
+	if cr.Case == critical.Start {
+		return fmt.Sprintf("%s does not recover even from its first state by the probes and the dead test: %s", path, evidenceWords(cr.Dead, prop))
+	}
+	what := ""
+	if before, _ := c.stateAfter(init, p, cr.Step-1); before != nil {
+		what = " (" + c.w.Describe(before, cr.Event) + ")"
+	}
+	return fmt.Sprintf("%s has its critical step probably at step %d%s: after it, %s; after step %d, %s",
+		path, cr.Step+k, what, evidenceWords(cr.Dead, prop), cr.LiveStep+k, evidenceWords(cr.Alive, prop))
 }
 
 // mainStop is the main world's Stop during the liveness phase: whether

@@ -95,6 +95,17 @@ type Options struct {
 	// Walks is the number of walks per probe of the critical-transition
 	// search (k, default 8).
 	Walks int
+	// DeadStates and DeadWalks, when positive, fix the size of every dead
+	// test of the check: a search of DeadStates states, then DeadWalks
+	// walks (the command's --dead-test N,K), each at most the floor's
+	// (critical.DeadStates, critical.DeadWalks); one left 0 is the
+	// floor's. Below the floor a dead test calls nothing dead: a path it
+	// finds no way back from is a suspect, at most (case C2), and the
+	// result is inconclusive. Unset, every dead test is the floor's where
+	// the time budget can pay for it, and cut to fit it where it cannot
+	// (LiveStats.DeadCut says so, and the --dead-test that runs the same
+	// test again).
+	DeadStates, DeadWalks int
 	// Escalations is how many times a walk depth too short to tell (case
 	// C2) is doubled before the result is inconclusive (default 3).
 	Escalations int
@@ -169,6 +180,9 @@ type Options struct {
 	// time.Now), so that a test can spend the budget at a point of its
 	// choosing.
 	clock func() time.Time
+	// stepCost, for tests, is what a simulator step of the critical
+	// search costs, in place of what the clock measures (0: measured).
+	stepCost time.Duration
 }
 
 // Progress is a snapshot of a running check.

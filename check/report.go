@@ -73,6 +73,10 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		if !r.StopAtLive {
 			c.Liveness.AfterLive, c.Liveness.AfterLiveMin = r.AfterLive, AfterLiveMin
 		}
+		if d := l.DeadCut; d != nil {
+			c.Liveness.DeadTestCut = &reports.DeadTestCut{SearchStates: d.States, Walks: d.Walks, Fixed: d.Fixed,
+				StepNS: float64(d.StepCost.Nanoseconds()), LeftMS: d.Left.Milliseconds(), Flag: d.Flag()}
+		}
 	}
 	if cx := r.Critical; cx != nil {
 		c.Critical = &reports.Critical{Step: cx.Step - r.PrefixLen, TraceStep: cx.Step, Case: string(cx.Case), Event: cx.EventText, Kind: cx.Event.Kind.String(),

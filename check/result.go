@@ -223,8 +223,15 @@ type LiveStats struct {
 	// nothing found: Walks of the Stats.Periphery states were walked
 	// from, and the check passed on them.
 	WalksCut bool
-	Elapsed  time.Duration // walks and critical searches
-	Critical time.Duration // of which the critical-transition search
+	// DeadCut, when set, is the size of the check's dead tests, below the
+	// floor of every dead test: they called nothing dead.
+	DeadCut *DeadCut
+	// CutSuspect, with DeadCut, says where the critical search of the
+	// path that ended the check pointed, and what its cut dead tests saw:
+	// the check is inconclusive, a suspect.
+	CutSuspect string
+	Elapsed    time.Duration // walks and critical searches
+	Critical   time.Duration // of which the critical-transition search
 }
 
 // recovered counts the walks from the periphery that reached a live

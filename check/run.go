@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/livecheck/livecheck/coverage"
+	"github.com/livecheck/livecheck/critical"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/reports"
@@ -57,6 +58,10 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	}
 	if opts.MinDepth < 0 || opts.MinDepth > opts.Depth {
 		return nil, fmt.Errorf("the minimum depth (--min-depth %d) must be between 1 and the depth bound (--depth %d)", opts.MinDepth, opts.Depth)
+	}
+	if opts.DeadStates < 0 || opts.DeadWalks < 0 || opts.DeadStates > critical.DeadStates || opts.DeadWalks > critical.DeadWalks {
+		return nil, fmt.Errorf("the dead test (--dead-test %d,%d) must search 1 to %s states, then take 1 to %d walks: the floor of every dead test is the most a check runs",
+			opts.DeadStates, opts.DeadWalks, reports.Thousands(critical.DeadStates), critical.DeadWalks)
 	}
 	if sh := opts.Shard; sh.Count != 0 || sh.Index != 0 {
 		switch {
@@ -199,13 +204,28 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 		res.Shortened = shorten(sys, cfg, res, allow, c.stop)
 		// The slip and the odds are bounded in steps: they run on past
 		// the time budget, as the replays above do, so that a violation
-		// found within it is reported with its diagnosis. The user or
-		// the memory budget may stop them, and the report says so.
-		cx.Slip, cx.Odds, cx.NoSlip, cx.NoOdds = findSlip(sys, cfg, res, allow, confirmStop, func() string {
-			if c.interrupted() {
-				return "the check was interrupted"
+		// found within it is reported with its diagnosis; but by an
+		// eighth of the budget at most (from its end, or from their
+		// start if that is later), since their steps on a system whose
+		// step is slow could take minutes. The user, the memory budget
+		// or that eighth may stop them, and the report says which.
+		var diagEnd time.Time
+		if !c.deadline.IsZero() {
+			diagEnd = c.deadline
+			if now := c.now(); now.After(diagEnd) {
+				diagEnd = now
 			}
-			return fmt.Sprintf("the check reached its memory limit (--max-memory %s)", FormatBytes(c.mem.limit))
+			diagEnd = diagEnd.Add(c.opts.Time / 8)
+		}
+		diagUp := func() bool { return !diagEnd.IsZero() && c.now().After(diagEnd) }
+		cx.Slip, cx.Odds, cx.NoSlip, cx.NoOdds = findSlip(sys, cfg, res, allow, func() bool { return confirmStop() || diagUp() }, func() string {
+			switch {
+			case c.interrupted():
+				return "the check was interrupted"
+			case c.mem.over():
+				return fmt.Sprintf("the check reached its memory limit (--max-memory %s)", FormatBytes(c.mem.limit))
+			}
+			return fmt.Sprintf("their eighth of the time budget past its end (--time %s) ran out", c.opts.Time)
 		})
 	}
 	return res, nil
@@ -263,7 +283,11 @@ type checker struct {
 	// steps of its path the search took and those a walk took after.
 	pathFrom     [2]int
 	lastProgress time.Time
-	over         atomic.Bool // Check has returned
+	// deadSized says the size of the check's dead tests is decided (at
+	// the first one, for every one): the floor's, or deadCut's.
+	deadSized bool
+	deadCut   *DeadCut
+	over      atomic.Bool // Check has returned
 }
 
 // timeUp says whether the time budget is spent.

@@ -190,6 +190,17 @@ func TestDiagnosisHasItsShare(t *testing.T) {
 		t.Fatalf("the trace file does not hold the slip and the odds the report gave: %v %+v", err, tr)
 	}
 
+	// Past their eighth beyond the budget, the odds stop, and say why;
+	// the violation stands, with its slip.
+	res, err = check.Check(&randtree.System, jumpClock(opts, time.Minute+time.Minute/8+time.Nanosecond, func() bool { return called("check.oddsOf") }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cx := res.Critical; res.Verdict != check.LivenessViolation || cx == nil || cx.Slip == nil || cx.Odds != nil || cx.NoSlip != "" ||
+		cx.NoOdds != "their eighth of the time budget past its end (--time 1m0s) ran out" {
+		t.Fatalf("budget and its eighth spent in the odds: %s (%s), critical %+v; want the violation with its slip, no odds, and why", res.Verdict, res.Message, cx)
+	}
+
 	reset()
 	res, err = check.Check(&randtree.System, jumpClock(opts, time.Minute-time.Minute/8+time.Nanosecond, critical))
 	if err != nil {

@@ -263,13 +263,28 @@ type Liveness struct {
 	Cleared        int   `json:"cleared"`
 	// WalksCut says the time budget ran out during the walks, with
 	// nothing found: Walks of the Stats.Periphery states were walked from.
-	WalksCut   bool    `json:"walks_cut,omitempty"`
-	ElapsedMS  int64   `json:"elapsed_ms"`
-	Weights    string  `json:"weights"`
-	K          int     `json:"k"`
-	CriticalMS float64 `json:"critical_ms"`
+	WalksCut bool `json:"walks_cut,omitempty"`
+	// DeadTestCut, when set, is the size of the check's dead tests,
+	// below the floor of every dead test: they called nothing dead.
+	DeadTestCut *DeadTestCut `json:"dead_test_cut,omitempty"`
+	ElapsedMS   int64        `json:"elapsed_ms"`
+	Weights     string       `json:"weights"`
+	K           int          `json:"k"`
+	CriticalMS  float64      `json:"critical_ms"`
 
 	Elapsed, CriticalTime time.Duration `json:"-"`
+}
+
+// DeadTestCut is the size of a check's dead tests below the floor: as
+// --dead-test asked (Fixed), or cut to fit the time budget, a step then
+// costing StepNS and LeftMS of the budget left. Flag runs the same test.
+type DeadTestCut struct {
+	SearchStates int     `json:"search_states"`
+	Walks        int     `json:"walks"`
+	Fixed        bool    `json:"fixed,omitempty"`
+	StepNS       float64 `json:"step_ns,omitempty"`
+	LeftMS       int64   `json:"left_ms,omitempty"`
+	Flag         string  `json:"flag"`
 }
 
 // Local are local mode's figures.

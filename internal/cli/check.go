@@ -41,9 +41,10 @@ func (c *command) check(args []string) int {
 	timeout := fs.Duration("handler-timeout", check.DefaultHandlerTimeout, handlerTimeoutDoc)
 	walkDepth := fs.Int("walk-depth", check.DefaultWalkDepth, "steps of each random walk from the states at the depth bound (dmax); doubled up to --escalations times when too short to tell")
 	walks := fs.Int("walks", check.DefaultWalks, "random walks per probe of the critical-transition search (k)")
+	deadTest := fs.String("dead-test", "", "fix the size of every dead test, STATES,WALKS: a search of STATES states, then WALKS walks (at most the floor, 20000,300); below the floor nothing is called dead and a path with no way back is a suspect (inconclusive, exit 3). Default: the floor where the time budget pays for it, cut to fit where it does not, and the report says so and gives the --dead-test that runs the same test again")
 	escalations := fs.Int("escalations", check.DefaultEscalations, "how many times to double --walk-depth when a walk is too short to tell (case C2) before giving up as inconclusive")
 	workers := fs.Int("workers", 0, "goroutines of the exhaustive search and of the walks (0, the default: the number of cores); the result does not depend on it")
-	budget := fs.Duration("time", check.DefaultTime, "time budget of the check (0: none; at most "+hours(maxTime)+"): the search may use three quarters, then ends at the last depth it finished, k, and the walks start there; with nothing found the check passes, \"no violation to depth k, complete to depth k\", if k is at least --min-depth; the walks stop at seven eighths of it (passing on the walks taken), so that a critical search has the last eighth at least; a critical search it stops is inconclusive (exit 3); the slip and the odds, bounded in steps, run on")
+	budget := fs.Duration("time", check.DefaultTime, "time budget of the check (0: none; at most "+hours(maxTime)+"): the search may use three quarters, then ends at the last depth it finished, k, and the walks start there; with nothing found the check passes, \"no violation to depth k, complete to depth k\", if k is at least --min-depth; the walks stop at seven eighths of it (passing on the walks taken), so that a critical search has the last eighth at least; a critical search it stops is inconclusive (exit 3); dead tests it cannot pay for are cut to fit (see --dead-test); the slip and the odds, bounded in steps, run on past it by an eighth at most")
 	quiet := fs.BoolP("quiet", "q", false, "print no progress on stderr")
 	noWalks := fs.Bool("no-walks", false, "stop after the exhaustive search: safety, and liveness only where nothing can happen any more")
 	stopAtLive := fs.Bool("stop-at-live", false, "end each walk at its first live state (MaceMC's rule, --after-live 0): safety is then checked on a walk only until it recovers")
@@ -169,6 +170,13 @@ func (c *command) check(args []string) int {
 	} else if fs.Changed("split-depth") || *saveFPs {
 		return c.usageErr("check", "--split-depth and --save-fingerprints go with --shard I/N")
 	}
+	var deadStates, deadWalks int
+	if *deadTest != "" {
+		if _, err := fmt.Sscanf(*deadTest, "%d,%d", &deadStates, &deadWalks); err != nil || deadStates < 1 || deadWalks < 1 ||
+			fmt.Sprintf("%d,%d", deadStates, deadWalks) != *deadTest {
+			return c.usageErr("check", "--dead-test must be STATES,WALKS, two counts of at least 1 (the floor is 20000,300), not %q", *deadTest)
+		}
+	}
 	if err := check.ValidReduce(*reduce); err != nil {
 		return c.usageErr("check", "--reduce: %v", err)
 	}
@@ -232,6 +240,8 @@ func (c *command) check(args []string) int {
 		WalkDepth:      *walkDepth,
 		Walks:          *walks,
 		Escalations:    esc,
+		DeadStates:     deadStates,
+		DeadWalks:      deadWalks,
 		Weights:        weights,
 		WeightsSet:     fs.Changed("weights"),
 		NoWalks:        *noWalks,

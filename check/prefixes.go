@@ -126,6 +126,12 @@ const initSeed = 0x1f0c5e7d2b9a4e63
 // PrefixResult marks a trace file that holds a live prefix.
 const PrefixResult Verdict = "prefix"
 
+// RunResult marks a trace file of a real run (livecheck trace, snapshot)
+// that ends neither live nor at a violation: a path that shows no
+// violation, whose property names the liveness properties that do not
+// hold at its end. A replay reproduces it when its end is not live.
+const RunResult Verdict = "run"
+
 // PrefixStart reads the prefix file a check starts from (`check --from`)
 // and merges its configuration into cfg: the nodes and parameters cfg
 // leaves unset are the file's, and those it gives must match the file's.

@@ -58,6 +58,9 @@ func ReplayTraceStopping(sys *protocol.System, t *reports.Trace, timeout time.Du
 		if v := Verdict(t.Result); (v == Live || v == PrefixResult) && rep.Verdict == OK && !rep.Live {
 			reached = "a final state that is not live"
 		}
+		if Verdict(t.Result) == RunResult && rep.Verdict == OK && rep.Live {
+			reached = "a final state that is live"
+		}
 		return rep, &NotReproducedError{Recorded: Recorded(t), Reached: reached}
 	}
 	// The replay stops at the violation: steps after it would be read

@@ -628,7 +628,17 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 		}
 		t.Property = strings.Join(live, ",")
 	default:
-		t.Result = "ok" // neither: replay reads it as a path, and says it shows nothing
+		// Neither: a path that shows no violation, naming what does
+		// not hold at its end; replay reproduces it there.
+		t.Result = "run"
+		var not []string
+		for _, ps := range Status(model.Properties, s) {
+			if ps.Kind == properties.Liveness && !ps.Holds {
+				not = append(not, ps.Name)
+			}
+		}
+		t.Property = strings.Join(not, ",")
+		t.Message += "; at its end " + strings.Join(not, ", ") + " does not hold"
 	}
 	t.Steps = reports.FromPath(path, func(i int) string { return texts[i] })
 	// The fingerprints the nodes logged: replay compares them too.

@@ -68,6 +68,18 @@ func (c *command) replayed(file string, t *reports.Trace, rep *check.Replayed, a
 		}
 		return ExitOK
 	}
+	if v := check.Verdict(t.Result); v == check.RunResult {
+		if rep.Verdict == check.LivenessViolation {
+			if !asJSON {
+				fmt.Fprintf(c.stdout, "reproduced: the run ends where %s does not hold, and the replay shows it never can again (%s)\n", t.Property, rep.Property)
+			}
+			return ExitViolation
+		}
+		if !asJSON {
+			fmt.Fprintf(c.stdout, "reproduced: the run ends where %s does not hold; a run cut short shows no liveness violation (check --from a snapshot of it looks for one)\n", t.Property)
+		}
+		return ExitOK
+	}
 	if v := check.Verdict(t.Result); v == check.PropertyError {
 		// As the check: the property is broken, not the protocol.
 		if !asJSON {

@@ -11,13 +11,9 @@ import (
 	"github.com/livecheck/livecheck/systems/etcdraft"
 )
 
-// raft draws each election timeout from crypto/rand, in [E, 2E): with
-// E = 2, a node whose draw was low campaigns at its second tick, one
-// whose draw was high at its third. The world explores both, from the
-// first Init on: some initial state has node 0 campaign after two ticks
-// (only a low draw reaches it), another has it still a follower after
-// two and campaigning after three (only a high draw).
-func TestElectionTimeoutExplored(t *testing.T) {
+// newWorld is a world of 3 nodes at the defaults.
+func newWorld(t *testing.T) *sim.World {
+	t.Helper()
 	_, m, err := etcdraft.System.Model(protocol.Config{Nodes: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +22,17 @@ func TestElectionTimeoutExplored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w
+}
+
+// raft draws each election timeout from crypto/rand, in [E, 2E): with
+// E = 2, a node whose draw was low campaigns at its second tick, one
+// whose draw was high at its third. The world explores both, from the
+// first Init on: some initial state has node 0 campaign after two ticks
+// (only a low draw reaches it), another has it still a follower after
+// two and campaigning after three (only a high draw).
+func TestElectionTimeoutExplored(t *testing.T) {
+	w := newWorld(t)
 	starts, err := w.Starts()
 	if err != nil {
 		t.Fatal(err)
@@ -69,14 +76,7 @@ func TestElectionTimeoutExplored(t *testing.T) {
 // method value bound to its raft, rebound to the copy's), and equal nodes
 // hash equal.
 func TestRawNodeCopies(t *testing.T) {
-	_, m, err := etcdraft.System.Model(protocol.Config{Nodes: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := sim.NewWorld(m.Spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorld(t)
 	s, err := w.Initial()
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ func (c *checker) newWalkTally() (*walkTally, func(*sim.State, *sim.StepInfo)) {
 	}
 	return t, func(s *sim.State, info *sim.StepInfo) {
 		t.steps++
-		t.cov.Event(&info.Event, info.Msg)
+		t.cov.Event(&info.Event, info.Msg, info.Errors)
 		for _, j := range todo {
 			if t.reach[j] < 0 && c.some[j].IsReached(s) {
 				t.reach[j] = t.steps

@@ -24,7 +24,7 @@ type Counter struct {
 	Init        int64 // Init calls: the initial state's and the resets'
 	Resets      int64
 	App         int64
-	Errors      int64 // Error calls on socket errors (one per end)
+	Errors      int64 // Error calls: socket errors' ends, peers told of resets, senders refused at partitions
 	Drops       int64
 	Dups        int64 // duplicated datagrams
 	Partitions  int64
@@ -39,8 +39,11 @@ type Counter struct {
 func (c *Counter) Start(nodes int) { c.Init += int64(nodes) }
 
 // Event counts one applied event; msg is the message it delivered or
-// dropped (the world's StepInfo.Msg), if any.
-func (c *Counter) Event(ev *sim.Event, msg sim.Message) {
+// dropped (the world's StepInfo.Msg), if any, and errors the Error
+// handlers it ran (StepInfo.Errors): a socket error's two ends, the peers
+// a reset tells, the senders a partition refuses.
+func (c *Counter) Event(ev *sim.Event, msg sim.Message, errors int) {
+	c.Errors += int64(errors)
 	c.Transitions++
 	switch ev.Kind {
 	case sim.Deliver:
@@ -57,11 +60,6 @@ func (c *Counter) Event(ev *sim.Event, msg sim.Message) {
 		c.Partitions++
 	case sim.Crash:
 		c.Crashes++
-	case sim.SocketError:
-		c.Errors++
-		if ev.Node != ev.Peer {
-			c.Errors++
-		}
 	case sim.Reset:
 		c.Resets++
 		c.Init++

@@ -17,17 +17,17 @@ type pong struct{ N int }
 func TestCounter(t *testing.T) {
 	var a, b coverage.Counter
 	a.Start(3)
-	a.Event(&sim.Event{Kind: sim.Deliver}, ping{})
-	a.Event(&sim.Event{Kind: sim.Deliver}, &pong{})
-	a.Event(&sim.Event{Kind: sim.Deliver}, ping{})
-	a.Event(&sim.Event{Kind: sim.Timer, Timer: "retry"}, nil)
-	a.Event(&sim.Event{Kind: sim.SocketError, Node: 0, Peer: 1}, nil)
-	b.Event(&sim.Event{Kind: sim.Timer, Timer: "lease"}, nil)
-	b.Event(&sim.Event{Kind: sim.Timer, Timer: "retry"}, nil)
-	b.Event(&sim.Event{Kind: sim.Deliver}, &pong{N: 2})
-	b.Event(&sim.Event{Kind: sim.Drop}, ping{})
-	b.Event(&sim.Event{Kind: sim.Reset}, nil)
-	b.Event(&sim.Event{Kind: sim.App}, nil)
+	a.Event(&sim.Event{Kind: sim.Deliver}, ping{}, 0)
+	a.Event(&sim.Event{Kind: sim.Deliver}, &pong{}, 0)
+	a.Event(&sim.Event{Kind: sim.Deliver}, ping{}, 0)
+	a.Event(&sim.Event{Kind: sim.Timer, Timer: "retry"}, nil, 0)
+	a.Event(&sim.Event{Kind: sim.SocketError, Node: 0, Peer: 1}, nil, 2)
+	b.Event(&sim.Event{Kind: sim.Timer, Timer: "lease"}, nil, 0)
+	b.Event(&sim.Event{Kind: sim.Timer, Timer: "retry"}, nil, 0)
+	b.Event(&sim.Event{Kind: sim.Deliver}, &pong{N: 2}, 0)
+	b.Event(&sim.Event{Kind: sim.Drop}, ping{}, 0)
+	b.Event(&sim.Event{Kind: sim.Reset}, nil, 0)
+	b.Event(&sim.Event{Kind: sim.App}, nil, 0)
 	a.Add(&b)
 	want := coverage.Summary{Transitions: 11, Init: 4, Resets: 1, App: 1, Error: 2, Drops: 1,
 		Receive: []coverage.Count{{"*pong", 2}, {"ping", 2}},
@@ -49,9 +49,9 @@ func TestCounterAllocs(t *testing.T) {
 	var c coverage.Counter
 	ev, tm := sim.Event{Kind: sim.Deliver}, sim.Event{Kind: sim.Timer, Timer: "retry"}
 	var msg sim.Message = pong{N: 1}
-	c.Event(&ev, msg)
-	c.Event(&tm, nil)
-	if n := testing.AllocsPerRun(100, func() { c.Event(&ev, msg); c.Event(&tm, nil) }); n != 0 {
+	c.Event(&ev, msg, 0)
+	c.Event(&tm, nil, 0)
+	if n := testing.AllocsPerRun(100, func() { c.Event(&ev, msg, 0); c.Event(&tm, nil, 0) }); n != 0 {
 		t.Fatalf("%v allocations per step", n)
 	}
 }
@@ -66,10 +66,10 @@ func (k kinded) MessageKind() string { return k.Kind }
 // type; Add keeps the kinds apart.
 func TestCounterKinds(t *testing.T) {
 	var a, b coverage.Counter
-	a.Event(&sim.Event{Kind: sim.Deliver}, kinded{"vote"})
-	a.Event(&sim.Event{Kind: sim.Deliver}, kinded{"append"})
-	b.Event(&sim.Event{Kind: sim.Deliver}, kinded{"vote"})
-	b.Event(&sim.Event{Kind: sim.Deliver}, ping{})
+	a.Event(&sim.Event{Kind: sim.Deliver}, kinded{"vote"}, 0)
+	a.Event(&sim.Event{Kind: sim.Deliver}, kinded{"append"}, 0)
+	b.Event(&sim.Event{Kind: sim.Deliver}, kinded{"vote"}, 0)
+	b.Event(&sim.Event{Kind: sim.Deliver}, ping{}, 0)
 	a.Add(&b)
 	want := []coverage.Count{{"kinded.append", 1}, {"kinded.vote", 2}, {"ping", 1}}
 	if got := a.Summary().Receive; !reflect.DeepEqual(got, want) {

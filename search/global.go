@@ -1482,6 +1482,7 @@ type succ struct {
 	e      int        // the event, an index into evs
 	msg    sim.Message
 	ch, cn int32 // the step's choices are choiceBuf[ch:cn]
+	errs   int32 // the Error handlers the step ran (StepInfo.Errors)
 	err    error
 	asleep bool
 	old    bool // next is in the visited set
@@ -1525,7 +1526,7 @@ func (k *worker) take(end int) {
 		info := k.w.Last()
 		ch := len(k.choiceBuf)
 		k.choiceBuf = append(k.choiceBuf, info.Choices...)
-		r := succ{e: e, msg: info.Msg, ch: int32(ch), cn: int32(len(k.choiceBuf)), err: err}
+		r := succ{e: e, msg: info.Msg, ch: int32(ch), cn: int32(len(k.choiceBuf)), errs: int32(info.Errors), err: err}
 		if err != nil {
 			k.succs = append(k.succs, r)
 			k.at, k.mid = end, false
@@ -1583,7 +1584,7 @@ func (k *worker) judge() bool {
 			continue
 		}
 		k.tally.transitions++
-		k.cov.Event(&ev, r.msg)
+		k.cov.Event(&ev, r.msg, int(r.errs))
 		if k.n++; k.n >= 256 {
 			k.flush()
 		}

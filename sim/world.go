@@ -117,6 +117,10 @@ type StepInfo struct {
 	Choices []int      // values Choose returned, in order
 	Bounds  []int      // the n of each Choose call
 	Logs    []string   // Logf lines, "node: line" (only when Record is set)
+	// Errors counts the Error handlers the step ran: both ends of a
+	// socket error, the peers told of a reset, the senders a partition
+	// refused.
+	Errors int
 }
 
 // ErrNotEnabled is returned (wrapped) by Apply for an event that cannot
@@ -962,6 +966,7 @@ func (w *World) begin(ev Event, tape []int) {
 	w.last.Choices = w.last.Choices[:0]
 	w.last.Bounds = w.last.Bounds[:0]
 	w.last.Logs = w.last.Logs[:0]
+	w.last.Errors = 0
 	w.refused = w.refused[:0]
 	w.drawCut = 0
 }
@@ -1529,6 +1534,7 @@ func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message,
 	case appH:
 		sl.node.App(c, call)
 	case errorH:
+		w.last.Errors++
 		sl.node.Error(c, peer)
 	}
 	return nil

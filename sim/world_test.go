@@ -899,6 +899,9 @@ func TestResetStream(t *testing.T) {
 	if got := w.Last().Logs; !slices.Equal(got, []string{"1: error from 0", "2: error from 0", "0: init"}) {
 		t.Errorf("Last().Logs = %q", got)
 	}
+	if got := w.Last().Errors; got != 2 {
+		t.Errorf("Last().Errors = %d, want the 2 peers told", got)
+	}
 	wantLog(t, r, 0, "init")
 	wantLog(t, r, 1, "init", `app send{To:2 Msg:"c"}`, "error 0")
 	wantLog(t, r, 2, "init", `app send{To:0 Msg:"b"}`, "error 0")
@@ -924,6 +927,9 @@ func TestResetStream(t *testing.T) {
 	wantLog(t, r2, 0, "init")
 	if got := w2.Last().Logs; !slices.Equal(got, []string{"1: init"}) {
 		t.Errorf("Last().Logs = %q", got)
+	}
+	if got := w2.Last().Errors; got != 0 {
+		t.Errorf("Last().Errors = %d, want none", got)
 	}
 }
 

@@ -17,8 +17,8 @@ import (
 // few of each level only (its other states are made again from states
 // made again, and from kept ones: the chain recycles the node states and
 // networks of the states it drops, unless a kept state may share them),
-// or keeping none, finds the same
-// states, by fingerprint, and the same statistics; and without symmetry
+// or keeping none, with the step cache (sim/stepcache.go) or running
+// every handler, finds the same states, by fingerprint, and the same statistics; and without symmetry
 // its fingerprints are those of the oracle's states, found by a plain
 // search that keys states on their dumps.
 
@@ -60,6 +60,8 @@ func engineCheck(t *testing.T, p *randproto.Program) bool {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, p)
 	}
+	// The oracle runs every handler: no step cache.
+	w.NoStepCache = true
 	var want []uint64
 	orc, err := oracle.Explore(w, nil, 3000)
 	switch {
@@ -78,8 +80,12 @@ func engineCheck(t *testing.T, p *randproto.Program) bool {
 		return false // too large to search again and again here
 	}
 	defer func(k, b int) { maxKept, succBatch = k, b }(maxKept, succBatch)
-	configs := []struct{ keep, batch, workers int }{
-		{maxKept, succBatch, 1}, {maxKept, succBatch, 2}, {2, succBatch, 1}, {2, 1, 2}, {0, 3, 1}, {0, succBatch, 2},
+	configs := []struct {
+		keep, batch, workers int
+		noCache              bool // every handler run, none from the step cache
+	}{
+		{maxKept, succBatch, 1, false}, {maxKept, succBatch, 1, true}, {maxKept, succBatch, 2, false}, {2, succBatch, 1, false},
+		{2, 1, 2, false}, {0, 3, 1, true}, {0, succBatch, 2, false},
 	}
 	for _, reduce := range []bool{false, true} {
 		var first *Result
@@ -92,12 +98,14 @@ func engineCheck(t *testing.T, p *randproto.Program) bool {
 				if err != nil {
 					t.Fatal(err)
 				}
+				x.NoStepCache = cf.noCache
 				opts.Workers = append(opts.Workers, Worker{World: x})
 			}
 			x, err := sim.NewWorld(spec)
 			if err != nil {
 				t.Fatal(err)
 			}
+			x.NoStepCache = cf.noCache
 			res, err := Global(x, opts)
 			if err != nil {
 				t.Fatalf("keep %d, %d workers: %v\n%s", keep, workers, err, p)

@@ -122,6 +122,7 @@ func TestRecheckSamples(t *testing.T) {
 	w, s := newWorld(t, sim.Spec{Nodes: 2, Calls: []sim.Call{{To: 1}},
 		New: func(sim.NodeID) sim.Node { return &fickle{kind: "none"} }})
 	w.Recheck = 64
+	w.NoStepCache = true
 	for range 1000 {
 		if _, err := w.Apply(s, sim.Event{Kind: sim.App, Node: 1, Call: 0}, nil); err != nil {
 			t.Fatal(err)
@@ -130,6 +131,21 @@ func TestRecheckSamples(t *testing.T) {
 	// 1000 steps, 256 rechecked, then 320, 384, ..., 960: 11 more.
 	if got := fickleCalls.Load(); got != 1000+256+11 {
 		t.Fatalf("%d handler runs, want %d", got, 1000+256+11)
+	}
+	// With the step cache, the same step again is answered from the
+	// cache, but for the second runs of the rechecks, which run the
+	// handler: one run, then 256 + 11.
+	fickleCalls.Store(0)
+	w, s = newWorld(t, sim.Spec{Nodes: 2, Calls: []sim.Call{{To: 1}},
+		New: func(sim.NodeID) sim.Node { return &fickle{kind: "none"} }})
+	w.Recheck = 64
+	for range 1000 {
+		if _, err := w.Apply(s, sim.Event{Kind: sim.App, Node: 1, Call: 0}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := fickleCalls.Load(); got != 1+256+11 {
+		t.Fatalf("with the step cache, %d handler runs, want %d", got, 1+256+11)
 	}
 }
 

@@ -473,6 +473,24 @@ func copyAliasedFast(p *plan, dst, src unsafe.Pointer) {
 	c.finish()
 }
 
+// copyValueFast returns a new copy of the value of plan p at src, p not
+// a pointer: what cloneValue makes, through p's fplan.
+func copyValueFast(p *plan, src unsafe.Pointer) unsafe.Pointer {
+	c := copiers.Get().(*copier)
+	defer func() {
+		if r := recover(); r != nil {
+			locatePanic(r, reflect.NewAt(p.t, src).Elem().Interface())
+		}
+		c.release()
+	}()
+	f := fastOf(p)
+	n := unsafeNew(f.typ)
+	typedMove(f, n, src)
+	c.fix(f, n)
+	c.finish()
+	return n
+}
+
 // copyPointerFast is copyAliased for a pointer of plan p, through its
 // fplan.
 func copyPointerFast(p *plan, src unsafe.Pointer) unsafe.Pointer {

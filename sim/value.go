@@ -936,6 +936,14 @@ func Copy[T any](v T) T {
 		}
 		return copyAliased(p, src).Interface().(T)
 	}
+	if t.Kind() != reflect.Pointer && indirect(t) {
+		// A value held in the interface through a pointer to its own copy
+		// (a message struct, most often): a new one through the compiled
+		// copier.
+		out := a
+		(*[2]unsafe.Pointer)(unsafe.Pointer(&out))[1] = copyValueFast(p, (*[2]unsafe.Pointer)(unsafe.Pointer(&a))[1])
+		return out.(T)
+	}
 	if t.Kind() == reflect.Pointer {
 		// The usual node state, a pointer to a struct: one allocation for
 		// the new struct, then the deep parts.
@@ -948,6 +956,18 @@ func Copy[T any](v T) T {
 		return n.Interface().(T)
 	}
 	return cloneValue(nil, p, src).Interface().(T)
+}
+
+// indirect says an interface holding a value of type t, not a pointer,
+// holds a pointer to a copy of the value: every such type but those of
+// one pointer word (a map, a func, a struct of one pointer), which the
+// interface holds as they are.
+func indirect(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Map, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return false
+	}
+	return t.Size() != unsafe.Sizeof(uintptr(0)) || !hasPointers(t)
 }
 
 // hasPointers says whether a value of type t holds a pointer anywhere,

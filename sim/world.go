@@ -60,6 +60,10 @@ type World struct {
 	// the work they were given, and their callers tell ErrStopped from
 	// a finding by errors.Is.
 	Stop func() bool
+	// NoStepCache turns off the step cache (stepcache.go), which answers
+	// a handler's run on a node state and input met before with what it
+	// did then: for the cross-checks, which compare the two.
+	NoStepCache bool
 
 	h    Hasher
 	sym  *symmetry // nil without Spec.Symmetry
@@ -85,13 +89,19 @@ type World struct {
 		choices, bounds []int
 		sent            []Envelope
 	}
-	ctx     nodeCtx
-	from    *State // the state Apply was given, for Current
-	tape    []int
-	last    StepInfo
-	tapeErr error
-	touched []bool
-	ownTime []bool
+	// cache is the step cache; invokes counts the handlers the step
+	// under way ran; rechecking says Recheck's second run is under way,
+	// which the cache does not answer.
+	cache      stepCache
+	invokes    int
+	rechecking bool
+	ctx        nodeCtx
+	from       *State // the state Apply was given, for Current
+	tape       []int
+	last       StepInfo
+	tapeErr    error
+	touched    []bool
+	ownTime    []bool
 	// raw[i], for a node the step's handler copied (touched), is the size
 	// of its struct when the copy was a plain memory copy, 0 otherwise.
 	raw    []uintptr
@@ -520,9 +530,9 @@ func (w *World) recheck(s *State, ev Event, first *State) (*State, error) {
 	a.bounds = append(a.bounds[:0], w.last.Bounds...)
 	a.sent = append(a.sent[:0], w.last.Sent...)
 	strict := w.Strict
-	w.Strict = true
+	w.Strict, w.rechecking = true, true
 	second, err := w.apply(s, ev, a.choices)
-	w.Strict = strict
+	w.Strict, w.rechecking = strict, false
 	defer clear(a.sent) // do not keep the messages alive
 	differ := func(node NodeID, what string) error {
 		return &NondeterminismError{Event: ev, Text: w.Describe(s, ev), Node: node, Handler: HandlerOf(ev, node), What: what}
@@ -637,6 +647,9 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 		if t && i < 64 {
 			n.fresh |= 1 << uint(i)
 		}
+	}
+	if w.cache.on {
+		w.stepRecord(s, n)
 	}
 	return n, nil
 }
@@ -767,14 +780,7 @@ func (w *World) step(n *State, ev Event, tape []int) error {
 			n.used.Drops++
 			break
 		}
-		// The handler gets a copy: a message it keeps and changes later
-		// must not change the one in flight, which other states share.
-		// A message of plain values is its own copy.
-		if msg != nil {
-			if p := planOf(typeOf(msg)); p.copier || !p.flat {
-				msg = Copy(msg)
-			}
-		}
+		// The handler gets a copy of msg (invoke makes it).
 		err = w.invoke(n, ev.Node, receiveH, ev.Peer, msg, "", nil)
 	case Duplicate:
 		i := w.findMessage(n, ev)
@@ -969,6 +975,8 @@ func (w *World) begin(ev Event, tape []int) {
 	w.last.Errors = 0
 	w.refused = w.refused[:0]
 	w.drawCut = 0
+	w.invokes = 0
+	w.cache.on = false
 }
 
 // finish recomputes the fingerprints of the nodes the step touched, then the
@@ -1418,6 +1426,13 @@ func (w *World) send(s *State, from, to NodeID, msg Message) {
 	if w.sym != nil {
 		e.bfp = w.sym.blindMessage(msg)
 	}
+	w.post(s, e)
+}
+
+// post puts e, a message a handler of s sent, in s's network: lost if a
+// partition cuts its link.
+func (w *World) post(s *State, e Envelope) {
+	from, to := e.From, e.To
 	if s.Cut(from, to) {
 		// Lost at the partition; on a stream the sender is told.
 		w.last.Sent = append(w.last.Sent, e)
@@ -1476,8 +1491,21 @@ const (
 
 var handlerNames = [...]string{"Init", "Receive", "Timer", "App", "Error", "Down"}
 
-// invoke runs one handler of node id on a private copy of its state.
+// invoke runs one handler of node id on a private copy of its state, or
+// takes what it does from the step cache.
 func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message, timer string, call AppCall) (err error) {
+	w.invokes++
+	if w.stepCacheable(s, id, h) && w.stepLookup(s, id) {
+		return nil
+	}
+	// The handler gets a copy of the message it receives: one it keeps
+	// and changes later must not change the one in flight, which other
+	// states share. A message of plain values is its own copy.
+	if h == receiveH && msg != nil {
+		if p := planOf(typeOf(msg)); p.copier || !p.flat {
+			msg = Copy(msg)
+		}
+	}
 	sl := &s.nodes[id]
 	c := &w.ctx
 	c.s, c.self, c.mark = s, id, layerMark{}

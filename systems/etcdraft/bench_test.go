@@ -5,7 +5,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/search"
@@ -35,14 +37,15 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	heap := func() uint64 {
 		metrics.Read(sample)
 		return sample[0].Value.Uint64()
 	}
-	var peak uint64
+	live := func() uint64 { return sample[1].Value.Uint64() }
+	var peak, peakLive uint64
 	opts := search.Options{Depth: benchDepth, Properties: m.Properties, ProgressEvery: 1 << 12,
-		Progress: func(search.Stats) { peak = max(peak, heap()) }}
+		Progress: func(search.Stats) { peak = max(peak, heap()); peakLive = max(peakLive, live()) }}
 	warm := opts
 	warm.MaxStates = 1 << 12
 	if _, err := search.Global(w, warm); err != nil {
@@ -50,17 +53,21 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	b.ReportAllocs()
 	var states, trans, bytes int64
-	var heapBytes uint64
+	var heapBytes, liveBytes uint64
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu0 := cpuTime()
 	for b.Loop() {
 		b.StopTimer()
 		runtime.GC()
 		base := heap()
-		peak = base
+		baseLive := live()
+		peak, peakLive = base, baseLive
 		b.StartTimer()
 		res, err := search.Global(w, opts)
 		peak = max(peak, heap())
+		runtime.GC() // what the search left live at its end counts too
+		peakLive = max(peakLive, live())
 		if err != nil || res.Violation != nil || !res.Complete {
 			b.Fatalf("err %v, violation %v, complete %v", err, res.Violation, res.Complete)
 		}
@@ -68,15 +75,30 @@ func BenchmarkSearch(b *testing.B) {
 		trans += res.Stats.Transitions
 		bytes += res.Stats.Bytes
 		heapBytes += peak - base
+		liveBytes += peakLive - baseLive
 	}
 	runtime.ReadMemStats(&after)
+	cpu := (cpuTime() - cpu0).Seconds()
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(states)/float64(b.N), "states")
 	b.ReportMetric(float64(trans)/sec, "transitions/s")
+	// The same per second of CPU the process used (the collector's
+	// included), which a busy machine changes less than the wall clock.
+	b.ReportMetric(float64(trans)/cpu, "transitions/cpu-s")
 	b.ReportMetric(float64(heapBytes)/float64(states), "heap-B/state")
+	b.ReportMetric(float64(liveBytes)/float64(states), "live-B/state")
 	b.ReportMetric(float64(bytes)/float64(states), "search-B/state")
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(states), "alloc-B/state")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(states), "allocs/state")
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // nodeAfter returns node 0 of the state a seeded random run of steps

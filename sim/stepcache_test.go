@@ -1,0 +1,117 @@
+package sim_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/livecheck/livecheck/sim"
+)
+
+// adder adds what it is sent to N; "noop" leaves it as it is. Node 1
+// sends node 0 one of each message at its start.
+type adder struct {
+	sim.BaseNode
+	N int
+}
+
+type addMsg string
+
+func (a *adder) Init(ctx sim.Context) {
+	if ctx.Self() == 1 {
+		for _, m := range []addMsg{"inc", "add10", "noop"} {
+			ctx.Send(0, m)
+		}
+	}
+}
+
+func (a *adder) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	switch msg.(addMsg) {
+	case "inc":
+		a.N++
+	case "add10":
+		a.N += 10
+	}
+}
+
+// deliverNamed applies the delivery to node 0 of the message named m.
+func deliverNamed(t *testing.T, w *sim.World, s *sim.State, m string) *sim.State {
+	t.Helper()
+	for _, ev := range w.Enabled(s, nil) {
+		if ev.Kind == sim.Deliver && strings.Contains(w.Describe(s, ev), m) {
+			n, err := w.Apply(s, ev, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no delivery of %s", m)
+	return nil
+}
+
+// A step the cache answers does what the handler would, though the node
+// state of the run it recorded went back to the spares since: a run that
+// left its node as it was recorded the node of the state before, which
+// its states may give back (Discard) and a later copy overwrite.
+func TestStepCacheKeepsNoSharedNode(t *testing.T) {
+	w, s0 := newWorld(t, sim.Spec{Nodes: 2, New: func(sim.NodeID) sim.Node { return &adder{} }})
+	w.NoStepCache = true
+	p := deliverNamed(t, w, s0, "inc") // node 0 at 1, a node state p made
+	w.NoStepCache = false
+	n := deliverNamed(t, w, p, "noop") // recorded: node 0 as it was, p's
+	w.Discard(n)
+	w.Discard(p) // p's node state goes back to the spares
+	deliverNamed(t, w, s0, "add10") // copied into p's old node state: 10
+	w.NoStepCache = true
+	p2 := deliverNamed(t, w, s0, "inc") // node 0 at 1 again, a new node state
+	w.NoStepCache = false
+	got := deliverNamed(t, w, p2, "noop") // from the cache
+	if a := got.Node(0).(*adder); a.N != 1 {
+		t.Fatalf("node 0 after inc, noop: N = %d, want 1", a.N)
+	}
+	w.NoStepCache = true
+	want := deliverNamed(t, w, p2, "noop")
+	if got.Fingerprint() != want.Fingerprint() {
+		t.Fatalf("the cached step's state has fingerprint %x, the run's %x", got.Fingerprint(), want.Fingerprint())
+	}
+}
+
+// The cache answers a step met again with what its run did: the same
+// successor, messages and choices, without running the handler.
+func TestStepCacheAnswers(t *testing.T) {
+	runs := 0
+	w, s0 := newWorld(t, sim.Spec{Nodes: 2, New: func(sim.NodeID) sim.Node { return &counted{runs: &runs} }})
+	a := deliverNamed(t, w, s0, "ping")
+	sentA := len(w.Last().Sent)
+	b := deliverNamed(t, w, s0, "ping")
+	if runs != 1 {
+		t.Fatalf("the handler ran %d times for the same step twice, want 1", runs)
+	}
+	if a.Fingerprint() != b.Fingerprint() || len(w.Last().Sent) != sentA || sentA != 1 {
+		t.Fatalf("from the cache: fingerprint %x, %d sent; the run: %x, %d sent", b.Fingerprint(), len(w.Last().Sent), a.Fingerprint(), sentA)
+	}
+	w.NoStepCache = true
+	c := deliverNamed(t, w, s0, "ping")
+	if runs != 2 || c.Fingerprint() != a.Fingerprint() {
+		t.Fatalf("without the cache: %d runs, fingerprint %x; want 2 and %x", runs, c.Fingerprint(), a.Fingerprint())
+	}
+}
+
+// counted counts its Receive runs and answers a ping with a pong.
+type counted struct {
+	sim.BaseNode
+	N    int
+	runs *int `livecheck:"-"`
+}
+
+func (c *counted) Init(ctx sim.Context) {
+	if ctx.Self() == 1 {
+		ctx.Send(0, addMsg("ping"))
+	}
+}
+
+func (c *counted) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
+	*c.runs++
+	c.N++
+	ctx.Send(from, addMsg("pong"))
+}

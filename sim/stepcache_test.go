@@ -60,7 +60,7 @@ func TestStepCacheKeepsNoSharedNode(t *testing.T) {
 	w.NoStepCache = false
 	n := deliverNamed(t, w, p, "noop") // recorded: node 0 as it was, p's
 	w.Discard(n)
-	w.Discard(p) // p's node state goes back to the spares
+	w.Discard(p)                    // p's node state goes back to the spares
 	deliverNamed(t, w, s0, "add10") // copied into p's old node state: 10
 	w.NoStepCache = true
 	p2 := deliverNamed(t, w, s0, "inc") // node 0 at 1 again, a new node state

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/reports"
@@ -40,13 +41,14 @@ func (hs *historySteps) observe(step int, s *sim.State) {
 	}
 }
 
-// report is the History of s that says message (a violation of
-// Linearizable: "node N: not linearizable ...") as a report, its events
-// on the steps observe saw them at; nil where none says it.
+// report is the History of s whose violation message says (a violation
+// of Linearizable, "node N: not linearizable ...", or of a property of
+// the user's that quotes it) as a report, its events on the steps
+// observe saw them at; nil where none is in message.
 func (hs *historySteps) report(s *sim.State, message string) *reports.History {
 	for i := range s.N() {
 		for k, h := range properties.HistoriesOf(s.Node(sim.NodeID(i))) {
-			if h.Violation() == "" || fmt.Sprintf("node %d: %s", i, h.Violation()) != message {
+			if v := h.Violation(); v == "" || !strings.Contains(message, v) {
 				continue
 			}
 			return historyReport(i, h.NotLinearizable(), h.Ops(), hs.at[[2]int{i, k}])

@@ -22,8 +22,9 @@ import (
 // 0's put(x,1) returned before client 1's get(x) was invoked, and the
 // get returned 0; the longest linearizable prefix is every event before
 // that response, the put alone in its order. `check --json` has them
-// under history; the text names them with their steps; `replay TRACE
-// --json` and the page of `report TRACE --html` have the same history;
+// under history; the text names them with their steps, and replay's
+// text too; `replay TRACE --json` and the page of `report TRACE --html`
+// have the same history;
 // and in the browser the page draws it as a timeline (issue 38).
 func TestLinearizabilityReport(t *testing.T) {
 	dir := t.TempDir()
@@ -84,6 +85,9 @@ longest linearizable prefix: every event before step 8's response (3 events); on
 `
 	if code != livecheck.ExitViolation || !strings.Contains(out, text) {
 		t.Errorf("exit %d; the text has no\n%s\n%s", code, text, out)
+	}
+	if out, _ := run("replay", lineAfter(out, "trace: ")); !strings.Contains(out, text) {
+		t.Errorf("replay's text has no\n%s\n%s", text, out)
 	}
 	want := cases[0].want
 	if g := graphOfPage(t, page); !reflect.DeepEqual(g.History, want) {

@@ -130,7 +130,8 @@ func jsonType(v any, ty string) bool {
 }
 
 // The JSON of checks of every kind of result (ok, safety and liveness
-// violations, inconclusive, local mode) is valid under
+// violations, one of linearizability with its history, inconclusive,
+// local mode) is valid under
 // docs/check.schema.json and names its version; and the validator does
 // reject what the schema does not allow.
 func TestCheckJSONSchema(t *testing.T) {
@@ -146,6 +147,7 @@ func TestCheckJSONSchema(t *testing.T) {
 		{[]string{"randtree", "--max-states", "50"}, "ok"},
 		{[]string{"randtree", "--max-states", "50", "--min-depth", "5"}, "inconclusive"},
 		{[]string{"paxos", "--mode", "local"}, "ok"},
+		{[]string{"kvstore", "--bug", "read-backup"}, "safety-violation"},
 	} {
 		var stdout, stderr strings.Builder
 		livecheck.Run(append(append([]string{"check"}, tc.args...), "-q", "--json", "--out", dir), &stdout, &stderr, systems.All()...)

@@ -63,6 +63,9 @@ type Replayed struct {
 	// Waiting lists the leads-to properties (properties.LeadsTo) that
 	// wait in the final state, in the system's order.
 	Waiting []Waiting
+	// History, for a violation of Linearizable, is the client history
+	// that shows it, on the steps of the path.
+	History *reports.History
 
 	w       *sim.World
 	m       *protocol.Model
@@ -308,8 +311,11 @@ func replay(w *sim.World, m *protocol.Model, init []int, p sim.Path, rep *Replay
 	if rep.each != nil {
 		rep.each(0, s, nil)
 	}
+	var hist historySteps
+	hist.observe(0, s)
 	if name, msg := check(s); name != "" {
 		rep.Verdict, rep.Property, rep.Message = SafetyViolation, name, msg
+		rep.History = hist.report(s, msg)
 		return nil
 	}
 	waits(0, s)
@@ -351,10 +357,12 @@ func replay(w *sim.World, m *protocol.Model, init []int, p sim.Path, rep *Replay
 			rep.each(i+1, s, info)
 		}
 		waits(i+1, s)
+		hist.observe(i+1, s)
 		if name, msg := check(s); name != "" {
 			rs.Violation = msg
 			rep.Steps = append(rep.Steps, rs)
 			rep.Verdict, rep.Property, rep.Message = SafetyViolation, name, msg
+			rep.History = hist.report(s, msg)
 			return nil
 		}
 		rep.Steps = append(rep.Steps, rs)

@@ -26,7 +26,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 			CollisionChance: r.Stats.CollisionChance, Elapsed: r.Stats.Elapsed,
 		},
 		Mode: r.Mode, FromBugs: r.FromBugs, BugWarnings: r.BugWarnings, Symmetry: r.Symmetry,
-		PrefixLen: r.PrefixLen, Steps: StepsReport(r.Steps),
+		PrefixLen: r.PrefixLen, Steps: StepsReport(r.Steps), History: r.History,
 	}
 	var docs []string
 	for _, name := range strings.Split(r.Property, ",") {
@@ -110,7 +110,8 @@ func (rep *Replayed) Report(file string, t *reports.Trace, reproduced bool) *rep
 	cfg := ConfigOf(t)
 	r := &reports.Replay{Trace: file, System: t.System, Result: string(rep.Verdict), Property: rep.Property,
 		Message: rep.Message, Reproduced: reproduced, End: evidenceReport(rep.End, len(rep.Steps)), Steps: StepsReport(rep.Steps),
-		Config: reports.DescribeConfig(t.System, cfg.Nodes, cfg.Bugs, cfg.Params, protocol.Counts(cfg.Budget)), Live: rep.Live, Recorded: t}
+		Config: reports.DescribeConfig(t.System, cfg.Nodes, cfg.Bugs, cfg.Params, protocol.Counts(cfg.Budget)), Live: rep.Live, Recorded: t,
+		History: rep.History}
 	if r.Steps == nil {
 		r.Steps = []reports.Step{}
 	}

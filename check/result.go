@@ -59,6 +59,9 @@ type Result struct {
 	PeakMemory  int64
 	// Steps is the violation's path replayed, in words.
 	Steps []ReplayStep
+	// History, for a violation of properties.Linearizable, is the client
+	// history that shows it, on the steps of Path.
+	History *reports.History
 	// Waiting, for a liveness violation, lists the leads-to properties
 	// (properties.LeadsTo) that wait at the end of Path, each with the
 	// step where its P held and its Q never held after; the Message says

@@ -180,7 +180,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	if !rep.Reproduces(res.Verdict, res.Property) {
 		return nil, notReproduced(fmt.Sprintf("the %s violation found", res.Property), rep)
 	}
-	res.Steps = rep.Steps
+	res.Steps, res.History = rep.Steps, rep.History
 	if res.Verdict == LivenessViolation {
 		// Which P-state was never answered, for a leads-to property.
 		res.Waiting = rep.Waiting

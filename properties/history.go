@@ -148,8 +148,10 @@ type History struct {
 type hist struct {
 	m     *model
 	parts []*part // by key
-	// bad is the violation: the message, empty while linearizable.
+	// bad is the violation: the message, empty while linearizable;
+	// nl the same as data.
 	bad string
+	nl  *NotLinearizable
 	// err is a wrong use of the History, or MaxPossibilities passed:
 	// no verdict.
 	err string
@@ -244,11 +246,22 @@ func (x History) Spec() string {
 
 // Violation returns why the operations recorded are not linearizable,
 // naming the operations that cannot be ordered; "" while they are.
+// NotLinearizable says the same as data.
 func (x History) Violation() string {
 	if x.h == nil {
 		return ""
 	}
 	return x.h.bad
+}
+
+// Events returns the number of events recorded: Invoke and Return
+// calls, an Op's Call and Return count among them. A report puts each
+// on the step that recorded it by watching the number grow.
+func (x History) Events() int {
+	if x.h == nil {
+		return 0
+	}
+	return x.h.events
 }
 
 // Err returns a wrong use of the History (an input of the wrong type, a
@@ -507,7 +520,8 @@ func (x *History) Return(client int, out any) {
 		x.fail(err)
 		return
 	case len(next) == 0:
-		h.bad = h.violation(p, j, out)
+		h.nl = h.violation(p, j)
+		h.bad = h.nl.String()
 		*x = h.value()
 		return
 	}
@@ -850,49 +864,32 @@ func pendFP(client int, orphan bool, in any) uint64 {
 	return mix(mix(uint64(client), o), fpOf(in))
 }
 
-// violation says why pending[j] cannot return out: the operation, the
-// operations on its key before it and beside it, and the states the spec
-// can be in.
-func (h *hist) violation(p *part, j int, out any) string {
+// violation says why pending[j] cannot return what its response, the
+// last event of h's log, says: the operation, the operations on its key
+// before it and beside it, and the states the spec can be in.
+func (h *hist) violation(p *part, j int) *NotLinearizable {
 	op := p.pending[j]
-	var b strings.Builder
-	key := ""
-	if p.key != "" {
-		key = fmt.Sprintf(" on key %s", p.key)
-	}
-	fmt.Fprintf(&b, "not linearizable (%s%s): client %d's %v returned %v, which no order of the operations allows",
-		h.m.name, key, op.client, op.in, out)
-	var before, during []string
-	var me Op
+	nl := &NotLinearizable{Spec: h.m.name, Key: p.key, Prefix: h.events - 1}
 	for _, o := range h.log.ops() {
 		switch {
 		case o.Key != p.key:
 		case o.Call == op.call:
-			me = o
+			nl.Op = o
 		case o.Return != 0 && o.Return < op.call:
-			before = append(before, o.String())
+			nl.Before = append(nl.Before, o)
 		default:
-			during = append(during, o.String())
+			nl.Concurrent = append(nl.Concurrent, o)
 		}
 	}
-	fmt.Fprintf(&b, "; the operation: %s", me)
-	if len(before) > 0 {
-		fmt.Fprintf(&b, "; completed before it: %s", strings.Join(before, ", "))
-	}
-	if len(during) > 0 {
-		fmt.Fprintf(&b, "; concurrent with it: %s", strings.Join(during, ", "))
-	}
-	var states []string
 	seen := map[any]bool{}
 	for _, c := range p.poss {
 		if !seen[c.state] {
 			seen[c.state] = true
-			states = append(states, fmt.Sprint(c.state))
+			nl.States = append(nl.States, fmt.Sprint(c.state))
 		}
 	}
-	slices.Sort(states)
-	fmt.Fprintf(&b, "; the spec's state before it can be: %s", strings.Join(states, " or "))
-	return b.String()
+	slices.Sort(nl.States)
+	return nl
 }
 
 // typeIs says whether v's dynamic type is t (or, t an interface,

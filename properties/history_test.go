@@ -154,6 +154,62 @@ func TestHistoryVerdicts(t *testing.T) {
 	}
 }
 
+// NotLinearizable is the violation as data: the operation no order
+// allows, those on its key before it and beside it, the states, and the
+// longest linearizable prefix with an order of it; String is Violation.
+// Events counts Invoke and Return calls up to the violation, none after.
+func TestNotLinearizable(t *testing.T) {
+	op := func(c int, in, out any, call, ret int) properties.Op {
+		o := properties.Op{Client: c, Input: in, Output: out, Call: call, Return: ret}
+		if k, ok := in.(kvOp); ok {
+			o.Key = k.Key
+		}
+		return o
+	}
+	cases := []struct {
+		name   string
+		h      properties.History
+		evs    []ev
+		events int
+		want   properties.NotLinearizable
+	}{
+		// The read of 1 needs the pending write before it: the order
+		// takes it in, after nothing that returned could go first.
+		{"read goes back", properties.NewHistory(register),
+			[]ev{call(0, w(1)), call(1, r()), ret(1, 1), call(2, r()), ret(2, 0), call(0, r())}, 5,
+			properties.NotLinearizable{Spec: "register", Op: op(2, r(), 0, 4, 5),
+				Before: []properties.Op{op(1, r(), 1, 2, 3)}, Concurrent: []properties.Op{op(0, w(1), nil, 1, 0)},
+				States: []string{"1"}, Prefix: 4,
+				Order: []properties.Op{op(0, w(1), nil, 1, 0), op(1, r(), 1, 2, 3)}}},
+		// Another key's operations are in no list; a write pending on
+		// the key that need not take effect is not in the order.
+		{"stale read on one key", properties.NewHistory(kv),
+			[]ev{call(0, put("x", 1)), ret(0, 0), call(0, put("y", 2)), call(2, put("x", 3)), call(1, get("x")), ret(1, 0)}, 6,
+			properties.NotLinearizable{Spec: "kv", Key: "x", Op: op(1, get("x"), 0, 5, 6),
+				Before: []properties.Op{op(0, put("x", 1), 0, 1, 2)}, Concurrent: []properties.Op{op(2, put("x", 3), nil, 4, 0)},
+				States: []string{"1"}, Prefix: 5,
+				Order: []properties.Op{op(0, put("x", 1), 0, 1, 2)}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := record(c.h, c.evs...)
+			got := h.NotLinearizable()
+			if got == nil {
+				t.Fatalf("linearizable: %v", h)
+			}
+			if fmt.Sprintf("%#v", *got) != fmt.Sprintf("%#v", c.want) {
+				t.Errorf("got\n%+v\nwant\n%+v", *got, c.want)
+			}
+			if got.String() != h.Violation() || h.Events() != c.events {
+				t.Errorf("String %q, Violation %q; %d events, want %d", got, h.Violation(), h.Events(), c.events)
+			}
+		})
+	}
+	if h := record(properties.NewHistory(register), call(0, w(1)), ret(0, 0)); h.NotLinearizable() != nil || h.Events() != 2 {
+		t.Errorf("a linearizable history: %v, %d events", h.NotLinearizable(), h.Events())
+	}
+}
+
 // Two interleavings that leave the same possibilities are one state: the
 // History's fingerprint (and a node's that holds it) is equal; others
 // differ.

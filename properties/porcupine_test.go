@@ -226,6 +226,32 @@ func TestCrossCheckRandom(t *testing.T) {
 		}
 		if mine {
 			lin[kind]++
+			continue
+		}
+		// The longest linearizable prefix is: porcupine says so, and the
+		// order given for it is one.
+		var prefix []hev
+		nl := h.NotLinearizable()
+		for _, e := range events {
+			if e.ret && e.client == nl.Op.Client && e.id == illegalID(events, nl) {
+				break
+			}
+			prefix = append(prefix, e)
+		}
+		var err error
+		switch kind {
+		case "register":
+			mine, theirs, ok, _ = verdicts(register, prefix)
+			err = checkOrder(register, h)
+		case "kv":
+			mine, theirs, ok, _ = verdicts(kv, prefix)
+			err = checkOrder(kv, h)
+		case "lossy":
+			mine, theirs, ok, _ = verdicts(lossy, prefix)
+			err = checkOrder(lossy, h)
+		}
+		if !ok || !mine || !theirs || err != nil {
+			t.Fatalf("history %d (%s): its prefix of %d events: incremental %v, porcupine %v; its order: %v\n%v\n%s", i, kind, nl.Prefix, mine, theirs, err, h.Ops(), nl.Order)
 		}
 	}
 	// Of 3,334 register histories and 3,333 of each other kind.
@@ -238,6 +264,65 @@ func TestCrossCheckRandom(t *testing.T) {
 		}
 	}
 	t.Logf("linearizable: %v", lin)
+}
+
+// illegalID is the id, among events, of the operation whose response nl
+// says no order allows: the one invoked as the History's event
+// nl.Op.Call (events count Invoke and Return calls, not Abandon).
+func illegalID(events []hev, nl *properties.NotLinearizable) int {
+	n := 0
+	for _, e := range events {
+		if e.abandon {
+			continue
+		}
+		if n++; n == nl.Op.Call {
+			return e.id
+		}
+	}
+	return -1
+}
+
+// checkOrder says what is wrong with the order h.NotLinearizable gives
+// of its longest linearizable prefix, if anything: it must hold every
+// operation on the key that returned within the prefix and none but
+// the prefix's, respect their real-time order, and be a run of spec
+// in which each that returned returns what it did.
+func checkOrder[S, I, O comparable](spec properties.Spec[S, I, O], h properties.History) error {
+	nl := h.NotLinearizable()
+	if nl.Order == nil {
+		return fmt.Errorf("no order")
+	}
+	states := []S{spec.Init()} // those a run of the order so far can leave
+	in := map[int]bool{}
+	for k, o := range nl.Order {
+		in[o.Call] = true
+		if o.Call == nl.Op.Call || o.Call > nl.Prefix || o.Return > nl.Prefix || o.Key != nl.Key {
+			return fmt.Errorf("%v is not one of the prefix's on key %q", o, nl.Key)
+		}
+		for _, p := range nl.Order[k+1:] {
+			if p.Return != 0 && p.Return < o.Call {
+				return fmt.Errorf("%v goes before %v, which returned before it was invoked", o, p)
+			}
+		}
+		var next []S
+		for _, s := range states {
+			for _, oc := range spec.Step(s, o.Input.(I)) {
+				if o.Return == 0 || any(oc.Out) == o.Output {
+					next = append(next, oc.Next)
+				}
+			}
+		}
+		if len(next) == 0 {
+			return fmt.Errorf("%v cannot return what it did after %v", o, nl.Order[:k])
+		}
+		states = next
+	}
+	for _, o := range h.Ops() {
+		if o.Key == nl.Key && o.Call != nl.Op.Call && o.Return != 0 && o.Return <= nl.Prefix && !in[o.Call] {
+			return fmt.Errorf("%v returned within the prefix but is not in its order", o)
+		}
+	}
+	return nil
 }
 
 // porcupineDir is where `go mod download` put porcupine's module, ""

@@ -31,8 +31,12 @@ type Check struct {
 	// words; several joined by "; ").
 	PropertyDoc string `json:"property_doc,omitempty"`
 	Message     string `json:"message,omitempty"`
-	Trace       string `json:"trace,omitempty"`
-	PathLen     int    `json:"path_length,omitempty"`
+	// History, for a violation of properties.Linearizable, is the client
+	// history that shows it: the operations that cannot be ordered, on
+	// the steps of the path.
+	History *History `json:"history,omitempty"`
+	Trace   string   `json:"trace,omitempty"`
+	PathLen int      `json:"path_length,omitempty"`
 	// Init is the choices of the first Init calls that give the initial
 	// state the path starts from (none where there is one).
 	Init      []int `json:"init,omitempty"`

@@ -20,6 +20,9 @@ type Replay struct {
 	// violation.
 	End   *Evidence `json:"end,omitempty"`
 	Steps []Step    `json:"steps"`
+	// History, for a violation of properties.Linearizable, is the client
+	// history that shows it, on the steps.
+	History *History `json:"history,omitempty"`
 
 	// Config is the trace's configuration in words (DescribeConfig);
 	// Live says the final state is live; Recorded is the trace file.
@@ -37,6 +40,7 @@ func WriteReplay(w io.Writer, r *Replay) {
 	switch {
 	case r.Result != "ok":
 		fmt.Fprintf(w, "%s of %s: %s\n", r.Result, r.Property, r.Message)
+		WriteHistory(w, r.History)
 	case r.Live:
 		fmt.Fprintln(w, "the final state is live")
 	default:

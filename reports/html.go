@@ -33,6 +33,11 @@ type Graph struct {
 	Tail     *Tail       `json:"tail,omitempty"`
 	TailText string      `json:"tail_text,omitempty"`
 	Walks    *GraphWalks `json:"walks,omitempty"`
+	// History, for a violation of linearizability, is the client
+	// history the dead path ends in, drawn as a timeline: a lane per
+	// client, each operation a bar from the step that invoked it to the
+	// step that returned it, linked to those steps.
+	History *History `json:"history,omitempty"`
 }
 
 // GraphCritical is the critical step of a dead path and what shows it.

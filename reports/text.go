@@ -216,6 +216,10 @@ func writeVerdict(w io.Writer, c *Check) {
 		fmt.Fprintf(w, "path of %s%s:\n", Count(c.PathLen, "step"), fromInit(c.Init))
 		WriteSteps(w, c.Steps)
 		fmt.Fprintln(w)
+		if c.History != nil {
+			WriteHistory(w, c.History)
+			fmt.Fprintln(w)
+		}
 	}
 }
 

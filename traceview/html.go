@@ -20,10 +20,10 @@ import (
 // graphPath replays path p from the initial state init names and returns
 // it as the HTML report draws it: per-step changes of the node lines and
 // the network, and for each delivery or drop the step that sent its
-// message. It also returns the replay's steps. A path that stops
+// message. It also returns the replay. A path that stops
 // replaying (a safety violation on the way, a step that is not enabled)
 // is drawn as far as it went; err says why it stopped early.
-func graphPath(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration) (*reports.GraphPath, []check.ReplayStep, error) {
+func graphPath(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path, timeout time.Duration) (*reports.GraphPath, *check.Replayed, error) {
 	gp := &reports.GraphPath{Steps: make([]reports.GraphStep, 0, len(p))}
 	var state *reports.GraphState
 	// sent holds, by sender, receiver and message, the steps that sent
@@ -98,20 +98,22 @@ func graphPath(sys *protocol.System, cfg protocol.Config, init []int, p sim.Path
 	if err == nil && len(gp.Steps) < len(p) {
 		err = fmt.Errorf("the replay stopped after step %d of %d: %s of %s", len(gp.Steps), len(p), rep.Verdict, rep.Property)
 	}
-	return gp, rep.Steps, err
+	return gp, rep, err
 }
 
 // GraphOf is the HTML report's graph of dead path p (and the nearest live
-// path live, if any, nil otherwise), from the initial state init names.
+// path live, if any, nil otherwise), from the initial state init names,
+// with the client history of a linearizability violation it ends in.
 // crit, the critical step counted from the initial state, picks the steps
 // past it that the tail summary covers (0: none).
 func GraphOf(sys *protocol.System, cfg protocol.Config, init []int, p, live sim.Path, crit int, timeout time.Duration) (*reports.Graph, error) {
-	dead, steps, err := graphPath(sys, cfg, init, p, timeout)
+	dead, rep, err := graphPath(sys, cfg, init, p, timeout)
 	if dead == nil {
 		return nil, err
 	}
+	steps := rep.Steps
 	g := &reports.Graph{Nodes: len(dead.Init), Dead: *dead,
-		Config: check.DescribeConfig(sys.Name, cfg)}
+		Config: check.DescribeConfig(sys.Name, cfg), History: rep.History}
 	if err != nil {
 		g.Message = err.Error()
 	}

@@ -140,7 +140,9 @@
         // A click anywhere on the row, its label and mark included.
         const rowG = el("g", { class: "step" }, rowsG);
         rowG.addEventListener("click", () => select(name, i));
-        el("rect", { x: 0, y: y0, width: width, height: ROW, class: cls, "data-step": i }, rowG);
+        const rowAttrs = { x: 0, y: y0, width: width, height: ROW, class: cls, "data-step": i };
+        if (name === "dead") rowAttrs.id = "dead-step-" + i; // the timeline's links point here
+        el("rect", rowAttrs, rowG);
         if (r.init) {
           el("text", { x: labelX, y: y + 4 }, rowG, "0. initial state");
           return;
@@ -220,6 +222,15 @@
     }
     if (name === "dead" && i === slip && G.critical.slip) h("div", "slipinfo", p, "the slip: " + G.critical.slip);
     if (name === "dead" && i === liveStep && G.critical && G.critical.alive) h("div", "", p, "after it, " + G.critical.alive);
+    if (name === "dead" && G.history) {
+      for (const [k, o] of G.history.operations.entries()) {
+        const ill = k === G.history.illegal;
+        if (o.invoke_step === i) h("div", "hist", p, "client " + o.client + " invokes " + o.input);
+        if (!o.pending && o.return_step === i) {
+          h("div", "hist" + (ill ? " illegal" : ""), p, "client " + o.client + "'s " + o.input + " returns " + o.output + (ill ? ", which no order of the operations allows" : ""));
+        }
+      }
+    }
     if (st) {
       if (st.s && st.s.length) h("div", "", p, "sends " + st.s.join(", "));
       for (const l of st.l || []) h("div", "", p, "log " + l);
@@ -372,7 +383,104 @@
     el("path", { d: d, class: "oddsline" }, svg);
   }
 
+  // goStep shows step i of the dead path: its row expanded if it was
+  // collapsed, selected, and scrolled to (its anchor, dead-step-i).
+  function goStep(i) {
+    const col = cols.dead;
+    if (i > 0 && !expanded(col, i)) { col.ranges.push([Math.max(1, i - 2), Math.min(col.path.steps.length, i + 2)]); draw(); }
+    select("dead", i);
+    location.hash = "dead-step-" + i;
+  }
+
+  // The client history of a linearizability violation as a timeline:
+  // a lane per client, x the steps of the dead path; each operation a
+  // bar from the step that invoked it to the one that returned it (open
+  // on the right while pending), linked to both; the longest
+  // linearizable prefix shaded, with an order of it numbered; the
+  // operation no order allows marked.
+  function timeline() {
+    const H = G.history;
+    const sec = document.getElementById("timeline");
+    if (!H) { sec.style.display = "none"; return; }
+    const ops = H.operations;
+    const ill = ops[H.illegal];
+    h("h2", "", sec, "Client history: node " + H.node + ", spec " + H.spec + (H.key ? ", key " + H.key : "") + " \u2014 not linearizable");
+    h("div", "hint", sec, "one lane per client; a bar per operation, from the step that invoked it to the step that returned it (dashed and open: pending); " +
+      "red: client " + ill.client + "'s " + ill.input + " returned " + ill.output + ", which no order allows (the state before can be " + H.states.join(" or ") + "); " +
+      "shaded: the longest linearizable prefix, every event before that response, its operations on the key numbered in an order one copy runs them" +
+      (H.prefix.ordered ? "" : " (too wide to order)") + "; click a bar for the step that invoked it, its right end for the step that returned it");
+    const clients = [...new Set(ops.map((o) => o.client))].sort((a, b) => a - b);
+    const n = G.dead.steps.length;
+    const LEFT = 70, LANEH = 30, TOP = 30;
+    const DX = Math.max(3, Math.min(60, 1000 / (n + 1)));
+    const xOf = (step) => LEFT + step * DX + DX / 2;
+    const right = xOf(n) + DX / 2 + 16;
+    const height = TOP + clients.length * LANEH + 6;
+    const svg = el("svg", { width: right + 10, height: height, id: "timelinesvg" }, sec);
+    // A bar's label goes in it, or past its end where the client's next
+    // bar leaves room (the page widens for the last).
+    const CH = 6.7, nextX = new Map();
+    for (const [k, o] of ops.entries()) {
+      const later = ops.filter((p, j) => j > k && p.client === o.client);
+      nextX.set(k, later.length ? xOf(later[0].invoke_step) - 4 : Infinity);
+    }
+    let widest = right + 10;
+    // Steps, as ticks far enough apart to read.
+    let every = 1;
+    for (const k of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]) { every = k; if (k * DX >= 24) break; }
+    for (let st = 0; st <= n; st += every) {
+      el("line", { x1: xOf(st), x2: xOf(st), y1: TOP - 4, y2: height - 4, class: "tick" }, svg);
+      el("text", { x: xOf(st), y: TOP - 8, class: "ticklabel" }, svg, fmt(st));
+    }
+    el("text", { x: 4, y: TOP - 8, class: "ticklabel", style: "text-anchor:start" }, svg, "step");
+    const laneY = new Map(clients.map((c, k) => [c, TOP + k * LANEH]));
+    for (const c of clients) {
+      el("rect", { x: LEFT, y: laneY.get(c) + 2, width: right - LEFT, height: LANEH - 4, class: "clientlane", "data-client": c }, svg);
+      el("text", { x: 4, y: laneY.get(c) + LANEH / 2 + 4, class: "lanehead", style: "text-anchor:start" }, svg, "client " + c);
+    }
+    // The prefix ends with the illegal response, which it leaves out.
+    const pEnd = xOf(ill.return_step) - 2;
+    el("rect", { x: LEFT, y: TOP, width: Math.max(0, pEnd - LEFT), height: clients.length * LANEH, class: "prefix", id: "linprefix" }, svg);
+    const order = new Map(H.prefix.order.map((k, pos) => [k, pos + 1]));
+    ops.forEach((o, k) => {
+      const y = laneY.get(o.client) + 6, bh = LANEH - 12;
+      const x0 = xOf(o.invoke_step) - 4;
+      const x1 = o.pending ? right : Math.max(xOf(o.return_step) + 4, x0 + 8);
+      let cls = "opbar";
+      if (k === H.illegal) cls += " illegal";
+      else if (o.role) cls += " " + o.role;
+      else if (H.key && o.key !== H.key) cls += " otherkey";
+      if (o.pending) cls += " pending";
+      const words = "client " + o.client + ": " + o.input + (o.pending ? " pending, from step " + fmt(o.invoke_step) :
+        " -> " + o.output + ", steps " + fmt(o.invoke_step) + "\u2013" + fmt(o.return_step)) +
+        (k === H.illegal ? ": no order of the operations allows it" : o.role === "before" ? ": completed before it" : o.role === "concurrent" ? ": concurrent with it" : "") +
+        (order.has(k) ? "; number " + order.get(k) + " in an order of the prefix" : "");
+      const a = el("a", { href: "#dead-step-" + o.invoke_step, class: "oplink", "data-step": o.invoke_step }, svg);
+      a.addEventListener("click", (e) => { e.preventDefault(); goStep(o.invoke_step); });
+      el("rect", { x: x0, y: y, width: x1 - x0, height: bh, rx: 3, class: cls, "data-op": k, "data-client": o.client }, a);
+      el("title", {}, a, words);
+      let label = (order.has(k) ? order.get(k) + ". " : "") + o.input + (o.pending ? " (pending)" : " \u2192 " + o.output);
+      if (k === H.illegal) label = "X " + label;
+      const lw = label.length * CH;
+      let lx = null;
+      if (lw < x1 - x0 - 8) lx = x0 + 4;
+      else if (!o.pending && x1 + 6 + lw < nextX.get(k)) lx = x1 + 6;
+      if (lx !== null) {
+        el("text", { x: lx, y: y + bh - 5, class: "oplabel" + (k === H.illegal ? " illegal" : "") }, svg, label);
+        widest = Math.max(widest, lx + lw + 10);
+      }
+      if (!o.pending) {
+        const b = el("a", { href: "#dead-step-" + o.return_step, class: "retlink", "data-step": o.return_step }, svg);
+        b.addEventListener("click", (e) => { e.preventDefault(); goStep(o.return_step); });
+        el("rect", { x: x1 - 5, y: y - 2, width: 6, height: bh + 4, class: "opend" + (k === H.illegal ? " illegal" : ""), "data-op": k }, b);
+        el("title", {}, b, "step " + fmt(o.return_step) + ": returns " + o.output);
+      }
+    });
+    svg.setAttribute("width", widest);
+  }
+
   summary();
+  timeline();
   draw();
   walks();
   odds();

@@ -1,10 +1,13 @@
 package host
 
 import (
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -54,33 +57,68 @@ func TestDurableRestart(t *testing.T) {
 	}
 }
 
-// What is written reads back, field by field, in a stack's layers too;
-// a node of another system or id is refused.
-func TestStateFile(t *testing.T) {
-	p := &pinger{Boots: 4, Got: 9}
-	b, err := encodeDurable("pingers", 1, 2, p)
+// encodeFor is node n's state file for h's node, system and
+// configuration.
+func encodeFor(t *testing.T, h *LogHeader, calls int, n sim.Node) []byte {
+	t.Helper()
+	fields, _, err := durableFields(n, calls)
 	if err != nil {
 		t.Fatal(err)
 	}
+	b, err := encodeState(&stateFile{System: h.System, Node: h.Node, Nodes: h.Config.Nodes, Bugs: h.Config.Bugs,
+		Params: h.Config.Params, Gen: 1, Calls: calls, Fields: fields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// decodeFor reads state file b into n for h's node, and returns its
+// calls.
+func decodeFor(b []byte, h *LogHeader, n sim.Node) (int, error) {
+	f, err := decodeState(b, h)
+	if err != nil {
+		return 0, err
+	}
+	return f.Calls, f.load(n)
+}
+
+// What is written reads back, field by field, in a stack's layers too;
+// a node of another system, id or configuration is refused, and so is a
+// state file of an earlier version, saying so.
+func TestStateFile(t *testing.T) {
+	h := &LogHeader{System: "pingers", Node: 1, Config: protocol.Config{Nodes: 3, Bugs: []string{}}}
+	p := &pinger{Boots: 4, Got: 9}
+	b := encodeFor(t, h, 2, p)
 	q := &pinger{}
-	calls, err := decodeDurable(b, "pingers", 1, q)
+	calls, err := decodeFor(b, h, q)
 	if err != nil || calls != 2 || q.Boots != 4 || q.Got != 0 {
 		t.Fatalf("read back %+v calls %d err %v, want Boots 4 Got 0 calls 2", q, calls, err)
 	}
-	if _, err := decodeDurable(b, "pingers", 2, &pinger{}); err == nil {
-		t.Error("node 2 loaded node 1's file")
+	for name, other := range map[string]*LogHeader{
+		"node 2":  {System: "pingers", Node: 2, Config: h.Config},
+		"another": {System: "other", Node: 1, Config: h.Config},
+		"a bug":   {System: "pingers", Node: 1, Config: protocol.Config{Nodes: 3, Bugs: []string{"slip"}}},
+		"4 nodes": {System: "pingers", Node: 1, Config: protocol.Config{Nodes: 4}},
+	} {
+		if _, err := decodeFor(b, other, &pinger{}); err == nil {
+			t.Errorf("%s loaded node 1's file of pingers with 3 nodes", name)
+		}
+	}
+	old := append([]byte("livecheck-durable 2\n"), b[len(durableMagic):len(b)-4]...)
+	old = binary.BigEndian.AppendUint32(old, crc32.Checksum(old, castagnoli))
+	if _, err := decodeFor(old, h, &pinger{}); err == nil || !strings.Contains(err.Error(), "of version 2, written by an earlier livecheck") {
+		t.Errorf("a state file of version 2: %v", err)
 	}
 	b[len(b)/2] ^= 1
-	if _, err := decodeDurable(b, "pingers", 1, &pinger{}); err == nil {
+	if _, err := decodeFor(b, h, &pinger{}); err == nil {
 		t.Error("a flipped bit went unnoticed")
 	}
 	st := sim.Stack(sim.Layer{Name: "low", Node: &carrier{pinger{Boots: 1}}}, sim.Layer{Name: "high", Node: &pinger{Boots: 2}})
-	b, err = encodeDurable("x", 0, 0, st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hx := &LogHeader{System: "x", Node: 0}
+	b = encodeFor(t, hx, 0, st)
 	fresh := sim.Stack(sim.Layer{Name: "low", Node: &carrier{}}, sim.Layer{Name: "high", Node: &pinger{}})
-	if _, err := decodeDurable(b, "x", 0, fresh); err != nil {
+	if _, err := decodeFor(b, hx, fresh); err != nil {
 		t.Fatal(err)
 	}
 	_, lo := fresh.Layer(0)

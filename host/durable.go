@@ -407,9 +407,15 @@ func (n *Node) openDisk(cfg protocol.Config) (hadState bool, err error) {
 			return false, err
 		}
 	}
+	// The lines that happened: a voided step's Init did not start a
+	// boot (its clock is counted all the same: clocks only grow).
 	var lines []LogLine
 	if c != nil {
-		for _, cl := range c.lines {
+		for i, cl := range c.lines {
+			if c.void[i] || pl.voidFrom > 0 && i >= pl.voidFrom && i <= pl.voidTo {
+				n.clock = max(n.clock, cl.Clock)
+				continue
+			}
 			lines = append(lines, cl.LogLine)
 		}
 	}

@@ -1,7 +1,9 @@
 package host
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"strings"
@@ -132,3 +134,181 @@ func TestStateFile(t *testing.T) {
 type carrier struct{ pinger }
 
 func (c *carrier) Down(ctx sim.Context, to sim.NodeID, msg sim.Message) { ctx.Send(to, msg) }
+
+// startTally starts 3 tally nodes writing state files and run logs in
+// dir, with nodes nodes; the test stops them.
+func startTally(t *testing.T, dir string, nodes int) *Cluster {
+	t.Helper()
+	c, err := StartCluster(&tallySystem, protocol.Config{Nodes: nodes}, ClusterOptions{Data: dir, LogDir: dir, Log: newLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// moreCounts waits until every node of c has counted k more.
+func moreCounts(t *testing.T, c *Cluster, k int) {
+	t.Helper()
+	base := make([]int, len(c.Nodes))
+	for i, n := range c.Nodes {
+		base[i] = count(n)
+	}
+	waitQuiet(t, "more counts", func() bool {
+		for i, n := range c.Nodes {
+			if count(n) < base[i]+k {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// The state file and the run log confirm each other: node 1's state
+// file rolled back (an older copy), deleted, of another run, of another
+// node, of another configuration, or ahead of a log cut short makes it
+// refuse to start, each in its one line; a state file one step ahead of
+// its log (the log lost its last step) writes that step back into the
+// log from its record, byte for byte, and the run replays whole; Fresh
+// starts the node afresh, its log records the fresh boot, and trace
+// leaves the rest of its log out, saying why.
+func TestStateFileConfirmedByLog(t *testing.T) {
+	dir := t.TempDir()
+	c := startTally(t, dir, 3)
+	moreCounts(t, c, 3)
+	stName := stateFileName(dir, 1)
+	logName := RunLogName(dir, 1)
+	old, err := os.ReadFile(stName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moreCounts(t, c, 3)
+	c.Kill(1)
+	cur, err := os.ReadFile(stName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Files of other runs, nodes and configurations.
+	other, wide := t.TempDir(), t.TempDir()
+	o := startTally(t, other, 3)
+	w := startTally(t, wide, 4)
+	moreCounts(t, o, 1)
+	moreCounts(t, w, 1)
+	o.Stop()
+	w.Stop()
+	read := func(name string) []byte {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		name  string
+		state []byte // nil: none
+		want  string
+	}{
+		{"rolled back", old, "node 1 refuses to start: its state file " + stName + " is of generation "},
+		{"deleted", nil, "node 1 refuses to start: its state file " + stName + " is missing, but its run log " + logName + " says it wrote generation "},
+		{"another run", read(stateFileName(other, 1)), "node 1 refuses to start: its state file " + stName + " is of another run ("},
+		{"another node", read(stateFileName(dir, 2)), "node 1 refuses to start: its state file " + stName + " is node 2's of system tally, not node 1's of tally"},
+		{"another configuration", read(stateFileName(wide, 1)), "node 1 refuses to start: its state file " + stName + " is of another configuration: it is of 4 nodes, not 3"},
+	} {
+		os.Remove(stName)
+		if tc.state != nil {
+			if err := os.WriteFile(stName, tc.state, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := c.Revive(1)
+		if err == nil {
+			t.Fatalf("%s: node 1 started", tc.name)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, tc.want) || !strings.HasSuffix(msg, afresh) {
+			t.Errorf("%s: the refusal is not its one line:\n%s\nwant it to begin %q", tc.name, msg, tc.want)
+		}
+		if tc.name == "rolled back" && !strings.Contains(msg, ": rolled back;") {
+			t.Errorf("rolled back: %s", msg)
+		}
+		t.Logf("%s: %s", tc.name, msg)
+	}
+
+	// The log lost its last step, which the state file records: it is
+	// written back from the record; and a log cut shorter is refused.
+	if err := os.WriteFile(stName, cur, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole := read(logName)
+	f, err := decodeState(cur, &LogHeader{System: "tally", Node: 1, Config: protocol.Config{Nodes: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stepLen := 0
+	for _, r := range f.Record {
+		stepLen += len(r)
+	}
+	if !strings.HasSuffix(string(whole), string(joinLines(f.Record))) {
+		t.Fatal("the state file's record is not the end of its log")
+	}
+	cutAt := len(whole) - stepLen
+	lastLine := strings.LastIndexByte(string(whole[:cutAt-1]), '\n') + 1
+	if err := os.WriteFile(logName, whole[:lastLine], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = c.Revive(1)
+	if err == nil || !strings.Contains(err.Error(), "is of generation "+fmt.Sprint(f.Gen)+", ahead of its run log") {
+		t.Fatalf("a state file two steps ahead of its log: %v", err)
+	}
+	if err := os.WriteFile(logName, whole[:cutAt], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Revive(1); err != nil {
+		t.Fatalf("a state file one step ahead of its log: %v", err)
+	}
+	if got := read(logName); !bytes.HasPrefix(got, whole) {
+		t.Fatal("the log written back from the state file is not the log as it was")
+	}
+	moreCounts(t, c, 3)
+
+	// Fresh: started afresh on a rolled-back file, its Init logged as
+	// fresh, its state file written again at the next generation.
+	c.Kill(1)
+	before, err := readChain(read(logName), logName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, _, _ := before.lastGen()
+	if err := os.WriteFile(stName, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fo := c.opts[1]
+	fo.Fresh, fo.restarted = true, true
+	n, err := Start(fo)
+	if err != nil {
+		t.Fatalf("started afresh: %v", err)
+	}
+	c.Nodes[1] = n
+	after, err := readChain(read(logName), logName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := after.lines[len(before.lines)]
+	if init.Kind != "init" || !init.Fresh || init.Gen != gen+1 || init.Boot != before.lines[before.last()].Boot+1 {
+		t.Errorf("the fresh start's entry: %s", init.raw)
+	}
+	moreCounts(t, c, 3)
+	c.Stop()
+	rr, err := replayDir(t, dir, &tallySystem)
+	if err != nil || rr.Divergence != nil || len(rr.LeftOut) == 0 || !strings.HasPrefix(rr.LeftOut[0], "node 1's fresh start (clock ") {
+		t.Fatalf("the run: %v, divergence %v, left out %q", err, rr.Divergence, rr.LeftOut)
+	}
+	for _, why := range rr.LeftOut[1:] {
+		if !strings.HasSuffix(why, "delivery of a message node 1 sent after its log was left out") {
+			t.Errorf("left out: %q", why)
+		}
+	}
+	t.Logf("%d steps replayed, %d left out: from %s", len(rr.Path), rr.LeftOutSteps, rr.LeftOut[0])
+}
+
+func joinLines(raws [][]byte) []byte { return bytes.Join(raws, nil) }

@@ -234,12 +234,12 @@ func readChain(b []byte, name string) (*chainLog, error) {
 			}
 		}
 		switch {
+		case l.Seq < i:
+			return nil, damage(l.Seq, "comes twice: a copy of it follows entry %d", c.lines[i-1].Seq)
 		case at == i+1:
 			return nil, damage(l.Seq, "is out of its place: it comes before entry %d (moved)", i)
 		case at > i:
 			return nil, damage(i, "is out of its place: it comes after entry %d (moved)", c.lines[at-1].Seq)
-		case l.Seq < i:
-			return nil, damage(l.Seq, "comes twice: a copy of it follows entry %d", c.lines[i-1].Seq)
 		case l.Seq == i+1:
 			return nil, damage(i, "is missing: deleted (entry %d follows entry %d)", l.Seq, i-1)
 		default:

@@ -51,19 +51,22 @@ import (
 // that changes a durable field takes the next generation G: its entry
 // records G (Gen), then the state file is written, atomically, with G,
 // the index and sum of the step's last line and the step's lines
-// themselves; only then do its messages leave. A kill at any instant
-// leaves the pair in one of three shapes, which the node, started
-// again, reconciles the same way each time (reconcile):
+// themselves, then a line {"wrote":G} confirms the write in the log;
+// only then do its messages leave. A kill at any instant leaves the
+// pair in one of three shapes, which the node, started again,
+// reconciles the same way each time (reconcile):
 //
 //   - equal: the state file's G is the last the log records, at the
-//     line the file names; the node goes on.
-//   - the log one step ahead: the log's last step records G, and the
-//     state file is of G-1 (or absent, G being 1): the process died
-//     between the two writes. That step's state never reached the disk
-//     and its messages never left, so it did not happen: the node
-//     appends a void line naming the step's lines, which trace leaves
-//     out, and starts from G-1, as the simulator's reset after the step
-//     before.
+//     line the file names; the node goes on (and a write not yet
+//     confirmed is, by the file).
+//   - the log one step ahead: the log's last step records G, no line
+//     confirms it, and the state file is of G-1 (or absent, G being 1):
+//     the process died between the two writes. That step's state never
+//     reached the disk and its messages never left, so it did not
+//     happen: the node appends a void line naming the step's lines,
+//     which trace leaves out, and starts from G-1, as the simulator's
+//     reset after the step before. A write the log confirms is never
+//     voided: a state file of G-1 then is one rolled back.
 //   - the state file one step ahead: it is of G+1 and its lines follow
 //     the log's last line in the chain (the log lost its last step: a
 //     disk that kept the later write, a log on another disk); the node
@@ -181,6 +184,7 @@ var errOldLog = errors.New("written by an earlier livecheck (run log format 1, w
 // end (no newline) is left out.
 func readChain(b []byte, name string) (*chainLog, error) {
 	c := &chainLog{name: name, void: map[int]bool{}}
+	size := len(b)
 	node := -1
 	damage := func(i int, format string, args ...any) error {
 		return &LogDamage{Node: node, File: name, Entry: i, What: fmt.Sprintf(format, args...)}
@@ -202,7 +206,7 @@ func readChain(b []byte, name string) (*chainLog, error) {
 			case jerr == nil && l.Header != nil && (!ok || l.Header.Format < logFormat):
 				return nil, fmt.Errorf("%s is %w", name, errOldLog)
 			case !ok || jerr != nil || l.Header == nil:
-				return nil, fmt.Errorf("%s: its first line is no run log's header", name)
+				return nil, fmt.Errorf("%s: no header line: not a run log", name)
 			case l.Header.Format > logFormat:
 				return nil, fmt.Errorf("%s is of run log format %d, from a later livecheck: this one reads format %d", name, l.Header.Format, logFormat)
 			}
@@ -216,6 +220,9 @@ func readChain(b []byte, name string) (*chainLog, error) {
 			return nil, damage(k, "is a second header: another log was appended")
 		}
 		c.lines = append(c.lines, chainLine{LogLine: l, sum: sum, raw: raw})
+	}
+	if len(c.lines) == 0 && size > 0 {
+		return nil, fmt.Errorf("%s: no header line: not a run log", name)
 	}
 	if len(c.lines) == 0 {
 		return nil, fmt.Errorf("%s: empty: not a run log", name)
@@ -279,6 +286,7 @@ func (c *chainLog) entries() ([]LogEntry, []SnapMark) {
 	for i, l := range c.lines[1:] {
 		switch {
 		case c.void[i+1] || l.Void != nil:
+			case l.Wrote > 0:
 		case l.Snap != nil:
 			m := *l.Snap
 			m.At = len(out)
@@ -344,13 +352,14 @@ const (
 	crashLogTorn  = "log-torn"  // half the step's first line written
 	crashLogged   = "logged"    // its lines written, not its state file
 	crashStateTmp = "state-tmp" // its state file's temporary file written, not renamed
-	crashState    = "state"     // its state file written, nothing sent
+	crashState    = "state"     // its state file written, not confirmed in the log
+	crashWrote    = "wrote"     // the write confirmed in the log, nothing sent
 	crashSentHalf = "sent-half" // one of its messages sent, not the others
 	crashSent     = "sent"      // all sent
 )
 
 // CrashPoints are the crash points, in the order a handler meets them.
-var CrashPoints = []string{crashLog, crashLogTorn, crashLogged, crashStateTmp, crashState, crashSentHalf, crashSent}
+var CrashPoints = []string{crashLog, crashLogTorn, crashLogged, crashStateTmp, crashState, crashWrote, crashSentHalf, crashSent}
 
 // errCrash is a crash point's: the node dies there (Options.crash).
 var errCrash = errors.New("crashed at a crash point (a test's kill)")
@@ -428,8 +437,8 @@ func readOwnLog(name string, h LogHeader) (*chainLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) == 0 {
-		return nil, nil
+	if bytes.IndexByte(b, '\n') < 0 {
+		return nil, nil // empty, or its header cut short by a kill
 	}
 	c, err := readChain(b, name)
 	if err != nil {

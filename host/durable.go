@@ -225,7 +225,7 @@ func reconcile(id sim.NodeID, st *stateFile, stName string, c *chainLog, logName
 		}
 		return refuse("its state file %s (generation %d) has no run log to confirm it: %s is new (the run's log is elsewhere, or was deleted)", stName, st.Gen, logName)
 	}
-	gen, at, tail := c.lastGen()
+	gen, at, ahead := c.lastGen()
 	void := plan{voidFrom: at, voidTo: c.last()}
 	headOK := func() bool {
 		return st.Head > 0 && st.Head <= c.last() && !c.void[st.Head] && c.lines[st.Head].sum == st.HeadSum
@@ -233,7 +233,7 @@ func reconcile(id sim.NodeID, st *stateFile, stName string, c *chainLog, logName
 	switch {
 	case st == nil && gen == 0:
 		return plan{}, nil
-	case st == nil && gen == 1 && tail:
+	case st == nil && gen == 1 && ahead:
 		return void, nil // the first write did not happen
 	case st == nil:
 		return refuse("its state file %s is missing, but its run log %s says it wrote generation %d (entry %d): deleted or lost", stName, logName, gen, at)
@@ -245,7 +245,7 @@ func reconcile(id sim.NodeID, st *stateFile, stName string, c *chainLog, logName
 		return refuse("its state file %s confirms entry %d of its run log %s, which is not the entry there", stName, st.Head, logName)
 	case st.Gen == gen && gen > 0:
 		return plan{}, nil
-	case st.Gen+1 == gen && tail && (st.Gen == 0 || headOK()):
+	case st.Gen+1 == gen && ahead && headOK():
 		return void, nil // the log is one step ahead
 	case st.Gen == gen+1 && c.follows(st):
 		return plan{restore: st.Record}, nil // the state file is one step ahead
@@ -256,11 +256,12 @@ func reconcile(id sim.NodeID, st *stateFile, stName string, c *chainLog, logName
 }
 
 // lastGen is the last state file generation the log records (0: none),
-// the index of its entry, and whether that entry's step ends the log
-// (nothing but the step's faults after it).
-func (c *chainLog) lastGen() (gen uint64, at int, tail bool) {
+// the index of its entry, and whether the log may be one step ahead of
+// the state file: that entry's step ends the log (nothing but the
+// step's faults after it), and no line confirms its write.
+func (c *chainLog) lastGen() (gen uint64, at int, ahead bool) {
 	for i := c.last(); i > 0; i-- {
-		if l := c.lines[i]; !c.void[i] && l.Void == nil && l.Gen > 0 {
+		if l := c.lines[i]; !c.void[i] && l.Void == nil && l.Wrote == 0 && l.Gen > 0 {
 			gen, at = l.Gen, i
 			break
 		}
@@ -270,7 +271,7 @@ func (c *chainLog) lastGen() (gen uint64, at int, tail bool) {
 	}
 	e := c.lines[at]
 	for _, l := range c.lines[at+1:] {
-		if l.Header != nil || l.Snap != nil || l.Void != nil || l.Kind != "drop" && l.Kind != "duplicate" || l.Clock != e.Clock || l.Boot != e.Boot {
+		if l.Header != nil || l.Snap != nil || l.Void != nil || l.Wrote > 0 || l.Kind != "drop" && l.Kind != "duplicate" || l.Clock != e.Clock || l.Boot != e.Boot {
 			return gen, at, false
 		}
 	}
@@ -419,32 +420,39 @@ func (n *Node) openDisk(cfg protocol.Config) (hadState bool, err error) {
 			lines = append(lines, cl.LogLine)
 		}
 	}
-	switch {
-	case pl.voidFrom > 0:
-		n.logf("its run log's entries %d to %d are void: the process died before their state file write", pl.voidFrom, pl.voidTo)
-		_, err = l.write(LogLine{Void: &VoidMark{From: pl.voidFrom, To: pl.voidTo}})
-	case pl.restore != nil:
-		n.logf("its run log lacked entries %d to %d, which its state file confirms: written again from it", l.next, l.next+len(pl.restore)-1)
+	if pl.restore != nil {
 		for _, raw := range pl.restore {
 			var ll LogLine
 			json.Unmarshal(raw, &ll)
 			lines = append(lines, ll)
 		}
-		err = l.appendRaw(pl.restore)
 	}
-	if err != nil {
-		f.Close()
-		return false, fmt.Errorf("its run log cannot be written: %v", err)
-	}
+	stepBoot := 0
 	for _, ll := range lines {
 		n.clock = max(n.clock, ll.Clock)
 		switch {
 		case ll.Snap != nil:
 			n.epoch = max(n.epoch, ll.Snap.Epoch)
 			n.clock = max(n.clock, ll.Snap.Clock)
-		case ll.Header == nil && ll.Void == nil:
+		case ll.Kind != "":
 			n.boot = max(n.boot, ll.Boot+1)
+			stepBoot = ll.Boot
 		}
+	}
+	mark := LogEntry{Node: int(n.id), Boot: stepBoot}
+	switch {
+	case pl.voidFrom > 0:
+		n.logf("its run log's entries %d to %d are void: the process died before their state file write", pl.voidFrom, pl.voidTo)
+		_, err = l.write(LogLine{Void: &VoidMark{From: pl.voidFrom, To: pl.voidTo}, LogEntry: mark})
+	case pl.restore != nil:
+		n.logf("its run log lacked entries %d to %d, which its state file confirms: written again from it", l.next, l.next+len(pl.restore)-1)
+		if err = l.appendRaw(pl.restore); err == nil {
+			_, err = l.write(LogLine{Wrote: st.Gen, LogEntry: mark})
+		}
+	}
+	if err != nil {
+		f.Close()
+		return false, fmt.Errorf("its run log cannot be written: %v", err)
 	}
 	n.epochA.Store(n.epoch)
 	l.crash = o.crash

@@ -759,7 +759,16 @@ func (n *Node) writeState(fields []stateField, body []byte, record [][]byte) err
 	}
 	n.stats.writes.Add(1)
 	n.durable, n.stGen = body, n.stGen+1
-	return n.crashAt(nil, crashState)
+	if err := n.crashAt(nil, crashState); err != nil || n.rlog == nil {
+		return err
+	}
+	if _, err := n.rlog.write(LogLine{Wrote: n.stGen, LogEntry: LogEntry{Node: int(n.id), Boot: n.boot}}); err != nil {
+		if errors.Is(err, errCrash) {
+			return err
+		}
+		return fmt.Errorf("its run log cannot be written: %v", err)
+	}
+	return n.crashAt(nil, crashWrote)
 }
 
 // crashAt passes err on; nil, it is errCrash if the test's crash hook

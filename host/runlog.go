@@ -49,6 +49,9 @@ type LogLine struct {
 	Snap *SnapMark `json:"snap,omitempty"`
 	// Void says a step's lines did not happen (chain.go).
 	Void *VoidMark `json:"void,omitempty"`
+	// Wrote confirms the write of the state file of this generation,
+	// after it (chain.go).
+	Wrote uint64 `json:"wrote,omitempty"`
 	LogEntry
 }
 

@@ -286,7 +286,7 @@ func (c *chainLog) entries() ([]LogEntry, []SnapMark) {
 	for i, l := range c.lines[1:] {
 		switch {
 		case c.void[i+1] || l.Void != nil:
-			case l.Wrote > 0:
+		case l.Wrote > 0:
 		case l.Snap != nil:
 			m := *l.Snap
 			m.At = len(out)

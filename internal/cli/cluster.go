@@ -585,9 +585,9 @@ type procs struct {
 	// has started once).
 	fresh   bool
 	started map[sim.NodeID]bool
-	seed      uint64
-	stderr    io.Writer
-	events    chan procEvent
+	seed    uint64
+	stderr  io.Writer
+	events  chan procEvent
 	// runFlags are run's flags for the system's parameters, by name.
 	runFlags map[string]string
 

@@ -1,12 +1,16 @@
 package host
 
 import (
+	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -179,4 +183,106 @@ func waitQuiet(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// killChildEnv tells the test binary it is TestKill9's node process:
+// "ID ADDR,ADDR,ADDR DIR".
+const killChildEnv = "LIVECHECK_HOST_KILL_CHILD"
+
+// TestKill9Child is the node process TestKill9 starts (the test binary
+// again, running only this test): it runs a tally node until killed.
+func TestKill9Child(t *testing.T) {
+	spec := os.Getenv(killChildEnv)
+	if spec == "" {
+		t.Skip("TestKill9's node process, run by it")
+	}
+	var id int
+	var peers, dir string
+	if _, err := fmt.Sscan(spec, &id, &peers, &dir); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Start(Options{System: &tallySystem, Config: protocol.Config{Nodes: 3}, ID: sim.NodeID(id),
+		Peers: strings.Split(peers, ","), Data: dir, RunLog: RunLogName(dir, sim.NodeID(id)), Seed: 1})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	select {} // until killed
+}
+
+// A real kill -9: node 2 of a tally cluster, a process of its own that
+// writes its state file in every handler, is killed with SIGKILL 13
+// times, each once its log has grown by a number of lines drawn from a
+// seed (wherever its writes are then), and started again on what the
+// kill left 12 times (the last kill ends its run); the two other nodes
+// run on in this process. The run's logs merge and replay whole, one
+// reset for each restart.
+func TestKill9(t *testing.T) {
+	peers, err := FreeLoopback(3, sim.Datagram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	l := newLog(t)
+	var nodes []*Node
+	for id := range 2 {
+		n, err := Start(Options{System: &tallySystem, Config: protocol.Config{Nodes: 3}, ID: sim.NodeID(id),
+			Peers: peers, Data: dir, RunLog: RunLogName(dir, sim.NodeID(id)), Seed: 1, Log: l})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(n.Stop)
+		nodes = append(nodes, n)
+	}
+	lines := func() int {
+		b, _ := os.ReadFile(RunLogName(dir, 2))
+		return bytes.Count(b, []byte("\n"))
+	}
+	rng := rand.New(rand.NewPCG(37, 9))
+	const restarts = 12
+	for k := 0; k <= restarts; k++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKill9Child$")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=2 %s %s", killChildEnv, strings.Join(peers, ","), dir))
+		var errs bytes.Buffer
+		cmd.Stderr = &errs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		ended := make(chan error, 1)
+		go func() { ended <- cmd.Wait() }()
+		target := lines() + 4 + rng.IntN(40)
+		waitQuiet(t, "node 2's log grows", func() bool {
+			select {
+			case err := <-ended:
+				t.Fatalf("start %d: node 2's process ended on its own: %v\n%s", k, err, errs.String())
+			default:
+			}
+			return lines() >= target
+		})
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		<-ended
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("start %d: node 2's process ended on its own\n%s", k, errs.String())
+		}
+	}
+	for _, n := range nodes {
+		n.Stop()
+	}
+	rr, err := replayDir(t, dir, &tallySystem)
+	if err != nil || rr.Divergence != nil || rr.Violation != "" || len(rr.LeftOut) != 0 {
+		t.Fatalf("the replay: %v, divergence %v, violation %q, left out %q", err, rr.Divergence, rr.Violation, rr.LeftOut)
+	}
+	resets := 0
+	for _, st := range rr.Path {
+		if st.Event.Kind == sim.Reset {
+			resets++
+		}
+	}
+	b, _ := os.ReadFile(RunLogName(dir, 2))
+	if resets != restarts {
+		t.Fatalf("%d resets in the merged run, want %d", resets, restarts)
+	}
+	t.Logf("%d kills: %d steps replayed, %d resets; node 2's log voids %d steps", restarts+1, len(rr.Path), resets, bytes.Count(b, []byte(`"void":`)))
 }

@@ -93,11 +93,15 @@ func BenchmarkDurableWrite(b *testing.B) {
 	name := stateFileName(dir, 0)
 	for i := 0; b.Loop(); i++ {
 		e.Seq = i
-		buf, err := encodeDurable("echo", 0, 0, e)
+		fields, _, err := durableFields(e, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := writeAtomic(name, buf); err != nil {
+		buf, err := encodeState(&stateFile{System: "echo", Gen: uint64(i + 1), Fields: fields})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := writeAtomic(name, buf, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

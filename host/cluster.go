@@ -56,6 +56,8 @@ type ClusterOptions struct {
 	hold func(from, to sim.NodeID, msg sim.Message) bool
 	// tap is every node's Options.tap (a test hook), with the node.
 	tap func(from, to sim.NodeID, raw []byte) bool
+	// crash is every node's Options.crash (a test hook), with the node.
+	crash func(id sim.NodeID, point string) bool
 }
 
 // StartCluster starts every node of sys for cfg on loopback, on ports
@@ -104,6 +106,10 @@ func StartCluster(sys *protocol.System, cfg protocol.Config, co ClusterOptions) 
 		if co.tap != nil {
 			from := sim.NodeID(i)
 			o.tap = func(to sim.NodeID, raw []byte) bool { return co.tap(from, to, raw) }
+		}
+		if co.crash != nil {
+			id := sim.NodeID(i)
+			o.crash = func(point string) bool { return co.crash(id, point) }
 		}
 		c.opts = append(c.opts, o)
 		o.packet, o.stream = bound[i].packet, bound[i].stream

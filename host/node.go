@@ -54,7 +54,15 @@ type Options struct {
 	Key []byte
 	// RunLog, if set, is the file the node appends a line to for each
 	// handler it runs (see runlog.go): what `livecheck trace` merges.
+	// With Data, the log and the state file confirm each other
+	// (chain.go): a state file missing, rolled back or of another run
+	// makes the node refuse to start.
 	RunLog string
+	// Fresh starts the node afresh: its state file, if any, is not
+	// loaded (the durable fields start as New makes them) and is
+	// written again at Init, and its run log records the Init as a
+	// fresh boot (`run --fresh`).
+	Fresh bool
 	// HoldCalls: the node makes the driver's calls to it (Spec.Calls)
 	// only when asked (Node.NextCall, `livecheck call`), one at a time,
 	// rather than all after its first Init.
@@ -84,6 +92,13 @@ type Options struct {
 	// (Cluster.Restart), is the Lamport clock of its Init: that of its
 	// peers' Error steps, which the merged log joins into one Reset.
 	resetClock uint64
+	// crash, a test hook, is asked at each crash point (chain.go) of
+	// the node's handlers: true kills the node there, as a kill -9
+	// would, with nothing more written or sent.
+	crash func(point string) bool
+	// exe, a test hook, stands for the executable's identity in the
+	// run log's header.
+	exe string
 	// restarted says the node starts again after its process died
 	// (Cluster.Revive), with or without a run log or state file to say
 	// so.
@@ -162,7 +177,11 @@ type Node struct {
 	choose  *rand.Rand
 	jitter  *rand.Rand
 	out     []outgoing
-	durable []byte // the state file last written
+	durable []byte // the durable fields and calls last written (durableFields)
+	stGen   uint64 // the state file's generation on disk (chain.go)
+	runID   string // the run log's run
+	cfg     protocol.Config
+	stepSeq int // the run log index of the handler's entry (frames carry it)
 	buf     bytes.Buffer
 	clock   uint64 // Lamport clock: see runlog.go
 	epoch   uint64 // the last snapshot recorded: see snapshot.go
@@ -226,6 +245,7 @@ type event struct {
 	kind  evKind
 	clock uint64 // a message's sender's clock
 	epoch uint64 // a message's sender's snapshot epoch; evSnap's epoch
+	sent  int    // a message's sender's log entry (frame.seq)
 	conn  uint64 // a message's or an Error's connection (tcp.seq); 0: none
 	brk   *barrier
 	peer  sim.NodeID
@@ -304,21 +324,9 @@ func Start(opts Options) (*Node, error) {
 			return nil, fmt.Errorf("durable field %s: %v", d.Name, err)
 		}
 	}
-	hadState := false
-	if opts.Data != "" {
-		calls, ok, err := loadDurable(opts.Data, n.sys.Name, n.id, n.node)
-		if err != nil {
-			return nil, err
-		}
-		n.calls, hadState = calls, ok
-	}
-	if opts.RunLog != "" {
-		h := LogHeader{System: n.sys.Name, Node: int(n.id), Config: cfg, Stream: m.Spec.Transport == sim.Stream}
-		h.Addr = opts.Peers[opts.ID]
-		if n.rlog, n.clock, n.boot, n.epoch, err = openRunLog(opts.RunLog, h); err != nil {
-			return nil, err
-		}
-		n.epochA.Store(n.epoch)
+	hadState, err := n.openDisk(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if opts.resetClock > 0 {
 		n.clock = max(n.clock, opts.resetClock-1) // handle counts Init
@@ -576,26 +584,36 @@ func (n *Node) handle(ev event) bool {
 	n.clockA.Store(n.clock)
 	n.stepBegin()
 	var msgFP uint64
-	if n.rlog != nil && ev.kind == evMsg {
-		msgFP = sim.Fingerprint(ev.msg) // before the handler can change it
+	n.stepSeq = 0
+	if n.rlog != nil {
+		n.stepSeq = n.rlog.nextSeq()
+		if ev.kind == evMsg {
+			msgFP = sim.Fingerprint(ev.msg) // before the handler can change it
+		}
 	}
 	n.running.Store(&running{kind: ev.kind, peer: ev.peer, timer: ev.timer, since: time.Now()})
 	err := n.run(&ev)
 	n.running.Store(nil)
+	// The handler's writes, in the order that leaves the state file and
+	// the run log reconcilable after a kill at any instant (chain.go):
+	// its lines in the log (with the state file's next generation, if
+	// its durable fields changed), then the state file, then its
+	// messages.
+	var fields []stateField
+	var body []byte
 	if err == nil && n.opts.Data != "" {
-		err = n.writeDurable()
-	}
-	if err == nil && n.rlog != nil {
-		err = n.logStep(&ev, msgFP)
-	}
-	if err == nil && n.rlog != nil {
-		for _, e := range n.applied {
-			e.Clock, e.Boot = n.clock, n.boot
-			if err = n.rlog.write(LogLine{LogEntry: e}); err != nil {
-				err = fmt.Errorf("its run log cannot be written: %v", err)
-				break
-			}
+		if fields, body, err = durableFields(n.node, n.calls); err == nil && bytes.Equal(body, n.durable) {
+			body = nil // unchanged: no write
 		}
+	}
+	err = n.crashAt(err, crashLog)
+	var record [][]byte
+	if err == nil && n.rlog != nil {
+		record, err = n.logStep(&ev, msgFP, body != nil)
+	}
+	err = n.crashAt(err, crashLogged)
+	if err == nil && body != nil {
+		err = n.writeState(fields, body, record)
 	}
 	n.applied = n.applied[:0]
 	out := n.out
@@ -611,7 +629,11 @@ func (n *Node) handle(ev event) bool {
 		return false
 	}
 	tc, _ := n.tr.(*tcp)
-	for _, o := range out {
+	for i, o := range out {
+		if i == 1 && n.crashAt(nil, crashSentHalf) != nil {
+			n.err = fmt.Errorf("node %d stopped: %w", n.id, errCrash)
+			return false
+		}
 		n.stats.sent.Add(1)
 		if tc != nil {
 			tc.noteSent(o.to)
@@ -623,6 +645,10 @@ func (n *Node) handle(ev event) bool {
 			continue
 		}
 		n.tr.send(o.to, o.frame)
+	}
+	if n.crashAt(nil, crashSent) != nil {
+		n.err = fmt.Errorf("node %d stopped: %w", n.id, errCrash)
+		return false
 	}
 	if n.opts.OnStep != nil {
 		n.opts.OnStep(Step{Node: n.id, Event: n.describe(&ev), State: state})
@@ -664,15 +690,22 @@ func (n *Node) run(ev *event) (err error) {
 	return nil
 }
 
-// logStep appends the handler just run to the run log.
-func (n *Node) logStep(ev *event, msgFP uint64) error {
+// logStep appends the handler just run to the run log, with the
+// faults the nemesis applied to its sends, and returns the lines as
+// written. wrote: the handler writes the state file, of the next
+// generation.
+func (n *Node) logStep(ev *event, msgFP uint64, wrote bool) ([][]byte, error) {
 	e := LogEntry{Node: int(n.id), Boot: n.boot, Clock: n.clock, Choices: n.choices,
 		FP: fmt.Sprintf("%016x", sim.Fingerprint(n.node))}
+	if wrote {
+		e.Gen = n.stGen + 1
+	}
 	switch ev.kind {
 	case evInit:
 		e.Kind, e.Reset = "init", n.opts.resetClock > 0 || n.backReset
+		e.Fresh = n.opts.Fresh && n.boot > 0
 	case evMsg:
-		e.Kind, e.Peer, e.Msg, e.Epoch = "deliver", int(ev.peer), fmt.Sprintf("%016x", msgFP), ev.epoch
+		e.Kind, e.Peer, e.Msg, e.Epoch, e.Sent = "deliver", int(ev.peer), fmt.Sprintf("%016x", msgFP), ev.epoch, ev.sent
 	case evTimer:
 		e.Kind, e.Timer = "timer", ev.timer
 	case evApp:
@@ -690,26 +723,61 @@ func (n *Node) logStep(ev *event, msgFP uint64) error {
 			e.Kind = "socket-error"
 		}
 	}
-	if err := n.rlog.write(LogLine{LogEntry: e}); err != nil {
-		return fmt.Errorf("its run log cannot be written: %v", err)
+	lines := []LogLine{{LogEntry: e}}
+	for _, a := range n.applied {
+		a.Clock, a.Boot = n.clock, n.boot
+		lines = append(lines, LogLine{LogEntry: a})
 	}
-	return nil
+	raws, err := n.rlog.writeLines(lines)
+	if err != nil && !errors.Is(err, errCrash) {
+		err = fmt.Errorf("its run log cannot be written: %v", err)
+	}
+	return raws, err
 }
 
-func (n *Node) writeDurable() error {
-	b, err := encodeDurable(n.sys.Name, n.id, n.calls, n.node)
+// writeState writes the state file of the next generation: fields and
+// the driver's calls made, with the step's lines in the run log that
+// record it (chain.go).
+func (n *Node) writeState(fields []stateField, body []byte, record [][]byte) error {
+	f := &stateFile{System: n.sys.Name, Node: int(n.id), Nodes: n.cfg.Nodes, Bugs: n.cfg.Bugs, Params: n.cfg.Params,
+		Run: n.runID, Gen: n.stGen + 1, Calls: n.calls, Fields: fields, Record: record}
+	if len(record) > 0 {
+		last := record[len(record)-1]
+		f.HeadSum, _, _ = openLine(last[:len(last)-1])
+		f.Head = n.rlog.nextSeq() - 1
+	}
+	b, err := encodeState(f)
 	if err != nil {
 		return err
 	}
-	if bytes.Equal(b, n.durable) {
-		return nil
+	err = writeAtomic(stateFileName(n.opts.Data, n.id), b, func() error { return n.crashAt(nil, crashStateTmp) })
+	if errors.Is(err, errCrash) {
+		return err
 	}
-	if err := writeAtomic(stateFileName(n.opts.Data, n.id), b); err != nil {
+	if err != nil {
 		return fmt.Errorf("its state file cannot be written: %v", err)
 	}
 	n.stats.writes.Add(1)
-	n.durable = b
-	return nil
+	n.durable, n.stGen = body, n.stGen+1
+	if err := n.crashAt(nil, crashState); err != nil || n.rlog == nil {
+		return err
+	}
+	if _, err := n.rlog.write(LogLine{Wrote: n.stGen, LogEntry: LogEntry{Node: int(n.id), Boot: n.boot}}); err != nil {
+		if errors.Is(err, errCrash) {
+			return err
+		}
+		return fmt.Errorf("its run log cannot be written: %v", err)
+	}
+	return n.crashAt(nil, crashWrote)
+}
+
+// crashAt passes err on; nil, it is errCrash if the test's crash hook
+// (Options.crash) kills the node at point.
+func (n *Node) crashAt(err error, point string) error {
+	if err == nil && n.opts.crash != nil && n.opts.crash(point) {
+		return errCrash
+	}
+	return err
 }
 
 // describe says what ev is, for logs: "Receive lock.grant{Lease:1} from 0".
@@ -761,7 +829,7 @@ func (c *hostCtx) Send(to sim.NodeID, msg sim.Message) {
 		return // lost at the partition: see partition.go
 	}
 	n.buf.Reset()
-	if err := encodeFrame(&n.buf, frame{from: n.id, clock: n.clock, epoch: n.epoch, msg: msg}); err != nil {
+	if err := encodeFrame(&n.buf, frame{from: n.id, clock: n.clock, epoch: n.epoch, seq: uint64(n.stepSeq), msg: msg}); err != nil {
 		n.logf("message %s to %d not sent: %v", short(msg), to, err)
 		n.stats.unsendable.Add(1)
 		return

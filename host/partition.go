@@ -241,7 +241,7 @@ func (n *Node) mark(e LogEntry) {
 		return
 	}
 	e.Boot = n.boot
-	if err := n.rlog.write(LogLine{LogEntry: e}); err != nil {
+	if _, err := n.rlog.write(LogLine{LogEntry: e}); err != nil {
 		n.logf("its run log cannot be written: %v", err)
 	}
 }

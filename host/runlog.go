@@ -1,12 +1,9 @@
 package host
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
 	"strconv"
@@ -42,20 +39,34 @@ import (
 // simulator (Merged.Stop).
 
 // A LogLine is one line of a run log: the header (first line) or an
-// entry.
+// entry. Sum and Seq seal it into the log's chain (chain.go).
 type LogLine struct {
+	Sum    string     `json:"sum,omitempty"`
+	Seq    int        `json:"seq"`
 	Header *LogHeader `json:"header,omitempty"`
 	// Snap marks where the node recorded a snapshot (snapshot.go): the
 	// entries before it are its part of the cut.
 	Snap *SnapMark `json:"snap,omitempty"`
+	// Void says a step's lines did not happen (chain.go).
+	Void *VoidMark `json:"void,omitempty"`
+	// Wrote confirms the write of the state file of this generation,
+	// after it (chain.go).
+	Wrote uint64 `json:"wrote,omitempty"`
 	LogEntry
 }
 
-// LogHeader says whose log it is.
+// LogHeader says whose log it is, and what it can be merged with.
 type LogHeader struct {
+	// Format is the log's format (chain.go): 2.
+	Format int             `json:"format"`
 	System string          `json:"system"`
 	Node   int             `json:"node"`
 	Config protocol.Config `json:"config"`
+	// Exe is the executable that wrote it: its name and the hash of its
+	// bytes.
+	Exe string `json:"exe"`
+	// Run is the log's run, a random id its node's state file carries.
+	Run string `json:"run"`
 	// Stream says the system's transport is streams.
 	Stream bool `json:"stream,omitempty"`
 	// Addr is the node's address, where `livecheck snapshot` asks it.
@@ -99,108 +110,33 @@ type LogEntry struct {
 	// handler in the node's part of the step (partition.go).
 	Side   []int `json:"side,omitempty"`
 	Parent int   `json:"parent,omitempty"`
+	// Gen is the state file's generation the handler wrote (0: it
+	// wrote none; chain.go).
+	Gen uint64 `json:"gen,omitempty"`
+	// Sent is a delivered message's sender's log entry: that of the
+	// handler that sent it (0: the sender keeps no log).
+	Sent int `json:"sent,omitempty"`
+	// Fresh marks the Init of a node started afresh (Options.Fresh),
+	// without the durable fields it kept.
+	Fresh bool `json:"fresh,omitempty"`
+	// Line is the entry's index in its log, as read back.
+	Line int `json:"-"`
 }
 
-// runLog is a node's open log.
-type runLog struct {
-	f *os.File
-	w *bufio.Writer
-}
-
-// openRunLog opens node id's log at name for appending, writing its
-// header if it is new, and returns the last clock and boot it records.
-func openRunLog(name string, h LogHeader) (l *runLog, clock uint64, boot int, epoch uint64, err error) {
-	boot = 0
-	if f, err := os.Open(name); err == nil {
-		_, lines, snaps, rerr := readRunLog(f)
-		f.Close()
-		if rerr != nil {
-			return nil, 0, 0, 0, fmt.Errorf("node %d's run log %s: %v", h.Node, name, rerr)
-		}
-		for _, e := range lines {
-			clock = max(clock, e.Clock)
-			boot = max(boot, e.Boot+1)
-		}
-		for _, s := range snaps {
-			epoch = max(epoch, s.Epoch)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, 0, 0, err
-	}
-	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return nil, 0, 0, 0, err
-	}
-	l = &runLog{f: f, w: bufio.NewWriter(f)}
-	if st, err := f.Stat(); err == nil && st.Size() == 0 {
-		if err := l.write(LogLine{Header: &h}); err != nil {
-			f.Close()
-			return nil, 0, 0, 0, err
-		}
-	}
-	return l, clock, boot, epoch, nil
-}
-
-// write appends a line and hands it to the system (a killed process
-// loses nothing written).
-func (l *runLog) write(line LogLine) error {
-	b, err := json.Marshal(line)
-	if err != nil {
-		return err
-	}
-	l.w.Write(b)
-	l.w.WriteByte('\n')
-	return l.w.Flush()
-}
-
-func (l *runLog) close() { l.f.Close() }
-
-// ReadRunLog reads a run log: its header and its entries.
+// ReadRunLog reads a run log: its header and its entries. A log whose
+// chain breaks (an entry deleted, edited or moved) is an error naming
+// the entry (*LogDamage).
 func ReadRunLog(r io.Reader) (*LogHeader, []LogEntry, error) {
-	h, es, _, err := readRunLog(r)
-	return h, es, err
-}
-
-// readRunLog reads a run log: its header, its entries and its snapshot
-// marks.
-func readRunLog(r io.Reader) (*LogHeader, []LogEntry, []SnapMark, error) {
-	var snaps []SnapMark
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 16<<20)
-	var h *LogHeader
-	var out []LogEntry
-	for i := 1; sc.Scan(); i++ {
-		var l LogLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			// A process killed in the middle of a line leaves it cut
-			// short: the last line only.
-			if !sc.Scan() {
-				break
-			}
-			return nil, nil, nil, fmt.Errorf("line %d: %v", i, err)
-		}
-		if l.Header != nil {
-			if h != nil {
-				return nil, nil, nil, fmt.Errorf("line %d: a second header", i)
-			}
-			h = l.Header
-			continue
-		}
-		if l.Snap != nil {
-			m := *l.Snap
-			m.At = len(out)
-			snaps = append(snaps, m)
-			continue
-		}
-		out = append(out, l.LogEntry)
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, nil, err
+	c, err := readChain(b, "(run log)")
+	if err != nil {
+		return nil, nil, err
 	}
-	if h == nil && len(out) > 0 {
-		return nil, nil, nil, errors.New("no header: not a run log")
-	}
-	return h, out, snaps, nil
+	es, _ := c.entries()
+	return c.header, es, nil
 }
 
 // A Merged run is the nodes' logs as one path of the simulator.
@@ -235,6 +171,9 @@ type NodeFP struct {
 func Merge(logs []*RunLogFile) (*Merged, error) {
 	if len(logs) == 0 {
 		return nil, errors.New("no run logs to merge")
+	}
+	if err := verifyRun(logs); err != nil {
+		return nil, err
 	}
 	h0 := logs[0].Header
 	n := h0.Config.Nodes
@@ -318,6 +257,12 @@ func Merge(logs []*RunLogFile) (*Merged, error) {
 		switch e.Kind {
 		case "init":
 			errs := resetErrs[reset{e.Node, e.Clock}]
+			if e.Fresh {
+				// Started afresh: without its durable fields, which the
+				// simulator's reset keeps.
+				stop = fmt.Sprintf("node %d's fresh start (clock %d), without the durable fields the simulator's reset keeps", e.Node, e.Clock)
+				break
+			}
 			if h0.Stream && !e.Reset {
 				// The simulator's reset breaks the node's connections
 				// and tells its peers in the same step; a node started
@@ -436,26 +381,25 @@ type RunLogFile struct {
 	Header  *LogHeader
 	Entries []LogEntry
 	Snaps   []SnapMark // the snapshots the node recorded, each with its place (At)
+	// Last is the index of its last line (chain.go): a peer's delivery
+	// of a message sent in a later entry says the log was cut short.
+	Last int
 }
 
-// ReadRunLogFile reads the run log in file name.
+// ReadRunLogFile reads the run log in file name, and checks its chain:
+// an entry deleted, edited or moved is an error naming the node, the
+// file and the entry (*LogDamage).
 func ReadRunLogFile(name string) (*RunLogFile, error) {
-	f, err := os.Open(name)
+	b, err := os.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	h, es, snaps, err := readRunLog(f)
+	c, err := readChain(b, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, err
 	}
-	if h == nil {
-		if st, err := f.Stat(); err == nil && st.Size() > 0 {
-			return nil, fmt.Errorf("%s: no header line: not a run log", name)
-		}
-		return nil, fmt.Errorf("%s: empty: not a run log", name)
-	}
-	return &RunLogFile{Name: name, Header: h, Entries: es, Snaps: snaps}, nil
+	es, snaps := c.entries()
+	return &RunLogFile{Name: name, Header: c.header, Entries: es, Snaps: snaps, Last: c.last()}, nil
 }
 
 // A Divergence is a step after which a node's state in the simulator

@@ -99,7 +99,7 @@ func (n *Node) record(e uint64) bool {
 	}
 	n.mu.Lock()
 	mark := SnapMark{Epoch: e, Boot: n.boot, Clock: n.clock, FP: fmt.Sprintf("%016x", sim.Fingerprint(n.node))}
-	err := n.rlog.write(LogLine{Snap: &mark})
+	_, err := n.rlog.write(LogLine{Snap: &mark})
 	n.mu.Unlock()
 	if err != nil {
 		n.err = fmt.Errorf("node %d stopped: its run log cannot be written: %v", n.id, err)

@@ -419,7 +419,7 @@ func (t *tcp) read(c *net.TCPConn, seq uint64) {
 			t.inFrom[from] = true
 			t.mu.Unlock()
 		}
-		if !n.post(event{kind: evMsg, peer: from, msg: fr.msg, clock: fr.clock, epoch: fr.epoch, conn: seq}) {
+		if !n.post(event{kind: evMsg, peer: from, msg: fr.msg, clock: fr.clock, epoch: fr.epoch, sent: int(fr.seq), conn: seq}) {
 			return
 		}
 	}

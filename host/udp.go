@@ -331,7 +331,7 @@ func (u *udp) take(from sim.NodeID, b []byte, t trailer) bool {
 		n.stats.strangers.Add(1)
 		return true
 	}
-	return n.post(event{kind: evMsg, peer: f.from, msg: f.msg, clock: f.clock, epoch: f.epoch})
+	return n.post(event{kind: evMsg, peer: f.from, msg: f.msg, clock: f.clock, epoch: f.epoch, sent: int(f.seq)})
 }
 
 // challenge sends peer the challenge of in's pending session.

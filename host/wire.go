@@ -15,8 +15,10 @@ import (
 )
 
 // The wire format. A frame is one message from one node: the magic
-// bytes "LCW", the format's version, the sender's node id and its
-// Lamport clock and its snapshot epoch (uvarints: see snapshot.go), then the message as an interface value in
+// bytes "LCW", the format's version, the sender's node id, its
+// Lamport clock, its snapshot epoch (see snapshot.go) and the index of
+// the entry in its run log of the handler that sent the frame (0: none;
+// see chain.go), all uvarints, then the message as an interface value in
 // the codec's encoding (codec.go): its type's name, then the value. On a
 // datagram transport a frame is one datagram; on a stream it follows its
 // length as 4 bytes, big-endian. No protocol writes a codec: the codec
@@ -27,7 +29,7 @@ import (
 
 const (
 	wireMagic   = "LCW"
-	wireVersion = 5
+	wireVersion = 6
 	// DefaultMaxMessage is the largest frame a node sends or accepts
 	// when Options.MaxMessage is 0: a UDP datagram holds at most 65,507
 	// bytes.
@@ -46,7 +48,11 @@ type frame struct {
 	// the frame (snapshot.go): a frame from a later snapshot than the
 	// receiver's makes it record first.
 	epoch uint64
-	msg   sim.Message
+	// seq is the index in the sender's run log of the entry of the
+	// handler that sent it (0: it keeps none): the receiver logs it,
+	// and trace finds a log cut short by it (chain.go).
+	seq uint64
+	msg sim.Message
 }
 
 // encodeFrame appends f to buf.
@@ -57,6 +63,7 @@ func encodeFrame(buf *bytes.Buffer, f frame) error {
 	b = binary.AppendUvarint(b, uint64(f.from))
 	b = binary.AppendUvarint(b, f.clock)
 	b = binary.AppendUvarint(b, f.epoch)
+	b = binary.AppendUvarint(b, f.seq)
 	msg := f.msg
 	b, err := encodeValue(b, reflect.ValueOf(&msg).Elem())
 	if err != nil {
@@ -90,11 +97,16 @@ func decodeFrame(b []byte) (f frame, err error) {
 	if n <= 0 {
 		return f, fmt.Errorf("%w: bad snapshot epoch", errMalformed)
 	}
+	b = b[n:]
+	seq, n := binary.Uvarint(b)
+	if n <= 0 {
+		return f, fmt.Errorf("%w: bad log entry", errMalformed)
+	}
 	var msg sim.Message
 	if err := decodeValue(b[n:], reflect.ValueOf(&msg).Elem()); err != nil {
 		return f, fmt.Errorf("%w: %v", errMalformed, err)
 	}
-	return frame{from: sim.NodeID(id), clock: clock, epoch: epoch, msg: msg}, nil
+	return frame{from: sim.NodeID(id), clock: clock, epoch: epoch, seq: seq, msg: msg}, nil
 }
 
 // Types. The codec writes a value in an interface with its type's name,

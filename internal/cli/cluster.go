@@ -39,6 +39,7 @@ func (c *command) cluster(args []string) int {
 	seed := fs.Uint64("seed", 1, "the seed of the nodes' Choose")
 	forTime := fs.Duration("for", 0, "stop after this long (default: at Ctrl-C)")
 	untilLive := fs.Bool("until-live", false, "stop once every liveness property holds (with --nemesis, once it is done): exit 0 then, 3 if --for ran out first")
+	fresh := fs.Bool("fresh", false, "start every node afresh, without the state file in --data (each node's 'run --fresh'); a node started again later keeps its own")
 	restart := fs.Bool("restart", true, "start a node whose process was killed again, with its state file: the checker's reset")
 	states := fs.Bool("states", true, "print each node's state as it changes")
 	logs := fs.Bool("logs", false, "pass the nodes' logs through on stderr")
@@ -150,7 +151,7 @@ func (c *command) cluster(args []string) int {
 	if err != nil {
 		return c.usageErr("cluster", "%v", err)
 	}
-	cl := &procs{c: c, exe: exe, sys: sys, cfg: cfg, peers: peers, dir: dir, seed: *seed, key: keyFile, holdCalls: *holdCalls,
+	cl := &procs{c: c, exe: exe, sys: sys, cfg: cfg, peers: peers, dir: dir, seed: *seed, key: keyFile, holdCalls: *holdCalls, fresh: *fresh,
 		events: make(chan procEvent, 64), procs: make([]*exec.Cmd, len(peers)), runFlags: runParamFlags(sys)}
 	if *logs {
 		cl.stderr = &lockedWriter{w: c.stderr}
@@ -580,9 +581,13 @@ type procs struct {
 	key   string // the cluster key's file
 	// holdCalls: run --hold-calls.
 	holdCalls bool
-	seed      uint64
-	stderr    io.Writer
-	events    chan procEvent
+	// fresh: the nodes' first starts are run --fresh (started is who
+	// has started once).
+	fresh   bool
+	started map[sim.NodeID]bool
+	seed    uint64
+	stderr  io.Writer
+	events  chan procEvent
 	// runFlags are run's flags for the system's parameters, by name.
 	runFlags map[string]string
 
@@ -620,6 +625,11 @@ func (p *procs) args(id sim.NodeID) []string {
 	if p.holdCalls {
 		a = append(a, "--hold-calls")
 	}
+	p.mu.Lock()
+	if p.fresh && !p.started[id] {
+		a = append(a, "--fresh")
+	}
+	p.mu.Unlock()
 	return a
 }
 
@@ -660,6 +670,10 @@ func (p *procs) start(id sim.NodeID) (ready chan struct{}, pid int, err error) {
 	if err := cmd.Start(); err != nil {
 		return nil, 0, fmt.Errorf("node %d: %v", id, err)
 	}
+	if p.started == nil {
+		p.started = map[sim.NodeID]bool{}
+	}
+	p.started[id] = true
 	p.procs[id] = cmd
 	p.wg.Add(1)
 	go func() {

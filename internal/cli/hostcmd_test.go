@@ -3,8 +3,12 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/livecheck/livecheck/host"
+	"github.com/livecheck/livecheck/sim"
 )
 
 // Bad input to run, cluster, trace and call is one line on stderr, exit 2.
@@ -55,5 +59,67 @@ func TestHostCommandsUsage(t *testing.T) {
 		if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) || r.panicked != "" {
 			t.Errorf("%q: exit %d, stderr %q, want exit 2 and one line with %q%s", c.args, r.code, r.stderr, c.want, r.panicked)
 		}
+	}
+}
+
+// run refuses a state file its run log does not confirm (here: deleted)
+// in one line, exit 2, and --fresh starts the node afresh, its log
+// recording the fresh boot. trace names an entry deleted from a log,
+// and refuses the logs of two runs of different bugs, each in one line,
+// exit 2.
+func TestRunConfirmsStateAndTraceRefuses(t *testing.T) {
+	peers, err := host.FreeLoopback(4, sim.Datagram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	state, log := filepath.Join(dir, "node-0.state"), filepath.Join(dir, "node-0.log")
+	node := func(id int, log string, extra ...string) run {
+		return lc(t, "", append([]string{"run", "kvstore", "--id", strconv.Itoa(id), "--peers", strings.Join(peers, ","),
+			"--data", dir, "--log", log, "--watch-stdin", "--quiet"}, extra...)...)
+	}
+	if r := node(0, log); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s%s%s", r.code, r.stdout, r.stderr, r.panicked)
+	}
+	if err := os.Remove(state); err != nil {
+		t.Fatal(err)
+	}
+	r := node(0, log)
+	want := "livecheck run: node 0 refuses to start: its state file " + state + " is missing, but its run log " + log + " says it wrote generation 1 (entry 1): deleted or lost; start it afresh (run --fresh, Options.Fresh) to begin again without what it kept\n"
+	if r.code != 2 || r.stderr != want {
+		t.Fatalf("run without its state file: exit %d, stderr %q\nwant exit 2 and %q", r.code, r.stderr, want)
+	}
+	if r := node(0, log, "--fresh"); r.code != 0 {
+		t.Fatalf("run --fresh: exit %d\n%s%s%s", r.code, r.stdout, r.stderr, r.panicked)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	// The header, the first Init and its write, the fresh Init and its
+	// write.
+	if len(lines) != 6 || !strings.Contains(lines[3], `"boot":1,"clock":2,"kind":"init"`) || !strings.Contains(lines[3], `"fresh":true`) {
+		t.Fatalf("the log after --fresh:\n%s", b)
+	}
+
+	// A log with an entry deleted.
+	cut := filepath.Join(t.TempDir(), "node-0.log")
+	os.WriteFile(cut, []byte(lines[0]+lines[2]), 0o644)
+	r = lc(t, "", "trace", cut)
+	want = "livecheck trace: node 0's run log " + cut + ": entry 1 is missing: deleted (entry 2 follows entry 0)\n"
+	if r.code != 2 || r.stderr != want {
+		t.Errorf("trace of a log with an entry deleted: exit %d, stderr %q\nwant exit 2 and %q", r.code, r.stderr, want)
+	}
+
+	// Node 1 of the same cluster, with a bug.
+	log1 := filepath.Join(dir, "node-1.log")
+	if r := node(1, log1, "--bug", "early-ack"); r.code != 0 {
+		t.Fatalf("run --bug: exit %d\n%s%s%s", r.code, r.stdout, r.stderr, r.panicked)
+	}
+	r = lc(t, "", "trace", log, log1)
+	want = "livecheck trace: " + log + " and " + log1 + " are not logs of one run: " + log1 + " is of bugs [early-ack], not []; trace merges the logs of one run, written by one executable\n"
+	if r.code != 2 || r.stderr != want {
+		t.Errorf("trace of logs of other bugs: exit %d, stderr %q\nwant exit 2 and %q", r.code, r.stderr, want)
 	}
 }

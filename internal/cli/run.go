@@ -67,7 +67,7 @@ func (c *command) runNode(args []string) int {
 			return c.usageErr("run", "--key: %v", err)
 		}
 	}
-	opts := host.Options{Key: key, HoldCalls: *rf.holdCalls, System: sys, Config: cfg, ID: sim.NodeID(*rf.id), Peers: addrs, Data: *rf.data, Seed: *rf.seed, MaxMessage: *rf.maxMessage, RunLog: *rf.runLog, SuspectFor: *rf.suspectFor}
+	opts := host.Options{Key: key, HoldCalls: *rf.holdCalls, System: sys, Config: cfg, ID: sim.NodeID(*rf.id), Peers: addrs, Data: *rf.data, Seed: *rf.seed, MaxMessage: *rf.maxMessage, RunLog: *rf.runLog, SuspectFor: *rf.suspectFor, Fresh: *rf.fresh}
 	if !*rf.quiet {
 		opts.Log = c.stderr
 	}
@@ -152,6 +152,7 @@ type runFlags struct {
 	key                 *string
 	seed                *uint64
 	report, quiet       *bool
+	fresh               *bool
 	holdCalls           *bool
 	suspectFor          *time.Duration
 	watchStdin          *bool
@@ -166,7 +167,8 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	rf.data = fs.String("data", "", "the directory of the node's state file, which keeps its durable fields (default: none, they are kept in memory only)")
 	rf.seed = fs.Uint64("seed", 1, "the seed of the node's Choose (with its id)")
 	rf.maxMessage = fs.Int("max-message", host.DefaultMaxMessage, "the largest message sent or accepted, in bytes")
-	rf.runLog = fs.String("log", "", "append a line for each handler the node runs to this file: 'trace' merges the nodes' logs into a trace")
+	rf.runLog = fs.String("log", "", "append a line for each handler the node runs to this file: 'trace' merges the nodes' logs into a trace. With --data, the log and the state file confirm each other: a state file missing, rolled back or of another run is refused")
+	rf.fresh = fs.Bool("fresh", false, "start afresh: do not load the node's state file (its durable fields start as the system makes them), write it again, and record a fresh boot in its --log")
 	rf.report = fs.Bool("report", false, "write a line of JSON on stdout each time the node's state changes (what 'cluster' reads)")
 	rf.quiet = fs.Bool("quiet", false, "write no log on stderr")
 	rf.watchStdin = fs.Bool("watch-stdin", false, "stop when standard input closes: what 'cluster' gives its nodes, so that none outlives it")

@@ -37,6 +37,7 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 	wk.Safety = c.safety
 	wk.Trail = &c.walkTrail
 	c.phase = phaseWalk
+	c.clock.to(phWalks)
 	var undecided []string
 	// safetyFound reports a safety violation a walk ran into.
 	safetyFound := func(init []int, p sim.Path, r *walk.Result) bool {
@@ -117,6 +118,7 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 			c.suspect = len(p)
 			c.progress("critical", true)
 			ct := time.Now()
+			c.clock.to(phCritical)
 			c.walkTrail.Init = c.fullInit(init)
 			cr, err := critical.Search(c.w, c.startOf(init), p, c.isLive, critical.Options{
 				Walks:   opts.Walks,
@@ -129,6 +131,7 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 				Afford:  c.afford(ct),
 			})
 			c.res.Live.Critical += time.Since(ct)
+			c.clock.to(phWalks)
 			if err != nil {
 				return found(err, init, p)
 			}

@@ -13,6 +13,7 @@ import (
 func (c *checker) runLocal() error {
 	res := c.res
 	c.phase = phaseLocal
+	c.clock.to(phLocal)
 	lopts := search.LocalOptions{Rounds: c.opts.Rounds, MaxVerify: c.opts.MaxVerify, Properties: c.m.Properties, Stop: c.stop, Fits: c.mem.fits}
 	if c.opts.Progress != nil {
 		lopts.Progress = func(l search.LocalStats) {

@@ -27,6 +27,10 @@ type Result struct {
 	// its state counts are then of classes of states that are renamings
 	// of each other.
 	Symmetry [][]sim.NodeID
+	// Phases are where the check's time went, phase by phase, in the
+	// order they first ran; Elapsed, the check's wall time, is their sum.
+	Phases  []Phase
+	Elapsed time.Duration
 
 	// Property is the violated property, Message what it said, Path the
 	// steps from the initial state that show it.

@@ -28,7 +28,14 @@ var ErrPrefix = errors.New("the prefix does not replay")
 // becomes live, the critical-transition search. It reports the first
 // violation. The error is for bad configurations and failures of the
 // tool, never for a violation.
-func Check(sys *protocol.System, opts Options) (*Result, error) {
+func Check(sys *protocol.System, opts Options) (out *Result, err error) {
+	clock := newPhaseClock()
+	defer func() {
+		phases, total := clock.stop()
+		if out != nil {
+			out.Phases, out.Elapsed = phases, total
+		}
+	}()
 	opts.Fill(sys)
 	if opts.Mode != "global" && opts.Mode != "local" {
 		return nil, fmt.Errorf("unknown mode %q (valid: global, local)", opts.Mode)
@@ -75,7 +82,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("a shard runs without a time budget, so that its result does not depend on the machine")
 		}
 	}
-	c := &checker{w: w, m: m, opts: opts, red: red, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory)}
+	c := &checker{w: w, m: m, opts: opts, red: red, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory), clock: clock}
 	// Goroutines a confirmed hang leaves behind, should their handler
 	// return after all, stop at their next step.
 	defer c.over.Store(true)
@@ -157,6 +164,7 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 	// costs a step per step of the path.
 	confirmStop := func() bool { return c.interrupted() || c.mem.over() }
 	c.during = fmt.Sprintf("the replay that confirms the %s it found", strings.ReplaceAll(string(res.Verdict), "-", " "))
+	clock.to(phReplay)
 	rep, err := ReplayStopping(sys, cfg, res.Init, res.Path, allow, confirmStop)
 	if errors.Is(err, sim.ErrStopped) {
 		c.stopped()
@@ -201,7 +209,9 @@ func Check(sys *protocol.System, opts Options) (*Result, error) {
 			return nil, notReproduced("the nearest live path", lrep)
 		}
 		cx.liveSteps = lrep.Steps
+		clock.to(phShorten)
 		res.Shortened = shorten(sys, cfg, res, allow, c.stop)
+		clock.to(phSlip)
 		// The slip and the odds are bounded in steps: they run on past
 		// the time budget, as the replays above do, so that a violation
 		// found within it is reported with its diagnosis; but by an
@@ -288,6 +298,7 @@ type checker struct {
 	deadSized bool
 	deadCut   *DeadCut
 	over      atomic.Bool // Check has returned
+	clock     *phaseClock
 }
 
 // timeUp says whether the time budget is spent.
@@ -441,6 +452,7 @@ func (c *checker) run(trail *search.Trail) error {
 		sopts.Progress = func(s search.Stats) { c.opts.Progress(Progress{Phase: "search", Stats: s}) }
 	}
 	c.phase = phaseSearch
+	c.clock.to(phSearch)
 	if len(c.prefix) > 0 {
 		sopts.Start = c.base
 	}
@@ -562,6 +574,7 @@ func (c *checker) cutVerdict(budget bool) {
 // the search found (sr.Dead): no walk starts there, but the search saw
 // all of it.
 func (c *checker) deadRegion(sr *search.Result, sopts search.Options) error {
+	c.clock.to(phRegion)
 	res := c.res
 	p, init := sim.Path{}, []int(nil)
 	if len(c.starts) > 1 || c.base.Fingerprint() != sr.Dead {

@@ -68,6 +68,10 @@ type Check struct {
 	// Merge says how `livecheck merge` combined the shards of a split
 	// check into this report (nil for a check's own report).
 	Merge *Merge `json:"merge,omitempty"`
+	// Phases are where the check's time went, phase by phase in the order
+	// they first ran; their wall times add up to TimeMS, the check's.
+	Phases []Phase  `json:"phases,omitempty"`
+	TimeMS float64 `json:"time_ms,omitempty"`
 
 	// PrefixLen is the length of the live prefix the check started
 	// after (Prefix is set only when it came from a file).
@@ -379,4 +383,15 @@ type MergeViolation struct {
 	Shard    int    `json:"shard"`
 	PathLen  int    `json:"path_length"`
 	Trace    string `json:"trace"`
+}
+
+// A Phase is the time one phase of a check took (check.Phase): its wall
+// time, the CPU time the process used meanwhile, on every core (0 where
+// the system does not say), and their ratio, the cores it kept busy on
+// average.
+type Phase struct {
+	Name   string  `json:"name"`
+	WallMS float64 `json:"wall_ms"`
+	CPUMS  float64 `json:"cpu_ms"`
+	Cores  float64 `json:"cores"`
 }

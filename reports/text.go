@@ -360,6 +360,29 @@ func writeStats(w io.Writer, c *Check) {
 			l.Elapsed.Round(time.Microsecond).String(), l.CriticalTime.Round(time.Microsecond).String(),
 		}})
 	}
+	writePhases(w, c)
+}
+
+// writePhases says where the check's time went: each phase's wall time
+// and the cores it kept busy on average ("search 1.02s on 1.9 cores"), a
+// phase on one core being what did not scale.
+func writePhases(w io.Writer, c *Check) {
+	if len(c.Phases) == 0 {
+		return
+	}
+	parts := make([]string, len(c.Phases))
+	for i, ph := range c.Phases {
+		parts[i] = ph.Name + " " + msText(ph.WallMS)
+		if ph.CPUMS > 0 && ph.WallMS >= 50 { // shorter: noise
+			parts[i] += fmt.Sprintf(" on %.1f cores", ph.Cores)
+		}
+	}
+	fmt.Fprintf(w, "time: %s in all: %s\n", msText(c.TimeMS), strings.Join(parts, ", "))
+}
+
+// msText is a time in milliseconds as a duration, to the millisecond.
+func msText(ms float64) string {
+	return time.Duration(ms * float64(time.Millisecond)).Round(time.Millisecond).String()
 }
 
 // stepsBefore and stepsAfter bound the steps a report shows before and

@@ -70,7 +70,7 @@ type Check struct {
 	Merge *Merge `json:"merge,omitempty"`
 	// Phases are where the check's time went, phase by phase in the order
 	// they first ran; their wall times add up to TimeMS, the check's.
-	Phases []Phase  `json:"phases,omitempty"`
+	Phases []Phase `json:"phases,omitempty"`
 	TimeMS float64 `json:"time_ms,omitempty"`
 
 	// PrefixLen is the length of the live prefix the check started

@@ -129,6 +129,7 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 				Safety:  c.safety,
 				Dead:    c.endTest(depth).test(c.m.Weights),
 				Afford:  c.afford(ct),
+				Pool:    c.walkPool(),
 			})
 			c.res.Live.Critical += time.Since(ct)
 			c.clock.to(phWalks)
@@ -620,4 +621,30 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 		})
 	}
 	return take, finish
+}
+
+// walkPool returns the worlds on which the critical searches' probes and
+// dead tests walk beside the main world, one fewer than the workers
+// (nil for one worker), made at the first call: each stops when the main
+// world does, and tells the watchdog where its walk is.
+func (c *checker) walkPool() *critical.Pool {
+	if c.pool != nil || c.opts.Workers <= 1 {
+		return c.pool
+	}
+	p := &critical.Pool{}
+	for range c.opts.Workers - 1 {
+		w, err := sim.NewWorld(c.m.Spec)
+		if err != nil {
+			panic(err) // the spec was valid for the main world
+		}
+		w.Stop = c.mainStop
+		trail := &walk.Trail{}
+		w.Guard = c.watch.add(func() hang {
+			ev, choices, _ := w.Current()
+			return c.walkHang(trail, ev, choices)
+		})
+		p.Worlds, p.Trails = append(p.Worlds, w), append(p.Trails, trail)
+	}
+	c.pool = p
+	return p
 }

@@ -299,6 +299,7 @@ type checker struct {
 	deadCut   *DeadCut
 	over      atomic.Bool // Check has returned
 	clock     *phaseClock
+	pool      *critical.Pool // walkPool's
 }
 
 // timeUp says whether the time budget is spent.

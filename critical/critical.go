@@ -82,6 +82,9 @@ type Options struct {
 	// (a test below the caller's floor calls nothing dead; the caller
 	// judges the evidence, which says how strong it was).
 	Afford func(t Test, steps int64) Test
+	// Pool, when set, runs the walks of the probes and of the dead tests
+	// on its worlds too (Test.Pool): the result is the same.
+	Pool *Pool
 }
 
 // Result is what Search found.
@@ -372,6 +375,9 @@ func (sr *searcher) test(i int, seed uint64) (*Evidence, error) {
 
 func (sr *searcher) run(i int, t Test, dead bool) (*Evidence, error) {
 	sr.res.Probes++
+	if t.Pool == nil {
+		t.Pool = sr.opts.Pool
+	}
 	s, err := sr.stateAt(i)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -314,5 +315,56 @@ func TestTrailIsWhereTheSearchIs(t *testing.T) {
 	}
 	if r.Case != critical.C1 || applied == 0 {
 		t.Fatalf("case %s, %d of %d steps applied", r.Case, applied, steps)
+	}
+}
+
+// A pool of worlds runs a test's walks at once and gives the evidence one
+// world gives taking them in order: the same walks counted, steps, and
+// the path of the first walk that recovers.
+func TestRecoversPoolSameEvidence(t *testing.T) {
+	w, s, p := comboPath(t)
+	before, err := w.Run(s, p[:1], nil) // k0 turned
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := func(s *sim.State) bool { return s.Node(0).(*combo).Next >= 3 }
+	pool := func(n int) *critical.Pool {
+		cp := &critical.Pool{}
+		for range n {
+			x, err := sim.NewWorld(sim.Spec{Nodes: 1, New: func(sim.NodeID) sim.Node { return &combo{} }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cp.Worlds = append(cp.Worlds, x)
+		}
+		return cp
+	}
+	decidedLate, none := 0, 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		test := critical.Test{Walks: 12, WalkDepth: 6, Seed: seed}
+		want, err := critical.Recovers(w, before, three, test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case want.Live && want.Walks > 1:
+			decidedLate++
+		case !want.Live:
+			none++
+		}
+		for _, n := range []int{1, 3} {
+			test.Pool = pool(n)
+			got, err := critical.Recovers(w, before, three, test)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Live != want.Live || got.Walks != want.Walks || got.Steps != want.Steps || !reflect.DeepEqual(got.Path, want.Path) {
+				t.Fatalf("seed %d, a pool of %d: live %v after %d walks, %d steps, path %v; one world: %v, %d, %d, %v",
+					seed, n, got.Live, got.Walks, got.Steps, got.Path, want.Live, want.Walks, want.Steps, want.Path)
+			}
+		}
+	}
+	if decidedLate == 0 || none == 0 {
+		t.Fatalf("of 40 seeds, %d recovered after the first walk and %d never: the test shows too little", decidedLate, none)
 	}
 }

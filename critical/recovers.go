@@ -3,6 +3,8 @@ package critical
 import (
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
@@ -44,6 +46,21 @@ type Test struct {
 	Safety func(*sim.State) (property, message string)
 	// Trail, when set, says where the test is (its Base is the caller's).
 	Trail *walk.Trail
+	// Pool, when set, runs the walks on its worlds too, at once; the
+	// evidence is the same as on the caller's world alone.
+	Pool *Pool
+}
+
+// A Pool is worlds of the caller's spec, each with its goroutine's trail,
+// on which Recovers runs a test's walks beside the caller's world: walk j
+// has its seed whatever world runs it, and the evidence counts the walks
+// up to the first that decides, as one world taking them in order would,
+// so the result does not depend on the pool.
+type Pool struct {
+	Worlds []*sim.World
+	// Trails[i], when set, is where Worlds[i]'s walk is, for a watchdog;
+	// each walk's Init and Base are the test's Trail's.
+	Trails []*walk.Trail
 }
 
 // DeadTest is the test a dead decision rests on: DeadStates states of
@@ -171,6 +188,9 @@ func Recovers(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test) (e
 		wt := walk.DefaultWeights
 		chooser = &wt
 	}
+	if t.Pool != nil && len(t.Pool.Worlds) > 0 && t.Walks > 1 {
+		return ev, poolWalks(w, s, live, chooser, t, ev)
+	}
 	wk := walk.New(w, live, chooser, 0)
 	wk.Safety, wk.Trail, wk.Reuse = t.Safety, t.Trail, true
 	defer func() { ev.Steps += wk.Steps }()
@@ -287,5 +307,77 @@ func bfs(w *sim.World, s *sim.State, live func(*sim.State) bool, t Test, ev *Evi
 		ev.SearchDepth = depth + 1
 	}
 	ev.SearchStates, ev.SearchAll = len(nodes), true
+	return nil
+}
+
+// A pooled walk's outcome, kept until the walks before it are known.
+type pooled struct {
+	path              sim.Path
+	err               error
+	property, message string
+	live              bool
+	steps             int64
+}
+
+// poolWalks runs t's walks from s on w and t.Pool's worlds at once, then
+// reads them in order as Recovers' loop does: the first walk that recovers
+// or runs into a finding decides, and the walks after it, which ran only
+// because they were under way, count for nothing.
+func poolWalks(w *sim.World, s *sim.State, live func(*sim.State) bool, chooser walk.Chooser, t Test, ev *Evidence) error {
+	worlds := append([]*sim.World{w}, t.Pool.Worlds...)
+	outs := make([]pooled, t.Walks)
+	var next, decided atomic.Int64
+	decided.Store(int64(t.Walks))
+	var wg sync.WaitGroup
+	for g, x := range worlds {
+		wk := walk.New(x, live, chooser, 0)
+		wk.Safety = t.Safety
+		switch {
+		case g == 0:
+			wk.Trail = t.Trail
+		case g-1 < len(t.Pool.Trails) && t.Pool.Trails[g-1] != nil:
+			wk.Trail = t.Pool.Trails[g-1]
+			if t.Trail != nil {
+				wk.Trail.Init, wk.Trail.Base = t.Trail.Init, t.Trail.Base
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j := next.Add(1) - 1
+				if j >= int64(t.Walks) || j > decided.Load() {
+					return
+				}
+				before := wk.Steps
+				wk.Reseed(walk.Seed(t.Seed, uint64(j)))
+				r, err := wk.Walk(s, t.WalkDepth, true, true)
+				out := pooled{err: err, steps: wk.Steps - before}
+				if r != nil {
+					out.path, out.property, out.message, out.live = r.Path.Clone(), r.Violated, r.Message, r.LiveAt >= 0
+				}
+				outs[j] = out
+				if err != nil || out.property != "" || out.live {
+					for d := decided.Load(); j < d && !decided.CompareAndSwap(d, j); d = decided.Load() {
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for j := range outs {
+		o := &outs[j]
+		ev.Walks++
+		ev.Steps += o.steps
+		switch {
+		case o.err != nil:
+			return finding(o.err, o.path)
+		case o.property != "":
+			return &Finding{Path: o.path, Property: o.property, Message: o.message}
+		case o.live:
+			ev.Live, ev.ByWalk, ev.Path = true, true, o.path
+			return nil
+		}
+	}
 	return nil
 }

@@ -71,8 +71,11 @@ var System = protocol.System{
 	// As etcdraft's: a raft step copies and hashes three RawNodes.
 	DefaultDepth: 8,
 	Bugs: []protocol.Bug{
-		{Name: "lease-read", Doc: "the leader answers a get from its own store without ReadIndex, trusting that it is still leader, with CheckQuorum off: cut off by a partition, it misses a put the new leader committed",
-			Needs: protocol.Needs{Params: map[string]string{"checkquorum": "off"}, Budget: sim.Budget{Partitions: 1}}},
+		// PreVote off and a partition do not make the slip, they make
+		// its stale read shallow enough for the walks to find in
+		// seconds: without PreVote an election takes two steps fewer.
+		{Name: "lease-read", Doc: "a leader answers a get from its own store without ReadIndex, trusting that it is still leader and up to date, with CheckQuorum off: a get misses a put acknowledged before it",
+			Needs: protocol.Needs{Params: map[string]string{"checkquorum": "off", "prevote": "off"}, Budget: sim.Budget{Partitions: 1}}},
 	},
 	Params: append(slices.Clone(etcdraft.Params),
 		protocol.Param{Name: "clients", Doc: "client sessions, each running its operations one at a time (session c talks to replica c mod 3)", Default: "2", Int: true, Min: 1, Max: 3},

@@ -2,10 +2,12 @@ package etcdkv_test
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/livecheck/livecheck"
+	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/etcdkv"
 )
@@ -15,9 +17,13 @@ import (
 var bugConfig = livecheck.Config{Params: map[string]string{"checkquorum": "off", "prevote": "off"}, Budget: sim.Budget{Partitions: 1}}
 
 // lease-read alone, as `livecheck check etcdkv --bug lease-read` runs it
-// with no time limit, is found as "not linearizable" by a walk, its
-// message naming the stale get and the put it missed; the trace
-// replays to the same violation.
+// with no time limit, is found as "not linearizable" by a walk from the
+// depth bound, after 30 steps: client 0's put(x,1) is acknowledged
+// through leader 0; node 1, elected in term 2 with the put in its log
+// but not yet committed in its term, answers client 1's get from its
+// store, 0. The message and the report name the stale get and the put
+// it missed, on the steps of the path; the trace replays to the same
+// violation and the same operations.
 func TestLeaseReadFound(t *testing.T) {
 	res, err := livecheck.Check(&etcdkv.System, livecheck.Options{Time: livecheck.NoTimeLimit,
 		Config: livecheck.Config{Bugs: []string{"lease-read"}}, Seed: 1})
@@ -33,6 +39,22 @@ func TestLeaseReadFound(t *testing.T) {
 	if len(res.Path) != 30 {
 		t.Errorf("found after %d steps, want 30", len(res.Path))
 	}
+	want := []string{
+		"client 0: put(x,1) -> 0 (steps 7-13) before",
+		"client 1: get(x) -> 0 (steps 15-30) illegal",
+		"client 0: get(x) pending (from step 17) concurrent",
+	}
+	check := func(what string, h *reports.History) {
+		t.Helper()
+		var got []string
+		for _, o := range h.Operations {
+			got = append(got, o.String()+" "+o.Role)
+		}
+		if !slices.Equal(got, want) || h.Illegal != 1 {
+			t.Errorf("%s: operations %q, illegal %d; want %q, 1", what, got, h.Illegal, want)
+		}
+	}
+	check("the check", res.Report("", "").History)
 	rep, err := livecheck.ReplayFrom(&etcdkv.System, res.Config, res.Init, res.Path, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +62,7 @@ func TestLeaseReadFound(t *testing.T) {
 	if rep.Verdict != livecheck.SafetyViolation || rep.Message != msg {
 		t.Errorf("replayed: %s: %s", rep.Verdict, rep.Message)
 	}
+	check("the replay", rep.History)
 }
 
 // The correct store is silent at lease-read's settings over seeds 1-10

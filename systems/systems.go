@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/systems/etcdkv"
 	"github.com/livecheck/livecheck/systems/etcdraft"
 	"github.com/livecheck/livecheck/systems/kvstore"
 	"github.com/livecheck/livecheck/systems/lcr"
@@ -19,7 +20,7 @@ import (
 
 // All returns the bundled systems, by name.
 func All() []*protocol.System {
-	return []*protocol.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System, &transport.System, &onepaxos.System, &etcdraft.System, &kvstore.System}
+	return []*protocol.System{&lcr.System, &randtree.System, &paxos.System, &ring.System, &overcast.System, &transport.System, &onepaxos.System, &etcdraft.System, &kvstore.System, &etcdkv.System}
 }
 
 // Names returns the names of the bundled systems.

@@ -47,6 +47,7 @@ var bugs = []struct{ sys, bug, property string }{
 	{"kvstore", "read-backup", "linearizable"},
 	{"kvstore", "early-ack", "linearizable"},
 	{"kvstore", "stale-lease", "linearizable"},
+	{"etcdkv", "lease-read", "linearizable"},
 }
 
 func bugNeeds(t *testing.T, sys *livecheck.System, given string) livecheck.Needs {

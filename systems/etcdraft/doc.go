@@ -16,6 +16,10 @@
 //
 // # The adapter
 //
+// The raft node without its application (its disk, its RawNode, the
+// writing and sending of a Ready, the parameters) is rawnode.go, which
+// systems/etcdkv shares; Node is one application over it.
+//
 // Node ids: livecheck's are 0 to n-1, raft's 1 to n (0 is "none"), so
 // node i is raft id i+1 and a message to raft id k goes to node k-1.
 // Messages travel as Msg, the raftpb.Message's fields as plain values

@@ -59,14 +59,14 @@ func (e Entry) String() string {
 	return fmt.Sprintf("%s@%d/t%d", s, e.Index, e.Term)
 }
 
-// proposalData is what a node proposes for proposal id: its id in text,
-// which entryOf reads back.
-func proposalData(id int) []byte { return []byte("p" + strconv.Itoa(id)) }
+// ProposalData is what a node proposes for proposal id: its id in text,
+// which EntryOf reads back.
+func ProposalData(id int) []byte { return []byte("p" + strconv.Itoa(id)) }
 
-// entryOf is e as plain values. An entry whose data is not a proposal
+// EntryOf is e as plain values. An entry whose data is not a proposal
 // this system made would be a bug in the adapter: it panics, which the
 // checker reports.
-func entryOf(e *pb.Entry) Entry {
+func EntryOf(e *pb.Entry) Entry {
 	out := Entry{Index: e.GetIndex(), Term: e.GetTerm(), Type: e.GetType()}
 	if d := e.GetData(); len(d) > 0 {
 		id, err := strconv.Atoi(strings.TrimPrefix(string(d), "p"))
@@ -85,13 +85,13 @@ func (e Entry) pbEntry() *pb.Entry {
 		out.Type = e.Type.Enum() // as raft writes a proposal: a normal entry leaves Type unset
 	}
 	if e.ID != 0 {
-		out.Data = proposalData(e.ID)
+		out.Data = ProposalData(e.ID)
 	}
 	return out
 }
 
-// wireOf is m as it travels.
-func wireOf(m *pb.Message) Msg {
+// WireOf is m as it travels.
+func WireOf(m *pb.Message) Msg {
 	out := Msg{
 		Type: m.GetType(), To: m.GetTo(), From: m.GetFrom(), Term: m.GetTerm(),
 		LogTerm: m.GetLogTerm(), Index: m.GetIndex(), Commit: m.GetCommit(),
@@ -99,7 +99,7 @@ func wireOf(m *pb.Message) Msg {
 		Context: m.GetContext(),
 	}
 	for _, e := range m.GetEntries() {
-		out.Entries = append(out.Entries, entryOf(e))
+		out.Entries = append(out.Entries, EntryOf(e))
 	}
 	if s := m.GetSnapshot(); s != nil {
 		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(s)
@@ -111,9 +111,9 @@ func wireOf(m *pb.Message) Msg {
 	return out
 }
 
-// message is m as raft takes it, a fresh value each time (raft may keep
+// Message is m as raft takes it, a fresh value each time (raft may keep
 // what it is handed).
-func (m Msg) message() *pb.Message {
+func (m Msg) Message() *pb.Message {
 	out := &pb.Message{
 		Type: m.Type.Enum(), To: new(m.To), From: new(m.From), Term: new(m.Term),
 		LogTerm: new(m.LogTerm), Index: new(m.Index), Commit: new(m.Commit),

@@ -3,12 +3,10 @@ package etcdraft
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 
 	"go.etcd.io/raft/v3"
-	pb "go.etcd.io/raft/v3/raftpb"
 
 	"github.com/livecheck/livecheck/sim"
 )
@@ -72,80 +70,20 @@ type Node struct {
 
 // config is one configuration's settings, shared by the nodes.
 type config struct {
-	nodes                int
-	electionTicks        int
-	preVote, checkQuorum bool
-	sendBeforePersist    bool
-	forgetHardState      bool
-	applyUncommitted     bool
-	ackBeforeApply       bool
+	Settings
+	sendBeforePersist bool
+	forgetHardState   bool
+	applyUncommitted  bool
+	ackBeforeApply    bool
 }
-
-// nopLogger is raft's Logger that says nothing: raft's default logger
-// formats every line, a tenth of a step. Panic and Fatal still stop the
-// handler, as raft relies on them to: an invariant raft finds broken is a
-// panic the checker reports.
-type nopLogger struct{}
-
-func (nopLogger) Debug(...any)            {}
-func (nopLogger) Debugf(string, ...any)   {}
-func (nopLogger) Info(...any)             {}
-func (nopLogger) Infof(string, ...any)    {}
-func (nopLogger) Warning(...any)          {}
-func (nopLogger) Warningf(string, ...any) {}
-func (nopLogger) Error(...any)            {}
-func (nopLogger) Errorf(string, ...any)   {}
-func (nopLogger) Fatal(v ...any)          { panic(fmt.Sprint(v...)) }
-func (nopLogger) Fatalf(f string, v ...any) {
-	panic(fmt.Sprintf(f, v...))
-}
-func (nopLogger) Panic(v ...any) { panic(fmt.Sprint(v...)) }
-func (nopLogger) Panicf(f string, v ...any) {
-	panic(fmt.Sprintf(f, v...))
-}
-
-// raftID is the raft id of livecheck node id: raft's ids are 1 to n, 0
-// meaning none.
-func raftID(id sim.NodeID) uint64 { return uint64(id) + 1 }
-
-// nodeID is the livecheck node of raft id r.
-func nodeID(r uint64) sim.NodeID { return sim.NodeID(r - 1) }
 
 // Init starts the node: on its first start it bootstraps the membership
 // into its storage; on every start it builds raft from the storage.
 func (n *Node) Init(ctx sim.Context) {
 	if n.Storage == nil {
-		// raft recommends bootstrapping the membership as the storage's
-		// initial state rather than through RawNode.Bootstrap: it is then
-		// part of the disk, the same at every restart, and the log starts
-		// empty at index 1.
-		n.Storage = raft.NewMemoryStorage()
-		cs := &pb.ConfState{}
-		for i := range n.cfg.nodes {
-			cs.Voters = append(cs.Voters, raftID(sim.NodeID(i)))
-		}
-		if err := n.Storage.ApplySnapshot(&pb.Snapshot{Metadata: &pb.SnapshotMetadata{ConfState: cs}}); err != nil {
-			panic(err)
-		}
+		n.Storage = Bootstrap(n.cfg.Nodes)
 	}
-	rn, err := raft.NewRawNode(&raft.Config{
-		ID:            raftID(ctx.Self()),
-		ElectionTick:  n.cfg.electionTicks,
-		HeartbeatTick: 1,
-		Storage:       n.Storage,
-		// One message carries every entry the follower lacks, and the
-		// leader does not wait for acknowledgements: fewer messages,
-		// fewer states, the same protocol.
-		MaxSizePerMsg:   math.MaxUint64,
-		MaxInflightMsgs: 256,
-		PreVote:         n.cfg.preVote,
-		CheckQuorum:     n.cfg.checkQuorum,
-		Logger:          nopLogger{},
-	})
-	if err != nil {
-		panic(err)
-	}
-	n.Raft = rn
+	n.Raft = NewRawNode(ctx.Self(), n.Storage, n.cfg.Settings)
 	ctx.SetTimer(tick)
 	n.ready(ctx)
 }
@@ -159,7 +97,7 @@ func (n *Node) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 	}
 	// An error is raft refusing a message it should not get (a local
 	// type, a response from a stranger): nothing to do but drop it.
-	_ = n.Raft.Step(m.message())
+	_ = n.Raft.Step(m.Message())
 	n.ready(ctx)
 }
 
@@ -193,14 +131,14 @@ func (n *Node) App(ctx sim.Context, call sim.AppCall) {
 // transport reports a peer it cannot reach.
 func (n *Node) Error(ctx sim.Context, peer sim.NodeID) {
 	n.landWrite(ctx)
-	n.Raft.ReportUnreachable(raftID(peer))
+	n.Raft.ReportUnreachable(RaftID(peer))
 	n.ready(ctx)
 }
 
 // propose hands proposal id to raft, which appends it (leader), forwards
 // it (follower) or drops it (no leader known: the client tries again).
 func (n *Node) propose(id int) {
-	err := n.Raft.Propose(proposalData(id))
+	err := n.Raft.Propose(ProposalData(id))
 	switch {
 	case err == nil:
 		n.Proposed = append(n.Proposed, id)
@@ -219,12 +157,12 @@ func (n *Node) ready(ctx sim.Context) {
 	for n.Raft.HasReady() {
 		rd := n.Raft.Ready()
 		if n.cfg.sendBeforePersist {
-			n.send(ctx, rd)
+			Send(ctx, rd)
 			n.Unsynced = &rd // the bug: the write lands later, after the messages left
 			break
 		}
 		n.persist(rd)
-		n.send(ctx, rd)
+		Send(ctx, rd)
 		n.apply(ctx, rd)
 		n.Raft.Advance(rd)
 	}
@@ -246,28 +184,13 @@ func (n *Node) landWrite(ctx sim.Context) {
 	n.Raft.Advance(rd)
 }
 
-// persist writes a Ready's snapshot, HardState and entries to the disk.
+// persist writes a Ready's snapshot, HardState and entries to the disk;
+// with bug forget-hardstate, all but the HardState.
 func (n *Node) persist(rd raft.Ready) {
-	if !raft.IsEmptySnap(rd.Snapshot) {
-		if err := n.Storage.ApplySnapshot(rd.Snapshot); err != nil {
-			panic(err)
-		}
+	if n.cfg.forgetHardState {
+		rd.HardState = nil // the bug: the HardState is never written
 	}
-	if !raft.IsEmptyHardState(rd.HardState) && !n.cfg.forgetHardState {
-		if err := n.Storage.SetHardState(rd.HardState); err != nil {
-			panic(err)
-		}
-	}
-	if err := n.Storage.Append(rd.Entries); err != nil {
-		panic(err)
-	}
-}
-
-// send sends a Ready's messages, each to the node its raft id names.
-func (n *Node) send(ctx sim.Context, rd raft.Ready) {
-	for _, m := range rd.Messages {
-		ctx.Send(nodeID(m.GetTo()), wireOf(m))
-	}
+	Persist(n.Storage, rd)
 }
 
 // apply applies a Ready's committed entries to the application and
@@ -278,14 +201,14 @@ func (n *Node) apply(ctx sim.Context, rd raft.Ready) {
 		ents = rd.Entries
 	}
 	for _, e := range ents {
-		n.Applied = append(n.Applied, entryOf(e))
+		n.Applied = append(n.Applied, EntryOf(e))
 	}
 	acks := ents
 	if n.cfg.ackBeforeApply {
 		acks = rd.Entries
 	}
 	for _, e := range acks {
-		n.ack(ctx, entryOf(e).ID)
+		n.ack(ctx, EntryOf(e).ID)
 	}
 }
 
@@ -319,7 +242,7 @@ func (n *Node) DumpState() string {
 	// The leader as livecheck's node id, as every report names nodes.
 	lead := "none"
 	if n.Lead != raft.None {
-		lead = strconv.Itoa(int(nodeID(n.Lead)))
+		lead = strconv.Itoa(int(NodeID(n.Lead)))
 	}
 	s := fmt.Sprintf("%s t%d lead=%s applied=%v", n.State, n.Term, lead, n.Applied)
 	if len(n.Proposed) > 0 {

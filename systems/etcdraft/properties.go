@@ -143,7 +143,7 @@ var LeaderKnown = properties.Eventually("leader-known", "every node knows one le
 				return false
 			}
 		}
-		l := properties.Node[*Node](s, nodeID(lead))
+		l := properties.Node[*Node](s, NodeID(lead))
 		return l.State == raft.StateLeader && l.Term == term
 	})
 

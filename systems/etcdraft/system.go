@@ -1,24 +1,11 @@
 package etcdraft
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 )
-
-// onOff reads a parameter that is on or off.
-func onOff(cfg protocol.Config, name string) (bool, error) {
-	switch v := cfg.Param(name); v {
-	case "on":
-		return true, nil
-	case "off":
-		return false, nil
-	default:
-		return false, fmt.Errorf("--%s must be on or off, not %q", name, v)
-	}
-}
 
 // A reset is what the two persistence bugs need: without one, what a
 // node failed to persist is never missed.
@@ -46,35 +33,18 @@ var System = protocol.System{
 		{Name: "ack-before-apply", Doc: "the Ready loop acknowledges a proposal once its entry is appended to the node's log, not once applied: a new leader replaces it, and an acknowledged proposal is never applied",
 			Needs: protocol.Needs{Nodes: 3, Params: map[string]string{"proposals": "1"}}},
 	},
-	Params: []protocol.Param{
-		{Name: "prevote", Doc: "on or off: raft's Config.PreVote (a candidate first asks whether it could win, so a node cut off does not raise the term); on by default, as etcd runs it", Default: "on"},
-		{Name: "checkquorum", Doc: "on or off: raft's Config.CheckQuorum (a leader that has not heard from a quorum for an election timeout steps down, and followers that hear from their leader refuse votes); on by default, as etcd runs it", Default: "on"},
+	// raft's parameters (rawnode.go), with the driver's proposals among
+	// them where they always stood.
+	Params: []protocol.Param{Params[0], Params[1],
 		{Name: "proposals", Doc: "how many proposals the driver makes (proposal k to node (k-1) mod N)", Default: "1", Int: true, Min: 0, Max: 4},
-		{Name: "transport", Doc: "datagram or stream: how raft's messages travel, checked and for real (UDP or TCP under `livecheck cluster`). datagram by default: raft tolerates loss, duplication and reordering, and the checker explores them; stream is how etcd runs raft (TCP connections, in order, a broken one reported to raft with RawNode.ReportUnreachable)", Default: "datagram"},
-		{Name: "election-ticks", Doc: "raft's ElectionTick: the ticks a follower waits for its leader before it campaigns (the timeout is drawn from [E, 2E), every draw explored); the heartbeat is every tick. 2 by default: the checker fires ticks in any order, so what matters is that a timeout can be short or long, not how many ticks it is", Default: "2", Int: true, Min: 2},
-	},
+		Params[2], Params[3]},
 	Build: func(cfg protocol.Config) (*protocol.Model, error) {
-		preVote, err := onOff(cfg, "prevote")
+		settings, transport, err := ReadParams(cfg, cfg.Nodes)
 		if err != nil {
 			return nil, err
-		}
-		checkQuorum, err := onOff(cfg, "checkquorum")
-		if err != nil {
-			return nil, err
-		}
-		transport := sim.Datagram
-		switch v := cfg.Param("transport"); v {
-		case "datagram":
-		case "stream":
-			transport = sim.Stream
-		default:
-			return nil, fmt.Errorf("--transport must be datagram or stream, not %q", v)
 		}
 		c := &config{
-			nodes:             cfg.Nodes,
-			electionTicks:     cfg.IntParam("election-ticks"),
-			preVote:           preVote,
-			checkQuorum:       checkQuorum,
+			Settings:          settings,
 			sendBeforePersist: cfg.HasBug("send-before-persist"),
 			forgetHardState:   cfg.HasBug("forget-hardstate"),
 			applyUncommitted:  cfg.HasBug("apply-uncommitted"),

@@ -125,6 +125,27 @@ func (n *Node) record(e uint64) bool {
 	return true
 }
 
+// recordStopped records snapshot e for a node of a stream system started
+// again, before its Init (back.go): a peer held for its restart had
+// recorded e, and the restart is one step of the simulator, which must
+// come after the cut at every node it touches. Its part of the cut is
+// all it did before it stopped, its state the one it logged last.
+func (n *Node) recordStopped(e uint64) error {
+	if n.rlog == nil {
+		n.epoch = e
+		n.epochA.Store(e)
+		return nil
+	}
+	mark := SnapMark{Epoch: e, Boot: max(n.boot-1, 0), Clock: n.clock, FP: n.lastFP}
+	if _, err := n.rlog.write(LogLine{Snap: &mark}); err != nil {
+		return fmt.Errorf("node %d: its run log cannot be written: %v", n.id, err)
+	}
+	n.epoch = e
+	n.epochA.Store(e)
+	n.logf("recorded snapshot %d, as it stopped, before its restart", e)
+	return nil
+}
+
 // release sends the frames the test hook held back.
 func (n *Node) release() {
 	n.heldMu.Lock()

@@ -274,7 +274,8 @@ func BuildSnapshot(sys *protocol.System, logs []*RunLogFile, epoch uint64) (*Sna
 	for id := range snap.Nodes {
 		got := fmt.Sprintf("%016x", sim.Fingerprint(s.Node(sim.NodeID(id))))
 		if mk, ok := marks[id]; ok && mk.FP != got {
-			return nil, fmt.Errorf("node %d recorded a state (fingerprint %s) that the cut's replay does not reach (%s)", id, mk.FP, got)
+			return nil, fmt.Errorf("node %d recorded a state (fingerprint %s) that the cut's replay does not reach (%s): %s",
+				id, mk.FP, got, lastStepOf(rr, sim.NodeID(id)))
 		}
 		snap.Nodes[id].FP, snap.Nodes[id].State = got, sim.Dump(s.Node(sim.NodeID(id)))
 	}
@@ -305,6 +306,22 @@ func BuildSnapshot(sys *protocol.System, logs []*RunLogFile, epoch uint64) (*Sna
 	snap.Replay, snap.Steps = rr, len(rr.Path)
 	return snap, nil
 }
+
+// lastStepOf names node id's last step in the replay of a cut: the step
+// after which its state is not the one it recorded.
+func lastStepOf(rr *RunReplay, id sim.NodeID) string {
+	for k := len(rr.Path) - 1; k >= 0; k-- {
+		if rr.Path[k].Event.Node == id && k < len(rr.Trace.Steps) {
+			return fmt.Sprintf("its last step in the cut is step %d (%s)", k+1, rr.Trace.Steps[k].Text)
+		}
+	}
+	return "it has no step in the cut after its first Init"
+}
+
+// Spent is what the snapshot's path took of the failure budget: the
+// failures the cluster went through before it, which a check from it
+// spends first (check.PrefixStart).
+func (s *Snapshot) Spent() sim.Budget { return s.Replay.Final.Used() }
 
 // Down lists the nodes down in the snapshot.
 func (s *Snapshot) Down() []sim.NodeID {

@@ -16,7 +16,8 @@ import (
 )
 
 // Snapshots taken while the nemesis applies its failures, each asked
-// for in the same instant a fault is applied (10 on the ring over
+// for (as livecheck snapshot asks, by control frames) in the same
+// instant a fault is applied (10 on the ring over
 // streams: breaks, partitions and heals, restarts; 10 on the transport
 // over datagrams: drops and duplicates): 20 of 20 build and replay in
 // the simulator and, when live, are prefixes check --from takes, their
@@ -33,13 +34,16 @@ func TestSnapshotsUnderFaults(t *testing.T) {
 	} {
 		t.Run(tc.sys.Name, func(t *testing.T) {
 			dir := t.TempDir()
-			c := start(t, tc.sys, tc.cfg, host.ClusterOptions{Seed: 1, LogDir: dir, Data: dir})
+			key := []byte("0123456789abcdef0123456789abcdef")
+			c := start(t, tc.sys, tc.cfg, host.ClusterOptions{Seed: 1, LogDir: dir, Data: dir, Key: key})
 			live(t, c)
 			ok, prefixes := 0, 0
 			for i, f := range tc.faults {
 				done := make(chan error, 1)
 				go func() { done <- applyOne(c, f) }()
-				snap, err := c.Snapshot(deadline)
+				// As livecheck snapshot takes it: control frames to the
+				// nodes' addresses, under the key.
+				snap, err := host.TakeSnapshot(tc.sys, dir, key, deadline)
 				if ferr := <-done; ferr != nil {
 					t.Fatalf("fault %d (%v): %v", i+1, f, ferr)
 				}

@@ -133,18 +133,20 @@ const PrefixResult Verdict = "prefix"
 const RunResult Verdict = "run"
 
 // PrefixStart reads the prefix file a check starts from (`check --from`)
-// and merges its configuration into cfg: the nodes and parameters cfg
-// leaves unset are the file's, and those it gives must match the file's.
-// The prefix must be one that replay accepts (ReplayTrace: a path that
-// replays to a live state, with the file's bugs, parameters and
-// property), and it must also replay to a live state under the merged
-// configuration, the check's bugs and failures, with handlers given
-// timeout each. A prefix that crashes nodes (nodes down at its end, as
-// a snapshot of a cluster with a node stopped has them) needs a crash
-// budget that covers its crashes: one cfg leaves unset is raised to
-// their number, one it gives smaller is an error. It returns the merged
-// configuration and the prefix's initial state (as Options.PrefixInit)
-// and path.
+// and merges its configuration into cfg. The file records the nodes,
+// parameters and bugs of the path it holds (for a snapshot, those of the
+// code that ran): those cfg leaves unset (0 nodes, a parameter not in
+// Params, nil Bugs) are the file's, and those it gives must be the
+// file's, or the error says which contradicts it. The prefix must be one
+// that replay accepts (ReplayTrace: a path that replays to a live state,
+// with the file's configuration and property). The failures its path
+// took (resets, drops, crashes: a snapshot taken under a nemesis, nodes
+// down at its end) are spent before the check begins: cfg's budget (0
+// fields: the defaults) is what the check may add, and the returned
+// configuration's budget is the two together. The prefix must then
+// replay to a live state under that configuration, with handlers given
+// timeout each. It returns the merged configuration and the prefix's
+// initial state (as Options.PrefixInit) and path.
 func PrefixStart(sys *protocol.System, file string, cfg protocol.Config, timeout time.Duration) (protocol.Config, []int, sim.Path, error) {
 	t, err := reports.ReadTraceFile(file)
 	if err != nil {
@@ -180,35 +182,31 @@ func PrefixStart(sys *protocol.System, file string, cfg protocol.Config, timeout
 		}
 	}
 	cfg.Params = params
+	if cfg.Bugs == nil {
+		cfg.Bugs = slices.Clone(t.Bugs)
+	} else if !sameBugs(cfg.Bugs, t.Bugs) {
+		diff = append(diff, fmt.Sprintf("bugs %s, not %s (leave --bug out: the file's are taken)", bugList(t.Bugs), bugList(cfg.Bugs)))
+	}
 	if len(diff) > 0 {
 		return cfg, nil, nil, fmt.Errorf("%s was made for another configuration: %s", file, strings.Join(diff, "; "))
 	}
-	if _, err := ReplayTrace(sys, t, timeout, nil); err != nil {
+	rep0, err := ReplayTrace(sys, t, timeout, nil)
+	if err != nil {
 		return cfg, nil, nil, TraceError(file, err)
 	}
 	p, err := reports.Path(t.Steps)
 	if err != nil {
 		return cfg, nil, nil, fmt.Errorf("%s: %v", file, err)
 	}
-	// A prefix whose nodes are down at its end (a snapshot of a cluster
-	// with a node stopped) took a crash for each: the check starts with
-	// them down, so its crash budget covers them, at least, as a
-	// --crashes left out does.
-	crashes := 0
-	for _, st := range p {
-		if st.Event.Kind == sim.Crash {
-			crashes++
-		}
+	if rep0 == nil || rep0.Final == nil {
+		return cfg, nil, nil, fmt.Errorf("%s: its replay reached no final state", file)
 	}
-	if crashes > 0 {
-		switch {
-		case cfg.Budget.Crashes == 0:
-			cfg.Budget.Crashes = crashes
-		case cfg.Budget.Crashes < crashes:
-			return cfg, nil, nil, fmt.Errorf("%s takes %s (nodes down at its end): the check's crash budget must cover %s (--crashes %d or more, or leave it out)",
-				file, reports.Count(crashes, "crash", "crashes"), reports.Count(crashes, "crash", "crashes"), crashes)
-		}
+	// What the prefix spent comes first; the check's budget is on top.
+	norm, err := sys.Normalize(cfg)
+	if err != nil {
+		return cfg, nil, nil, err
 	}
+	cfg.Budget = protocol.Explicit(AddBudget(protocol.Counts(norm.Budget), rep0.Final.Used()))
 	// The check starts where the prefix ends under its own bugs: the
 	// system must be live there too.
 	rep, err := ReplayFrom(sys, cfg, t.Init, p, timeout)
@@ -221,4 +219,26 @@ func PrefixStart(sys *protocol.System, file string, cfg protocol.Config, timeout
 		return cfg, nil, nil, fmt.Errorf("%s does not end in a live state under the check's configuration (%s)", file, DescribeConfig(sys.Name, cfg))
 	}
 	return cfg, t.Init, p, nil
+}
+
+// AddBudget is the budget a and b together, field by field.
+func AddBudget(a, b sim.Budget) sim.Budget {
+	return sim.Budget{Resets: a.Resets + b.Resets, Drops: a.Drops + b.Drops, Errors: a.Errors + b.Errors,
+		Dups: a.Dups + b.Dups, Partitions: a.Partitions + b.Partitions, Crashes: a.Crashes + b.Crashes}
+}
+
+// sameBugs says whether a and b name the same bugs, in any order.
+func sameBugs(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}
+
+// bugList is bugs in words: "none", or "[a b]".
+func bugList(bugs []string) string {
+	if len(bugs) == 0 {
+		return "none"
+	}
+	return "[" + strings.Join(bugs, " ") + "]"
 }

@@ -44,9 +44,12 @@ func (n *Node) suspectFor() time.Duration {
 }
 
 // back holds the node's peers for its restart, and returns the clock of
-// its Init, C. Every event from before C (a frame a peer sent the node's
-// earlier process, or this one before C) is stale from then on.
-func (t *tcp) back() uint64 {
+// its Init, C, and the last snapshot any of them (or the node) recorded,
+// which the node records before its Init and each held peer before its
+// Error, if it has not. Every event from before C (a frame a peer sent
+// the node's earlier process, or this one before C) is stale from then
+// on.
+func (t *tcp) back() (uint64, uint64) {
 	n := t.n
 	type held struct {
 		id sim.NodeID
@@ -55,7 +58,7 @@ func (t *tcp) back() uint64 {
 		l  *link
 	}
 	var hs []held
-	clock := n.clock
+	clock, epoch := n.clock, n.epoch
 	for id, addr := range t.peers {
 		if sim.NodeID(id) == n.id {
 			continue
@@ -73,9 +76,9 @@ func (t *tcp) back() uint64 {
 		if err == nil {
 			err = writeLinkFrame(w, l, n.clock, Control{Op: "back"})
 		}
-		var k uint64
+		var k, snap uint64
 		if err == nil {
-			k, err = readCtl(r, l, "held")
+			k, snap, err = readHeld(r, l)
 		}
 		if err != nil {
 			n.logf("restarted: node %d did not stop for its restart (%v)", id, err)
@@ -83,6 +86,7 @@ func (t *tcp) back() uint64 {
 			continue
 		}
 		clock = max(clock, k)
+		epoch = max(epoch, snap)
 		hs = append(hs, held{sim.NodeID(id), conn, w, l})
 	}
 	at := clock + 1
@@ -100,29 +104,26 @@ func (t *tcp) back() uint64 {
 	}
 	t.mu.Unlock()
 	for _, h := range hs {
-		if err := writeLinkFrame(h.w, h.l, n.clock, Control{Op: "reset", Epoch: at}); err != nil {
+		if err := writeLinkFrame(h.w, h.l, n.clock, Control{Op: "reset", Epoch: at, Snap: epoch}); err != nil {
 			n.logf("restarted: a peer did not hear its clock: %v", err)
 		}
 		h.c.Close()
 	}
 	n.logf("restarted: %d peers held, Init at clock %d", len(hs), at)
-	return at
+	return at, epoch
 }
 
-// readCtl reads a frame of l's other end holding Control{Op: op} and
-// returns its clock, or its Epoch for "reset".
-func readCtl(r *bufio.Reader, l *link, op string) (uint64, error) {
+// readHeld reads a held peer's answer: its clock and the last snapshot
+// it recorded.
+func readHeld(r *bufio.Reader, l *link) (clock, snap uint64, err error) {
 	fr, c, err := readLinkFrame(r, l)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	if c.Op != op {
-		return 0, errNotCtl
+	if c.Op != "held" {
+		return 0, 0, errNotCtl
 	}
-	if op == "reset" {
-		return c.Epoch, nil
-	}
-	return fr.clock, nil
+	return fr.clock, c.Snap, nil
 }
 
 type ctlError string
@@ -143,10 +144,15 @@ func (t *tcp) backPeer(from sim.NodeID, c *net.TCPConn, r *bufio.Reader, l *link
 	}
 	c.SetDeadline(time.Now().Add(backTimeout))
 	w := bufio.NewWriter(c)
-	err := writeLinkFrame(w, l, clock, Control{Op: "held"})
+	err := writeLinkFrame(w, l, clock, Control{Op: "held", Snap: n.epochA.Load()})
 	var at uint64
+	var ctl Control
 	if err == nil {
-		at, err = readCtl(r, l, "reset")
+		_, ctl, err = readLinkFrame(r, l)
+		if err == nil && ctl.Op != "reset" {
+			err = errNotCtl
+		}
+		at = ctl.Epoch
 	}
 	if err != nil || at <= clock {
 		n.logf("node %d's restart was called off (%v)", from, err)
@@ -157,7 +163,7 @@ func (t *tcp) backPeer(from sim.NodeID, c *net.TCPConn, r *bufio.Reader, l *link
 	tell := t.hasConn(from)
 	t.mu.Unlock()
 	t.cutPeer(from, at)
-	brk.clock = at
+	brk.clock, brk.epoch = at, ctl.Snap
 	if tell {
 		brk.errs[n.id] = true
 		brk.ran.Add(1)

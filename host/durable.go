@@ -437,6 +437,9 @@ func (n *Node) openDisk(cfg protocol.Config) (hadState bool, err error) {
 		case ll.Kind != "":
 			n.boot = max(n.boot, ll.Boot+1)
 			stepBoot = ll.Boot
+			if ll.FP != "" {
+				n.lastFP = ll.FP
+			}
 		}
 	}
 	mark := LogEntry{Node: int(n.id), Boot: stepBoot}

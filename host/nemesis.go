@@ -142,6 +142,12 @@ type barrier struct {
 	// marks are, by node, an entry it logs once released: a partition's
 	// or a heal's (partition.go).
 	marks map[sim.NodeID]LogEntry
+	// epoch is the last snapshot any node held had recorded when it
+	// came: each held node that has not records it once released, before
+	// its part of the failure (and the node restarted, before it stops),
+	// so that the failure's one step of the simulator falls after every
+	// one's mark, never across a snapshot's cut (snapshot.go).
+	epoch uint64
 }
 
 // wait waits until the Error handlers have run, for a while.
@@ -162,10 +168,18 @@ func (n *Node) atBarrier(ev event) event {
 	select {
 	case <-ev.brk.release:
 	case <-n.stop:
+		if ev.brk.down == n.id && ev.brk.epoch > n.epoch {
+			// Restarted (restartStream): its part of the cut is all
+			// it did before.
+			n.record(ev.brk.epoch)
+		}
 		return event{}
 	}
 	if ev.brk.clock == 0 {
 		return event{}
+	}
+	if ev.brk.epoch > n.epoch {
+		n.record(ev.brk.epoch) // false: n.err says so, and its next write stops it
 	}
 	if e, ok := ev.brk.marks[n.id]; ok {
 		n.mark(e)
@@ -214,6 +228,9 @@ func (c *Cluster) hold(ids []sim.NodeID, peer func(sim.NodeID) sim.NodeID) (*bar
 			close(brk.release)
 			return nil, 0, fmt.Errorf("nodes %v did not all come to the nemesis's barrier within 10s (a handler stuck, or a node stopped?)", ids)
 		}
+	}
+	for _, id := range ids {
+		brk.epoch = max(brk.epoch, c.Nodes[id].Epoch()) // held: it records none meanwhile
 	}
 	return brk, clock, nil
 }

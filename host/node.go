@@ -185,6 +185,7 @@ type Node struct {
 	buf     bytes.Buffer
 	clock   uint64 // Lamport clock: see runlog.go
 	epoch   uint64 // the last snapshot recorded: see snapshot.go
+	lastFP  string // the fingerprint its run log last logged, before this start
 	epochA  atomic.Uint64
 	// clockA is clock, for the transport's goroutines: the clock of the
 	// node's last handler, or the nemesis's raise (tcp.send).
@@ -345,8 +346,16 @@ func Start(opts Options) (*Node, error) {
 	}
 	if tc, ok := n.tr.(*tcp); ok && opts.resetClock == 0 && (n.boot > 0 || hadState || opts.restarted) {
 		// Started again on its own: a reset, as its peers see it.
-		n.clock = tc.back() - 1 // handle counts Init
+		at, snap := tc.back()
+		n.clock = at - 1 // handle counts Init
 		n.clockA.Store(n.clock)
+		if snap > n.epoch {
+			if err := n.recordStopped(snap); err != nil {
+				n.tr.close()
+				n.rlog.close()
+				return nil, err
+			}
+		}
 		n.backReset = true
 	}
 	ready := make(chan struct{})

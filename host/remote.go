@@ -41,7 +41,8 @@ type remoteEnd struct {
 	w     *bufio.Writer
 	l     *link
 	clock uint64
-	has   []int // the peers it has a connection with
+	has   []int  // the peers it has a connection with
+	snap  uint64 // the last snapshot it recorded
 }
 
 // holdRemote holds nodes ids at addrs; peer gives each one's peer (a
@@ -83,7 +84,7 @@ func holdRemote(addrs []string, key []byte, ids []sim.NodeID, peer func(sim.Node
 		if err != nil {
 			return fail(fmt.Errorf("node %d did not stop between two handlers: %v", id, err))
 		}
-		e.clock, e.has = fr.clock, ctl.Block
+		e.clock, e.has, e.snap = fr.clock, ctl.Block, ctl.Snap
 	}
 	return ends, nil
 }
@@ -92,9 +93,13 @@ func holdRemote(addrs []string, key []byte, ids []sim.NodeID, peer func(sim.Node
 // none: just go on at at) and closes the connections.
 func releaseRemote(ends []*remoteEnd, key []byte, at uint64, cut func(id sim.NodeID) Control) error {
 	var errs []error
+	var snap uint64
+	for _, e := range ends {
+		snap = max(snap, e.snap)
+	}
 	for _, e := range ends {
 		ctl := cut(e.id)
-		ctl.Op, ctl.Epoch = "cut", at
+		ctl.Op, ctl.Epoch, ctl.Snap = "cut", at, snap
 		if err := writeLinkFrame(e.w, e.l, 0, ctl); err != nil {
 			errs = append(errs, fmt.Errorf("node %d: %v", e.id, err))
 		}
@@ -280,7 +285,7 @@ func (t *tcp) holdForRemote(peer sim.NodeID, c *net.TCPConn, r *bufio.Reader, l 
 	}
 	c.SetDeadline(time.Now().Add(backTimeout))
 	w := bufio.NewWriter(c)
-	held := Control{Op: "held"}
+	held := Control{Op: "held", Snap: n.epochA.Load()}
 	t.mu.Lock()
 	for id := range t.peers {
 		if t.hasConn(sim.NodeID(id)) {
@@ -332,6 +337,6 @@ func (t *tcp) holdForRemote(peer sim.NodeID, c *net.TCPConn, r *bufio.Reader, l 
 	if cut.Mark != "" {
 		brk.marks = map[sim.NodeID]LogEntry{n.id: {Node: int(n.id), Kind: cut.Mark, Clock: at, Side: cut.Side}}
 	}
-	brk.clock = at
+	brk.clock, brk.epoch = at, cut.Snap
 	close(brk.release)
 }

@@ -125,6 +125,27 @@ func (n *Node) record(e uint64) bool {
 	return true
 }
 
+// recordStopped records snapshot e for a node of a stream system started
+// again, before its Init (back.go): a peer held for its restart had
+// recorded e, and the restart is one step of the simulator, which must
+// come after the cut at every node it touches. Its part of the cut is
+// all it did before it stopped, its state the one it logged last.
+func (n *Node) recordStopped(e uint64) error {
+	if n.rlog == nil {
+		n.epoch = e
+		n.epochA.Store(e)
+		return nil
+	}
+	mark := SnapMark{Epoch: e, Boot: max(n.boot-1, 0), Clock: n.clock, FP: n.lastFP}
+	if _, err := n.rlog.write(LogLine{Snap: &mark}); err != nil {
+		return fmt.Errorf("node %d: its run log cannot be written: %v", n.id, err)
+	}
+	n.epoch = e
+	n.epochA.Store(e)
+	n.logf("recorded snapshot %d, as it stopped, before its restart", e)
+	return nil
+}
+
 // release sends the frames the test hook held back.
 func (n *Node) release() {
 	n.heldMu.Lock()
@@ -253,7 +274,8 @@ func BuildSnapshot(sys *protocol.System, logs []*RunLogFile, epoch uint64) (*Sna
 	for id := range snap.Nodes {
 		got := fmt.Sprintf("%016x", sim.Fingerprint(s.Node(sim.NodeID(id))))
 		if mk, ok := marks[id]; ok && mk.FP != got {
-			return nil, fmt.Errorf("node %d recorded a state (fingerprint %s) that the cut's replay does not reach (%s)", id, mk.FP, got)
+			return nil, fmt.Errorf("node %d recorded a state (fingerprint %s) that the cut's replay does not reach (%s): %s",
+				id, mk.FP, got, lastStepOf(rr, sim.NodeID(id)))
 		}
 		snap.Nodes[id].FP, snap.Nodes[id].State = got, sim.Dump(s.Node(sim.NodeID(id)))
 	}
@@ -284,6 +306,22 @@ func BuildSnapshot(sys *protocol.System, logs []*RunLogFile, epoch uint64) (*Sna
 	snap.Replay, snap.Steps = rr, len(rr.Path)
 	return snap, nil
 }
+
+// lastStepOf names node id's last step in the replay of a cut: the step
+// after which its state is not the one it recorded.
+func lastStepOf(rr *RunReplay, id sim.NodeID) string {
+	for k := len(rr.Path) - 1; k >= 0; k-- {
+		if rr.Path[k].Event.Node == id && k < len(rr.Trace.Steps) {
+			return fmt.Sprintf("its last step in the cut is step %d (%s)", k+1, rr.Trace.Steps[k].Text)
+		}
+	}
+	return "it has no step in the cut after its first Init"
+}
+
+// Spent is what the snapshot's path took of the failure budget: the
+// failures the cluster went through before it, which a check from it
+// spends first (check.PrefixStart).
+func (s *Snapshot) Spent() sim.Budget { return s.Replay.Final.Used() }
 
 // Down lists the nodes down in the snapshot.
 func (s *Snapshot) Down() []sim.NodeID {

@@ -298,6 +298,11 @@ type Control struct {
 	// dialed, -1 for whichever listens; Nonce: the dialer's), answered
 	// by "challenge" (Nonce: the listener's; Echo: the dialer's).
 	Nonce, Echo uint64
+	// Snap, in "held", is the last snapshot the node recorded; in "cut"
+	// and in a restart's "reset" (back.go), the snapshot each held node
+	// records before its part of the failure, if it has not (the
+	// highest any of them had: see barrier.epoch).
+	Snap uint64
 }
 
 // control does what a control frame asks.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -60,6 +61,28 @@ func TestClusterCheckEvery(t *testing.T) {
 		}
 		t.Logf("%v:\n%s", args, o.String())
 	}
+}
+
+// Live checks under the nemesis: the correct ring, its connections
+// broken, nodes killed and started again, a partition and its heal, one
+// failure every 600ms, and a snapshot checked from every second. The
+// snapshots replay (the failures they took spent before each check), no
+// check finds a violation, the cluster reports none, and the count of
+// checks that ran is printed and above 0 (a snapshot taken while the
+// ring has not formed again is not live: no check from it).
+func TestClusterCheckEveryNemesis(t *testing.T) {
+	t.Setenv(asCommand, "1")
+	var o, e bytes.Buffer
+	args := []string{"cluster", "ring", "--nodes", "3", "--for", "6s", "--check-every", "1s", "--check-time", "5s", "--states=false",
+		"--data", t.TempDir(), "--nemesis", "break:0:1,restart:1,partition:0,heal,restart:2,break:1:2,restart:0", "--nemesis-every", "600ms"}
+	code := livecheck.Run(args, &o, &e, systems.All()...)
+	out := o.String()
+	m := regexp.MustCompile(`live checks: (\d+) taken: (\d+) checked from the snapshot, (\d+) not live \(no check from it\), (\d+) with a safety violation on the way, (\d+) failed`).FindStringSubmatch(out)
+	if code != livecheck.ExitOK || m == nil || m[2] == "0" || m[4] != "0" || m[5] != "0" || strings.Contains(out, "VIOLATED") ||
+		strings.Contains(out, "-violation") || strings.Contains(out, "reachable from where") || !strings.Contains(out, "node 1 starts again from its state file") {
+		t.Fatalf("%v: exit %d, stdout:\n%s\nstderr:\n%s", args, code, out, e.String())
+	}
+	t.Logf("%s", m[0])
 }
 
 // The nemesis from the command line on a stream system: two connections

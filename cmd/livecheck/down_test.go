@@ -58,20 +58,34 @@ func TestRingFromPrefixNodeDown(t *testing.T) {
 	if err != nil || !rep.Final.Down(2) || rep.Final.DownNodes() != sim.NodeSet(0).Add(2) || !rep.Live {
 		t.Fatalf("the prefix's end: %v, down %v, live %v", err, rep.Final.DownNodes(), rep.Live)
 	}
-	if _, _, _, err := check.PrefixStart(&ring.System, down, protocol.Config{Budget: sim.Budget{Crashes: protocol.None}}, time.Minute); err == nil ||
-		!strings.Contains(err.Error(), "--crashes 1 or more") {
-		t.Errorf("--crashes 0 from a prefix with a crash: %v", err)
+	// The prefix's crash is spent before the check: --crashes 0 adds
+	// none, --crashes 2 two more.
+	for _, tc := range []struct{ flag, want int }{{protocol.None, 1}, {2, 3}} {
+		cfg, _, _, err := check.PrefixStart(&ring.System, down, protocol.Config{Budget: sim.Budget{Crashes: tc.flag}}, time.Minute)
+		if err != nil || cfg.Budget.Crashes != tc.want {
+			t.Errorf("crash budget %d from a prefix with a crash: %v, budget %+v; want %d crashes", tc.flag, err, cfg.Budget, tc.want)
+		}
 	}
 	// The correct ring comes back.
 	r, _ := checkCLI(t, 0, "check", "ring", "--nodes", "4", "--from", down, "--resets", "1", "--walk-depth", "1000", "--out", dir)
 	if r.Result != "ok" {
 		t.Fatalf("the correct ring from a prefix with a node down: %+v", r)
 	}
+	// The file's bugs are the check's: another --bug is refused.
+	if code, _, errs := runCLI(t, "check", "ring", "--bug", "rejoin-self", "--from", down); code != 2 ||
+		!strings.Contains(errs, "was made for another configuration: bugs none, not [rejoin-self]") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("--bug rejoin-self from a prefix of the correct ring: exit %d %q", code, errs)
+	}
 	if testing.Short() {
 		t.Skip("the critical search of rejoin-self takes seconds: run without -short")
 	}
-	// rejoin-self is still found.
-	r, _ = checkCLI(t, 1, "check", "ring", "--nodes", "4", "--bug", "rejoin-self", "--from", down, "--resets", "1", "--out", dir)
+	// rejoin-self is still found, from the same path made with the bug.
+	tr.Bugs = []string{"rejoin-self"}
+	downBug := filepath.Join(dir, "down-bug.json")
+	if err := reports.WriteFileAtomic(downBug, tr.Write); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = checkCLI(t, 1, "check", "ring", "--nodes", "4", "--from", downBug, "--resets", "1", "--out", dir)
 	if r.Result != "liveness-violation" {
 		t.Fatalf("rejoin-self from a prefix with a node down: %+v", r)
 	}

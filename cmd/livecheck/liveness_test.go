@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/livecheck/livecheck/reports"
 )
 
 type checkJSON struct {
@@ -146,7 +148,19 @@ func TestRingFromPrefixes(t *testing.T) {
 	// there, below). Which step the search names depends on the path the
 	// walks took; the evidence that it is critical (the state before it
 	// recovers, the one after it does not) is what replayBoth checks.
-	r, _ := checkCLI(t, 1, "check", "ring", "--nodes", "4", "--bug", "rejoin-self", "--from", files[3].File, "--resets", "1", "--out", dir)
+	// A prefix file's bugs are the check's: the same path, recorded
+	// with the bug (prefixes take no failures, so the bug changes none
+	// of its steps).
+	tr, err := reports.ReadTraceFile(files[3].File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Bugs = []string{"rejoin-self"}
+	withBug := filepath.Join(dir, "prefix-rejoin-self.json")
+	if err := reports.WriteFileAtomic(withBug, tr.Write); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := checkCLI(t, 1, "check", "ring", "--nodes", "4", "--from", withBug, "--resets", "1", "--out", dir)
 	c := r.Critical
 	if r.Result != "liveness-violation" || c.Case != "C1" {
 		t.Fatalf("rejoin-self from a prefix: %+v", r)

@@ -358,6 +358,7 @@ func TestPrefixFiles(t *testing.T) {
 	}{
 		{"other nodes", string(orig), []string{"--nodes", "5"}, "was made for another configuration: 4 nodes, not 5"},
 		{"other ids", string(orig), []string{"--ids", "1,2,3,4"}, "ids=(default), not 1,2,3,4"},
+		{"other bug", string(orig), []string{"--bug", "no-discard"}, "was made for another configuration: bugs none, not [no-discard] (leave --bug out: the file's are taken)"},
 		{"not a prefix", strings.Replace(string(orig), `"result": "prefix"`, `"result": "safety-violation"`, 1), nil, "is not a prefix file"},
 		{"edited path", strings.Replace(string(orig), `"node": 1`, `"node": 2`, 1), nil, "the trace does not replay: step 1"},
 		{"truncated", string(orig[:len(orig)/3]), nil, "malformed or truncated JSON"},

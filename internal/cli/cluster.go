@@ -281,6 +281,10 @@ func (cw *clusterWatch) stop() {
 	for _, st := range cw.w.Status(time.Now()) {
 		fmt.Fprintf(cw.c.stdout, "at the end: %s, since %.3fs\n", statusLine(st), st.Since.Sub(cw.start).Seconds())
 	}
+	if l := cw.live; l != nil {
+		fmt.Fprintf(cw.c.stdout, "live checks: %d taken: %d checked from the snapshot, %d not live (no check from it), %d with a safety violation on the way, %d failed (no snapshot or no check)\n",
+			l.checked+l.notLive+l.violated+l.failed, l.checked, l.notLive, l.violated, l.failed)
+	}
 	if cw.logs != "" {
 		fmt.Fprintf(cw.c.stdout, "run logs: %s ('%s trace %s' merges them into a trace)\n", cw.logs, cw.c.cmd, cw.logs)
 	}
@@ -489,6 +493,11 @@ type liveChecks struct {
 	running bool
 	n       int
 	done    chan liveDone
+	// What the checks done came to: a check ran from the snapshot
+	// (checked), the snapshot was not live (no check from it), a safety
+	// property failed on the way to it or in it (violated), or no
+	// snapshot or no check could be made (failed).
+	checked, notLive, violated, failed int
 }
 
 type liveDone struct {
@@ -522,6 +531,7 @@ func (cw *clusterWatch) liveDone(d liveDone) {
 	out := cw.c.stdout
 	at := time.Since(cw.start).Seconds()
 	if d.err != nil {
+		cw.live.failed++
 		fmt.Fprintf(out, "%8.3fs  live check %d: no check: %v\n", at, d.n, d.err)
 		return
 	}
@@ -532,10 +542,13 @@ func (cw *clusterWatch) liveDone(d liveDone) {
 	switch {
 	case lc.Violation != "":
 		cw.violated = true
+		cw.live.violated++
 		fmt.Fprintf(out, "%8.3fs  live check %d: %s: safety-violation of %s on the way to it or in it: %s\n", at, d.n, what, lc.Violation, lc.Message)
 	case lc.Result == nil:
+		cw.live.notLive++
 		fmt.Fprintf(out, "%8.3fs  live check %d: %s: not live, no check from it\n", at, d.n, what)
 	default:
+		cw.live.checked++
 		r := lc.Result
 		fmt.Fprintf(out, "%8.3fs  live check %d: %s: %s", at, d.n, what, r.Verdict)
 		if r.Property != "" {

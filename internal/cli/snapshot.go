@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/sim"
 	"github.com/spf13/pflag"
 )
 
@@ -85,6 +87,9 @@ func (c *command) snapshot(args []string) int {
 		fmt.Fprintf(c.stdout, "  in flight %d -> %d: %s\n", m.From, m.To, m.Msg)
 	}
 	fmt.Fprintf(c.stdout, "the cut replays in the simulator in %s to these states and messages\n", reports.Count(snap.Steps, "step"))
+	if spent := failureWords(snap.Spent()); spent != "" {
+		fmt.Fprintf(c.stdout, "its path took %s: 'check --from' spends them first, and its budget (--resets, --drops, ...) is on top\n", spent)
+	}
 	rr := snap.Replay
 	name := *out
 	if name == "" {
@@ -107,4 +112,20 @@ func (c *command) snapshot(args []string) int {
 		fmt.Fprintf(c.stdout, "every safety property holds on the way and in the snapshot; it is not live (a liveness property does not hold), so 'check --from' does not take it\ntrace: %s\n", name)
 	}
 	return ExitOK
+}
+
+// failureWords says a budget's failures in words ("1 reset, 2 socket
+// errors"); "" for none.
+func failureWords(b sim.Budget) string {
+	var out []string
+	for _, f := range []struct {
+		n           int
+		one, plural string
+	}{{b.Resets, "reset", "resets"}, {b.Drops, "drop", "drops"}, {b.Dups, "duplicate", "duplicates"}, {b.Errors, "socket error", "socket errors"},
+		{b.Partitions, "partition", "partitions"}, {b.Crashes, "crash", "crashes"}} {
+		if f.n > 0 {
+			out = append(out, reports.Count(f.n, f.one, f.plural))
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -139,6 +139,7 @@ type Timing struct {
 func Times(c *reports.Check) Timing {
 	t := Timing{SearchMS: c.Stats.ElapsedMS, MaxMemory: c.MaxMemory, PeakMemory: c.PeakMemory}
 	c.Stats.ElapsedMS, c.Stats.Elapsed, c.MaxMemory, c.PeakMemory = 0, 0, 0, 0
+	c.Phases, c.TimeMS = nil, 0 // the phases' times are the machine's: the totals above say them
 	if l := c.Liveness; l != nil {
 		t.WalksMS, t.CriticalMS = l.ElapsedMS, int64(l.CriticalMS)
 		l.ElapsedMS, l.CriticalMS, l.Elapsed, l.CriticalTime = 0, 0, 0, 0

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/kvstore"
 )
@@ -174,6 +176,27 @@ func TestRunHistory(t *testing.T) {
 			}
 			if rr.Trace.Result != "safety-violation" || rr.Trace.Property != "linearizable" {
 				t.Errorf("the run's trace: result %s of %s", rr.Trace.Result, rr.Trace.Property)
+			}
+			// The run's trace replays in the checker to the same
+			// violation, with the history a report lays out as its
+			// timeline: the put on the client's delivery from node 1,
+			// the get's stale answer from node 0 the illegal one.
+			path, err := reports.Path(rr.Trace.Steps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := check.ReplayFrom(&kvstore.System, check.ConfigOf(rr.Trace), rr.Trace.Init, path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := rep.History
+			if rep.Property != "linearizable" || h == nil || len(h.Operations) != 2 || h.Illegal != 1 {
+				t.Fatalf("the run's trace replays to %q, history %+v; want linearizable, 2 operations, the second illegal", rep.Property, h)
+			}
+			put, get := h.Operations[0], h.Operations[1]
+			if put.Input != "put(x,1)" || put.Output != "0" || get.Input != "get(x)" || get.Output != "0" ||
+				get.ReturnStep != rr.ViolationStep || put.ReturnStep >= get.InvokeStep || get.Role != "illegal" || put.Role != "before" {
+				t.Errorf("the history's operations %+v; want put(x,1) -> 0 returned before get(x) -> 0 was invoked, which returned at step %d", h.Operations, rr.ViolationStep)
 			}
 		})
 	}

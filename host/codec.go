@@ -38,6 +38,14 @@ import (
 // identity starts at the outermost value that can alias (the value
 // encoded, or the value in an interface) and covers everything inside.
 //
+// Forms of their own. A type T with the methods WireForm() W and
+// (*T).SetWireForm(W) error crosses as W: the sender encodes what
+// WireForm returns, the receiver decodes a W and hands it to
+// SetWireForm on the value it decodes into (for a node's state, the
+// node as New built it). A properties.History does so: its spec's funcs
+// are closures, which cannot cross, so it crosses as its spec's name
+// and the calls that built it, and the receiver replays them.
+//
 // Funcs. A top-level func (or a method expression) crosses as its name
 // and its code's offset from a func of this package, and a method value
 // bound to a pointer (raft's r.tick = r.tickElection) as the same plus
@@ -111,6 +119,10 @@ func buildCodec(t reflect.Type, building map[reflect.Type]*codec) *codec {
 		// node's state, and does not cross either. It arrives zero.
 		c.enc = func(*encoder, reflect.Value) {}
 		c.dec = func(*decoder, reflect.Value) {}
+		return c
+	}
+	if form, ok := wireFormOf(t); ok {
+		formCodec(c, t, form, buildCodec(form, building))
 		return c
 	}
 	switch t.Kind() {
@@ -420,6 +432,9 @@ func buildCodec(t reflect.Type, building map[reflect.Type]*codec) *codec {
 func minSize(t reflect.Type) int {
 	if sim.LeftOut(t) {
 		return 0
+	}
+	if form, ok := wireFormOf(t); ok {
+		return minSize(form)
 	}
 	switch t.Kind() {
 	case reflect.Float32, reflect.Float64:
@@ -828,4 +843,62 @@ func decodeAs(b []byte, v reflect.Value, legacy bool) (err error) {
 		d.fail("%d bytes left over", len(d.b))
 	}
 	return d.err
+}
+
+var errorType = reflect.TypeFor[error]()
+
+// wireFormOf returns the form that t crosses as, if t has one (see the
+// top of this file): t has WireForm() W, and *T has SetWireForm(W) error.
+func wireFormOf(t reflect.Type) (reflect.Type, bool) {
+	if t.Kind() == reflect.Interface || t.Kind() == reflect.Pointer {
+		return nil, false
+	}
+	get, ok := t.MethodByName("WireForm")
+	if !ok || get.Type.NumIn() != 1 || get.Type.NumOut() != 1 {
+		return nil, false
+	}
+	form := get.Type.Out(0)
+	set, ok := reflect.PointerTo(t).MethodByName("SetWireForm")
+	if !ok || set.Type.NumIn() != 2 || set.Type.In(1) != form || set.Type.NumOut() != 1 || set.Type.Out(0) != errorType {
+		return nil, false
+	}
+	return form, true
+}
+
+// wireForm returns v's form; false if v cannot be read (a value behind
+// an unexported field, copied where it cannot be addressed).
+func wireForm(v reflect.Value) (reflect.Value, bool) {
+	switch {
+	case v.CanInterface():
+	case v.CanAddr():
+		v = reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+	default:
+		return reflect.Value{}, false
+	}
+	return v.MethodByName("WireForm").Call(nil)[0], true
+}
+
+// formCodec fills in the codec of t, which crosses as form, whose codec
+// is fc.
+func formCodec(c *codec, t, form reflect.Type, fc *codec) {
+	c.err = fc.err
+	c.enc = func(e *encoder, v reflect.Value) {
+		w, ok := wireForm(v)
+		if !ok {
+			e.fail(fmt.Errorf("a %v where it cannot be read (an unexported field of a map's or an interface's value) cannot cross the wire", t))
+			return
+		}
+		fc.enc(e, w)
+	}
+	c.dec = func(d *decoder, v reflect.Value) {
+		w := reflect.New(form).Elem()
+		fc.dec(d, w)
+		if d.err != nil {
+			return
+		}
+		p := reflect.NewAt(t, unsafe.Pointer(v.UnsafeAddr()))
+		if err := p.MethodByName("SetWireForm").Call([]reflect.Value{w})[0]; !err.IsNil() {
+			d.fail("%v", err.Interface())
+		}
+	}
 }

@@ -15,12 +15,6 @@ import (
 // evaluates the properties on the states the nodes have.
 func TestStateReportsBundled(t *testing.T) {
 	for _, sys := range systems.All() {
-		if sys.Name == "kvstore" || sys.Name == "etcdkv" {
-			// Their client node's properties.History holds its spec's
-			// funcs (closures), which the wire does not carry: real runs
-			// of a history are issue 38, item 5, still to do.
-			continue
-		}
 		w, err := host.NewWatcher(sys, protocol.Config{})
 		if err != nil {
 			t.Fatalf("%s: %v", sys.Name, err)

@@ -437,6 +437,54 @@ type RunReplay struct {
 	Trace         *reports.Trace
 	// Final is the simulator's state at the end of the path replayed.
 	Final *sim.State
+	// Histories are the client histories (properties.History) the
+	// nodes hold at the end: each checked, step by step, by the
+	// replay's safety properties (properties.Linearizable).
+	Histories []RunHistory
+}
+
+// A RunHistory is a client history a node holds at the end of a run.
+type RunHistory struct {
+	Node sim.NodeID
+	Spec string
+	// Ops counts the operations recorded, Pending those of them that
+	// never returned.
+	Ops, Pending int
+	// Violation is why the history is not linearizable; "" while it is.
+	Violation string
+	// Err is a wrong use of the History: no verdict.
+	Err string
+}
+
+// String is what trace says of h: "node 3's history of kv: 4
+// operations (1 pending), linearizable".
+func (h RunHistory) String() string {
+	verdict := "linearizable"
+	switch {
+	case h.Err != "":
+		verdict = "no verdict: " + h.Err
+	case h.Violation != "":
+		verdict = "not linearizable"
+	}
+	return fmt.Sprintf("node %d's history of %s: %s (%d pending), %s", h.Node, h.Spec, reports.Count(h.Ops, "operation"), h.Pending, verdict)
+}
+
+// runHistories returns the client histories the nodes of s hold.
+func runHistories(s *sim.State) []RunHistory {
+	var out []RunHistory
+	for i := range s.N() {
+		for _, h := range properties.HistoriesOf(s.Node(sim.NodeID(i))) {
+			rh := RunHistory{Node: sim.NodeID(i), Spec: h.Spec(), Violation: h.Violation(), Err: h.Err()}
+			for _, o := range h.Ops() {
+				rh.Ops++
+				if o.Return == 0 {
+					rh.Pending++
+				}
+			}
+			out = append(out, rh)
+		}
+	}
+	return out
 }
 
 // Replay runs m in the simulator for sys, comparing every node's
@@ -546,6 +594,7 @@ func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) {
 		safety(len(rr.Path), s)
 	}
 	rr.Final = s
+	rr.Histories = runHistories(s)
 	rr.Live = true
 	for _, ps := range Status(model.Properties, s) {
 		if ps.Kind == properties.Liveness && !ps.Holds {

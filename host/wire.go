@@ -199,6 +199,12 @@ func walkInterfaces(v reflect.Value, depth int, seen map[objKey]bool) error {
 	if sim.LeftOut(v.Type()) {
 		return nil // it does not cross (codec.go)
 	}
+	if _, ok := wireFormOf(v.Type()); ok {
+		if w, ok := wireForm(v); ok {
+			return walkInterfaces(w, depth+1, seen) // what crosses
+		}
+		return nil
+	}
 	switch v.Kind() {
 	case reflect.Interface:
 		if !v.IsNil() {
@@ -243,6 +249,9 @@ func hasInterface(t reflect.Type, seen map[reflect.Type]bool) bool {
 	seen[t] = true
 	if sim.LeftOut(t) {
 		return false
+	}
+	if form, ok := wireFormOf(t); ok {
+		return hasInterface(form, seen)
 	}
 	switch t.Kind() {
 	case reflect.Interface:

@@ -162,14 +162,17 @@ type hist struct {
 }
 
 // entry is one event in the log: an invocation (call 0) or a response
-// (call the index of its invocation). Events count from 1.
+// (call the index of its invocation). Events count from 1. An Abandon
+// is in the log too (abandon, at the events before it), not counted
+// among the events: a HistoryRecord replays it.
 type entry struct {
-	prev   *entry
-	at     int
-	call   int
-	client int
-	key    string
-	v      any // the input, or the output
+	prev    *entry
+	at      int
+	call    int
+	client  int
+	key     string
+	v       any // the input, or the output
+	abandon bool
 }
 
 // part is the pending operations and possibilities of one key.
@@ -210,6 +213,7 @@ func NewHistory[S, I, O comparable](spec Spec[S, I, O]) History {
 		h.err = err.Error()
 	} else {
 		h.m = erase(spec)
+		specs.Store(spec.Name, h.m)
 	}
 	return h.value()
 }
@@ -338,6 +342,9 @@ func (l *entry) ops() []Op {
 	var out []Op
 	ret := map[int]*entry{}
 	for e := l; e != nil; e = e.prev {
+		if e.abandon {
+			continue
+		}
 		if e.call != 0 {
 			ret[e.call] = e
 			continue
@@ -453,6 +460,7 @@ func (x *History) Abandon(client int) {
 	}
 	h = h.clone()
 	if h.abandon(client) {
+		h.log = &entry{prev: h.log, at: h.events, client: client, abandon: true}
 		*x = h.value()
 	}
 }

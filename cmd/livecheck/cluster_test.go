@@ -194,3 +194,26 @@ func TestClusterEtcdraftKillRestart(t *testing.T) {
 		})
 	}
 }
+
+// The key-value store runs for real, its client node's History crossing
+// its state file and its reports to cluster, and trace of the run checks
+// the history the client node recorded: linearizable, for the correct
+// store. How many operations returned depends on when node 1 takes over
+// (an operation under way then stays pending): 2 to 4 of them.
+func TestClusterKVStoreHistory(t *testing.T) {
+	t.Setenv(asCommand, "1")
+	dir := t.TempDir()
+	var o, e bytes.Buffer
+	code := livecheck.Run([]string{"cluster", "kvstore", "--for", "2s", "--data", dir, "--states=false"}, &o, &e, systems.All()...)
+	if code != livecheck.ExitOK || !strings.Contains(o.String(), "at the end: linearizable (safety) holds") {
+		t.Fatalf("cluster: exit %d, stdout:\n%s\nstderr:\n%s", code, o.String(), e.String())
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "node-*.log"))
+	o.Reset()
+	e.Reset()
+	code = livecheck.Run(append(append([]string{"trace"}, logs...), "--out", filepath.Join(dir, "run.json")), &o, &e, systems.All()...)
+	want := regexp.MustCompile(`(?m)^node 3's history of kv: [234] operations \([0-2] pending\), linearizable$`)
+	if code != livecheck.ExitOK || !want.MatchString(o.String()) || !strings.Contains(o.String(), "every node's state equals the simulator's after every step") {
+		t.Errorf("trace of the run: exit %d, stdout:\n%s\nstderr:\n%s\nwant a line matching %s", code, o.String(), e.String(), want)
+	}
+}

@@ -57,6 +57,9 @@ func (c *command) trace(args []string) int {
 	}
 	fmt.Fprintf(c.stdout, "%s: %s merged, %s (%s); every node's state equals the simulator's after every step\n",
 		sys.Name, reports.Count(len(logs), "log"), reports.Count(len(rr.Path), "step"), failureCounts(rr.Path))
+	for _, h := range rr.Histories {
+		fmt.Fprintf(c.stdout, "%v\n", h)
+	}
 	if rr.LeftOutSteps > 0 {
 		fmt.Fprintf(c.stdout, "left out, %s: from %s on, which the simulator does not model step for step (yet)\n",
 			reports.Count(rr.LeftOutSteps, "step"), strings.Join(rr.LeftOut, "; from "))

@@ -222,9 +222,13 @@ type clusterWatch struct {
 	states, untilLive, restart bool
 	logs                       string // the run logs' pattern, to show at the end ("" for a temporary directory)
 	violated                   bool   // a safety property was violated at some point
-	live                       *liveChecks
-	nemesis                    *nemesisRun
-	stream                     bool // the system runs over streams
+	// seen says the watcher saw a safety property violated, in the states
+	// as they arrived (confirm judges it at the end); found, that a live
+	// check found one, on a consistent cut or from it, which stands.
+	seen, found bool
+	live        *liveChecks
+	nemesis     *nemesisRun
+	stream      bool // the system runs over streams
 	// back are the nodes the nemesis restarted that are not back yet:
 	// nil until the process ends and starts again, then closed once it
 	// reports its first state. The next failure waits for them.
@@ -262,7 +266,7 @@ func (cw *clusterWatch) show(now time.Time) (live bool) {
 			live = false
 		}
 		if st.Kind == properties.Safety && !st.Holds {
-			cw.violated = true
+			cw.violated, cw.seen = true, true
 		}
 		if st.Changed {
 			fmt.Fprintf(cw.c.stdout, "%8.3fs  %s\n", now.Sub(cw.start).Seconds(), statusLine(st))
@@ -280,6 +284,9 @@ func (cw *clusterWatch) stop() {
 	cw.procs.stopAll()
 	for _, st := range cw.w.Status(time.Now()) {
 		fmt.Fprintf(cw.c.stdout, "at the end: %s, since %.3fs\n", statusLine(st), st.Since.Sub(cw.start).Seconds())
+	}
+	if cw.seen {
+		cw.confirm()
 	}
 	if l := cw.live; l != nil {
 		fmt.Fprintf(cw.c.stdout, "live checks: %d taken: %d checked from the snapshot, %d not live (no check from it), %d with a safety violation on the way, %d failed (no snapshot or no check)\n",
@@ -541,7 +548,7 @@ func (cw *clusterWatch) liveDone(d liveDone) {
 		reports.Count(len(snap.InFlight), "message"), lc.File)
 	switch {
 	case lc.Violation != "":
-		cw.violated = true
+		cw.violated, cw.found = true, true
 		cw.live.violated++
 		fmt.Fprintf(out, "%8.3fs  live check %d: %s: safety-violation of %s on the way to it or in it: %s\n", at, d.n, what, lc.Violation, lc.Message)
 	case lc.Result == nil:
@@ -556,9 +563,56 @@ func (cw *clusterWatch) liveDone(d liveDone) {
 		}
 		fmt.Fprintf(out, " (%s searched)\n", reports.Count(int(r.Stats.States), "state"))
 		if lc.Trace != "" {
-			cw.violated = true
+			cw.violated, cw.found = true, true
 			fmt.Fprintf(out, "          reachable from where the cluster is: %s\n          trace: %s\n          replay it: %s replay %s\n", r.Message, lc.Trace, cw.c.cmd, lc.Trace)
 		}
+	}
+}
+
+// confirm judges a safety violation the watcher saw on a consistent
+// view of the run. The watcher puts together each node's last state as
+// its report arrives, which may pair states of different moments: two
+// lock clients seen holding at once, each report true when sent. The run
+// logs, merged in causal order, are a run the nodes could have had, and
+// the simulator replays it: a violation is confirmed only where that
+// replay reaches one. Where it replays without one, the violation seen
+// is withdrawn (violated is cleared); where it cannot be merged or
+// replayed, the watcher's verdict stands.
+func (cw *clusterWatch) confirm() {
+	out := cw.c.stdout
+	names, _ := filepath.Glob(filepath.Join(cw.procs.dir, "node-*.log"))
+	var logs []*host.RunLogFile
+	for _, name := range names {
+		l, err := host.ReadRunLogFile(name)
+		if err != nil {
+			fmt.Fprintf(out, "the safety violation seen stands: the run logs cannot be read to confirm it (%v)\n", err)
+			return
+		}
+		logs = append(logs, l)
+	}
+	if len(logs) == 0 {
+		return
+	}
+	m, err := host.Merge(logs)
+	if err != nil {
+		fmt.Fprintf(out, "the safety violation seen stands: the run logs do not merge to confirm it (%v)\n", err)
+		return
+	}
+	rr, err := m.Replay(cw.procs.sys)
+	switch {
+	case rr != nil && rr.Divergence != nil:
+		fmt.Fprintf(out, "the safety violation seen stands: the merged run does not replay (nondeterminism: %v)\n", rr.Divergence)
+	case err != nil:
+		fmt.Fprintf(out, "the safety violation seen stands: the merged run does not replay (%v)\n", err)
+	case rr.Violation != "":
+		fmt.Fprintf(out, "confirmed on a consistent view, the run's logs merged in causal order: safety-violation of %s at step %d: %s\n",
+			rr.Violation, rr.ViolationStep, rr.Message)
+	case rr.LeftOutSteps > 0:
+		fmt.Fprintf(out, "the safety violation seen stands: the merged run replays without it, but leaves %s out\n", reports.Count(rr.LeftOutSteps, "step"))
+	default:
+		fmt.Fprintf(out, "no violation on a consistent view: the run's logs, merged in causal order, replay in %s without one; "+
+			"the states as they arrived paired states of different moments\n", reports.Count(len(rr.Path), "step"))
+		cw.violated = cw.found
 	}
 }
 
@@ -574,7 +628,7 @@ func clusterExit(violated bool) int {
 func statusLine(st host.WatchedStatus) string {
 	switch {
 	case st.Kind == properties.Safety && !st.Holds:
-		return fmt.Sprintf("%s (safety) VIOLATED: %s", st.Name, st.Why)
+		return fmt.Sprintf("%s (safety) VIOLATED in the states as they arrived (to be confirmed on the run's logs at the end): %s", st.Name, st.Why)
 	case st.Why != "":
 		return fmt.Sprintf("%s (%s) cannot be evaluated: %s", st.Name, st.Kind, st.Why)
 	case st.Holds:

@@ -26,7 +26,7 @@ func TestClusterBundled(t *testing.T) {
 	} {
 		var o, e bytes.Buffer
 		code := livecheck.Run(append(args, "--until-live", "--for", "2m", "--states=false"), &o, &e, systems.All()...)
-		if code != livecheck.ExitOK || !strings.Contains(o.String(), "every liveness property holds") || strings.Contains(o.String(), "VIOLATED") {
+		if code != livecheck.ExitOK || !strings.Contains(o.String(), "every liveness property holds") || violatedForReal(o.String()) {
 			t.Errorf("%v: exit %d, stdout:\n%s\nstderr:\n%s", args, code, o.String(), e.String())
 		}
 	}
@@ -78,7 +78,7 @@ func TestClusterCheckEveryNemesis(t *testing.T) {
 	code := livecheck.Run(args, &o, &e, systems.All()...)
 	out := o.String()
 	m := regexp.MustCompile(`live checks: (\d+) taken: (\d+) checked from the snapshot, (\d+) not live \(no check from it\), (\d+) with a safety violation on the way, (\d+) failed`).FindStringSubmatch(out)
-	if code != livecheck.ExitOK || m == nil || m[2] == "0" || m[4] != "0" || m[5] != "0" || strings.Contains(out, "VIOLATED") ||
+	if code != livecheck.ExitOK || m == nil || m[2] == "0" || m[4] != "0" || m[5] != "0" || violatedForReal(out) ||
 		strings.Contains(out, "-violation") || strings.Contains(out, "reachable from where") || !strings.Contains(out, "node 1 starts again from its state file") {
 		t.Fatalf("%v: exit %d, stdout:\n%s\nstderr:\n%s", args, code, out, e.String())
 	}
@@ -216,4 +216,12 @@ func TestClusterKVStoreHistory(t *testing.T) {
 	if code != livecheck.ExitOK || !want.MatchString(o.String()) || !strings.Contains(o.String(), "every node's state equals the simulator's after every step") {
 		t.Errorf("trace of the run: exit %d, stdout:\n%s\nstderr:\n%s\nwant a line matching %s", code, o.String(), e.String(), want)
 	}
+}
+
+// violatedForReal says whether a cluster's output shows a safety
+// violation that stands: one seen in the states as they arrived is
+// withdrawn at the end where the run's logs, merged in causal order,
+// replay without it.
+func violatedForReal(out string) bool {
+	return strings.Contains(out, "VIOLATED") && !strings.Contains(out, "no violation on a consistent view")
 }

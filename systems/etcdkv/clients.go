@@ -6,35 +6,16 @@ import (
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
+	"github.com/livecheck/livecheck/systems/kvstore"
 )
 
-// Op is a client operation: a put of Val under Key, or a get of Key.
-type Op struct {
-	Put bool
-	Key string
-	Val int
-}
+// Op is a client operation, kvstore's: a put of Val under Key, or a get
+// of Key. The two stores serve the same clients.
+type Op = kvstore.Op
 
-func (o Op) String() string {
-	if o.Put {
-		return fmt.Sprintf("put(%s,%d)", o.Key, o.Val)
-	}
-	return fmt.Sprintf("get(%s)", o.Key)
-}
-
-// Spec is the sequential specification: one int per key, 0 at first; a
-// get returns it, a put sets it and returns 0.
-var Spec = properties.Spec[int, Op, int]{
-	Name: "kv",
-	Init: func() int { return 0 },
-	Step: func(v int, op Op) []properties.Outcome[int, int] {
-		if op.Put {
-			return []properties.Outcome[int, int]{{Out: 0, Next: op.Val}}
-		}
-		return []properties.Outcome[int, int]{{Out: v, Next: v}}
-	},
-	Key: func(op Op) string { return op.Key },
-}
+// Spec is the sequential specification, kvstore's: one int per key, 0 at
+// first; a get returns it, a put sets it and returns 0.
+var Spec = kvstore.Spec
 
 // Invoke is the driver's call: session Client is to run operation ID
 // (1, 2, ...: its place in the workload), Op.

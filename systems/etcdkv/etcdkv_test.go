@@ -65,7 +65,7 @@ func TestLeaseReadFound(t *testing.T) {
 	check("the replay", rep.History)
 }
 
-// The correct store is silent at lease-read's settings over seeds 1-10
+// The correct store is silent at lease-read's settings over seeds 1-3
 // (1-30 with LIVECHECK_SLOW_TESTS=1; seed 1 with -short): no safety
 // violation within depth 6, and every walk from the bound (1,000 steps)
 // reaches a state where the replicas know one leader and every

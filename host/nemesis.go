@@ -90,10 +90,13 @@ func (f *faults) add(m *map[sim.NodeID]int, to sim.NodeID, k int) {
 // A Fault is one failure the nemesis applies.
 type Fault struct {
 	// Kind is drop, duplicate, partition, heal or restart; or break,
-	// on streams (Cluster.Break).
+	// on streams (Cluster.Break). A nemesis's script may also say when
+	// the workload goes on: call, the next driver call of a node that
+	// holds them (Options.HoldCalls), so that an operation comes while
+	// a failure is in force.
 	Kind string
-	// Node is the sender (drop, duplicate), the node restarted, or an
-	// end of the connection broken.
+	// Node is the sender (drop, duplicate), the node restarted, the
+	// node that makes its next call, or an end of the connection broken.
 	Node sim.NodeID
 	// Peer is the receiver (drop, duplicate), or the other end.
 	Peer sim.NodeID
@@ -109,8 +112,8 @@ func (f Fault) String() string {
 		return fmt.Sprintf("%s %d->%d x%d", f.Kind, f.Node, f.Peer, max(f.Count, 1))
 	case "partition":
 		return fmt.Sprintf("partition %v", f.Group)
-	case "restart":
-		return fmt.Sprintf("restart %d", f.Node)
+	case "restart", "call":
+		return fmt.Sprintf("%s %d", f.Kind, f.Node)
 	case "break":
 		return fmt.Sprintf("break %d-%d", f.Node, f.Peer)
 	}
@@ -351,7 +354,7 @@ func (c *Cluster) Apply(f Fault) error {
 			return fmt.Errorf("%v: %v", f, err)
 		}
 		return c.partitionStream(side)
-	case stream && f.Kind != "restart":
+	case stream && f.Kind != "restart" && f.Kind != "call":
 		return fmt.Errorf("%v: on streams the nemesis breaks connections (break), partitions them (partition, heal) and restarts nodes (restart); drops and duplicates are of datagrams", f)
 	}
 	switch f.Kind {
@@ -384,6 +387,11 @@ func (c *Cluster) Apply(f Fault) error {
 			}
 			fs.mu.Unlock()
 		}
+	case "call":
+		if !in(f.Node) {
+			return fmt.Errorf("%v: nodes are 0 to %d", f, n-1)
+		}
+		return c.Nodes[f.Node].NextCall()
 	case "restart":
 		if !in(f.Node) {
 			return fmt.Errorf("%v: nodes are 0 to %d", f, n-1)
@@ -396,7 +404,7 @@ func (c *Cluster) Apply(f Fault) error {
 			return err
 		}
 	default:
-		return fmt.Errorf("no fault %q (valid: %s, heal)", f.Kind, strings.Join(FaultKinds, ", "))
+		return fmt.Errorf("no fault %q (valid: %s, heal, call)", f.Kind, strings.Join(FaultKinds, ", "))
 	}
 	return nil
 }
@@ -466,7 +474,7 @@ func ParseFaults(s string, nodes int) ([]Fault, error) {
 	for _, item := range strings.Split(s, ",") {
 		parts := strings.Split(strings.TrimSpace(item), ":")
 		f := Fault{Kind: parts[0]}
-		bad := fmt.Errorf("fault %q: want drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE or break:A:B", item)
+		bad := fmt.Errorf("fault %q: want drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE, break:A:B or call:NODE", item)
 		// pair reads the two distinct nodes of parts[1] and parts[2].
 		pair := func() (sim.NodeID, sim.NodeID, error) {
 			a, err := num(parts[1])
@@ -506,7 +514,7 @@ func ParseFaults(s string, nodes int) ([]Fault, error) {
 			}
 			f.Node, f.Peer = a, b
 		case f.Kind == "heal" && len(parts) == 1:
-		case f.Kind == "restart" && len(parts) == 2:
+		case (f.Kind == "restart" || f.Kind == "call") && len(parts) == 2:
 			a, err := num(parts[1])
 			if err != nil {
 				return nil, fmt.Errorf("fault %q: %v", item, err)

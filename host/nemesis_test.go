@@ -1,6 +1,7 @@
 package host
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -65,10 +66,11 @@ func TestNemesisControl(t *testing.T) {
 	if rr, err := replayDir(t, dir, &pingers); err != nil || rr.Divergence != nil || rr.LeftOutSteps != 0 || !rr.Live {
 		t.Fatalf("the run's replay: %v, %+v", err, rr)
 	}
-	if _, err := ParseFaults("drop:0:1:2,duplicate:1:0,partition:0+2,heal,restart:1", 3); err != nil {
-		t.Error(err)
+	fs, err := ParseFaults("drop:0:1:2,duplicate:1:0,partition:0+2,heal,restart:1,call:2", 3)
+	if got := fmt.Sprint(fs); err != nil || got != "[drop 0->1 x2 duplicate 1->0 x1 partition [0 2] heal restart 1 call 2]" {
+		t.Errorf("ParseFaults: %s, %v", got, err)
 	}
-	for _, bad := range []string{"drop:0:0", "drop:0:5", "partition", "restart", "frobnicate", "drop:0:1:0"} {
+	for _, bad := range []string{"drop:0:0", "drop:0:5", "partition", "restart", "frobnicate", "drop:0:1:0", "call", "call:3"} {
 		if _, err := ParseFaults(bad, 3); err == nil {
 			t.Errorf("ParseFaults(%q) took it", bad)
 		}

@@ -47,7 +47,7 @@ func (c *command) cluster(args []string) int {
 	checkEvery := fs.Duration("check-every", 0, "every D, take a snapshot of the cluster and check from it in the background (a live check): a violation the cluster can reach from where it is is reported with its trace, exit 1")
 	checkTime := fs.Duration("check-time", 0, "the time box of each live check (default: --check-every, at most 30s)")
 	checkOut := fs.String("check-out", "", "the directory of the live checks' snapshots and traces (default: DATA/live-checks)")
-	nemesis := fs.String("nemesis", "", "failures to apply for real, one every --nemesis-every, in order: drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE (datagram systems), or break:A:B, partition:A+B+..., heal, restart:NODE (stream systems), separated by commas")
+	nemesis := fs.String("nemesis", "", "failures to apply for real, one every --nemesis-every, in order: drop:FROM:TO[:COUNT], duplicate:FROM:TO[:COUNT], partition:A+B+..., heal, restart:NODE (datagram systems), or break:A:B, partition:A+B+..., heal, restart:NODE (stream systems), separated by commas; with --hold-calls, call:NODE has the node make its next driver call, so that an operation comes while a failure is in force")
 	nemesisRandom := fs.Int("nemesis-random", 0, "failures to apply for real, drawn from --nemesis-seed (datagram systems)")
 	nemesisSeed := fs.Uint64("nemesis-seed", 1, "the seed of --nemesis-random")
 	nemesisEvery := fs.Duration("nemesis-every", 500*time.Millisecond, "the time between two failures of the nemesis; the first comes after it too")
@@ -116,6 +116,8 @@ func (c *command) cluster(args []string) int {
 				return c.usageErr("cluster", "--nemesis: %v: a partition of %s is in force, and a process started again would come back outside it: heal first", f, sys.Name)
 			case stream && (f.Kind == "drop" || f.Kind == "duplicate"):
 				return c.usageErr("cluster", "--nemesis: %v: %s runs over streams, which lose and copy nothing: the nemesis breaks (break:A:B), partitions (partition:A+B, heal) and restarts (restart:N) them", f, sys.Name)
+			case f.Kind == "call" && !*holdCalls:
+				return c.usageErr("cluster", "--nemesis: %v: a node makes its driver's calls at its start unless --hold-calls holds them for the nemesis's call:NODE", f)
 			case !stream && f.Kind == "break":
 				return c.usageErr("cluster", "--nemesis: %v: %s runs over datagrams, which have no connections to break", f, sys.Name)
 			}
@@ -455,6 +457,10 @@ func (cw *clusterWatch) applyFault() bool {
 			fmt.Fprintf(cw.c.stdout, "          nemesis: %v\n", err)
 		} else if !broke {
 			fmt.Fprintf(cw.c.stdout, "          nemesis: nodes %d and %d have no connection to break\n", f.Node, f.Peer)
+		}
+	case "call":
+		if err := host.SendControl(p.peers[f.Node], cw.stream, nm.key, "next-call"); err != nil {
+			fmt.Fprintf(cw.c.stdout, "          nemesis: %v\n", err)
 		}
 	case "drop", "duplicate":
 		if err := host.SendFault(p.peers[f.Node], nm.key, f.Node, len(p.peers), f); err != nil {

@@ -51,6 +51,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
@@ -469,6 +470,10 @@ var System = protocol.System{
 				Calls:     Workload(clients, cfg.IntParam("ops")),
 			},
 			Properties: props,
+			// Run for real, node 1 suspects the primary after 2.5 s: a
+			// nemesis has the time to cut the primary off before
+			// (cluster --nemesis partition:0,...).
+			Timers: map[string]protocol.Timing{"takeover": {After: 2500 * time.Millisecond, Jitter: 100 * time.Millisecond}},
 		}, nil
 	},
 }

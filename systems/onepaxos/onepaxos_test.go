@@ -2,6 +2,7 @@ package onepaxos_test
 
 import (
 	"bytes"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -116,15 +117,12 @@ func TestStepsNameLayers(t *testing.T) {
 }
 
 // The correct version is silent at the bug's configuration: in global
-// mode over seeds 1-30 (1-3 with -short), with the leader
+// mode over seeds 1-10 (silentSeeds), with the leader
 // change reached (the canary); in local mode it is proved, every
 // preliminary violation refuted by a real-run search of 11.4M steps,
 // which the default budget of 2M leaves undecided (inconclusive).
 func TestCorrectSilent(t *testing.T) {
-	seeds := int64(30)
-	if testing.Short() {
-		seeds = 1
-	}
+	seeds := silentSeeds()
 	cfg, err := onepaxos.System.Normalize(livecheck.Config{Bugs: []string{"init-acceptor"}, Budget: sim.Budget{}})
 	if err != nil {
 		t.Fatal(err)
@@ -301,6 +299,19 @@ func TestAcceptorChangeParam(t *testing.T) {
 
 // onConfig is forget-proposal's configuration (acceptor change on)
 // without the bug: the correct version at the settings that find it.
+// silentSeeds is how many seeds the silent tests take: 1 with -short,
+// 10 in the long tier (each check of the acceptor change costs 13 s of
+// CPU, 30 seeds of both tests 10 minutes), 30 with LIVECHECK_SLOW_TESTS=1.
+func silentSeeds() int64 {
+	switch {
+	case testing.Short():
+		return 1
+	case os.Getenv("LIVECHECK_SLOW_TESTS") != "":
+		return 30
+	}
+	return 10
+}
+
 func onConfig(t *testing.T) livecheck.Config {
 	t.Helper()
 	cfg, err := onepaxos.System.Normalize(livecheck.Config{Bugs: []string{"forget-proposal"}, Budget: sim.Budget{}})
@@ -312,7 +323,7 @@ func onConfig(t *testing.T) livecheck.Config {
 }
 
 // With the acceptor change on, the correct version is silent in global
-// mode over seeds 1-30 (1-3 with -short): the backup takes over (the
+// mode over seeds 1-10 (silentSeeds): the backup takes over (the
 // canary acceptor-changed, reached by a walk past the depth bound) and
 // every node chooses (chosen holds on every walk). In local mode it is
 // inconclusive, never a violation: the pairs of node states outgrow the
@@ -321,10 +332,7 @@ func TestAcceptorChangeSilent(t *testing.T) {
 	cfg := onConfig(t)
 	t.Run("global", func(t *testing.T) {
 		t.Parallel()
-		seeds := int64(30)
-		if testing.Short() {
-			seeds = 1
-		}
+		seeds := silentSeeds()
 		for seed := int64(1); seed <= seeds; seed++ {
 			res := check(t, livecheck.Options{Config: cfg, Seed: seed})
 			if res.Verdict != livecheck.OK || !res.Complete {

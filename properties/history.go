@@ -153,8 +153,10 @@ type hist struct {
 	bad string
 	nl  *NotLinearizable
 	// err is a wrong use of the History, or MaxPossibilities passed:
-	// no verdict.
-	err string
+	// no verdict. wide says it is the latter (or MaxPending): the log
+	// goes on, for the check after the fact (CheckAfter).
+	err  string
+	wide bool
 	// events counts Invoke and Return calls; log is the operations, the
 	// last first. Neither is hashed.
 	events int
@@ -229,6 +231,9 @@ func (h *hist) value() History {
 	}
 	if h.err != "" {
 		fp = mix(fp, 2)
+	}
+	if h.wide {
+		fp = mix(fp, uint64(h.events)) // its log goes on
 	}
 	return History{fp: fp, h: h}
 }
@@ -406,7 +411,7 @@ func (x *History) Invoke(client int, in any) {
 	case h == nil || h.m == nil:
 		x.fail("Invoke on a History without a spec: build it with properties.NewHistory")
 		return
-	case h.bad != "" || h.err != "":
+	case h.bad != "" || h.err != "" && !h.wide:
 		return // the verdict is in
 	case !typeIs(in, h.m.in):
 		x.fail(fmt.Sprintf("client %d invoked %v, a %T, but spec %s takes a %v", client, in, in, h.m.name, h.m.in))
@@ -420,6 +425,10 @@ func (x *History) Invoke(client int, in any) {
 	h = h.clone()
 	h.events++
 	h.log = &entry{prev: h.log, at: h.events, client: client, key: key, v: in}
+	if h.wide {
+		*x = h.value()
+		return
+	}
 	h.abandon(client)
 	i, found := slices.BinarySearchFunc(h.parts, key, func(p *part, k string) int { return strings.Compare(p.key, k) })
 	var p *part
@@ -435,7 +444,8 @@ func (x *History) Invoke(client int, in any) {
 		h.parts = slices.Insert(h.parts, i, nil)
 	}
 	if len(p.pending) >= MaxPending {
-		x.fail(fmt.Sprintf("more than %d operations pending on one key", MaxPending))
+		h.tooWide(fmt.Sprintf("more than %d operations pending on one key", MaxPending))
+		*x = h.value()
 		return
 	}
 	p.pending = append(p.pending, pend{client: client, in: in, fp: pendFP(client, false, in), call: h.events})
@@ -455,11 +465,11 @@ func (x *History) Invoke(client int, in any) {
 // client whose last operation has not returned.
 func (x *History) Abandon(client int) {
 	h := x.h
-	if h == nil || h.m == nil || h.bad != "" || h.err != "" {
+	if h == nil || h.m == nil || h.bad != "" || h.err != "" && !h.wide {
 		return
 	}
 	h = h.clone()
-	if h.abandon(client) {
+	if h.wide && h.log.pendingOf(client) != nil || !h.wide && h.abandon(client) {
 		h.log = &entry{prev: h.log, at: h.events, client: client, abandon: true}
 		*x = h.value()
 	}
@@ -499,10 +509,19 @@ func (x *History) Return(client int, out any) {
 	case h == nil || h.m == nil:
 		x.fail("Return on a History without a spec: build it with properties.NewHistory")
 		return
-	case h.bad != "" || h.err != "":
+	case h.bad != "" || h.err != "" && !h.wide:
 		return
 	case !typeIs(out, h.m.out):
 		x.fail(fmt.Sprintf("client %d returned %v, a %T, but spec %s's outputs are %v", client, out, out, h.m.name, h.m.out))
+		return
+	}
+	if h.wide {
+		if call := h.log.pendingOf(client); call != nil {
+			h = h.clone()
+			h.events++
+			h.log = &entry{prev: h.log, at: h.events, call: call.at, client: client, key: call.key, v: out}
+			*x = h.value()
+		}
 		return
 	}
 	pi, j := -1, -1
@@ -522,8 +541,12 @@ func (x *History) Return(client int, out any) {
 	p := h.parts[pi]
 	op := p.pending[j]
 	h.log = &entry{prev: h.log, at: h.events, call: op.call, client: client, key: p.key, v: out}
-	next, err := p.after(h.m, j, out)
+	next, err, wide := p.after(h.m, j, out)
 	switch {
+	case wide:
+		h.tooWide(err)
+		*x = h.value()
+		return
 	case err != "":
 		x.fail(err)
 		return
@@ -543,6 +566,28 @@ func (x *History) Return(client int, out any) {
 	*x = h.value()
 }
 
+// tooWide records, in h, a clone being built, that the history is too
+// wide for the incremental check: no verdict from it from here on, but
+// the log goes on for CheckAfter.
+func (h *hist) tooWide(msg string) {
+	h.err, h.wide, h.parts = msg, true, nil
+}
+
+// pendingOf returns the invocation of client's operation pending in the
+// log l, if its last is: not returned, not abandoned.
+func (l *entry) pendingOf(client int) *entry {
+	for e := l; e != nil; e = e.prev {
+		switch {
+		case e.client != client:
+		case e.abandon || e.call != 0:
+			return nil
+		default:
+			return e
+		}
+	}
+	return nil
+}
+
 // fail records a wrong use: no verdict from here on.
 func (x *History) fail(msg string) {
 	h := &hist{}
@@ -560,7 +605,7 @@ func (x *History) fail(msg string) {
 // that ends with j (the others wait for a later Return: they may take
 // effect later), keeping the ways j returns out; j then leaves the
 // possibilities.
-func (p *part) after(m *model, j int, out any) ([]config, string) {
+func (p *part) after(m *model, j int, out any) (_ []config, err string, wide bool) {
 	var res []config
 	orphans := p.orphans()
 	// The possibilities explored, by their fingerprint without orphans:
@@ -569,7 +614,6 @@ func (p *part) after(m *model, j int, out any) ([]config, string) {
 	seen := map[uint64][]config{}
 	explored := 0
 	done := map[uint64][]config{} // results, by fp
-	var err string
 	var visit func(c config) bool
 	visit = func(c config) bool {
 		core := c.core(orphans)
@@ -579,7 +623,7 @@ func (p *part) after(m *model, j int, out any) ([]config, string) {
 			}
 		}
 		if explored++; explored > MaxPossibilities {
-			err = fmt.Sprintf("more than %d possibilities on key %q: the history is too wide to check", MaxPossibilities, p.key)
+			err, wide = fmt.Sprintf("more than %d possibilities on key %q: the history is too wide to check", MaxPossibilities, p.key), true
 			return false
 		}
 		seen[core] = append(seen[core], c)
@@ -616,10 +660,10 @@ func (p *part) after(m *model, j int, out any) ([]config, string) {
 	}
 	for _, c := range p.poss {
 		if !visit(c) {
-			return nil, err
+			return nil, err, wide
 		}
 	}
-	return res, err
+	return res, err, false
 }
 
 // with is c once pending operation i (of n) took effect as o.

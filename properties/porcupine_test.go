@@ -83,7 +83,12 @@ type hev struct {
 // verdicts checks events with both: the History's verdict, and
 // porcupine's. ok says whether the History had one (no Err); porcupine
 // is asked only then.
-func verdicts[S, I, O comparable](spec properties.Spec[S, I, O], events []hev) (mine, theirs, ok bool, h properties.History) {
+//
+// The History's check after the fact (CheckAfter, porcupine through the
+// History's own operations and spec) must give porcupine's verdict here
+// too, wide histories included.
+func verdicts[S, I, O comparable](t *testing.T, spec properties.Spec[S, I, O], events []hev) (mine, theirs, ok bool, h properties.History) {
+	t.Helper()
 	h = properties.NewHistory(spec)
 	var pevs []porcupine.Event
 	returned := map[int]bool{}
@@ -110,10 +115,16 @@ func verdicts[S, I, O comparable](spec properties.Spec[S, I, O], events []hev) (
 			pevs = append(pevs, porcupine.Event{ClientId: e.client, Kind: porcupine.ReturnEvent, Value: unknown{}, Id: e.id})
 		}
 	}
-	if h.Err() != "" {
-		return false, false, false, h // no verdict to compare
-	}
 	theirs = porcupine.CheckEvents(oracle(spec), pevs)
+	if calls := len(pevs) / 2; h.Violation() == "" && len(h.Ops()) != calls { // a violation ends the record
+		t.Errorf("the History has %d operations, the history %d", len(h.Ops()), calls)
+	}
+	if after, decided := h.CheckAfter(0); !decided || after != theirs {
+		t.Errorf("after the fact: linearizable %v (decided %v), porcupine %v: %v", after, decided, theirs, h.Ops())
+	}
+	if h.Err() != "" {
+		return false, theirs, false, h // no verdict to compare
+	}
 	return h.Violation() == "", theirs, true, h
 }
 
@@ -213,13 +224,13 @@ func TestCrossCheckRandom(t *testing.T) {
 		switch kind {
 		case "register":
 			events = randomHistory(rng, regOpOf, readOut)
-			mine, theirs, ok, h = verdicts(register, events)
+			mine, theirs, ok, h = verdicts(t, register, events)
 		case "kv":
 			events = randomHistory(rng, kvOpOf, readOut)
-			mine, theirs, ok, h = verdicts(kv, events)
+			mine, theirs, ok, h = verdicts(t, kv, events)
 		case "lossy":
 			events = randomHistory(rng, regOpOf, readOut)
-			mine, theirs, ok, h = verdicts(lossy, events)
+			mine, theirs, ok, h = verdicts(t, lossy, events)
 		}
 		if !ok || mine != theirs {
 			t.Fatalf("history %d (%s): incremental %v (error %q), porcupine %v: %v\n%s", i, kind, mine, h.Err(), theirs, h.Ops(), h.Violation())
@@ -241,13 +252,13 @@ func TestCrossCheckRandom(t *testing.T) {
 		var err error
 		switch kind {
 		case "register":
-			mine, theirs, ok, _ = verdicts(register, prefix)
+			mine, theirs, ok, _ = verdicts(t, register, prefix)
 			err = checkOrder(register, h)
 		case "kv":
-			mine, theirs, ok, _ = verdicts(kv, prefix)
+			mine, theirs, ok, _ = verdicts(t, kv, prefix)
 			err = checkOrder(kv, h)
 		case "lossy":
-			mine, theirs, ok, _ = verdicts(lossy, prefix)
+			mine, theirs, ok, _ = verdicts(t, lossy, prefix)
 			err = checkOrder(lossy, h)
 		}
 		if !ok || !mine || !theirs || err != nil {
@@ -541,7 +552,7 @@ func TestCrossCheckPorcupineData(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mine, theirs, ok, h := verdicts(etcdSpec, events)
+		mine, theirs, ok, h := verdicts(t, etcdSpec, events)
 		check("jepsen", path, mine, theirs, ok, h)
 	}
 	kvs, _ := filepath.Glob(filepath.Join(dir, "test_data", "kv", "*.txt"))
@@ -550,7 +561,7 @@ func TestCrossCheckPorcupineData(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mine, theirs, ok, h := verdicts(kvpSpec, events)
+		mine, theirs, ok, h := verdicts(t, kvpSpec, events)
 		check("kv", path, mine, theirs, ok, h)
 	}
 	if len(jepsen) == 0 || len(kvs) == 0 {

@@ -3,6 +3,7 @@ package livecheck_test
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -389,4 +390,40 @@ func oddsBefore(t *testing.T, text string, critical int) (zeros []int, pluses in
 		}
 	}
 	return zeros, pluses
+}
+
+// Issue 40, item 2: the slip's candidates walk on every worker's world,
+// and the odds' states are shared out among them; what they find does
+// not depend on how many: the same slip, its evidence and the same odds,
+// walk for walk, on 1 worker and on 3.
+func TestSlipAndOddsOnWorkers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		system, bug string
+		seed        int64
+	}{
+		{"ring", "rejoin-self", 1},
+		{"randtree", "RT3", 2},
+		{"lcr", "ignore-early", 1},
+	} {
+		t.Run(tc.system+"-"+tc.bug, func(t *testing.T) {
+			t.Parallel()
+			var got [2]*livecheck.Critical
+			for i, workers := range []int{1, 3} {
+				res, err := livecheck.Check(bundled(t, tc.system), livecheck.Options{Config: livecheck.Config{Bugs: []string{tc.bug}}, Seed: tc.seed, Workers: workers, Time: livecheck.NoTimeLimit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got[i] = res.Critical; got[i] == nil || got[i].Slip == nil || got[i].Odds == nil {
+					t.Fatalf("%d workers: %s (%s): want a critical step with its slip and odds", workers, res.Verdict, res.Message)
+				}
+			}
+			if a, b := got[0].Slip, got[1].Slip; !reflect.DeepEqual(a, b) {
+				t.Errorf("the slip on 1 worker:\n%+v\non 3:\n%+v", a, b)
+			}
+			if a, b := got[0].Odds, got[1].Odds; !reflect.DeepEqual(a, b) {
+				t.Errorf("the odds on 1 worker:\n%+v\non 3:\n%+v", a, b)
+			}
+		})
+	}
 }

@@ -228,7 +228,7 @@ func Check(sys *protocol.System, opts Options) (out *Result, err error) {
 			diagEnd = diagEnd.Add(c.opts.Time / 8)
 		}
 		diagUp := func() bool { return !diagEnd.IsZero() && c.now().After(diagEnd) }
-		cx.Slip, cx.Odds, cx.NoSlip, cx.NoOdds = findSlip(sys, cfg, res, allow, func() bool { return confirmStop() || diagUp() }, func() string {
+		cx.Slip, cx.Odds, cx.NoSlip, cx.NoOdds = findSlip(sys, cfg, res, allow, c.opts.Workers, func() bool { return confirmStop() || diagUp() }, func() string {
 			switch {
 			case c.interrupted():
 				return "the check was interrupted"

@@ -3,6 +3,8 @@ package check
 import (
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/livecheck/livecheck/critical"
@@ -119,7 +121,11 @@ const (
 // why (stopped: why()). Both are bounded in steps (SlipCandidates
 // tests, OddsSteps x OddsWalks walks), so the check runs them to the end
 // whatever its time budget: stop is the user's or the memory budget's.
-func findSlip(sys *protocol.System, cfg protocol.Config, res *Result, timeout time.Duration, stop func() bool, why func() string) (sl *Slip, od *Odds, noSlip, noOdds string) {
+//
+// Both run on workers worlds: the slip's candidates one after another,
+// each one's walks at once (critical.Pool), and the odds' states at once;
+// the result is that of one.
+func findSlip(sys *protocol.System, cfg protocol.Config, res *Result, timeout time.Duration, workers int, stop func() bool, why func() string) (sl *Slip, od *Odds, noSlip, noOdds string) {
 	cx := res.Critical
 	if cx == nil || cx.Step < 1 || cx.Step > len(res.Path) {
 		return nil, nil, "", ""
@@ -135,6 +141,18 @@ func findSlip(sys *protocol.System, cfg protocol.Config, res *Result, timeout ti
 		return both(err.Error())
 	}
 	w.Stop = stop
+	var pool *critical.Pool
+	for range workers - 1 {
+		if pool == nil {
+			pool = &critical.Pool{}
+		}
+		pw, err := sim.NewWorld(m.Spec)
+		if err != nil {
+			return both(err.Error())
+		}
+		pw.Stop = stop
+		pool.Worlds = append(pool.Worlds, pw)
+	}
 	live := func(s *sim.State) bool {
 		for i := range m.Properties {
 			if p := &m.Properties[i]; p.Kind == properties.Liveness && !p.IsLive(s) {
@@ -149,12 +167,12 @@ func findSlip(sys *protocol.System, cfg protocol.Config, res *Result, timeout ti
 		if replayed = states != nil; !replayed {
 			return nil
 		}
-		if sl = slipOf(w, m, res, live, states, changed); stop() {
+		if sl = slipOf(w, pool, m, res, live, states, changed); stop() {
 			return nil // stopped: what it found is not the slip
 		}
-		od = oddsOf(w, m, res, live, states)
+		od = oddsOf(w, pool, m, res, live, states)
 		return nil
-	})
+	}, poolWorlds(pool)...)
 	switch {
 	case h != nil:
 		// The goroutine left in the handler may still write sl and od.
@@ -200,7 +218,7 @@ func pathStates(w *sim.World, res *Result) (states []*sim.State, changed []bool)
 	return states, changed
 }
 
-func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) bool, states []*sim.State, changed []bool) (sl *Slip) {
+func slipOf(w *sim.World, pool *critical.Pool, m *protocol.Model, res *Result, live func(*sim.State) bool, states []*sim.State, changed []bool) (sl *Slip) {
 	defer func() {
 		if r := recover(); r != nil { // a property that panics on a state put together
 			sl = nil
@@ -272,6 +290,7 @@ func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) 
 	}
 	t := cx.EndTest.test(m.Weights)
 	t.States, t.Walks, t.WalkDepth = critical.ProbeStates, SlipWalks, min(t.WalkDepth, SlipWalkDepth)
+	t.Pool = pool
 	for _, l := range losses[:min(len(losses), SlipCandidates)] {
 		var back *sim.State
 		var err error
@@ -317,37 +336,65 @@ func slipOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) 
 
 // oddsOf works out the recovery odds along res's path, from its states
 // up to the critical step (nil: a walk ran into a handler's panic or
-// was stopped).
-func oddsOf(w *sim.World, m *protocol.Model, res *Result, live func(*sim.State) bool, states []*sim.State) (od *Odds) {
-	defer func() {
-		if r := recover(); r != nil { // a property that panics
-			od = nil
-		}
-	}()
+// was stopped), on w and pool's worlds at once: each state's walks, on
+// one world, with seeds of their own, so the result is that of one.
+func oddsOf(w *sim.World, pool *critical.Pool, m *protocol.Model, res *Result, live func(*sim.State) bool, states []*sim.State) *Odds {
 	cx := res.Critical
 	wt := DeadWeights(m.Weights)
 	if cx.EndTest.Weights != nil {
 		wt = *cx.EndTest.Weights
 	}
-	od = &Odds{Walks: OddsWalks, WalkDepth: min(OddsWalkDepth, max(1, cx.EndTest.WalkDepth)), From: max(0, cx.Step-OddsSteps)}
-	wk := walk.New(w, live, &wt, 0)
-	for i := od.From; i <= cx.Step; i++ {
-		n := 0
-		for j := range od.Walks {
-			wk.Reseed(walk.Seed(cx.EndTest.Seed, 0x0dd5, uint64(i), uint64(j)))
-			r, err := wk.Walk(states[i], od.WalkDepth, true, false)
-			if err != nil {
-				return nil
+	od := &Odds{Walks: OddsWalks, WalkDepth: min(OddsWalkDepth, max(1, cx.EndTest.WalkDepth)), From: max(0, cx.Step-OddsSteps)}
+	od.Recovered = make([]int, cx.Step-od.From+1)
+	var next, steps atomic.Int64
+	var failed atomic.Bool
+	run := func(w *sim.World) {
+		defer func() {
+			if r := recover(); r != nil { // a property that panics
+				failed.Store(true)
 			}
-			if r.LiveAt >= 0 {
-				n++
+		}()
+		wk := walk.New(w, live, &wt, 0)
+		defer func() { steps.Add(wk.Steps) }()
+		for k := int(next.Add(1) - 1); k < len(od.Recovered) && !failed.Load(); k = int(next.Add(1) - 1) {
+			i := od.From + k
+			for j := range od.Walks {
+				wk.Reseed(walk.Seed(cx.EndTest.Seed, 0x0dd5, uint64(i), uint64(j)))
+				r, err := wk.Walk(states[i], od.WalkDepth, true, false)
+				if err != nil {
+					failed.Store(true)
+					return
+				}
+				if r.LiveAt >= 0 {
+					od.Recovered[k]++
+				}
 			}
 		}
-		od.Recovered = append(od.Recovered, n)
 	}
-	od.Steps = wk.Steps
+	var wg sync.WaitGroup
+	for _, pw := range poolWorlds(pool) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(pw)
+		}()
+	}
+	run(w)
+	wg.Wait()
+	if failed.Load() {
+		return nil
+	}
+	od.Steps = steps.Load()
 	od.Suspect = suspect(od.From, od.Recovered, od.Walks)
 	return od
+}
+
+// poolWorlds returns p's worlds (none for a nil Pool).
+func poolWorlds(p *critical.Pool) []*sim.World {
+	if p == nil {
+		return nil
+	}
+	return p.Worlds
 }
 
 // suspect is the step (from on, the last one the critical step's) after

@@ -202,11 +202,17 @@ func (wd *watchdog) run(timeout, allow time.Duration, confirm func(*hang) (bool,
 // where says where f is. It returns the hang when a handler ran longer
 // than timeout; f's goroutine is then left behind, blocked in the user's
 // handler. It returns sim.ErrStopped when w.Stop says so while a handler
-// holds f.
-func guarded(w *sim.World, timeout time.Duration, where func() hang, f func() error) (*hang, error) {
+// holds f. The handlers of more worlds f runs on are watched too.
+func guarded(w *sim.World, timeout time.Duration, where func() hang, f func() error, more ...*sim.World) (*hang, error) {
 	wd := watchdog{stop: w.Stop}
-	w.Guard = wd.add(where)
-	defer func() { w.Guard = nil }()
+	for _, x := range append([]*sim.World{w}, more...) {
+		x.Guard = wd.add(where)
+	}
+	defer func() {
+		for _, x := range append([]*sim.World{w}, more...) {
+			x.Guard = nil
+		}
+	}()
 	return wd.run(timeout, 0, nil, f)
 }
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The --workers curve (issue 40, item 4): each search below on 1 to N
+# workers, REPEATS runs of each count alternated (1, 2, 4, ..., then
+# again), the median wall and user seconds, and the speedup over one
+# worker. For a machine with more cores than this 2-core one: run it when
+# one is lent, and put the table and the date in docs/figures.md.
+#
+#   bench/workers/curve.sh                 (workers 1 2 4 8 16, 3 repeats)
+#   WORKERS="1 2" REPEATS=5 bench/workers/curve.sh
+#   ONLY=lcr bench/workers/curve.sh        (the searches whose line has lcr)
+#
+# The searches are exhaustive (--no-walks --time 0) but for the last
+# three, whole default checks of correct systems that take about a second
+# or more on one worker.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+workers=${WORKERS:-1 2 4 8 16}
+repeats=${REPEATS:-3}
+bin=${BIN_DIR:-$PWD/.bin}/livecheck
+mkdir -p "$(dirname "$bin")"
+go build -o "$bin" ./cmd/livecheck
+searches=(
+  "lcr --nodes 11 --depth 1000 --reduce none --no-walks --time 0"
+  "lcr --nodes 10 --depth 1000 --no-walks --time 0"
+  "ring --nodes 4 --depth 14 --reduce none --no-walks --time 0"
+  "paxos --nodes 3 --proposers 2 --depth 18 --reduce none --no-walks --time 0"
+  "paxos --roles split --proposers 2 --nodes 7 --depth 100000 --reduce none --no-walks --time 0"
+  "ring --nodes 5"
+  "randtree --nodes 5"
+  "overcast --nodes 4"
+)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+printf '| check | workers | wall s | user s | speedup |\n| --- | --- | --- | --- | --- |\n'
+for s in "${searches[@]}"; do
+  if [ -n "${ONLY:-}" ] && [[ "$s" != *"$ONLY"* ]]; then continue; fi
+  declare -A walls=() users=()
+  for r in $(seq 1 "$repeats"); do
+    for w in $workers; do
+      # shellcheck disable=SC2086
+      /usr/bin/env time -o "$out/time" -f '%e %U' "$bin" check $s --workers "$w" --out "$out" >/dev/null 2>&1 || true
+      t=$(tail -1 "$out/time")
+      walls[$w]+="${t%% *} "
+      users[$w]+="${t##* } "
+    done
+  done
+  median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+  one=$(echo "${walls[1]:-}" | median)
+  for w in $workers; do
+    wall=$(echo "${walls[$w]}" | median)
+    user=$(echo "${users[$w]}" | median)
+    speed=$(awk -v a="$one" -v b="$wall" 'BEGIN { if (a != "" && b > 0) printf "%.2fx", a / b; else print "-" }')
+    printf '| `%s` | %s | %s | %s | %s |\n' "$s" "$w" "$wall" "$user" "$speed"
+  done
+  unset walls users
+done

@@ -176,3 +176,58 @@ func TestCorrectSilentAtBugConfigs(t *testing.T) {
 		})
 	}
 }
+
+// Issue 40: the number of workers changes nothing a check reports, on
+// every bundled system: its correct version at its defaults (walks of 500
+// steps, at most depth 6) and one of its bugs, on 1, 2 and 4 workers
+// (-short: the bugs found in a second or less), the same verdict,
+// property, message, state and transition counts, walks, path and
+// critical step. The bug is the system's quickest to find; ring's and
+// overcast's are liveness bugs, so the critical search, the slip and the
+// odds run on every worker too.
+func TestWorkersChangeNothing(t *testing.T) {
+	quick := map[string]string{"lcr": "ignore-early", "paxos": "last-promise", "randtree": "RT14", "ring": "partition-forget",
+		"overcast": "probe-lock", "transport": "syn-order", "onepaxos": "init-acceptor", "etcdraft": "apply-uncommitted",
+		"kvstore": "read-backup", "etcdkv": "lease-read"}
+	for _, sys := range systems.All() {
+		bug, ok := quick[sys.Name]
+		if !ok && len(sys.Bugs) > 0 {
+			t.Errorf("%s: no bug of it named here", sys.Name)
+		}
+		for _, b := range []string{"", bug} {
+			slow := map[string]bool{"paxos": true, "overcast": true, "etcdkv": true, "onepaxos": true, "randtree": true, "transport": true}
+			if testing.Short() && (b == "" || slow[sys.Name]) {
+				continue
+			}
+			t.Run(sys.Name+"/"+b, func(t *testing.T) {
+				t.Parallel()
+				var cfg livecheck.Config
+				depth := min(sys.DefaultDepth, 6)
+				if b != "" {
+					cfg.Bugs, depth = []string{b}, 0
+				}
+				var first string
+				for _, w := range []int{1, 2, 4} {
+					res, err := livecheck.Check(sys, livecheck.Options{Config: cfg, Seed: 1, Workers: w, Depth: depth, WalkDepth: 500, Time: livecheck.NoTimeLimit})
+					if err != nil {
+						t.Fatal(err)
+					}
+					s := res.Stats
+					got := fmt.Sprintf("%s %q %s; %d states, %d transitions, %d walks of %d steps; path %v", res.Verdict, res.Property, res.Message,
+						s.States, s.Transitions, res.Live.Walks, res.Live.WalkSteps, res.Path)
+					if cx := res.Critical; cx != nil {
+						got += fmt.Sprintf("; critical step %d, live step %d", cx.Step, cx.LiveStep)
+					}
+					if b != "" && res.Verdict == livecheck.OK {
+						t.Fatalf("%d workers: %s not found: %s", w, b, got)
+					}
+					if w == 1 {
+						first = got
+					} else if got != first {
+						t.Errorf("on 1 worker:\n%s\non %d:\n%s", first, w, got)
+					}
+				}
+			})
+		}
+	}
+}

@@ -42,9 +42,15 @@
 // With Options.RunLog each node logs every handler it runs, with its
 // choices, its state's fingerprint and a Lamport clock: [Merge] puts the
 // nodes' logs in one causal order, a path of the simulator, and
-// [Merged.Replay] runs it there, naming a node whose state differs from
+// runlog.Replay runs it there, naming a node whose state differs from
 // its log (a handler that depends on something outside its state) and a
 // safety property the run broke, and makes a trace file of the run.
+//
+// host is the node's side alone: it imports no package of the checker
+// (TestHostImportsNoChecker), so a node carries the system and the
+// transport, not the search. What happens to a run afterwards (replay,
+// snapshots built from the logs, live checks from them) is package
+// runlog's.
 //
 // # Usage
 //

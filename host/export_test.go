@@ -92,3 +92,6 @@ func IsHello(raw []byte, keyed bool) bool {
 // Pingers is the host tests' datagram system: each node pings the next
 // every tick.
 var Pingers = &pingers
+
+// SetDown sets the nodes down in a mirrored snapshot.
+func SetDown(s *Snapshot, down []sim.NodeID) { s.down = down }

@@ -10,6 +10,7 @@ import (
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/ring"
 	"github.com/livecheck/livecheck/systems/transport"
@@ -43,7 +44,7 @@ func TestSnapshotsUnderFaults(t *testing.T) {
 				go func() { done <- applyOne(c, f) }()
 				// As livecheck snapshot takes it: control frames to the
 				// nodes' addresses, under the key.
-				snap, err := host.TakeSnapshot(tc.sys, dir, key, deadline)
+				snap, err := runlog.TakeSnapshot(tc.sys, dir, key, deadline)
 				if ferr := <-done; ferr != nil {
 					t.Fatalf("fault %d (%v): %v", i+1, f, ferr)
 				}
@@ -151,7 +152,7 @@ func TestSnapshotAcrossBarrier(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		snap, err := host.BuildSnapshot(&ring.System, logs, e)
+		snap, err := runlog.BuildSnapshot(&ring.System, logs, e)
 		if err != nil {
 			t.Errorf("snapshot %d, begun as %s was applied: %v", e, st.name, err)
 			continue

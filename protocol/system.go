@@ -11,7 +11,6 @@ import (
 
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
-	"github.com/livecheck/livecheck/walk"
 )
 
 // A System is a protocol livecheck can check: how to build its world for a
@@ -448,8 +447,8 @@ func (c *Config) IntParam(name string) int {
 type Model struct {
 	Spec       sim.Spec
 	Properties []properties.Property
-	// Weights are the system's walk weights (nil: walk.DefaultWeights).
-	Weights *walk.Weights
+	// Weights are the system's walk weights (nil: sim.DefaultWeights).
+	Weights *sim.Weights
 	// Timers says how long each named timer waits when the nodes run
 	// for real (package host); the checker ignores it, as it ignores
 	// time. See Timing. Nil: DefaultTiming for every timer.

@@ -16,6 +16,7 @@ import (
 	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/examples/lock/lock"
 	"github.com/livecheck/livecheck/host"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -301,7 +302,7 @@ func TestSnapshotLock(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	snap, err := cl.Snapshot(deadline)
+	snap, err := runlog.SnapshotCluster(cl, deadline)
 	if err != nil {
 		t.Fatal(err)
 	}

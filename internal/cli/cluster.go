@@ -21,6 +21,7 @@ import (
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/spf13/pflag"
 )
@@ -187,7 +188,7 @@ func (c *command) cluster(args []string) int {
 			box = min(*checkEvery, 30*time.Second)
 		}
 		cw.live = &liveChecks{every: *checkEvery, key: key, dir: dir,
-			opts: host.LiveCheckOptions{Config: cfg, Time: box, Out: out}, done: make(chan liveDone, 1)}
+			opts: runlog.LiveCheckOptions{Config: cfg, Time: box, Out: out}, done: make(chan liveDone, 1)}
 	}
 	fmt.Fprintf(c.stdout, "%s: %d nodes on %s (state files in %s)\n", sys.Name, len(peers), strings.Join(peers, ", "), dir)
 	if err := cw.startAll(); err != nil {
@@ -502,7 +503,7 @@ type liveChecks struct {
 	every   time.Duration
 	key     []byte
 	dir     string
-	opts    host.LiveCheckOptions
+	opts    runlog.LiveCheckOptions
 	running bool
 	n       int
 	done    chan liveDone
@@ -515,7 +516,7 @@ type liveChecks struct {
 
 type liveDone struct {
 	n   int
-	lc  *host.LiveCheck
+	lc  *runlog.LiveCheck
 	err error
 }
 
@@ -524,7 +525,7 @@ func (l *liveChecks) start(sys *protocol.System) {
 	l.n++
 	n := l.n
 	go func() {
-		lc, err := host.CheckLive(sys, l.dir, l.key, l.opts)
+		lc, err := runlog.CheckLive(sys, l.dir, l.key, l.opts)
 		l.done <- liveDone{n, lc, err}
 	}()
 }
@@ -604,7 +605,7 @@ func (cw *clusterWatch) confirm() {
 		fmt.Fprintf(out, "the safety violation seen stands: the run logs do not merge to confirm it (%v)\n", err)
 		return
 	}
-	rr, err := m.Replay(cw.procs.sys)
+	rr, err := runlog.Replay(m, cw.procs.sys)
 	switch {
 	case rr != nil && rr.Divergence != nil:
 		fmt.Fprintf(out, "the safety violation seen stands: the merged run does not replay (nondeterminism: %v)\n", rr.Divergence)

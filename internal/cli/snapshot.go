@@ -10,6 +10,7 @@ import (
 
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/spf13/pflag"
 )
@@ -58,8 +59,8 @@ func (c *command) snapshot(args []string) int {
 	if err != nil {
 		return c.usageErr("snapshot", "%v", err)
 	}
-	snap, err := host.TakeSnapshot(sys, *data, key, *wait)
-	var div *host.Divergence
+	snap, err := runlog.TakeSnapshot(sys, *data, key, *wait)
+	var div *runlog.Divergence
 	if errors.As(err, &div) {
 		fmt.Fprintf(c.stdout, "nondeterminism: %v\n", div)
 		return ExitViolation

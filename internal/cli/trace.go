@@ -8,6 +8,7 @@ import (
 
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/spf13/pflag"
 )
@@ -46,7 +47,7 @@ func (c *command) trace(args []string) int {
 	if err != nil {
 		return c.usageErr("trace", "%v", err)
 	}
-	rr, err := m.Replay(sys)
+	rr, err := runlog.Replay(m, sys)
 	if rr != nil && rr.Divergence != nil {
 		fmt.Fprintf(c.stdout, "nondeterminism: %v\n", rr.Divergence)
 		return ExitViolation

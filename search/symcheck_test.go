@@ -1,4 +1,4 @@
-package livecheck_test
+package search_test
 
 import (
 	"errors"

@@ -40,7 +40,7 @@
 // does, and a damaged state file makes it refuse to start.
 //
 // With Options.RunLog each node logs every handler it runs, with its
-// choices, its state's fingerprint and a Lamport clock: [Merge] puts the
+// choices, its state's fingerprint and a Lamport clock: runlog.Merge puts the
 // nodes' logs in one causal order, a path of the simulator, and
 // runlog.Replay runs it there, naming a node whose state differs from
 // its log (a handler that depends on something outside its state) and a

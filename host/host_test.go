@@ -9,6 +9,7 @@ import (
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/ring"
 	"github.com/livecheck/livecheck/systems/transport"
@@ -88,11 +89,11 @@ func TestLockCluster(t *testing.T) {
 		}
 		logs = append(logs, l)
 	}
-	m, err := host.Merge(logs)
+	m, err := runlog.Merge(logs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr, err := m.Replay(&lock.System)
+	rr, err := runlog.Replay(m, &lock.System)
 	if err != nil || rr.Divergence != nil || rr.Violation != "" || !rr.Live {
 		t.Fatalf("the run's replay: %+v, %v", rr, err)
 	}
@@ -126,11 +127,11 @@ func TestRingCluster(t *testing.T) {
 		}
 		logs = append(logs, l)
 	}
-	m, err := host.Merge(logs)
+	m, err := runlog.Merge(logs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr, err := m.Replay(&ring.System)
+	rr, err := runlog.Replay(m, &ring.System)
 	if err != nil || rr.Divergence != nil || rr.Violation != "" {
 		t.Fatalf("the run's replay: %+v, %v", rr, err)
 	}

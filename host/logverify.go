@@ -4,13 +4,13 @@ import (
 	"fmt"
 )
 
-// verifyRun checks that run logs, each read whole (its chain checked by
+// VerifyRun checks that run logs, each read whole (its chain checked by
 // ReadRunLogFile), are of one run, before Merge merges them: one system,
 // configuration (nodes, bugs, parameters) and executable, and no log cut
 // short: a log that ends before the entry of a handler whose message a
 // peer delivered (the frame carried the entry's index: chain.go) lost
 // its tail.
-func verifyRun(logs []*RunLogFile) error {
+func VerifyRun(logs []*RunLogFile) error {
 	h0 := logs[0].Header
 	byNode := map[int]*RunLogFile{}
 	for _, l := range logs {

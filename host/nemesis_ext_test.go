@@ -7,6 +7,7 @@ import (
 	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/randtree"
 	"github.com/livecheck/livecheck/systems/ring"
@@ -92,11 +93,11 @@ func testNemesisBreak(t *testing.T, sys *protocol.System, cfg protocol.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := host.Merge(logs)
+	m, err := runlog.Merge(logs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr, err := m.Replay(sys)
+	rr, err := runlog.Replay(m, sys)
 	if err != nil || rr.Divergence != nil || rr.Violation != "" {
 		for i, st := range m.Path {
 			t.Logf("%d %v %v fp %s", i+1, st.Event, st.Choices, m.FP[i])

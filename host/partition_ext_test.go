@@ -11,6 +11,7 @@ import (
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/randtree"
 	"github.com/livecheck/livecheck/systems/ring"
@@ -62,13 +63,13 @@ func applyFaults(t *testing.T, c *host.Cluster, faults []host.Fault, every time.
 
 // mergeDir merges the run logs in dir; it fails the test where they
 // cannot be read or merged, or where a step is left out.
-func mergeDir(t *testing.T, dir string) *host.Merged {
+func mergeDir(t *testing.T, dir string) *runlog.Merged {
 	t.Helper()
 	logs, err := host.ReadRunLogs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := host.Merge(logs)
+	m, err := runlog.Merge(logs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestNemesisStreamsRandom(t *testing.T) {
 			live(t, c)
 			c.Stop()
 			m := mergeDir(t, dir)
-			rr, err := m.Replay(tc.sys)
+			rr, err := runlog.Replay(m, tc.sys)
 			if err != nil || rr.Divergence != nil || rr.Violation != "" || len(rr.LeftOut) != 0 || rr.LeftOutSteps != 0 || !rr.Live {
 				t.Fatalf("the run's replay: %v, divergence %v, violation %q, left out %q (%d steps), live %v",
 					err, rr.Divergence, rr.Violation, rr.LeftOut, rr.LeftOutSteps, rr.Live)
@@ -232,7 +233,7 @@ func TestNemesisPartitionBug(t *testing.T) {
 			}
 			c.Stop()
 			m := mergeDir(t, dir)
-			rr, err := m.Replay(&ring.System)
+			rr, err := runlog.Replay(m, &ring.System)
 			if err != nil || rr.Divergence != nil || rr.Violation != "" || rr.LeftOutSteps != 0 {
 				t.Fatalf("the run's replay: %v, divergence %v, violation %q, left out %q", err, rr.Divergence, rr.Violation, rr.LeftOut)
 			}
@@ -321,7 +322,7 @@ func TestNemesisDatagramsRandom(t *testing.T) {
 		want[sim.Duplicate] -= dups
 	}
 	m := mergeDir(t, dir)
-	rr, err := m.Replay(&transport.System)
+	rr, err := runlog.Replay(m, &transport.System)
 	if err != nil || rr.Divergence != nil || rr.Violation != "" || len(rr.LeftOut) != 0 || rr.LeftOutSteps != 0 || !rr.Live {
 		t.Fatalf("the run's replay: %v, divergence %v, violation %q, left out %q (%d steps), live %v",
 			err, rr.Divergence, rr.Violation, rr.LeftOut, rr.LeftOutSteps, rr.Live)

@@ -12,8 +12,26 @@ import (
 // The hooks of runlog_mirror_test.go: host's tests replay runs and build
 // snapshots with runlog, as the command does.
 func init() {
+	host.MergeHook = func(logs []*host.RunLogFile) (*host.Merged, error) {
+		m, err := runlog.Merge(logs)
+		if m == nil {
+			return nil, err
+		}
+		hm := &host.Merged{Config: m.Config, Path: m.Path, FP: m.FP, Stop: m.Stop, Run: m}
+		for _, o := range m.Others {
+			var fps []host.NodeFP
+			for _, x := range o {
+				fps = append(fps, host.NodeFP{Node: x.Node, FP: x.FP})
+			}
+			hm.Others = append(hm.Others, fps)
+		}
+		return hm, err
+	}
 	host.ReplayHook = func(m *host.Merged, sys *protocol.System) (*host.RunReplay, error) {
-		rr, err := runlog.Replay(m, sys)
+		rm := m.Run.(*runlog.Merged)
+		// A test may have changed the mirror's path or config.
+		rm.Config, rm.Path, rm.FP, rm.Stop = m.Config, m.Path, m.FP, m.Stop
+		rr, err := runlog.Replay(rm, sys)
 		return mirrorReplay(rr), err
 	}
 	host.BuildSnapshotHook = func(sys *protocol.System, logs []*host.RunLogFile, epoch uint64) (*host.Snapshot, error) {

@@ -15,6 +15,22 @@ import (
 // host_test, which may import runlog) sets. The types mirror runlog's,
 // with what the tests read of them.
 
+// A Merged mirrors runlog.Merged; Run is runlog's own, for Replay.
+type Merged struct {
+	Config protocol.Config
+	Path   sim.Path
+	FP     []string
+	Others [][]NodeFP
+	Stop   []string
+	Run    any
+}
+
+// A NodeFP mirrors runlog.NodeFP.
+type NodeFP struct {
+	Node int
+	FP   string
+}
+
 // A RunReplay mirrors runlog.RunReplay.
 type RunReplay struct {
 	Path          sim.Path
@@ -64,12 +80,16 @@ type (
 
 func (s *Snapshot) Down() []sim.NodeID { return s.down }
 
-// The hooks: runlog.Replay, runlog.BuildSnapshot, runlog.SnapshotCluster.
+// The hooks: runlog.Merge, runlog.Replay, runlog.BuildSnapshot, runlog.SnapshotCluster.
 var (
+	MergeHook         func(logs []*RunLogFile) (*Merged, error)
 	ReplayHook        func(m *Merged, sys *protocol.System) (*RunReplay, error)
 	BuildSnapshotHook func(sys *protocol.System, logs []*RunLogFile, epoch uint64) (*Snapshot, error)
 	SnapshotHook      func(c *Cluster, timeout time.Duration) (*Snapshot, error)
 )
+
+// Merge merges the nodes' run logs (runlog.Merge).
+func Merge(logs []*RunLogFile) (*Merged, error) { return MergeHook(logs) }
 
 // Replay replays m in sys (runlog.Replay).
 func (m *Merged) Replay(sys *protocol.System) (*RunReplay, error) { return ReplayHook(m, sys) }

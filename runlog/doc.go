@@ -1,5 +1,5 @@
 // Package runlog is what happens to a real run afterwards: the nodes'
-// run logs (host.Merge puts them in one causal order) replayed in the
+// run logs put in one causal order (Merge) and replayed in the
 // simulator by the checker's replay (Replay), naming a node whose state
 // differs from its log and a safety property the run broke, and making
 // the run's trace file; consistent snapshots built from the logs

@@ -101,12 +101,12 @@ func runHistories(s *sim.State) []RunHistory {
 // Replay runs m in the simulator for sys, comparing every node's
 // fingerprint with its log and checking the safety properties on every
 // state, and builds the trace file of the run. A step that cannot be
-// merged (host.Merged.Stop) is left out with the rest of its node's log and
+// merged (Merged.Stop) is left out with the rest of its node's log and
 // every delivery of a message that node sent from then on (and so on):
 // what is left is a run that happened, as far as those nodes are
 // concerned. An error says the path does not replay (a step not
 // enabled where the logs put it).
-func Replay(m *host.Merged, sys *protocol.System) (*RunReplay, error) {
+func Replay(m *Merged, sys *protocol.System) (*RunReplay, error) {
 	if sys.Name != m.System {
 		return nil, fmt.Errorf("the logs are of system %s, not %s", m.System, sys.Name)
 	}
@@ -186,7 +186,7 @@ func Replay(m *host.Merged, sys *protocol.System) (*RunReplay, error) {
 			for j := range s.N() {
 				p := sim.NodeID(j)
 				if p == id || left[p] || next.NodeFingerprint(p) == s.NodeFingerprint(p) ||
-					i < len(m.Others) && slices.ContainsFunc(m.Others[i], func(o host.NodeFP) bool { return o.Node == j }) {
+					i < len(m.Others) && slices.ContainsFunc(m.Others[i], func(o NodeFP) bool { return o.Node == j }) {
 					continue
 				}
 				leave(p, fmt.Sprintf("node %d's Error for node %d's restart (step %d), which the simulator runs and the real node did not: it never heard of their connection", j, id, len(rr.Path)+1))

@@ -93,7 +93,7 @@ func BuildSnapshot(sys *protocol.System, logs []*host.RunLogFile, epoch uint64) 
 	if len(marks) == 0 {
 		return nil, fmt.Errorf("no node recorded snapshot %d", epoch)
 	}
-	m, err := host.Merge(cut)
+	m, err := Merge(cut)
 	if err != nil {
 		return nil, err
 	}

@@ -600,7 +600,7 @@ func (cw *clusterWatch) confirm() {
 	if len(logs) == 0 {
 		return
 	}
-	m, err := host.Merge(logs)
+	m, err := runlog.Merge(logs)
 	if err != nil {
 		fmt.Fprintf(out, "the safety violation seen stands: the run logs do not merge to confirm it (%v)\n", err)
 		return

@@ -43,7 +43,7 @@ func (c *command) trace(args []string) int {
 	if err != nil {
 		return c.usageErr("trace", "%v", err)
 	}
-	m, err := host.Merge(logs)
+	m, err := runlog.Merge(logs)
 	if err != nil {
 		return c.usageErr("trace", "%v", err)
 	}

@@ -26,5 +26,4 @@ require (
 	github.com/olekukonko/ll v0.1.6 // indirect
 	go.etcd.io/raft/v3 v3.7.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
-	google.golang.org/protobuf v1.36.11 // indirect
 )

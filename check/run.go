@@ -690,6 +690,13 @@ func (c *checker) searchWorkers() []search.Worker {
 			panic(err) // the spec was valid for the main world
 		}
 		w.Recheck = c.w.Recheck
+		// The workers share what their step caches recorded: a run one
+		// recorded answers the others (on etcd raft at depth 11, the
+		// misses of two workers were nearly twice one's).
+		if c.w.SharedCache == nil {
+			c.w.SharedCache = sim.NewSharedStepCache()
+		}
+		w.SharedCache = c.w.SharedCache
 		trail := &search.Trail{}
 		w.Guard = c.watch.add(func() hang {
 			ev, choices, _ := w.Current()

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"sync"
 )
 
 // The step cache: a handler is a function of its node's state and its
@@ -10,7 +11,8 @@ import (
 // exhaustive search meets the same node state with the same event over and
 // over, in every combination of the other nodes' states: in etcd raft with
 // 3 nodes to depth 9, 4,269 distinct (node, event, choices) among 338,817
-// handler runs. The cache keeps, per world, what such a run left: the
+// handler runs. The cache keeps, per world (and, with SharedCache, for
+// every worker of a search), what such a run left: the
 // node's new slot (its state, which no one changes once a step has made
 // it, its timers and fingerprints), the messages it sent and the choices it
 // made; a step that finds its run there puts them into the new state
@@ -83,7 +85,13 @@ func (w *World) stepCacheable(s *State, id NodeID, h handler) bool {
 func (w *World) stepLookup(s *State, id NodeID) bool {
 	c := &w.cache
 	c.key = stepKey{fp: s.nodes[id].fp, ev: w.last.Event, tape: tapeHash(w.tape)}
-	if e := c.m[c.key]; e != nil && slices.Equal(e.tape, w.tape) {
+	e := c.m[c.key]
+	if e == nil && w.SharedCache != nil {
+		if e = w.SharedCache.get(c.key); e != nil {
+			c.put(c.key, e)
+		}
+	}
+	if e != nil && slices.Equal(e.tape, w.tape) {
 		if !e.same {
 			s.nodes[id] = e.sl
 			w.ownTime[id] = false // the timers are the entry's: a change copies them
@@ -128,10 +136,45 @@ func (w *World) stepRecord(s, n *State) {
 	default:
 		return
 	}
+	c.put(c.key, e)
+	if w.SharedCache != nil {
+		w.SharedCache.put(c.key, e)
+	}
+}
+
+// put adds e to the world's own cache, which starts afresh when full.
+func (c *stepCache) put(k stepKey, e *stepEntry) {
 	if c.m == nil || len(c.m) >= maxStepCache {
 		c.m = make(map[stepKey]*stepEntry, 1024)
 	}
-	c.m[c.key] = e
+	c.m[k] = e
+}
+
+// A SharedStepCache is a step cache worlds of one spec share: a world
+// looks in it when its own cache misses, and adds to it what it
+// records. An entry is never changed once made (its node state is no
+// world's to reuse), so worlds on other goroutines may all use it.
+type SharedStepCache struct {
+	mu sync.Mutex
+	m  map[stepKey]*stepEntry
+}
+
+// NewSharedStepCache returns an empty cache for worlds to share.
+func NewSharedStepCache() *SharedStepCache { return &SharedStepCache{} }
+
+func (sc *SharedStepCache) get(k stepKey) *stepEntry {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.m[k]
+}
+
+func (sc *SharedStepCache) put(k stepKey, e *stepEntry) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.m == nil || len(sc.m) >= 4*maxStepCache {
+		sc.m = make(map[stepKey]*stepEntry, 1024)
+	}
+	sc.m[k] = e
 }
 
 // tapeHash is a hash of the choices tape (FNV-1a of its values): tapes

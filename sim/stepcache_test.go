@@ -115,3 +115,24 @@ func (c *counted) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 	c.N++
 	ctx.Send(from, addMsg("pong"))
 }
+
+// Worlds that share a step cache answer each other's steps: a run one
+// world recorded is not run again by the other, which reaches the same
+// state; a world that shares nothing runs it itself.
+func TestSharedStepCache(t *testing.T) {
+	runs := 0
+	spec := sim.Spec{Nodes: 2, New: func(sim.NodeID) sim.Node { return &counted{runs: &runs} }}
+	shared := sim.NewSharedStepCache()
+	a, s0 := newWorld(t, spec)
+	b, _ := newWorld(t, spec)
+	a.SharedCache, b.SharedCache = shared, shared
+	x := deliverNamed(t, a, s0, "ping")
+	y := deliverNamed(t, b, s0, "ping")
+	if runs != 1 || x.Fingerprint() != y.Fingerprint() || len(b.Last().Sent) != 1 {
+		t.Fatalf("two worlds sharing a cache: %d runs, fingerprints %x and %x, %d sent; want 1 run, the same state, 1 sent", runs, x.Fingerprint(), y.Fingerprint(), len(b.Last().Sent))
+	}
+	c, _ := newWorld(t, spec)
+	if z := deliverNamed(t, c, s0, "ping"); runs != 2 || z.Fingerprint() != x.Fingerprint() {
+		t.Fatalf("a world of its own: %d runs, want 2, and the same state", runs)
+	}
+}

@@ -60,6 +60,10 @@ type World struct {
 	// the work they were given, and their callers tell ErrStopped from
 	// a finding by errors.Is.
 	Stop func() bool
+	// SharedCache, when set, is a step cache this world shares with
+	// others of the same spec (the search's workers): a run one world
+	// recorded answers the others' steps too (stepcache.go).
+	SharedCache *SharedStepCache
 	// NoStepCache turns off the step cache (stepcache.go), which answers
 	// a handler's run on a node state and input met before with what it
 	// did then: for the cross-checks, which compare the two.

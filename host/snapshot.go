@@ -215,24 +215,3 @@ func stopped(n *Node) bool {
 		return false
 	}
 }
-
-// RequestSnapshot asks every node of a cluster, by the addresses in its
-// run logs and under its key, to record snapshot epoch (see
-// Control): what `livecheck snapshot` sends. Nodes that cannot be asked
-// are left out; the error says so only when none could be.
-func RequestSnapshot(logs []*RunLogFile, key []byte, epoch uint64) error {
-	var errs []error
-	for _, l := range logs {
-		if l.Header.Addr == "" {
-			errs = append(errs, fmt.Errorf("%s names no address (a log of an older livecheck)", l.Name))
-			continue
-		}
-		if err := sendControl(l.Header.Addr, l.Header.Stream, key, Control{Op: "snapshot", Epoch: epoch}); err != nil {
-			errs = append(errs, fmt.Errorf("node %d at %s: %v", l.Header.Node, l.Header.Addr, err))
-		}
-	}
-	if len(errs) == len(logs) {
-		return errors.Join(errs...)
-	}
-	return nil
-}

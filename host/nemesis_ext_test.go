@@ -89,7 +89,7 @@ func testNemesisBreak(t *testing.T, sys *protocol.System, cfg protocol.Config) {
 		t.Fatal("no connection to break once formed")
 	}
 	c.Stop()
-	logs, err := host.ReadRunLogs(dir)
+	logs, err := runlog.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func applyFaults(t *testing.T, c *host.Cluster, faults []host.Fault, every time.
 // cannot be read or merged, or where a step is left out.
 func mergeDir(t *testing.T, dir string) *runlog.Merged {
 	t.Helper()
-	logs, err := host.ReadRunLogs(dir)
+	logs, err := runlog.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func kinds(p sim.Path) applied {
 // refusals counts the refuse-error entries in the run logs in dir.
 func refusals(t *testing.T, dir string) int {
 	t.Helper()
-	logs, err := host.ReadRunLogs(dir)
+	logs, err := runlog.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 // The hooks of runlog_mirror_test.go: host's tests replay runs and build
 // snapshots with runlog, as the command does.
 func init() {
+	host.ReadRunLogsHook = runlog.ReadDir
 	host.MergeHook = func(logs []*host.RunLogFile) (*host.Merged, error) {
 		m, err := runlog.Merge(logs)
 		if m == nil {

@@ -101,3 +101,9 @@ func (c *Cluster) Snapshot(timeout time.Duration) (*Snapshot, error) { return Sn
 func BuildSnapshot(sys *protocol.System, logs []*RunLogFile, epoch uint64) (*Snapshot, error) {
 	return BuildSnapshotHook(sys, logs, epoch)
 }
+
+// ReadRunLogsHook is runlog.ReadDir.
+var ReadRunLogsHook func(dir string) ([]*RunLogFile, error)
+
+// ReadRunLogs reads the run logs in dir (runlog.ReadDir).
+func ReadRunLogs(dir string) ([]*RunLogFile, error) { return ReadRunLogsHook(dir) }

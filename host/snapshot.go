@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/livecheck/livecheck/sim"
@@ -151,34 +150,6 @@ func (n *Node) release() {
 	for _, o := range held {
 		n.tr.send(o.to, o.frame)
 	}
-}
-
-// LastEpoch is the last snapshot any of the logs recorded (0: none).
-func LastEpoch(logs []*RunLogFile) uint64 {
-	var e uint64
-	for _, l := range logs {
-		for _, m := range l.Snaps {
-			e = max(e, m.Epoch)
-		}
-	}
-	return e
-}
-
-// ReadRunLogs reads the run logs node-*.log in dir.
-func ReadRunLogs(dir string) ([]*RunLogFile, error) {
-	names, _ := filepath.Glob(filepath.Join(dir, "node-*.log"))
-	if len(names) == 0 {
-		return nil, fmt.Errorf("no run logs (node-*.log) in %s", dir)
-	}
-	var out []*RunLogFile
-	for _, name := range names {
-		l, err := ReadRunLogFile(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
-	return out, nil
 }
 
 // RecordSnapshot asks every running node of the cluster, which must

@@ -8,6 +8,7 @@ import (
 
 	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/host"
+	"github.com/livecheck/livecheck/internal/runtest"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
@@ -91,14 +92,7 @@ func testNemesisBreak(t *testing.T, sys *protocol.System, cfg protocol.Config) {
 		t.Fatal("no connection to break once formed")
 	}
 	c.Stop()
-	logs, err := runlog.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := runlog.Merge(logs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := runtest.MergeDir(t, dir)
 	rr, err := runlog.Replay(m, sys)
 	if err != nil || rr.Divergence != nil || rr.Violation != "" {
 		for i, st := range m.Path {
@@ -111,6 +105,7 @@ func testNemesisBreak(t *testing.T, sys *protocol.System, cfg protocol.Config) {
 		kinds[st.Event.Kind]++
 	}
 	if kinds[sim.SocketError] != broken || !rr.Live {
+		logs, _ := runlog.ReadDir(dir)
 		for _, l := range logs {
 			for _, e := range l.Entries {
 				t.Logf("%+v", e)

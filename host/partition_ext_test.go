@@ -8,6 +8,7 @@ import (
 
 	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/host"
+	"github.com/livecheck/livecheck/internal/runtest"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/reports"
@@ -65,14 +66,7 @@ func applyFaults(t *testing.T, c *host.Cluster, faults []host.Fault, every time.
 // cannot be read or merged, or where a step is left out.
 func mergeDir(t *testing.T, dir string) *runlog.Merged {
 	t.Helper()
-	logs, err := runlog.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := runlog.Merge(logs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := runtest.MergeDir(t, dir)
 	for i, why := range m.Stop {
 		if why != "" {
 			t.Errorf("step %d (%v) is left out of the merge: %s", i+1, m.Path[i].Event, why)

@@ -29,9 +29,9 @@ import (
 // Epoch below E) is the channel's recorded state: a message in flight
 // at the cut.
 //
-// A snapshot is a state, and a check starts from a path: BuildSnapshot
+// A snapshot is a state, and a check starts from a path: runlog.BuildSnapshot
 // turns the marks into one. Each node's part of the cut is its log up to
-// its mark; merged (Merge) and replayed in the simulator, those entries
+// its mark; merged (runlog.Merge) and replayed in the simulator, those entries
 // reach a state whose nodes must have the fingerprints recorded in the
 // marks and whose network must hold every message the channels
 // recorded in flight (with every other one sent before the cut and not

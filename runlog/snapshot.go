@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/reports"
@@ -157,7 +158,7 @@ func BuildSnapshot(sys *protocol.System, logs []*host.RunLogFile, epoch uint64) 
 	}
 	rr.Trace.Message = fmt.Sprintf("snapshot %d of a running cluster (livecheck snapshot): its consistent cut, merged from its nodes' logs", epoch)
 	if rr.Live && rr.Violation == "" {
-		rr.Trace.Result = "prefix"
+		rr.Trace.Result = string(check.PrefixResult)
 	}
 	snap.Replay, snap.Steps = rr, len(rr.Path)
 	return snap, nil

@@ -29,21 +29,20 @@ var CrashesBeforeState = []string{crashLog, crashLogTorn, crashLogged, crashStat
 // log voids the step.
 var CrashesVoided = []string{crashLogged, crashStateTmp}
 
-func (t *tcp) suspects(peer sim.NodeID) bool {
+// Suspects says whether node n of a stream system waits for peer to
+// come back (a broken connection it has not told).
+func Suspects(n *Node, peer sim.NodeID) bool {
+	t := n.tr.(*tcp)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.owed[peer]
 }
 
-// Suspects says whether node n of a stream system waits for peer to
-// come back (a broken connection it has not told).
-func Suspects(n *Node, peer sim.NodeID) bool { return n.tr.(*tcp).suspects(peer) }
-
 // Connected says whether node n of a stream system has a connection
 // with peer.
 func Connected(n *Node, peer sim.NodeID) bool { return n.tr.(*tcp).connected(peer) }
 
-// The tally system (crash_test.go): each node counts, durably, in
+// The tally system (testsys_test.go): each node counts, durably, in
 // every handler.
 type Tally = tally
 

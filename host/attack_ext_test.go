@@ -263,7 +263,7 @@ func TestAttackReorderWindow(t *testing.T) {
 		held, raws = append(held, d), append(raws, bytes.Clone(raw))
 		return true
 	})
-	c := start(t, host.Pingers, protocol.Config{Nodes: 3}, co)
+	c := start(t, &pingers, protocol.Config{Nodes: 3}, co)
 	n := c.Nodes[1]
 	W := uint64(host.ReplayWindow)
 	var first uint64

@@ -24,7 +24,7 @@ const window = 32
 func (e *echoer) Init(ctx sim.Context) {
 	if ctx.Self() == 0 {
 		for i := 0; i < window; i++ {
-			ctx.Send(1, Ping{i})
+			ctx.Send(1, Ping{N: i})
 		}
 	}
 }
@@ -112,7 +112,7 @@ func BenchmarkFrame(b *testing.B) {
 	var buf bytesBuffer
 	for b.Loop() {
 		buf.Reset()
-		if err := encodeFrame(&buf.Buffer, frame{from: 1, msg: Ping{7}}); err != nil {
+		if err := encodeFrame(&buf.Buffer, frame{from: 1, msg: Ping{N: 7}}); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := decodeFrame(buf.Bytes()); err != nil {

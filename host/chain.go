@@ -444,16 +444,17 @@ func readOwnLog(name string, h LogHeader) (*chainLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node %d refuses to start: %v", h.Node, err)
 	}
-	if why := headerDiffers(c.header, &h); why != "" {
+	if why := c.header.Differs(&h); why != "" {
 		return nil, fmt.Errorf("node %d refuses to start: its run log %s %s: give it another --log (Options.RunLog)", h.Node, name, why)
 	}
 	return c, nil
 }
 
-// headerDiffers says how header a differs from b in what must be the
-// same to merge: system, node count, configuration, executable, and
-// (for one node's log) the node; "" if it does not.
-func headerDiffers(a, b *LogHeader) string {
+// Differs says how header a differs from b in what must be the same
+// for a node to go on with its log, and for logs to merge: system, node
+// count, configuration, executable, and (for one node's log) the node;
+// "" if it does not. runlog checks a run's logs with it too.
+func (a *LogHeader) Differs(b *LogHeader) string {
 	switch {
 	case a.System != b.System:
 		return fmt.Sprintf("is of system %s, not %s", a.System, b.System)

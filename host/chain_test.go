@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/livecheck/livecheck/protocol"
-	"github.com/livecheck/livecheck/sim"
 )
 
 // runPingers runs 3 pingers with run logs in a new directory until
@@ -47,10 +46,9 @@ func logLines(t *testing.T, name string) [][]byte {
 
 // Every entry of a run log is sealed to the one before it: an entry
 // deleted, edited, moved later or earlier, or copied is named by its
-// index, with the node and the file, in one line; a log whose tail was
-// cut is named by trace's merge from a peer that delivered a message it
-// sent in an entry past its end. A log of format 1 (no chain) is
-// refused, saying so.
+// index, with the node and the file, in one line (a log whose tail was
+// cut is named by the merge: runlog's TestRunLogCutShort). A log of
+// format 1 (no chain) is refused, saying so.
 func TestRunLogTampered(t *testing.T) {
 	dir := runPingers(t, &pingers, protocol.Config{})
 	name := RunLogName(dir, 1)
@@ -99,109 +97,10 @@ func TestRunLogTampered(t *testing.T) {
 		}
 	}
 
-	// The tail cut: node 0's log cut before the last entry whose ping
-	// node 1 delivered.
-	logs, err := ReadRunLogs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sent, at := 0, 0
-	for _, e := range logs[1].Entries {
-		if e.Kind == "deliver" && e.Peer == 0 && e.Sent > sent {
-			sent, at = e.Sent, e.Line
-		}
-	}
-	if sent == 0 {
-		t.Fatal("node 1 delivered no ping of node 0's")
-	}
-	l0 := logLines(t, RunLogName(dir, 0))
-	if err := os.WriteFile(RunLogName(dir, 0), join(l0[:sent]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logs, err = ReadRunLogs(dir)
-	if err != nil {
-		t.Fatalf("a log cut at a line's end reads as a log: %v", err)
-	}
-	_, err = Merge(logs)
-	want := fmt.Sprintf("node 0's run log %s is cut short: it ends at entry %d, but node 1's run log %s delivers, in its entry %d, a message node 0 sent in its entry %d",
-		RunLogName(dir, 0), sent-1, RunLogName(dir, 1), at, sent)
-	if err == nil || err.Error() != want {
-		t.Errorf("the tail cut: %v\nwant %s", err, want)
-	}
-
 	// Format 1: no sums.
 	old := filepath.Join(t.TempDir(), "node-1.log")
 	os.WriteFile(old, []byte(`{"header":{"system":"pingers","node":1,"config":{"nodes":3,"bugs":[],"budget":{}}}}`+"\n"), 0o644)
 	if _, err := ReadRunLogFile(old); err == nil || !strings.Contains(err.Error(), old+" is written by an earlier livecheck (run log format 1") {
 		t.Errorf("a log of format 1: %v", err)
-	}
-}
-
-// buggyPingers are pingers with a bug to inject (that changes nothing)
-// and a parameter.
-var buggyPingers = protocol.System{Name: "pingers", Build: buildPingers(sim.Datagram),
-	Bugs:   []protocol.Bug{{Name: "slip", Doc: "changes nothing"}},
-	Params: []protocol.Param{{Name: "rounds", Doc: "changes nothing", Default: "1", Int: true, Min: 1, Max: 9}}}
-
-// reseal rewrites run log name with its header changed by f, every line
-// sealed again: a log another run or executable wrote, whole.
-func reseal(t *testing.T, name string, f func(*LogHeader)) {
-	t.Helper()
-	c, err := readChain(bytes.Join(logLines(t, name), nil), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []byte
-	var sum uint64
-	for i, l := range c.lines {
-		if i == 0 {
-			f(l.Header)
-		}
-		raw, s, err := sealLine(sum, i, l.LogLine)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, sum = append(out, raw...), s
-	}
-	if err := os.WriteFile(name, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// Logs of runs with different bugs, parameters or executables are not
-// merged: trace names the two logs and what differs.
-func TestRunLogsOfOneRun(t *testing.T) {
-	plain := runPingers(t, &buggyPingers, protocol.Config{})
-	slip := runPingers(t, &buggyPingers, protocol.Config{Bugs: []string{"slip"}})
-	rounds := runPingers(t, &buggyPingers, protocol.Config{Params: map[string]string{"rounds": "3"}})
-	read := func(name string) *RunLogFile {
-		l, err := ReadRunLogFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	if _, err := Merge([]*RunLogFile{read(RunLogName(plain, 0)), read(RunLogName(plain, 1)), read(RunLogName(plain, 2))}); err != nil {
-		t.Fatalf("one run's logs: %v", err)
-	}
-	other := filepath.Join(t.TempDir(), "node-2.log")
-	b, _ := os.ReadFile(RunLogName(plain, 2))
-	os.WriteFile(other, b, 0o644)
-	reseal(t, other, func(h *LogHeader) { h.Exe = "livecheck 0123456789abcdef" })
-	for _, tc := range []struct {
-		what  string
-		other string
-		want  string
-	}{
-		{"bugs", RunLogName(slip, 2), "is of bugs [slip], not []"},
-		{"parameters", RunLogName(rounds, 2), "is of parameters map[rounds:3], not map[rounds:1]"},
-		{"executable", other, "was written by another executable (livecheck 0123456789abcdef, not " + exeID() + ")"},
-	} {
-		_, err := Merge([]*RunLogFile{read(RunLogName(plain, 0)), read(RunLogName(plain, 1)), read(tc.other)})
-		want := fmt.Sprintf("%s and %s are not logs of one run: %s %s; trace merges the logs of one run, written by one executable",
-			RunLogName(plain, 0), tc.other, tc.other, tc.want)
-		if err == nil || err.Error() != want {
-			t.Errorf("%s: %v\nwant %s", tc.what, err, want)
-		}
 	}
 }

@@ -49,7 +49,7 @@ func TestCodecRoundTrip(t *testing.T) {
 	registerType(reflect.TypeFor[list]())
 	registerType(reflect.TypeFor[*list]())
 	values := []any{
-		Ping{7},
+		Ping{N: 7},
 		shapes{},
 		shapes{N: -5, U: 9, S: "héllo", B: []byte{1, 2}, L: []inner{{A: -1, b: "x", Ids: 5, Ratio: 0.5}},
 			M: map[string][]int{"a": {1}, "b": nil}, Ptr: &inner{b: "p"}, Any: inner{A: 3}, Anys: []any{1, "two", nil, &list{V: 1}},
@@ -77,7 +77,7 @@ func TestCodecRoundTrip(t *testing.T) {
 // Damaged and random bytes are an error, never a panic nor a huge
 // allocation; a cycle is refused.
 func TestCodecDamage(t *testing.T) {
-	v := shapes{L: []inner{{A: 1}}, M: map[string][]int{"a": {1, 2}}, Any: Ping{1}}
+	v := shapes{L: []inner{{A: 1}}, M: map[string][]int{"a": {1, 2}}, Any: Ping{N: 1}}
 	registerValue(reflect.ValueOf(v))
 	var in sim.Message = v
 	b, err := encodeValue(nil, reflect.ValueOf(&in).Elem())

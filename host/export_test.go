@@ -7,16 +7,46 @@ import (
 	"github.com/livecheck/livecheck/sim"
 )
 
-// The helpers of the package's own tests, for its external tests.
-const TestDeadline = deadline
+// The hooks of the package's own tests, for its external tests, which
+// replay runs with runlog as the command does.
 
-type LogBuf = logBuf
+// Hold has every node of co hold back the frames hold says, until
+// ReleaseHeld lets them go: messages in flight for as long as a test
+// needs.
+func Hold(co *ClusterOptions, hold func(from, to sim.NodeID, msg sim.Message) bool) { co.hold = hold }
 
-var (
-	WaitFor   = waitFor
-	NewLog    = newLog
-	ReplayDir = replayDir
-)
+// ReleaseHeld sends the frames node n held back.
+func ReleaseHeld(n *Node) { n.release() }
+
+// SetCrash has node id of co stop at a crash point (CrashPoints) when
+// crash says.
+func SetCrash(co *ClusterOptions, crash func(id sim.NodeID, point string) bool) { co.crash = crash }
+
+// The crash points a first Init can stop at before its state file.
+var CrashesBeforeState = []string{crashLog, crashLogTorn, crashLogged, crashStateTmp}
+
+// The crash points between a step's log and its state file, where the
+// log voids the step.
+var CrashesVoided = []string{crashLogged, crashStateTmp}
+
+// Suspects says whether node n of a stream system waits for peer to
+// come back (a broken connection it has not told).
+func Suspects(n *Node, peer sim.NodeID) bool {
+	t := n.tr.(*tcp)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.owed[peer]
+}
+
+// Connected says whether node n of a stream system has a connection
+// with peer.
+func Connected(n *Node, peer sim.NodeID) bool { return n.tr.(*tcp).connected(peer) }
+
+// The tally system (testsys_test.go): each node counts, durably, in
+// every handler.
+type Tally = tally
+
+var TallySystem = &tallySystem
 
 // The attacker's tools, for the attack tests (attack_ext_test.go).
 
@@ -88,10 +118,3 @@ func IsHello(raw []byte, keyed bool) bool {
 	c, ok := fr.msg.(Control)
 	return err == nil && ok && c.Op == "hello"
 }
-
-// Pingers is the host tests' datagram system: each node pings the next
-// every tick.
-var Pingers = &pingers
-
-// SetDown sets the nodes down in a mirrored snapshot.
-func SetDown(s *Snapshot, down []sim.NodeID) { s.down = down }

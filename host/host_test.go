@@ -7,6 +7,8 @@ import (
 	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/examples/lock/lock"
 	"github.com/livecheck/livecheck/host"
+	"github.com/livecheck/livecheck/internal/hosttest"
+	"github.com/livecheck/livecheck/internal/runtest"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/runlog"
@@ -15,49 +17,31 @@ import (
 	"github.com/livecheck/livecheck/systems/transport"
 )
 
-// The helpers of host's own tests (export_test.go).
-const deadline = host.TestDeadline
+// The helpers host's external tests share with runlog's (internal/
+// hosttest, internal/runtest).
+const deadline = hosttest.Deadline
 
-var (
-	waitFor   = host.WaitFor
-	newLog    = host.NewLog
-	replayDir = host.ReplayDir
+type (
+	pinger = hosttest.Pinger
+	Ping   = hosttest.Ping
 )
 
-// start starts a cluster that the test stops.
-func start(t *testing.T, sys *protocol.System, cfg protocol.Config, co host.ClusterOptions) *host.Cluster {
-	t.Helper()
-	if co.Log == nil {
-		co.Log = newLog(t)
-	}
-	c, err := host.StartCluster(sys, cfg, co)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Stop)
-	return c
-}
-
-// live waits until the cluster's liveness properties hold, then checks
-// that its safety properties do too.
-func live(t *testing.T, c *host.Cluster) {
-	t.Helper()
-	var s *sim.State
-	waitFor(t, c.System.Name+"'s liveness property", func() bool {
-		s = c.State()
-		return c.Holds(s)
-	})
-	for _, st := range host.Status(c.Model.Properties, s) {
-		if st.Kind == properties.Safety && !st.Holds {
-			t.Errorf("%s: %s", st.Name, st.Why)
-		}
-	}
-	for i, n := range c.Nodes {
-		if err := n.Err(); err != nil {
-			t.Errorf("node %d: %v", i, err)
-		}
-	}
-}
+var (
+	waitFor       = hosttest.WaitFor
+	waitQuiet     = hosttest.WaitQuiet
+	newLog        = hosttest.NewLog
+	start         = runtest.Start
+	startSystem   = runtest.StartSystem
+	startPingers  = runtest.StartPingers
+	live          = runtest.Live
+	replayDir     = runtest.ReplayDir
+	got           = runtest.Got
+	pingers       = hosttest.Pingers
+	streamPingers = hosttest.StreamPingers
+	buildPingers  = hosttest.BuildPingers
+	morePings     = runtest.MorePings
+	loggedKinds   = runtest.LoggedKinds
+)
 
 // The lock service of examples/lock, the code the checker checks, runs
 // as 3 nodes over UDP on loopback: every client gets its turn.

@@ -25,12 +25,12 @@ import (
 // dialed the other: tcp.connected) run Error for each other at clock C,
 // logged as partition-error, and the lowest node of the side without the
 // highest node logs a partition entry at C with the side; the other
-// nodes' clocks are raised to C. Merge joins them into one Partition
+// nodes' clocks are raised to C. runlog.Merge joins them into one Partition
 // step. A send across while the partition is in force is refused in
 // Send: nothing leaves, and once the handler has run the node runs
 // Error for that peer at the handler's clock, logged as refuse-error
 // with the index of the handler of the step that sent (parent), which
-// Merge makes part of the same step, in the simulator's order. The heal
+// runlog.Merge makes part of the same step, in the simulator's order. The heal
 // is a barrier too: node 0 logs it at the clock H one past every node's
 // and every node's clock is raised to H, so that everything before it
 // is before the heal in the merged log and everything after, after.

@@ -16,10 +16,10 @@ import (
 // handler's messages leave, so a node killed at any point has logged
 // every message it sent.
 //
-// Merge puts the nodes' logs in one order, as a path of the simulator:
+// runlog.Merge puts the nodes' logs in one order, as a path of the simulator:
 // the nodes' first Init calls make the initial state, a later Init (the
 // process started again) is a reset, a delivery names its message by
-// fingerprint. Replay runs that path in the simulator and compares each
+// fingerprint. runlog.Replay runs that path in the simulator and compares each
 // node's fingerprint after each step with the one the node logged: a
 // difference means the handler depends on something outside its state
 // and its inputs (a clock, a global, real randomness), the finding the
@@ -28,7 +28,7 @@ import (
 // partition: partition.go) and where a killed process started again
 // (back.go: its peers' Error steps at the clock of its Init, one
 // Reset); an Error told after Options.SuspectFor has no step of the
-// simulator (Merged.Stop).
+// simulator (runlog.Merged.Stop).
 
 // A LogLine is one line of a run log: the header (first line) or an
 // entry. Sum and Seq seal it into the log's chain (chain.go).

@@ -148,7 +148,7 @@ func TestSnapshotAcrossBarrier(t *testing.T) {
 			}
 			return true
 		})
-		logs, err := host.ReadRunLogs(dir)
+		logs, err := runlog.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

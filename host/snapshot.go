@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/livecheck/livecheck/sim"
@@ -30,9 +29,9 @@ import (
 // Epoch below E) is the channel's recorded state: a message in flight
 // at the cut.
 //
-// A snapshot is a state, and a check starts from a path: BuildSnapshot
+// A snapshot is a state, and a check starts from a path: runlog.BuildSnapshot
 // turns the marks into one. Each node's part of the cut is its log up to
-// its mark; merged (Merge) and replayed in the simulator, those entries
+// its mark; merged (runlog.Merge) and replayed in the simulator, those entries
 // reach a state whose nodes must have the fingerprints recorded in the
 // marks and whose network must hold every message the channels
 // recorded in flight (with every other one sent before the cut and not
@@ -153,34 +152,6 @@ func (n *Node) release() {
 	}
 }
 
-// LastEpoch is the last snapshot any of the logs recorded (0: none).
-func LastEpoch(logs []*RunLogFile) uint64 {
-	var e uint64
-	for _, l := range logs {
-		for _, m := range l.Snaps {
-			e = max(e, m.Epoch)
-		}
-	}
-	return e
-}
-
-// ReadRunLogs reads the run logs node-*.log in dir.
-func ReadRunLogs(dir string) ([]*RunLogFile, error) {
-	names, _ := filepath.Glob(filepath.Join(dir, "node-*.log"))
-	if len(names) == 0 {
-		return nil, fmt.Errorf("no run logs (node-*.log) in %s", dir)
-	}
-	var out []*RunLogFile
-	for _, name := range names {
-		l, err := ReadRunLogFile(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
-	return out, nil
-}
-
 // RecordSnapshot asks every running node of the cluster, which must
 // keep run logs (ClusterOptions.LogDir), to record the next epoch, and
 // waits until each has (or has stopped: down), up to timeout. It returns
@@ -214,25 +185,4 @@ func stopped(n *Node) bool {
 	default:
 		return false
 	}
-}
-
-// RequestSnapshot asks every node of a cluster, by the addresses in its
-// run logs and under its key, to record snapshot epoch (see
-// Control): what `livecheck snapshot` sends. Nodes that cannot be asked
-// are left out; the error says so only when none could be.
-func RequestSnapshot(logs []*RunLogFile, key []byte, epoch uint64) error {
-	var errs []error
-	for _, l := range logs {
-		if l.Header.Addr == "" {
-			errs = append(errs, fmt.Errorf("%s names no address (a log of an older livecheck)", l.Name))
-			continue
-		}
-		if err := sendControl(l.Header.Addr, l.Header.Stream, key, Control{Op: "snapshot", Epoch: epoch}); err != nil {
-			errs = append(errs, fmt.Errorf("node %d at %s: %v", l.Header.Node, l.Header.Addr, err))
-		}
-	}
-	if len(errs) == len(logs) {
-		return errors.Join(errs...)
-	}
-	return nil
 }

@@ -50,7 +50,7 @@ func TestStreamDrops(t *testing.T) {
 	n := c.Nodes[0]
 	var hello, ping bytes.Buffer
 	encodeFrame(&hello, frame{from: 2, msg: Control{Op: "hello", Peer: 0, Nonce: 1}})
-	encodeFrame(&ping, frame{from: 2, clock: 1, msg: Ping{99}})
+	encodeFrame(&ping, frame{from: 2, clock: 1, msg: Ping{N: 99}})
 
 	// 127.0.0.2 is loopback too, but no peer's host.
 	stray, err := net.DialTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}, net.TCPAddrFromAddrPort(mustAddr(t, c.Peers()[0])))
@@ -116,7 +116,7 @@ func TestClusterKey(t *testing.T) {
 			waitFor(t, "pings with the key", func() bool { return c.Holds(c.State()) })
 			var hello, ping bytes.Buffer
 			encodeFrame(&hello, frame{from: 2, msg: Control{Op: "hello", Peer: 0, Nonce: 1}})
-			encodeFrame(&ping, frame{from: 2, msg: Ping{1}})
+			encodeFrame(&ping, frame{from: 2, msg: Ping{N: 1}})
 			n := c.Nodes[0]
 			if sys == &pingers {
 				stray, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})

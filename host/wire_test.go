@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"github.com/livecheck/livecheck/internal/hosttest"
 	"net"
 	"strings"
 	"testing"
@@ -10,12 +11,12 @@ import (
 // A frame reads back as it was written; damaged, it is an error.
 func TestFrame(t *testing.T) {
 	var b bytes.Buffer
-	if err := encodeFrame(&b, frame{from: 2, clock: 5, msg: Ping{7}}); err != nil {
+	if err := encodeFrame(&b, frame{from: 2, clock: 5, msg: Ping{N: 7}}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := decodeFrame(b.Bytes())
-	if err != nil || f != (frame{from: 2, clock: 5, msg: Ping{7}}) {
-		t.Fatalf("decoded %+v %v, want from 2 clock 5 Ping{7}", f, err)
+	if err != nil || f != (frame{from: 2, clock: 5, msg: Ping{N: 7}}) {
+		t.Fatalf("decoded %+v %v, want from 2 clock 5 Ping{N: 7}", f, err)
 	}
 	good := b.Bytes()
 	for name, bad := range map[string][]byte{
@@ -46,7 +47,7 @@ func TestDropsAndStrangers(t *testing.T) {
 	defer stray.Close()
 	to, _ := net.ResolveUDPAddr("udp", c.Peers()[0])
 	var fr bytes.Buffer
-	if err := encodeFrame(&fr, frame{from: 2, msg: Ping{1}}); err != nil {
+	if err := encodeFrame(&fr, frame{from: 2, msg: Ping{N: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	d := sealDatagram(nil, nil, fr.Bytes(), trailer{kind: dgData, from: 2, to: 0, sess: 1, seq: 1})
@@ -111,12 +112,12 @@ func TestPanicStopsOneNode(t *testing.T) {
 // A handler that does not return is logged, once, as the node stuck in
 // it (the checker's divergence); the other nodes run on.
 func TestStuckHandler(t *testing.T) {
-	release = make(chan struct{}) // before any node reads it
+	hosttest.Release = make(chan struct{}) // before any node reads it
 	c, l := startPingers(t, ClusterOptions{})
 	if err := c.Nodes[1].Call("hang"); err != nil {
 		t.Fatal(err)
 	}
-	defer close(release)
+	defer close(hosttest.Release)
 	waitFor(t, "the stuck handler counted", func() bool { return c.Nodes[1].Stats().Stuck == 1 })
 	if !strings.Contains(l.String(), `handler App has not returned after`) {
 		t.Errorf("the log does not say the node is stuck")

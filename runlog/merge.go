@@ -44,7 +44,7 @@ func Merge(logs []*host.RunLogFile) (*Merged, error) {
 	if len(logs) == 0 {
 		return nil, errors.New("no run logs to merge")
 	}
-	if err := host.VerifyRun(logs); err != nil {
+	if err := verifyRun(logs); err != nil {
 		return nil, err
 	}
 	h0 := logs[0].Header

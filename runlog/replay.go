@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
@@ -218,12 +219,12 @@ func Replay(m *Merged, sys *protocol.System) (*RunReplay, error) {
 	path := rr.Path
 	switch {
 	case rr.Violation != "":
-		t.Result, t.Property, t.Message = "safety-violation", rr.Violation, rr.Message
+		t.Result, t.Property, t.Message = string(check.SafetyViolation), rr.Violation, rr.Message
 		path = path[:rr.ViolationStep]
 	case rr.Live:
 		// Every liveness property holds: the trace names them all,
 		// as a check's live trace does.
-		t.Result = "live"
+		t.Result = string(check.Live)
 		var live []string
 		for _, p := range model.Properties {
 			if p.Kind == properties.Liveness {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/reports"
@@ -157,7 +158,7 @@ func BuildSnapshot(sys *protocol.System, logs []*host.RunLogFile, epoch uint64) 
 	}
 	rr.Trace.Message = fmt.Sprintf("snapshot %d of a running cluster (livecheck snapshot): its consistent cut, merged from its nodes' logs", epoch)
 	if rr.Live && rr.Violation == "" {
-		rr.Trace.Result = "prefix"
+		rr.Trace.Result = string(check.PrefixResult)
 	}
 	snap.Replay, snap.Steps = rr, len(rr.Path)
 	return snap, nil
@@ -197,7 +198,7 @@ func SnapshotCluster(c *host.Cluster, timeout time.Duration) (*Snapshot, error) 
 	if err != nil {
 		return nil, err
 	}
-	logs, err := host.ReadRunLogs(dir)
+	logs, err := ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -210,20 +211,20 @@ func SnapshotCluster(c *host.Cluster, timeout time.Duration) (*Snapshot, error) 
 // wait for their marks (a node without one by then is down), and
 // builds it (BuildSnapshot).
 func TakeSnapshot(sys *protocol.System, dir string, key []byte, wait time.Duration) (*Snapshot, error) {
-	logs, err := host.ReadRunLogs(dir)
+	logs, err := ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	if logs[0].Header.System != sys.Name {
 		return nil, fmt.Errorf("the run logs in %s are of system %s, not %s", dir, logs[0].Header.System, sys.Name)
 	}
-	epoch := host.LastEpoch(logs) + 1
+	epoch := lastEpoch(logs) + 1
 	if err := host.RequestSnapshot(logs, key, epoch); err != nil {
 		return nil, fmt.Errorf("no node could be asked: %v", err)
 	}
 	end := time.Now().Add(wait)
 	for {
-		if logs, err = host.ReadRunLogs(dir); err != nil {
+		if logs, err = ReadDir(dir); err != nil {
 			return nil, err
 		}
 		all := true

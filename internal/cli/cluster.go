@@ -587,17 +587,9 @@ func (cw *clusterWatch) liveDone(d liveDone) {
 // replayed, the watcher's verdict stands.
 func (cw *clusterWatch) confirm() {
 	out := cw.c.stdout
-	names, _ := filepath.Glob(filepath.Join(cw.procs.dir, "node-*.log"))
-	var logs []*host.RunLogFile
-	for _, name := range names {
-		l, err := host.ReadRunLogFile(name)
-		if err != nil {
-			fmt.Fprintf(out, "the safety violation seen stands: the run logs cannot be read to confirm it (%v)\n", err)
-			return
-		}
-		logs = append(logs, l)
-	}
-	if len(logs) == 0 {
+	logs, err := runlog.ReadDir(cw.procs.dir)
+	if err != nil {
+		fmt.Fprintf(out, "the safety violation seen stands: the run logs cannot be read to confirm it (%v)\n", err)
 		return
 	}
 	m, err := runlog.Merge(logs)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
@@ -51,7 +50,7 @@ func (c *command) snapshot(args []string) int {
 	if err != nil {
 		return c.usageErr("snapshot", "--key: %v", err)
 	}
-	logs, err := host.ReadRunLogs(*data)
+	logs, err := runlog.ReadDir(*data)
 	if err != nil {
 		return c.usageErr("snapshot", "%v", err)
 	}

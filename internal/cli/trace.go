@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/livecheck/livecheck/check"
 	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/runlog"
@@ -70,7 +71,7 @@ func (c *command) trace(args []string) int {
 		if !rr.Live || rr.Violation != "" {
 			return c.usageErr("trace", "the run does not end live, so it is no prefix to start a check from")
 		}
-		kind, rr.Trace.Result = "run-prefix", "prefix"
+		kind, rr.Trace.Result = "run-prefix", string(check.PrefixResult)
 	}
 	name := *out
 	if name == "" {
@@ -85,7 +86,7 @@ func (c *command) trace(args []string) int {
 	code := ExitOK
 	switch {
 	case rr.Violation != "":
-		fmt.Fprintf(c.stdout, "safety-violation of %s at step %d: %s\n", rr.Violation, rr.ViolationStep, rr.Message)
+		fmt.Fprintf(c.stdout, "%s of %s at step %d: %s\n", check.SafetyViolation, rr.Violation, rr.ViolationStep, rr.Message)
 		code = ExitViolation
 	case rr.Live:
 		fmt.Fprintf(c.stdout, "the run ends live: every liveness property holds\n")

@@ -1,49 +1,31 @@
-package host
+package runlog_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/livecheck/livecheck/check"
+	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 )
-
-// mergeLogs reads and merges a cluster's run logs.
-func mergeLogs(t *testing.T, dir string) *Merged {
-	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(dir, "node-*.log"))
-	var logs []*RunLogFile
-	for _, n := range names {
-		l, err := ReadRunLogFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		logs = append(logs, l)
-	}
-	m, err := Merge(logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // A run's logs, merged, replay in the simulator with every node's
 // fingerprint equal to the one it logged, a restart (a reset) included.
 func TestRunLogReplays(t *testing.T) {
 	dir := t.TempDir()
-	c, _ := startPingers(t, ClusterOptions{Data: dir, LogDir: dir})
+	c, _ := startPingers(t, host.ClusterOptions{Data: dir, LogDir: dir})
 	waitFor(t, "pings", func() bool { return got(c.Nodes[1]) >= 3 })
 	if err := c.Restart(1); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "pings after the restart", func() bool { return got(c.Nodes[1]) >= 3 && got(c.Nodes[2]) >= 3 })
 	c.Stop()
-	m := mergeLogs(t, dir)
+	m := mergeDir(t, dir)
 	resets := 0
 	for _, st := range m.Path {
 		if st.Event.Kind == sim.Reset {
@@ -53,7 +35,7 @@ func TestRunLogReplays(t *testing.T) {
 	if resets != 1 || len(m.Path) < 10 {
 		t.Fatalf("merged %d steps with %d resets, want at least 10 and 1", len(m.Path), resets)
 	}
-	rr, err := m.Replay(&pingers)
+	rr, err := runlog.Replay(m, &pingers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,10 +78,10 @@ var clockedSystem = protocol.System{Name: "clocked", Build: func(protocol.Config
 // first step where a node's state is not the one it logged.
 func TestRunLogNondeterminism(t *testing.T) {
 	dir := t.TempDir()
-	c, _ := startSystem(t, &clockedSystem, ClusterOptions{LogDir: dir})
+	c, _ := startSystem(t, &clockedSystem, host.ClusterOptions{LogDir: dir})
 	waitFor(t, "ticks", func() bool { return c.Holds(c.State()) })
 	c.Stop()
-	rr, err := mergeLogs(t, dir).Replay(&clockedSystem)
+	rr, err := runlog.Replay(mergeDir(t, dir), &clockedSystem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,11 +112,11 @@ func TestRunLogSafetyViolation(t *testing.T) {
 		return m, nil
 	}}
 	dir := t.TempDir()
-	c, _ := startSystem(t, &few, ClusterOptions{LogDir: dir})
+	c, _ := startSystem(t, &few, host.ClusterOptions{LogDir: dir})
 	waitFor(t, "pings", func() bool { return c.Holds(c.State()) })
 	c.Stop()
-	m := mergeLogs(t, dir)
-	rr, err := m.Replay(&few)
+	m := mergeDir(t, dir)
+	rr, err := runlog.Replay(m, &few)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
-package host
+package runlog_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -22,7 +24,7 @@ func TestGoCallsMerged(t *testing.T) {
 		return m, err
 	}}
 	dir := t.TempDir()
-	c, _ := startSystem(t, &sys, ClusterOptions{HoldCalls: true, LogDir: dir, Data: t.TempDir()})
+	c, _ := startSystem(t, &sys, host.ClusterOptions{HoldCalls: true, LogDir: dir, Data: t.TempDir()})
 	mark := func(i int) int { return c.Nodes[i].State().(*pinger).Mark }
 	if err := c.Nodes[1].Call("mark"); err != nil {
 		t.Fatal(err)
@@ -40,7 +42,7 @@ func TestGoCallsMerged(t *testing.T) {
 	}
 	waitFor(t, "pings", func() bool { return c.Holds(c.State()) })
 	c.Stop()
-	rr, err := mergeLogs(t, dir).Replay(&sys)
+	rr, err := runlog.Replay(mergeDir(t, dir), &sys)
 	if err != nil || rr.Divergence != nil || len(rr.LeftOut) != 0 || rr.LeftOutSteps != 0 {
 		t.Fatalf("replay: %v %v %v (%d steps left out): %v", rr.Divergence, rr.LeftOut, rr.LeftOutSteps, err, rr)
 	}
@@ -64,13 +66,13 @@ func TestGoCallsMerged(t *testing.T) {
 // node's log, and says why.
 func TestGoCallNotDriverLeftOut(t *testing.T) {
 	dir := t.TempDir()
-	c, _ := startPingers(t, ClusterOptions{LogDir: dir})
+	c, _ := startPingers(t, host.ClusterOptions{LogDir: dir})
 	if err := c.Nodes[1].Call("mark"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "node 1's call", func() bool { return c.Nodes[1].State().(*pinger).Mark == 1 })
 	c.Stop()
-	rr, err := mergeLogs(t, dir).Replay(&pingers)
+	rr, err := runlog.Replay(mergeDir(t, dir), &pingers)
 	if err != nil || rr.Divergence != nil {
 		t.Fatalf("replay: %v %v", rr, err)
 	}

@@ -1,9 +1,10 @@
-package host
+package runlog_test
 
 import (
 	"testing"
 	"time"
 
+	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -13,10 +14,10 @@ import (
 // fingerprint equal, and the nodes talk again after each.
 func TestNemesisRestartStream(t *testing.T) {
 	dir := t.TempDir()
-	c, l := startSystem(t, &streamPingers, ClusterOptions{Data: dir, LogDir: dir})
+	c, l := startSystem(t, &streamPingers, host.ClusterOptions{Data: dir, LogDir: dir})
 	waitFor(t, "pings", func() bool { return c.Holds(c.State()) })
 	for _, id := range []sim.NodeID{1, 0, 1, 2} {
-		if err := c.RunFaults([]Fault{{Kind: "restart", Node: id}}, time.Millisecond, l); err != nil {
+		if err := c.RunFaults([]host.Fault{{Kind: "restart", Node: id}}, time.Millisecond, l); err != nil {
 			t.Fatal(err)
 		}
 		morePings(t, c, 2, "every node gets 2 more pings after the restart")

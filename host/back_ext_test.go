@@ -1,18 +1,14 @@
-package host
+package host_test
 
 import (
 	"testing"
 
+	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 	"github.com/livecheck/livecheck/systems/ring"
 )
-
-func (t *tcp) suspects(peer sim.NodeID) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.owed[peer]
-}
 
 // A node of a stream system killed as a process dies (its peers notice
 // its connections break, on their own) and started again: its peers
@@ -22,7 +18,7 @@ func (t *tcp) suspects(peer sim.NodeID) bool {
 func TestKilledStreamNodeIsAReset(t *testing.T) {
 	dir := t.TempDir()
 	l := newLog(t)
-	c, err := StartCluster(&ring.System, protocol.Config{Nodes: 3}, ClusterOptions{Seed: 1, LogDir: dir, Log: l, SuspectFor: deadline})
+	c, err := host.StartCluster(&ring.System, protocol.Config{Nodes: 3}, host.ClusterOptions{Seed: 1, LogDir: dir, Log: l, SuspectFor: deadline})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,11 +26,11 @@ func TestKilledStreamNodeIsAReset(t *testing.T) {
 	waitFor(t, "the ring", func() bool { return c.Holds(c.State()) })
 	c.Kill(1)
 	waitFor(t, "node 0 or 2 suspects node 1", func() bool {
-		return c.Nodes[0].tr.(*tcp).suspects(1) || c.Nodes[2].tr.(*tcp).suspects(1)
+		return host.Suspects(c.Nodes[0], 1) || host.Suspects(c.Nodes[2], 1)
 	})
 	told := 0
 	for _, id := range []sim.NodeID{0, 2} {
-		if c.Nodes[id].tr.(*tcp).suspects(1) {
+		if host.Suspects(c.Nodes[id], 1) {
 			told++
 		}
 	}
@@ -44,7 +40,7 @@ func TestKilledStreamNodeIsAReset(t *testing.T) {
 	waitFor(t, "the ring again", func() bool { return c.Holds(c.State()) })
 	c.Stop()
 
-	m := mergeLogs(t, dir)
+	m := mergeDir(t, dir)
 	resets, others := 0, 0
 	for i, st := range m.Path {
 		if st.Event.Kind == sim.Reset {
@@ -61,7 +57,7 @@ func TestKilledStreamNodeIsAReset(t *testing.T) {
 	if resets != 1 || others < told {
 		t.Errorf("%d resets with %d peers' Error steps, want 1 with at least the %d that suspected it", resets, others, told)
 	}
-	rr, err := m.Replay(&ring.System)
+	rr, err := runlog.Replay(m, &ring.System)
 	if err != nil || rr.Divergence != nil || rr.Violation != "" || rr.LeftOutSteps != 0 || !rr.Live {
 		t.Fatalf("the run's replay: divergence %v, violation %q, %d steps left out (%q), live %v: %v",
 			rr.Divergence, rr.Violation, rr.LeftOutSteps, rr.LeftOut, rr.Live, err)
@@ -75,16 +71,16 @@ func TestKilledStreamNodeIsAReset(t *testing.T) {
 // after it breaks nothing, and the run's merged log replays whole.
 func TestMarkersMakeNoConnection(t *testing.T) {
 	dir := t.TempDir()
-	c, err := StartCluster(&streamPingers, protocol.Config{Nodes: 4}, ClusterOptions{Data: dir, LogDir: dir, Log: newLog(t)})
+	c, err := host.StartCluster(&streamPingers, protocol.Config{Nodes: 4}, host.ClusterOptions{Data: dir, LogDir: dir, Log: newLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Stop)
 	waitFor(t, "pings", func() bool { return got(c.Nodes[0]) >= 3 && got(c.Nodes[2]) >= 3 })
-	if _, err := c.Snapshot(deadline); err != nil {
+	if _, err := runlog.SnapshotCluster(c, deadline); err != nil {
 		t.Fatal(err)
 	}
-	if c.Nodes[0].tr.(*tcp).connected(2) || c.Nodes[2].tr.(*tcp).connected(0) {
+	if host.Connected(c.Nodes[0], 2) || host.Connected(c.Nodes[2], 0) {
 		t.Fatal("nodes 0 and 2 have a connection after the snapshot's markers")
 	}
 	if broke, err := c.Break(0, 2); err != nil || broke {
@@ -94,8 +90,8 @@ func TestMarkersMakeNoConnection(t *testing.T) {
 		t.Fatalf("Break(0, 1) = %v, %v: want true", broke, err)
 	}
 	c.Stop()
-	m := mergeLogs(t, dir)
-	rr, err := m.Replay(&streamPingers)
+	m := mergeDir(t, dir)
+	rr, err := runlog.Replay(m, &streamPingers)
 	if err != nil || rr.Divergence != nil || rr.LeftOutSteps != 0 {
 		t.Fatalf("the run's replay: divergence %v, %d steps left out (%q): %v", rr.Divergence, rr.LeftOutSteps, rr.LeftOut, err)
 	}

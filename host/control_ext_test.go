@@ -1,10 +1,12 @@
-package host
+package host_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -28,26 +30,26 @@ func testControl(t *testing.T, tr sim.Transport) {
 	}}
 	key := []byte("0123456789abcdef")
 	dir := t.TempDir()
-	c, l := startSystem(t, &called, ClusterOptions{Key: key, HoldCalls: true, LogDir: dir})
+	c, l := startSystem(t, &called, host.ClusterOptions{Key: key, HoldCalls: true, LogDir: dir})
 	n := c.Nodes[1]
 	if n.State().(*pinger).Mark != 0 {
 		t.Fatal("node 1 made its driver call without being asked")
 	}
 	// Under another key the node does not answer the handshake.
-	if err := SendControl(c.Peers()[1], stream, []byte("not the key, but long"), "next-call"); err == nil {
+	if err := host.SendControl(c.Peers()[1], stream, []byte("not the key, but long"), "next-call"); err == nil {
 		t.Fatal("a control frame under another key was sent")
 	}
 	waitFor(t, "the control frame under another key dropped", func() bool { return n.Stats().Unauthenticated >= 1 })
-	if err := SendControl(c.Peers()[1], stream, key, "next-call"); err != nil {
+	if err := host.SendControl(c.Peers()[1], stream, key, "next-call"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "node 1 makes its driver call", func() bool { return n.State().(*pinger).Mark == 1 })
-	SendControl(c.Peers()[1], stream, key, "next-call")
+	host.SendControl(c.Peers()[1], stream, key, "next-call")
 	waitFor(t, "node 1 says it has made them all", func() bool { return strings.Contains(l.String(), "has made them all") })
 	waitFor(t, "pings", func() bool { return c.Holds(c.State()) })
 	c.Stop()
-	m := mergeLogs(t, dir)
-	rr, err := m.Replay(&called)
+	m := mergeDir(t, dir)
+	rr, err := runlog.Replay(m, &called)
 	if err != nil || rr.Divergence != nil || len(rr.LeftOut) != 0 {
 		t.Fatalf("replay: %+v %v", rr, err)
 	}

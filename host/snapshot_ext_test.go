@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"fmt"
@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/livecheck/livecheck/check"
+	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/reports"
+	"github.com/livecheck/livecheck/runlog"
 	"github.com/livecheck/livecheck/sim"
 )
 
@@ -22,25 +24,27 @@ func TestSnapshotInFlight(t *testing.T) {
 		p, ok := msg.(Ping)
 		return ok && from == 0 && to == 1 && p.N == 2
 	}
-	c, _ := startPingers(t, ClusterOptions{Data: dir, LogDir: dir, hold: held})
+	co := host.ClusterOptions{Data: dir, LogDir: dir}
+	host.Hold(&co, held)
+	c, _ := startPingers(t, co)
 	waitFor(t, "every node gets 3 pings", func() bool {
 		return got(c.Nodes[0]) >= 3 && got(c.Nodes[1]) >= 3 && got(c.Nodes[2]) >= 3
 	})
-	snap, err := c.Snapshot(deadline)
+	snap, err := runlog.SnapshotCluster(c, deadline)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if snap.Epoch != 1 || len(snap.Down()) != 0 || snap.Replay.Trace.Result != "prefix" {
 		t.Fatalf("snapshot %d, down %v, result %q: want 1, none, prefix", snap.Epoch, snap.Down(), snap.Replay.Trace.Result)
 	}
-	var heldMsg *SnapMessage
+	var heldMsg *runlog.SnapMessage
 	for i, m := range snap.InFlight {
 		if m.From == 0 && m.To == 1 && strings.Contains(m.Msg, "N:2}") {
 			heldMsg = &snap.InFlight[i]
 		}
 	}
 	if heldMsg == nil || heldMsg.Recorded {
-		t.Fatalf("the held Ping{2} from 0 to 1 is not in flight in the snapshot, or recorded as handled: %+v", snap.InFlight)
+		t.Fatalf("the held Ping{N: 2} from 0 to 1 is not in flight in the snapshot, or recorded as handled: %+v", snap.InFlight)
 	}
 	// The states recorded are those the replay of the cut reaches.
 	for _, n := range snap.Nodes {
@@ -61,14 +65,14 @@ func TestSnapshotInFlight(t *testing.T) {
 
 	// Let it go: node 1 handles it after its mark, and the channel
 	// records it.
-	c.Nodes[0].release()
-	var again *Snapshot
+	host.ReleaseHeld(c.Nodes[0])
+	var again *runlog.Snapshot
 	waitFor(t, "node 1 handles the held message", func() bool {
-		logs, err := ReadRunLogs(dir)
+		logs, err := runlog.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again, err = BuildSnapshot(&pingers, logs, 1); err != nil {
+		if again, err = runlog.BuildSnapshot(&pingers, logs, 1); err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range again.InFlight {
@@ -81,7 +85,7 @@ func TestSnapshotInFlight(t *testing.T) {
 
 	// A node down at the snapshot is recorded as down.
 	c.Nodes[2].Stop()
-	snap2, err := c.Snapshot(deadline)
+	snap2, err := runlog.SnapshotCluster(c, deadline)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package host
+package host_test
 
 import (
 	"bytes"
@@ -14,51 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/livecheck/livecheck/properties"
+	"github.com/livecheck/livecheck/host"
 	"github.com/livecheck/livecheck/protocol"
 	"github.com/livecheck/livecheck/sim"
 )
-
-// tally writes its state file in every handler: each counts, durably,
-// and a tick tells the two other nodes its count.
-type tally struct {
-	sim.BaseNode
-	Count int `livecheck:"durable"`
-	Heard int `livecheck:"durable"`
-}
-
-// Count is tally's message.
-type Count struct{ N int }
-
-func (t *tally) Init(ctx sim.Context) {
-	t.Count++
-	ctx.SetPeriodic("tick")
-}
-
-func (t *tally) Timer(ctx sim.Context, name string) {
-	t.Count++
-	for i := range ctx.Nodes() {
-		if p := sim.NodeID(i); p != ctx.Self() {
-			ctx.Send(p, Count{t.Count})
-		}
-	}
-}
-
-func (t *tally) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
-	t.Count++
-	t.Heard = max(t.Heard, msg.(Count).N)
-}
-
-var tallySystem = protocol.System{Name: "tally", Build: func(protocol.Config) (*protocol.Model, error) {
-	return &protocol.Model{
-		Spec:   sim.Spec{New: func(sim.NodeID) sim.Node { return &tally{} }, HandlerTimeout: time.Second},
-		Timers: map[string]protocol.Timing{"tick": {After: 2 * time.Millisecond}},
-		Properties: []properties.Property{properties.EventuallyEach("heard", "every node heard a count",
-			func(t *tally) bool { return t.Heard > 0 })},
-	}, nil
-}}
-
-func count(n *Node) int { return n.State().(*tally).Count }
 
 // A node that writes its state file in every handler, killed at a crash
 // point (every boundary between a handler's writes, in turn: before its
@@ -75,7 +34,7 @@ func count(n *Node) int { return n.State().(*tally).Count }
 func TestCrashAtEveryWriteBoundary(t *testing.T) {
 	runs := 200
 	if testing.Short() {
-		runs = 2 * len(CrashPoints)
+		runs = 2 * len(host.CrashPoints)
 	}
 	const seed = 37
 	voided := map[string]int{}
@@ -83,15 +42,16 @@ func TestCrashAtEveryWriteBoundary(t *testing.T) {
 	for i := range runs {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)))
 		victim := sim.NodeID(rng.IntN(3))
-		point := CrashPoints[i%len(CrashPoints)]
+		point := host.CrashPoints[i%len(host.CrashPoints)]
 		k := int32(1 + rng.IntN(8))
 		var hits atomic.Int32
 		dir := t.TempDir()
-		co := ClusterOptions{Data: dir, LogDir: dir, crash: func(id sim.NodeID, p string) bool {
+		co := host.ClusterOptions{Data: dir, LogDir: dir}
+		host.SetCrash(&co, func(id sim.NodeID, p string) bool {
 			return id == victim && p == point && hits.Add(1) == k
-		}}
+		})
 		co.Log = newLog(t)
-		c, err := StartCluster(&tallySystem, protocol.Config{Nodes: 3}, co)
+		c, err := host.StartCluster(host.TallySystem, protocol.Config{Nodes: 3}, co)
 		// Killed in Start (its first Init, most often): the cluster's
 		// start fails and stops the nodes started before it, and starts
 		// again, each of those a reset.
@@ -100,7 +60,7 @@ func TestCrashAtEveryWriteBoundary(t *testing.T) {
 			if !strings.Contains(err.Error(), "crash point") {
 				t.Fatalf("run %d: %v", i, err)
 			}
-			if c, err = StartCluster(&tallySystem, protocol.Config{Nodes: 3}, co); err != nil {
+			if c, err = host.StartCluster(host.TallySystem, protocol.Config{Nodes: 3}, co); err != nil {
 				t.Fatalf("run %d (node %d, %s #%d): started again: %v", i, victim, point, k, err)
 			}
 		}
@@ -108,7 +68,7 @@ func TestCrashAtEveryWriteBoundary(t *testing.T) {
 		if !inStart {
 			select {
 			case <-c.Nodes[victim].Done():
-			case <-timeAfter():
+			case <-time.After(deadline):
 				t.Fatalf("run %d: node %d did not reach crash point %s %d times", i, victim, point, k)
 			}
 			if err := c.Nodes[victim].Err(); err == nil || !strings.Contains(err.Error(), "crash point") {
@@ -120,11 +80,11 @@ func TestCrashAtEveryWriteBoundary(t *testing.T) {
 		}
 		base := make([]int, 3)
 		for j, n := range c.Nodes {
-			base[j] = count(n)
+			base[j] = n.State().(*host.Tally).Count
 		}
 		waitQuiet(t, "every node counts 5 more", func() bool {
 			for j, n := range c.Nodes {
-				if count(n) < base[j]+5 {
+				if n.State().(*host.Tally).Count < base[j]+5 {
 					return false
 				}
 			}
@@ -134,7 +94,7 @@ func TestCrashAtEveryWriteBoundary(t *testing.T) {
 		if tmps, _ := filepath.Glob(filepath.Join(dir, "*.tmp*")); len(tmps) > 0 {
 			t.Fatalf("run %d: temporary files left after the restart: %v", i, tmps)
 		}
-		rr, err := replayDir(t, dir, &tallySystem)
+		rr, err := replayDir(t, dir, host.TallySystem)
 		if err != nil || rr.Divergence != nil || rr.Violation != "" || len(rr.LeftOut) != 0 || rr.LeftOutSteps != 0 {
 			t.Fatalf("run %d (node %d killed at %s #%d): the replay: %v, divergence %v, violation %q, left out %q",
 				i, victim, point, k, err, rr.Divergence, rr.Violation, rr.LeftOut)
@@ -146,7 +106,7 @@ func TestCrashAtEveryWriteBoundary(t *testing.T) {
 			}
 		}
 		wantResets := 1
-		if k == 1 && slices.Contains([]string{crashLog, crashLogTorn, crashLogged, crashStateTmp}, point) {
+		if k == 1 && slices.Contains(host.CrashesBeforeState, point) {
 			wantResets = 0 // died in its first Init, before its state file: it never started
 		}
 		if inStart {
@@ -155,13 +115,13 @@ func TestCrashAtEveryWriteBoundary(t *testing.T) {
 		if resets != wantResets {
 			t.Fatalf("run %d (node %d killed at %s #%d): %d resets in the merged run, want %d", i, victim, point, k, resets, wantResets)
 		}
-		b, err := os.ReadFile(RunLogName(dir, victim))
+		b, err := os.ReadFile(host.RunLogName(dir, victim))
 		if err != nil {
 			t.Fatal(err)
 		}
 		void := strings.Count(string(b), `"void":`)
 		wantVoid := 0
-		if point == crashLogged || point == crashStateTmp {
+		if slices.Contains(host.CrashesVoided, point) {
 			wantVoid = 1
 		}
 		if void != wantVoid {
@@ -170,19 +130,6 @@ func TestCrashAtEveryWriteBoundary(t *testing.T) {
 		voided[point] += void
 	}
 	t.Logf("%d runs in %v; steps voided by the restart, by crash point: %v", runs, time.Since(start).Round(time.Millisecond), voided)
-}
-
-// waitQuiet is waitFor without its log line: for tests that wait
-// hundreds of times.
-func waitQuiet(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > deadline {
-			t.Fatalf("%s: not within %v", what, deadline)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // killChildEnv tells the test binary it is TestKill9's node process:
@@ -201,8 +148,8 @@ func TestKill9Child(t *testing.T) {
 	if _, err := fmt.Sscan(spec, &id, &peers, &dir); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Start(Options{System: &tallySystem, Config: protocol.Config{Nodes: 3}, ID: sim.NodeID(id),
-		Peers: strings.Split(peers, ","), Data: dir, RunLog: RunLogName(dir, sim.NodeID(id)), Seed: 1})
+	_, err := host.Start(host.Options{System: host.TallySystem, Config: protocol.Config{Nodes: 3}, ID: sim.NodeID(id),
+		Peers: strings.Split(peers, ","), Data: dir, RunLog: host.RunLogName(dir, sim.NodeID(id)), Seed: 1})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -218,16 +165,16 @@ func TestKill9Child(t *testing.T) {
 // run on in this process. The run's logs merge and replay whole, one
 // reset for each restart.
 func TestKill9(t *testing.T) {
-	peers, err := FreeLoopback(3, sim.Datagram)
+	peers, err := host.FreeLoopback(3, sim.Datagram)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	l := newLog(t)
-	var nodes []*Node
+	var nodes []*host.Node
 	for id := range 2 {
-		n, err := Start(Options{System: &tallySystem, Config: protocol.Config{Nodes: 3}, ID: sim.NodeID(id),
-			Peers: peers, Data: dir, RunLog: RunLogName(dir, sim.NodeID(id)), Seed: 1, Log: l})
+		n, err := host.Start(host.Options{System: host.TallySystem, Config: protocol.Config{Nodes: 3}, ID: sim.NodeID(id),
+			Peers: peers, Data: dir, RunLog: host.RunLogName(dir, sim.NodeID(id)), Seed: 1, Log: l})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +182,7 @@ func TestKill9(t *testing.T) {
 		nodes = append(nodes, n)
 	}
 	lines := func() int {
-		b, _ := os.ReadFile(RunLogName(dir, 2))
+		b, _ := os.ReadFile(host.RunLogName(dir, 2))
 		return bytes.Count(b, []byte("\n"))
 	}
 	rng := rand.New(rand.NewPCG(37, 9))
@@ -270,7 +217,7 @@ func TestKill9(t *testing.T) {
 	for _, n := range nodes {
 		n.Stop()
 	}
-	rr, err := replayDir(t, dir, &tallySystem)
+	rr, err := replayDir(t, dir, host.TallySystem)
 	if err != nil || rr.Divergence != nil || rr.Violation != "" || len(rr.LeftOut) != 0 {
 		t.Fatalf("the replay: %v, divergence %v, violation %q, left out %q", err, rr.Divergence, rr.Violation, rr.LeftOut)
 	}
@@ -280,7 +227,7 @@ func TestKill9(t *testing.T) {
 			resets++
 		}
 	}
-	b, _ := os.ReadFile(RunLogName(dir, 2))
+	b, _ := os.ReadFile(host.RunLogName(dir, 2))
 	if resets != restarts {
 		t.Fatalf("%d resets in the merged run, want %d", resets, restarts)
 	}

@@ -1,6 +1,10 @@
 package check
 
-import "time"
+import (
+	"time"
+
+	"github.com/livecheck/livecheck/protocol"
+)
 
 // WithClock returns o with the check's time budget read on clock, so
 // that a test can spend the budget where it chooses, not where a busy
@@ -16,4 +20,10 @@ func WithClock(o Options, clock func() time.Time) Options {
 func WithStepCost(o Options, d time.Duration) Options {
 	o.stepCost = d
 	return o
+}
+
+// Shorten shortens the dead path of res, a check's result, on workers
+// worlds, as the check does, with the default allowance for a handler.
+func Shorten(sys *protocol.System, res *Result, workers int) *Shortened {
+	return shorten(sys, res.Config, res, ConfirmAllowance(DefaultHandlerTimeout), workers, func() bool { return false })
 }

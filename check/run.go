@@ -210,7 +210,7 @@ func Check(sys *protocol.System, opts Options) (out *Result, err error) {
 		}
 		cx.liveSteps = lrep.Steps
 		clock.to(phShorten)
-		res.Shortened = shorten(sys, cfg, res, allow, c.stop)
+		res.Shortened = shorten(sys, cfg, res, allow, c.opts.Workers, c.stop)
 		clock.to(phSlip)
 		// The slip and the odds are bounded in steps: they run on past
 		// the time budget, as the replays above do, so that a violation

@@ -2,6 +2,7 @@ package check
 
 import (
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/livecheck/livecheck/protocol"
@@ -54,7 +55,18 @@ var (
 // single steps. It returns nil where nothing could be removed, where the
 // shortened path does not replay in full to the reported path's last
 // state, or where stop said to end before it was done.
-func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout time.Duration, stop func() bool) *Shortened {
+//
+// It runs on workers worlds: at each chunk size, the next removals, each
+// tried as though those before it fail, are tried at once, one a world,
+// and taken in order; the first that holds is kept, as one world trying
+// them one after another would keep it, and those after it, tried on a
+// path that no longer is, count for nothing. The dead tests, which
+// ShortenDeadTests bounds, run in that order too, on every world (a
+// critical.Pool). The result is the same whatever the number of workers,
+// but for a handler that runs past the time limit in a try that one world
+// would not have made (after one that holds): shortening then gives up,
+// as it does at any such handler.
+func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout time.Duration, workers int, stop func() bool) *Shortened {
 	cx := res.Critical
 	if cx == nil || res.PrefixLen > 0 || cx.Step < 2 || cx.Step > len(res.Path) {
 		return nil
@@ -64,12 +76,21 @@ func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout tim
 		return nil
 	}
 	m.Spec.HandlerTimeout = timeout
-	w, err := sim.NewWorld(m.Spec)
-	if err != nil {
-		return nil
+	worlds := make([]*sim.World, max(1, workers))
+	for i := range worlds {
+		w, err := sim.NewWorld(m.Spec)
+		if err != nil {
+			return nil
+		}
+		w.Strict = true
+		w.Stop = stop
+		worlds[i] = w
 	}
-	w.Strict = true
-	w.Stop = stop
+	w := worlds[0]
+	var pool *critical.Pool
+	if len(worlds) > 1 {
+		pool = &critical.Pool{Worlds: worlds[1:]}
+	}
 	live := func(s *sim.State) bool {
 		for i := range m.Properties {
 			if p := &m.Properties[i]; p.Kind == properties.Liveness && !p.IsLive(s) {
@@ -98,11 +119,11 @@ func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout tim
 	target := after.Fingerprint()
 	dead := cx.EndTest.test(m.Weights)
 	sh := &Shortened{}
-	// recovers says whether s reaches a live state: by the nearest live
-	// path's own steps from where it parts, where they apply, else by a
-	// breadth-first search.
+	// recovers says whether s reaches a live state, on w: by the nearest
+	// live path's own steps from where it parts, where they apply, else
+	// by a breadth-first search.
 	liveTail := cx.LivePath[min(cx.LiveStep, len(cx.LivePath)):]
-	recovers := func(s *sim.State) bool {
+	recovers := func(w *sim.World, s *sim.State) bool {
 		for t, st := range liveTail {
 			if live(s) {
 				return true
@@ -118,31 +139,34 @@ func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout tim
 		ev, err := critical.Recovers(w, s, live, critical.Test{States: ShortenLive})
 		return err == nil && ev.Live
 	}
-	// ok says whether the prefix of the steps at kept still does.
-	ok := func(kept []int) (good bool) {
+	// judge says, on w, whether the prefix of the steps at kept still
+	// does, as far as it can tell without a dead test; where only one can
+	// tell, it says no and returns the state after the critical step for
+	// confirm. It reads nothing that the other tries change, so that the
+	// tries can run at once.
+	judge := func(w *sim.World, kept []int) (good bool, undecided *sim.State) {
 		defer func() {
 			if recover() != nil { // a property that panics on a new state
-				good = false
+				good, undecided = false, nil
 			}
 		}()
-		sh.Tries++
 		p := make(sim.Path, len(kept))
 		for i, k := range kept {
 			p[i] = res.Path[k]
 		}
 		s, err := stateAt(w, start, p, safe)
 		if err != nil {
-			return false
+			return false, nil
 		}
 		n, err := w.Apply(s, crit.Event, crit.Choices)
 		if err != nil || !safe(n) || live(n) {
-			return false
+			return false, nil
 		}
-		if !recovers(s) {
-			return false
+		if !recovers(w, s) {
+			return false, nil
 		}
 		if n.Fingerprint() == target {
-			return true
+			return true, nil
 		}
 		// Another state: dead for certain when a search sees every state
 		// it reaches and none is live, which costs no more than the
@@ -150,40 +174,79 @@ func shorten(sys *protocol.System, cfg protocol.Config, res *Result, timeout tim
 		probe := dead
 		probe.States, probe.Walks = ShortenLive, 0
 		if ev, err := critical.Recovers(w, n, live, probe); err != nil || ev.Live {
-			return false
+			return false, nil
 		} else if ev.SearchAll {
-			return true
+			return true, nil
 		}
+		return false, n
+	}
+	// confirm says whether n, the state after the critical step that a
+	// try judge could not decide reaches, is dead, by the dead test, if
+	// ShortenDeadTests leaves one: after cheaper probes found no way
+	// back. It runs with no try under way, its walks on every world.
+	confirm := func(n *sim.State) (good bool) {
+		defer func() {
+			if recover() != nil { // a property that panics on a new state
+				good = false
+			}
+		}()
 		if sh.DeadTests >= ShortenDeadTests {
 			return false
 		}
-		probe.Walks = DefaultWalks
+		probe := dead
+		probe.States, probe.Walks, probe.Pool = ShortenLive, DefaultWalks, pool
 		if ev, err := critical.Recovers(w, n, live, probe); err != nil || ev.Live {
 			return false
 		}
 		sh.DeadTests++
-		ev, err := critical.Recovers(w, n, live, dead)
+		full := dead
+		full.Pool = pool
+		ev, err := critical.Recovers(w, n, live, full)
 		return err == nil && !ev.Live
 	}
 	kept := make([]int, cx.Step-1)
 	for i := range kept {
 		kept[i] = i
 	}
+	type verdict struct {
+		good      bool
+		undecided *sim.State
+	}
+	verdicts := make([]verdict, len(worlds))
 	h, _ := guarded(w, timeout, func() hang { return hang{} }, func() error {
 		for chunk := max(1, len(kept)/2); ; chunk /= 2 {
 			for at := 0; at < len(kept) && sh.Tries < ShortenBudget; {
-				try := append(append([]int(nil), kept[:at]...), kept[min(at+chunk, len(kept)):]...)
-				if ok(try) {
-					kept = try
-					continue
+				// The removals one world would try next if each failed,
+				// within the budget, one a world.
+				var tries [][]int
+				for a := at; a < len(kept) && len(tries) < len(worlds) && sh.Tries+len(tries) < ShortenBudget; a += chunk {
+					tries = append(tries, append(append([]int(nil), kept[:a]...), kept[min(a+chunk, len(kept)):]...))
 				}
-				at += chunk
+				var wg sync.WaitGroup
+				for i := 1; i < len(tries); i++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						verdicts[i].good, verdicts[i].undecided = judge(worlds[i], tries[i])
+					}()
+				}
+				verdicts[0].good, verdicts[0].undecided = judge(w, tries[0])
+				wg.Wait()
+				for i, try := range tries {
+					sh.Tries++
+					v := verdicts[i]
+					if v.good || v.undecided != nil && confirm(v.undecided) {
+						kept = try
+						break
+					}
+					at += chunk
+				}
 			}
 			if chunk == 1 || sh.Tries >= ShortenBudget {
 				return nil
 			}
 		}
-	})
+	}, worlds[1:]...)
 	if h != nil || len(kept) == cx.Step-1 || stop() {
 		return nil
 	}

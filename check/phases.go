@@ -14,6 +14,12 @@ import (
 type Phase struct {
 	Name      string
 	Wall, CPU time.Duration
+	// Serial is the part of Wall the phase spent, by design, on fewer
+	// goroutines than it has workers: for the search, the merges of its
+	// levels (deduplicating a level's new states and adding them), which
+	// run between the levels' expansions. It is what keeps a phase from
+	// scaling with the workers however many cores there are.
+	Serial time.Duration
 }
 
 // Cores is how many cores the phase kept busy on average: 1 for a phase
@@ -79,6 +85,13 @@ func (p *phaseClock) to(name string) {
 		}
 	}
 	p.wall0, p.cpu0 = now, cpu
+}
+
+// serial adds d to the phase under way's Serial.
+func (p *phaseClock) serial(d time.Duration) {
+	if p.cur >= 0 {
+		p.phases[p.cur].Serial += d
+	}
 }
 
 // stop ends the phase under way and returns the phases and their total.

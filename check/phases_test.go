@@ -35,6 +35,11 @@ func TestPhasesAddUp(t *testing.T) {
 			if ph.Wall < 0 || ph.CPU < 0 {
 				t.Errorf("bugs %v: phase %s: wall %v, CPU %v", tc.bugs, ph.Name, ph.Wall, ph.CPU)
 			}
+			// Only the search has a part on fewer goroutines by design:
+			// the merges of its levels, within its wall time.
+			if serial := ph.Name == "search"; serial && (ph.Serial <= 0 || ph.Serial > ph.Wall) || !serial && ph.Serial != 0 {
+				t.Errorf("bugs %v: phase %s: serial %v of wall %v", tc.bugs, ph.Name, ph.Serial, ph.Wall)
+			}
 		}
 		if !slices.Equal(names, tc.want) {
 			t.Errorf("bugs %v (%s): phases %v, want %v", tc.bugs, res.Verdict, names, tc.want)
@@ -49,6 +54,9 @@ func TestPhasesAddUp(t *testing.T) {
 				t.Errorf("bugs %v: the report's phase %d is %s, want %s", tc.bugs, i, ph.Name, tc.want[i])
 			}
 			ms += ph.WallMS
+			if want := float64(res.Phases[i].Serial.Microseconds()) / 1000; ph.SerialMS != want {
+				t.Errorf("bugs %v: the report's phase %s has serial_ms %v, want %v", tc.bugs, ph.Name, ph.SerialMS, want)
+			}
 		}
 		// Each phase's milliseconds are rounded to the microsecond.
 		if d := ms - rep.TimeMS; d > 0.001*float64(len(rep.Phases)) || d < -0.001*float64(len(rep.Phases)) {

@@ -103,7 +103,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		c.Explain()
 	}
 	for _, ph := range r.Phases {
-		c.Phases = append(c.Phases, reports.Phase{Name: ph.Name, WallMS: ms(ph.Wall), CPUMS: ms(ph.CPU), Cores: math.Round(ph.Cores()*100) / 100})
+		c.Phases = append(c.Phases, reports.Phase{Name: ph.Name, WallMS: ms(ph.Wall), CPUMS: ms(ph.CPU), Cores: math.Round(ph.Cores()*100) / 100, SerialMS: ms(ph.Serial)})
 	}
 	c.TimeMS = ms(r.Elapsed)
 	return c

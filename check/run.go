@@ -461,6 +461,7 @@ func (c *checker) run(trail *search.Trail) error {
 	if err != nil {
 		return err
 	}
+	c.clock.serial(sr.Merge)
 	res.Stats = sr.Stats
 	res.Shard, res.Foreign, res.Fingerprints = c.opts.Shard, sr.Foreign, sr.Fingerprints
 	if res.Shard.Count > 1 {

@@ -388,10 +388,12 @@ type MergeViolation struct {
 // A Phase is the time one phase of a check took (check.Phase): its wall
 // time, the CPU time the process used meanwhile, on every core (0 where
 // the system does not say), and their ratio, the cores it kept busy on
-// average.
+// average; SerialMS is the part of its wall time that ran, by design, on
+// fewer goroutines than workers (the search's merges of its levels).
 type Phase struct {
-	Name   string  `json:"name"`
-	WallMS float64 `json:"wall_ms"`
-	CPUMS  float64 `json:"cpu_ms"`
-	Cores  float64 `json:"cores"`
+	Name     string  `json:"name"`
+	WallMS   float64 `json:"wall_ms"`
+	CPUMS    float64 `json:"cpu_ms"`
+	Cores    float64 `json:"cores"`
+	SerialMS float64 `json:"serial_ms,omitempty"`
 }

@@ -365,7 +365,8 @@ func writeStats(w io.Writer, c *Check) {
 
 // writePhases says where the check's time went: each phase's wall time
 // and the cores it kept busy on average ("search 1.02s on 1.9 cores"), a
-// phase on one core being what did not scale.
+// phase on one core being what did not scale, and the part that ran on
+// fewer goroutines by design ("92ms of it merging levels").
 func writePhases(w io.Writer, c *Check) {
 	if len(c.Phases) == 0 {
 		return
@@ -375,6 +376,9 @@ func writePhases(w io.Writer, c *Check) {
 		parts[i] = ph.Name + " " + msText(ph.WallMS)
 		if ph.CPUMS > 0 && ph.WallMS >= 50 { // shorter: noise
 			parts[i] += fmt.Sprintf(" on %.1f cores", ph.Cores)
+		}
+		if ph.SerialMS >= 1 && ph.WallMS >= 50 {
+			parts[i] += " (" + msText(ph.SerialMS) + " of it merging levels)"
 		}
 	}
 	fmt.Fprintf(w, "time: %s in all: %s\n", msText(c.TimeMS), strings.Join(parts, ", "))

@@ -279,6 +279,11 @@ func (p *Periphery) At(w *sim.World, i int, trail *Trail) (Frontier, error) {
 
 // Result is what a search found.
 type Result struct {
+	// Merge is the part of Stats.Elapsed spent between the levels'
+	// expansions, deduplicating and adding a level's new states, where
+	// fewer goroutines run than there are workers: what keeps the search
+	// from scaling with them.
+	Merge time.Duration
 	// Violation is the first violation found, or nil: a safety violation
 	// at the least depth there is one, and among those the first in the
 	// search's order; a quiescent state only where no safety violation
@@ -437,7 +442,7 @@ type global struct {
 	// The level under way: its nodes lo to hi, at depth depth.
 	lo, hi, depth int
 	chunks        []chunk
-	next          atomic.Int64
+	ranges        []chunkRange // the chunks left to each worker (expandChunks)
 	cut           atomic.Int64 // the first chunk with a finding that ends the search
 	stopped       atomic.Bool
 	stopMu        sync.Mutex
@@ -736,7 +741,9 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		if g.stopped.Load() {
 			return g.cutShort(d)
 		}
+		t0 := time.Now()
 		done, err := g.mergeLevel(w)
+		g.res.Merge += time.Since(t0)
 		if err != nil {
 			return nil, err
 		}
@@ -894,7 +901,6 @@ func (g *global) expandLevel() {
 		*c = chunk{cands: c.cands[:0], sleeps: c.sleeps[:0], states: c.states[:0], conc: c.conc[:0], edges: c.edges[:0], sources: c.sources[:0],
 			psrc: c.psrc[:0], pend: c.pend[:0], pdst: c.pdst[:0], finds: c.finds[:0], reaches: c.reaches[:0], cov: cov}
 	}
-	g.next.Store(0)
 	g.cut.Store(math.MaxInt64)
 	// Keep some of the next level's states (not past the bound, where
 	// nothing is expanded): each is a few hundred bytes besides the node
@@ -913,6 +919,12 @@ func (g *global) expandLevel() {
 	clear(g.nextStates)
 	g.nextStates = g.nextStates[:0]
 	workers := min(len(g.workers), n)
+	if len(g.ranges) < len(g.workers) {
+		g.ranges = make([]chunkRange, len(g.workers))
+	}
+	for i := range g.ranges {
+		g.ranges[i].set(int64(min(i, workers)*n/workers), int64(min(i+1, workers)*n/workers))
+	}
 	var wg sync.WaitGroup
 	for _, k := range g.workers[1:workers] {
 		wg.Add(1)
@@ -1215,6 +1227,7 @@ func (g *global) violation(w *sim.World, v *Violation, i int, after ...sim.Step)
 // the next, usually a sibling or a cousin, is made again in a step or two.
 type worker struct {
 	g        *global
+	id       int // the worker's index in g.workers
 	w        *sim.World
 	trail    *Trail
 	tapes    tapeCache
@@ -1266,7 +1279,7 @@ func (g *global) newWorker(w *sim.World, trail *Trail) *worker {
 	if trail == nil {
 		trail = &Trail{}
 	}
-	return &worker{g: g, w: w, trail: trail, local: newFPIndex(), reached: make([]bool, len(g.sometimes))}
+	return &worker{g: g, id: len(g.workers), w: w, trail: trail, local: newFPIndex(), reached: make([]bool, len(g.sometimes))}
 }
 
 // expandChunks takes chunks until there are none left, or one with a
@@ -1274,17 +1287,13 @@ func (g *global) newWorker(w *sim.World, trail *Trail) *worker {
 func (k *worker) expandChunks() {
 	g := k.g
 	defer k.flush()
-	n := int64(len(g.chunks))
-	var ci, end int64 // the chunks claimed, ci to end
 	for {
-		if ci == end {
-			ci = g.next.Load()
-			span := k.claimSpan(n - ci)
-			ci = g.next.Add(span) - span
-			end = ci + span
-		}
-		if ci >= n || ci > g.cut.Load() || g.stopped.Load() {
+		ci, ok := k.claim()
+		if !ok || g.stopped.Load() {
 			return
+		}
+		if ci > g.cut.Load() {
+			continue // a stolen half may start past the finding
 		}
 		k.poll()
 		c := &g.chunks[ci]
@@ -1306,28 +1315,76 @@ func (k *worker) expandChunks() {
 		}
 		c.cov.Add(&k.cov)
 		c.transitions, c.slept, c.postponed = k.tally.transitions, k.tally.slept, k.tally.postponed
-		ci++
 	}
 }
 
-// claimSpan is how many chunks in a row a worker claims at a time, left
-// chunks not claimed yet: neighbouring chunks are mostly cousins, whose
-// ancestors the worker's chain holds already, where a chunk after one
-// another worker took made more of them again (Paxos split 2 x 4 on 2
-// workers: the replays, worker.state, took 13% more CPU than on one).
-// Near the end of a level a chunk at a time, so that the workers finish
-// it together. Which worker expands a chunk does not change the result.
-func (k *worker) claimSpan(left int64) int64 {
-	w := int64(len(k.g.workers))
-	switch {
-	case w == 1:
-		return 1
-	case left >= 64*w:
-		return 4
-	case left >= 16*w:
-		return 2
+// A chunkRange is the chunks of the level left to one worker, first to
+// end (packed in one word, so that its owner and a thief claim from it
+// with one compare-and-swap each). Each worker starts with a run of
+// neighbouring chunks, a part of the level, and takes them in order:
+// neighbouring chunks are mostly cousins, whose ancestors the worker's
+// chain holds already. Chunks handed out one at a time, to whichever
+// worker came first, had each worker make more of them again (transport,
+// unreduced to depth 40, on 2 workers: the replays, worker.state, took
+// 64% more CPU than on one). A worker whose run is done takes the back
+// half of the longest run left, which keeps both runs whole. Which worker
+// expands a chunk does not change the result.
+type chunkRange struct {
+	v atomic.Uint64
+	_ [56]byte // a cache line each: the workers' claims do not share one
+}
+
+func (r *chunkRange) set(first, end int64) { r.v.Store(uint64(first)<<32 | uint64(end)) }
+
+func (r *chunkRange) load() (first, end int64, x uint64) {
+	x = r.v.Load()
+	return int64(x >> 32), int64(x & math.MaxUint32), x
+}
+
+// claim takes the next chunk for worker k to expand: the first of its
+// run, or, when the run is done, the first of the back half it takes from
+// the longest run left. It says false when no chunk is left that comes
+// before a finding which ends the search.
+func (k *worker) claim() (int64, bool) {
+	g := k.g
+	own := &g.ranges[k.id]
+	for {
+		first, end, x := own.load()
+		if first >= end || first > g.cut.Load() {
+			break
+		}
+		if own.v.CompareAndSwap(x, uint64(first+1)<<32|uint64(end)) {
+			return first, true
+		}
 	}
-	return 1
+	for {
+		cut := g.cut.Load()
+		victim, most := -1, int64(0)
+		for i := range g.ranges {
+			first, end, _ := g.ranges[i].load()
+			if cut < end {
+				end = cut + 1
+			}
+			if left := end - first; left > most {
+				victim, most = i, left
+			}
+		}
+		if victim < 0 {
+			return 0, false
+		}
+		r := &g.ranges[victim]
+		first, end, x := r.load()
+		if first >= end {
+			continue
+		}
+		mid := first + (end-first)/2
+		if r.v.CompareAndSwap(x, uint64(first)<<32|uint64(mid)) {
+			// The thief's own run is done: no one claims from it but a
+			// thief, which finds it empty until this store.
+			own.set(mid+1, end)
+			return mid, true
+		}
+	}
 }
 
 // A tally is what a worker counts, step by step, for the chunk under

@@ -190,9 +190,16 @@ func (m *memBudget) fits(extra int64) bool {
 // user CPU time did not change measurably (2026-11-26: 18.6 s against
 // 18.5 s, 12.8 and 13.0 s against 12.2 and 12.9 s; LCR 8 and 10 the same):
 // the collections are of a heap the collector hardly scans. Small
-// searches that make many states pay for the room of GOGC 100 in
-// collections (LCR 8: 0.52 s against 0.39 s at GOGC 400). While the live
-// heap is under 192 MB the room is as much as the heap, up to 128 MB:
+// searches that make many states paid for the room of GOGC 100 in
+// collections (LCR 8: 0.52 s against 0.39 s at GOGC 400), and a search
+// on every core paid twice: with one worker the collector marks on an
+// idle core, with one a core it takes theirs, and its write barrier is
+// on more often. So while the live heap is under 192 MB the room is 128
+// MB, however small the heap (LCR 11 unreduced to depth 13, 2026-11-29,
+// three alternated pairs: 2 workers 1.67x to 1.98x faster than one,
+// with 0.94 to 1.17 times its CPU, peak RSS 165 to 214 MB; with room as
+// much as the heap 1.55x to 1.60x, 1.13 to 1.18 times the CPU, 85 to
+// 108 MB). Before, the room was as much as the heap up to 128 MB:
 // the unreduced split Paxos 2 x 4 then ran in 11.85 and 12.18 s of wall
 // time against 12.71 and 12.47 s (peak RSS 257 to 272 MB against 185),
 // a write barrier on in fewer collections (2026-11-26, with two
@@ -219,7 +226,7 @@ func tuneGC(live int64) {
 	}
 	room := max(live/gcShare, min(live*gcPercent/100, gcRoom))
 	if live < gcSmallHeap {
-		room = max(room, min(live*gcPercent/100, gcSmallRoom))
+		room = max(room, gcSmallRoom)
 	}
 	pct := room * 100 / live
 	// Steps of 25 points, 4 below 25, so that the setting changes

@@ -199,7 +199,11 @@ func (m *memBudget) fits(extra int64) bool {
 // three alternated pairs: 2 workers 1.67x to 1.98x faster than one,
 // with 0.94 to 1.17 times its CPU, peak RSS 165 to 214 MB; with room as
 // much as the heap 1.55x to 1.60x, 1.13 to 1.18 times the CPU, 85 to
-// 108 MB). Before, the room was as much as the heap up to 128 MB:
+// 108 MB), but no more than 16 times the live heap: the walks of a
+// small check, whose live heap is a few MB, collected every few MB they
+// made (RandTree 5, the default check: 2.4 and 2.5 s on one worker
+// against 3.0 and 3.1 s, peak RSS 90 MB against 27 MB; 2 workers 1.2
+// and 1.5 s against 1.9 and 1.4 s). Before, the room was as much as the heap up to 128 MB:
 // the unreduced split Paxos 2 x 4 then ran in 11.85 and 12.18 s of wall
 // time against 12.71 and 12.47 s (peak RSS 257 to 272 MB against 185),
 // a write barrier on in fewer collections (2026-11-26, with two
@@ -216,6 +220,8 @@ const (
 	// gcSmallRoom is the room while the live heap is under gcSmallHeap.
 	gcSmallRoom = 128 << 20
 	gcSmallHeap = 192 << 20
+	// gcMaxPercent bounds the room as a share of the live heap.
+	gcMaxPercent = 1600
 )
 
 var gcSet atomic.Int64
@@ -228,7 +234,10 @@ func tuneGC(live int64) {
 	if live < gcSmallHeap {
 		room = max(room, gcSmallRoom)
 	}
-	pct := room * 100 / live
+	// At most 16 times the live heap, though: a small heap that grows
+	// between two settings would otherwise get room for many times its
+	// size (the walks of a small check, whose live heap is a few MB).
+	pct := min(room*100/live, gcMaxPercent)
 	// Steps of 25 points, 4 below 25, so that the setting changes
 	// seldom.
 	if pct >= 25 {

@@ -558,6 +558,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 		wk.Safety, wk.Trail = c.safety, trail
 		wk.AfterLive = afterLive(c.opts.AfterLive)
 		tally, visit := c.newWalkTally()
+		rm := c.periphery.Remaker(w)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -579,7 +580,7 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 				// The search keeps the periphery as paths: the state
 				// is made again here, on this worker's world.
 				making = true
-				f, err := c.periphery.At(w, i, &at)
+				f, err := rm.At(i, &at)
 				making = false
 				if err != nil {
 					outs[i] <- walkOut{err: err}

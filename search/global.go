@@ -277,6 +277,99 @@ func (p *Periphery) At(w *sim.World, i int, trail *Trail) (Frontier, error) {
 	return Frontier{Path: path, Init: init, State: s}, err
 }
 
+// Remaker returns a Remaker of the periphery's states on w, for one
+// goroutine.
+func (p *Periphery) Remaker(w *sim.World) *Remaker {
+	return &Remaker{p: p, w: w}
+}
+
+// A Remaker makes the periphery's states again on one world, as At does,
+// for a caller that asks for many of them, mostly in order (the walks
+// from the periphery). It keeps the states on the path to the last one
+// it made, so that the next, mostly a cousin of it, is made from their
+// deepest common ancestor in a step or two instead of its whole path:
+// on Overcast with 4 nodes the replays of At were a fifth of the walks'
+// time and half of what they allocated.
+type Remaker struct {
+	p     *Periphery
+	w     *sim.World
+	idx   []int        // idx[d]: the tree's node at depth d on the kept path
+	chain []*sim.State // chain[d]: its state
+	steps sim.Path     // steps[d]: the step from chain[d] to chain[d+1]
+	evs   []sim.Event
+	tmp   []sim.Event
+}
+
+// At makes periphery state i again, as Periphery.At does. The state it
+// returns is the Remaker's: the caller may read it and walk from a copy
+// of it (World.Own), until the next call.
+func (r *Remaker) At(i int, trail *Trail) (Frontier, error) {
+	t := r.p.t
+	node := int(r.p.nodes[i])
+	d := t.depth(node)
+	for len(r.idx) <= d {
+		r.idx, r.chain = append(r.idx, -1), append(r.chain, nil)
+		r.steps = append(r.steps, sim.Step{})
+	}
+	// The deepest ancestor the kept path has, anc[l] = node's ancestor
+	// at depth l.
+	anc := make([]int, d+1)
+	for k, j := d, node; k >= 0; k-- {
+		anc[k] = j
+		if k > 0 {
+			j = t.at(j).parentIdx()
+		}
+	}
+	l := d
+	for l >= 0 && r.idx[l] != anc[l] {
+		l--
+	}
+	if l < 0 {
+		st := t.starts[anc[0]]
+		r.drop(0)
+		r.idx[0], r.chain[0] = anc[0], st.State
+		l = 0
+	}
+	root := t.starts[anc[0]]
+	for m := l + 1; m <= d; m++ {
+		n := t.at(anc[m])
+		r.evs = r.w.Enabled(r.chain[m-1], r.evs[:0])
+		if t.por {
+			observersLast(r.w, r.evs, &r.tmp)
+		}
+		if int(n.ev) >= len(r.evs) {
+			return Frontier{}, fmt.Errorf("internal error: the search's step %d does not replay (event %d of %d)", m, n.ev, len(r.evs))
+		}
+		ev, tape := r.evs[n.ev], t.tapes.get(int(n.tape))
+		if trail != nil {
+			trail.Init, trail.Path, trail.Event, trail.Tape, trail.tree = root.Init, r.steps[:m-1], ev, tape, nil
+		}
+		next, err := r.w.Apply(r.chain[m-1], ev, tape)
+		if err != nil {
+			r.idx[m-1] = -1 // made again next time
+			return Frontier{}, &sim.StepError{Index: m - 1, Event: ev, Err: err}
+		}
+		r.drop(m)
+		r.steps[m-1] = sim.Step{Event: ev, Choices: append([]int(nil), r.w.Last().Choices...)}
+		r.idx[m], r.chain[m] = anc[m], next
+	}
+	for m := d + 1; m < len(r.idx) && r.idx[m] >= 0; m++ {
+		r.drop(m) // deeper than this one: no longer on the kept path
+	}
+	return Frontier{Path: r.steps[:d].Clone(), Init: root.Init, State: r.chain[d]}, nil
+}
+
+// drop lets the kept state at depth d go: made by this Remaker (not an
+// initial state, which is the tree's), its record goes back to the
+// world; its node states and network, which states made from it may
+// share, stay.
+func (r *Remaker) drop(d int) {
+	if d > 0 && r.chain[d] != nil {
+		r.w.DiscardShell(r.chain[d])
+	}
+	r.idx[d], r.chain[d] = -1, nil
+}
+
 // Result is what a search found.
 type Result struct {
 	// Merge is the part of Stats.Elapsed spent between the levels'

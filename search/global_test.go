@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -275,4 +276,70 @@ func TestCutSearchFindsTheBoundedSearchsDeadRegion(t *testing.T) {
 		t.Fatal("no depth with a closed dead region: the test shows nothing")
 	}
 	t.Logf("%d searches cut short found the bounded search's closed dead region", found)
+}
+
+// A Remaker makes every state of the periphery again as At does, with the
+// same path, whatever the order it is asked in: in order (each state
+// made from the ancestors the last one left), backwards, and at random,
+// each state asked for twice in a row too.
+func TestRemakerMatchesAt(t *testing.T) {
+	for _, tc := range []struct {
+		sys   *livecheck.System
+		cfg   livecheck.Config
+		depth int
+	}{
+		{&ring.System, livecheck.Config{Nodes: 3}, 6},
+		{&lcr.System, livecheck.Config{Nodes: 4}, 5},
+		{&paxos.System, livecheck.Config{Nodes: 3, Params: map[string]string{"proposers": "2"}}, 6},
+	} {
+		_, m, err := tc.sys.Model(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := sim.NewWorld(m.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := search.Global(w, search.Options{Depth: tc.depth, Properties: m.Properties})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := res.Periphery.Len()
+		if n < 20 {
+			t.Fatalf("%s: a periphery of %d states: too few to tell", tc.sys.Name, n)
+		}
+		want := make([]string, n)
+		for i := range n {
+			f, err := res.Periphery.At(w, i, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[i] = fmt.Sprintf("%v %v %x", f.Init, f.Path, f.State.Fingerprint())
+		}
+		order := make([]int, 0, 3*n+1)
+		for i := range n {
+			order = append(order, i, i)
+		}
+		for i := n - 1; i >= 0; i-- {
+			order = append(order, i)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for range n {
+			order = append(order, rng.IntN(n))
+		}
+		rw, err := sim.NewWorld(m.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rm := res.Periphery.Remaker(rw)
+		for k, i := range order {
+			f, err := rm.At(i, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprintf("%v %v %x", f.Init, f.Path, f.State.Fingerprint()); got != want[i] {
+				t.Fatalf("%s: ask %d, periphery state %d: the Remaker made %s, At %s", tc.sys.Name, k, i, got, want[i])
+			}
+		}
+	}
 }

@@ -8,6 +8,7 @@
 #   bench/workers/curve.sh                 (workers 1 2 4 8 16, 3 repeats)
 #   WORKERS="1 2" REPEATS=5 bench/workers/curve.sh
 #   ONLY=lcr bench/workers/curve.sh        (the searches whose line has lcr)
+#   SET=systems bench/workers/curve.sh     (the other bundled systems)
 #
 # The searches are exhaustive (--no-walks --time 0) but for the last
 # three, whole default checks of correct systems that take about a second
@@ -29,6 +30,16 @@ searches=(
   "randtree --nodes 5"
   "overcast --nodes 4"
 )
+# SET=systems: the exhaustive search of every other bundled system at a
+# depth where one worker takes 2 to 10 s here, unreduced and with the
+# default reductions (issue 40's second table).
+if [ "${SET:-}" = systems ]; then
+  searches=()
+  for s in "randtree --depth 18" "overcast --depth 26" "transport --depth 40" "onepaxos --depth 18" \
+    "kvstore --depth 14" "etcdraft --depth 11" "etcdkv --depth 10"; do
+    searches+=("$s --reduce none --no-walks --time 0" "$s --no-walks --time 0")
+  done
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 printf '| check | workers | wall s | user s | speedup |\n| --- | --- | --- | --- | --- |\n'

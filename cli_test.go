@@ -20,7 +20,7 @@ func comparable(t *testing.T, c *reports.Check) string {
 	t.Helper()
 	c.Trace, c.Stats.ElapsedMS, c.TimeMS = "", 0, 0
 	for i := range c.Phases {
-		c.Phases[i].WallMS, c.Phases[i].CPUMS, c.Phases[i].Cores = 0, 0, 0
+		c.Phases[i].WallMS, c.Phases[i].CPUMS, c.Phases[i].Cores, c.Phases[i].SerialMS = 0, 0, 0, 0
 	}
 	if l := c.Liveness; l != nil {
 		l.ElapsedMS, l.CriticalMS = 0, 0

@@ -94,11 +94,17 @@ func TestTestBudgetReachesTheCriticalSearch(t *testing.T) {
 		if len(rec.Fatals) == 0 && len(rec.Logs) > 0 && strings.Contains(rec.Logs[len(rec.Logs)-1], "ran out; the others were not walked from") {
 			continue
 		}
-		if len(rec.Fatals) != 1 || !strings.HasPrefix(rec.Fatals[0], "livecheck: randtree: inconclusive: the time budget (--time ") ||
-			!strings.Contains(rec.Fatals[0], ") ran out during the critical-transition search of a path of ") {
+		// The budget runs out during the critical search, or, where the
+		// walks left it time enough, cuts the dead test to fit what is
+		// left (a faster walk, 2026-11-29, made that the usual end).
+		ranOut := len(rec.Fatals) == 1 && strings.HasPrefix(rec.Fatals[0], "livecheck: randtree: inconclusive: the time budget (--time ") &&
+			strings.Contains(rec.Fatals[0], ") ran out during the critical-transition search of a path of ")
+		cut := len(rec.Fatals) == 1 && strings.HasPrefix(rec.Fatals[0], "livecheck: randtree: inconclusive: a suspect: ") &&
+			strings.Contains(rec.Fatals[0], "the dead test was cut to fit the time budget")
+		if !ranOut && !cut {
 			t.Fatalf("fatals %q", rec.Fatals)
 		}
-		if !slicesContainsPrefix(rec.Logs, "livecheck: critical: ") {
+		if ranOut && !slicesContainsPrefix(rec.Logs, "livecheck: critical: ") {
 			t.Fatalf("no progress of the critical search in the log: %q", rec.Logs)
 		}
 		return

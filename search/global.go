@@ -295,7 +295,11 @@ type Remaker struct {
 	w     *sim.World
 	idx   []int        // idx[d]: the tree's node at depth d on the kept path
 	chain []*sim.State // chain[d]: its state
-	steps sim.Path     // steps[d]: the step from chain[d] to chain[d+1]
+	// given[d] says At returned chain[d]: its caller may still hold it (a
+	// walk's result and its trail keep the state a walk started from),
+	// so it is never given back to the world.
+	given []bool
+	steps sim.Path // steps[d]: the step from chain[d] to chain[d+1]
 	evs   []sim.Event
 	tmp   []sim.Event
 }
@@ -308,7 +312,7 @@ func (r *Remaker) At(i int, trail *Trail) (Frontier, error) {
 	node := int(r.p.nodes[i])
 	d := t.depth(node)
 	for len(r.idx) <= d {
-		r.idx, r.chain = append(r.idx, -1), append(r.chain, nil)
+		r.idx, r.chain, r.given = append(r.idx, -1), append(r.chain, nil), append(r.given, false)
 		r.steps = append(r.steps, sim.Step{})
 	}
 	// The deepest ancestor the kept path has, anc[l] = node's ancestor
@@ -356,18 +360,19 @@ func (r *Remaker) At(i int, trail *Trail) (Frontier, error) {
 	for m := d + 1; m < len(r.idx) && r.idx[m] >= 0; m++ {
 		r.drop(m) // deeper than this one: no longer on the kept path
 	}
+	r.given[d] = true
 	return Frontier{Path: r.steps[:d].Clone(), Init: root.Init, State: r.chain[d]}, nil
 }
 
 // drop lets the kept state at depth d go: made by this Remaker (not an
-// initial state, which is the tree's), its record goes back to the
-// world; its node states and network, which states made from it may
-// share, stay.
+// initial state, which is the tree's) and never returned, its record
+// goes back to the world; its node states and network, which states
+// made from it may share, stay.
 func (r *Remaker) drop(d int) {
-	if d > 0 && r.chain[d] != nil {
+	if d > 0 && r.chain[d] != nil && !r.given[d] {
 		r.w.DiscardShell(r.chain[d])
 	}
-	r.idx[d], r.chain[d] = -1, nil
+	r.idx[d], r.chain[d], r.given[d] = -1, nil, false
 }
 
 // Result is what a search found.

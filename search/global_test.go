@@ -332,6 +332,10 @@ func TestRemakerMatchesAt(t *testing.T) {
 			t.Fatal(err)
 		}
 		rm := res.Periphery.Remaker(rw)
+		// A state the Remaker returned stays as it was: a walk's result
+		// and its trail hold it after the next ask.
+		var held []*sim.State
+		var heldAt []int
 		for k, i := range order {
 			f, err := rm.At(i, nil)
 			if err != nil {
@@ -339,6 +343,12 @@ func TestRemakerMatchesAt(t *testing.T) {
 			}
 			if got := fmt.Sprintf("%v %v %x", f.Init, f.Path, f.State.Fingerprint()); got != want[i] {
 				t.Fatalf("%s: ask %d, periphery state %d: the Remaker made %s, At %s", tc.sys.Name, k, i, got, want[i])
+			}
+			held, heldAt = append(held, f.State), append(heldAt, i)
+		}
+		for k, s := range held {
+			if got := fmt.Sprintf("%x", s.Fingerprint()); !strings.HasSuffix(want[heldAt[k]], " "+got) || s.Node(0) == nil {
+				t.Fatalf("%s: the state of ask %d (periphery state %d) changed after it was returned: %s, want %s", tc.sys.Name, k, heldAt[k], got, want[heldAt[k]])
 			}
 		}
 	}

@@ -330,14 +330,7 @@ func TestLocalRechecksRefutedAfterNewEdges(t *testing.T) {
 // A handler panic in a node state no real run reaches in round 1 is kept
 // and verified again once round 2 adds the timer path to that state.
 func TestLocalRechecksPanicAfterNewEdges(t *testing.T) {
-	sys := &livecheck.System{
-		Name: "late-panic", Doc: "a panic reached by a later round", DefaultNodes: 2, MinNodes: 2, MaxNodes: 2,
-		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
-			// Only the built-in no-panic matters; a system needs one of its own.
-			return &livecheck.Model{Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &lateP{} }, Calls: []sim.Call{{To: 0, Call: "go"}}},
-				Properties: []properties.Property{properties.Always("anything", "holds in every state", func(*sim.State) error { return nil })}}, nil
-		},
-	}
+	sys := latePanicSystem()
 	g, err := livecheck.Check(sys, livecheck.Options{Depth: 8, NoWalks: true})
 	if err != nil {
 		t.Fatal(err)
@@ -358,6 +351,18 @@ func TestLocalRechecksPanicAfterNewEdges(t *testing.T) {
 	rep, err := livecheck.Replay(sys, l.Config, l.Path, 0)
 	if err != nil || rep.Property != "no-panic" || rep.Message != l.Message {
 		t.Fatalf("replay: %+v, %v", rep, err)
+	}
+}
+
+// latePanicSystem is lateP's: only the built-in no-panic can be broken.
+func latePanicSystem() *livecheck.System {
+	return &livecheck.System{
+		Name: "late-panic", Doc: "a panic reached by a later round", DefaultNodes: 2, MinNodes: 2, MaxNodes: 2,
+		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
+			// Only the built-in no-panic matters; a system needs one of its own.
+			return &livecheck.Model{Spec: sim.Spec{New: func(sim.NodeID) sim.Node { return &lateP{} }, Calls: []sim.Call{{To: 0, Call: "go"}}},
+				Properties: []properties.Property{properties.Always("anything", "holds in every state", func(*sim.State) error { return nil })}}, nil
+		},
 	}
 }
 
@@ -624,17 +629,14 @@ func (c *chain) Receive(ctx sim.Context, from sim.NodeID, msg sim.Message) {
 func (c *chain) Timer(ctx sim.Context, name string)     {}
 func (c *chain) Error(ctx sim.Context, peer sim.NodeID) {}
 
-// The panic is the shallowest candidate and verified first; the run found
-// for it meets a violation of not-both on the way, and that violation is
-// the finding (a replay stops there too), not the panic.
-func TestLocalReportsFirstViolationOnTheWay(t *testing.T) {
+func chainSystem() *livecheck.System {
 	p := properties.Always("not-both", "node 0 A and node 1 B never together", func(s *sim.State) error {
 		if properties.Node[*chain](s, 0).A && properties.Node[*chain](s, 1).B {
 			return errors.New("both")
 		}
 		return nil
 	})
-	sys := &livecheck.System{
+	return &livecheck.System{
 		Name: "chain", Doc: "a panic past a violation", DefaultNodes: 3, MinNodes: 3, MaxNodes: 3,
 		Build: func(cfg livecheck.Config) (*livecheck.Model, error) {
 			return &livecheck.Model{
@@ -643,11 +645,78 @@ func TestLocalReportsFirstViolationOnTheWay(t *testing.T) {
 			}, nil
 		},
 	}
-	l, err := livecheck.Check(sys, livecheck.Options{Mode: "local"})
+}
+
+// The panic is the shallowest candidate and verified first; the run found
+// for it meets a violation of not-both on the way, and that violation is
+// the finding (a replay stops there too), not the panic.
+func TestLocalReportsFirstViolationOnTheWay(t *testing.T) {
+	l, err := livecheck.Check(chainSystem(), livecheck.Options{Mode: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if l.Verdict != livecheck.SafetyViolation || l.Property != "not-both" || len(l.Path) != 2 {
 		t.Fatalf("local: %s %s path %v %+v", l.Verdict, l.Property, l.Path, *l.Local)
+	}
+}
+
+// Local mode verifies its shortest candidates one by one (the quick
+// checks) on every worker at once, and counts them in order as one
+// worker would: the verdict, the path and every statistic but the times
+// are the same for any number of workers. On the bugs here a quick check
+// finds the violation, with candidates after it in the same batch that
+// more workers verified too and must not count; on the correct systems
+// every quick check fails and every one counts.
+func TestLocalWorkersAgree(t *testing.T) {
+	paxosConfig := func(nodes int, proposers string, bugs ...string) livecheck.Config {
+		cfg := livecheck.Config{Nodes: nodes, Params: map[string]string{"proposers": proposers}}
+		for _, b := range bugs {
+			if b == "roles=split" {
+				cfg.Params["roles"] = "split"
+			} else {
+				cfg.Bugs = append(cfg.Bugs, b)
+			}
+		}
+		return cfg
+	}
+	for _, tc := range []struct {
+		name    string
+		sys     *livecheck.System
+		cfg     livecheck.Config
+		verdict livecheck.Verdict
+	}{
+		{"lcr-no-discard", &lcr.System, livecheck.Config{Bugs: []string{"no-discard"}}, livecheck.SafetyViolation},
+		{"lcr-5-no-discard", &lcr.System, livecheck.Config{Nodes: 5, Bugs: []string{"no-discard"}}, livecheck.SafetyViolation},
+		{"paxos-split-quorum=1", &paxos.System, paxosConfig(5, "2", "quorum=1", "roles=split"), livecheck.SafetyViolation},
+		// 256 quick checks, all in vain, then the search of them all.
+		{"paxos-3-2-quorum=1", &paxos.System, paxosConfig(3, "2", "quorum=1"), livecheck.SafetyViolation},
+		{"paxos-last-promise", &paxos.System, paxosConfig(2, "2", "last-promise"), livecheck.OK},
+		{"chain", chainSystem(), livecheck.Config{}, livecheck.SafetyViolation},
+		{"late-panic", latePanicSystem(), livecheck.Config{}, livecheck.SafetyViolation},
+		{"lcr-5", &lcr.System, livecheck.Config{Nodes: 5}, livecheck.OK},
+		{"paxos", &paxos.System, paxosConfig(3, "1"), livecheck.OK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want string
+			for _, workers := range []int{1, 2, 4} {
+				r, err := livecheck.Check(tc.sys, livecheck.Options{Config: tc.cfg, Mode: "local", Workers: workers, Time: livecheck.NoTimeLimit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Verdict != tc.verdict {
+					t.Fatalf("%d workers: %s (%s), want %s", workers, r.Verdict, r.Message, tc.verdict)
+				}
+				st := *r.Local
+				st.Explore, st.Combine, st.Verify, st.Elapsed = 0, 0, 0, 0
+				got := fmt.Sprintf("%s %s %q init %v path %v\n%+v", r.Verdict, r.Property, r.Message, r.Init, r.Path, st)
+				if workers == 1 {
+					want = got
+					continue
+				}
+				if got != want {
+					t.Fatalf("%d workers:\n%s\none worker:\n%s", workers, got, want)
+				}
+			}
+		})
 	}
 }

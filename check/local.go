@@ -14,7 +14,8 @@ func (c *checker) runLocal() error {
 	res := c.res
 	c.phase = phaseLocal
 	c.clock.to(phLocal)
-	lopts := search.LocalOptions{Rounds: c.opts.Rounds, MaxVerify: c.opts.MaxVerify, Properties: c.m.Properties, Stop: c.stop, Fits: c.mem.fits}
+	lopts := search.LocalOptions{Rounds: c.opts.Rounds, MaxVerify: c.opts.MaxVerify, Properties: c.m.Properties, Stop: c.stop, Fits: c.mem.fits,
+		Workers: c.localWorkers()}
 	if c.opts.Progress != nil {
 		lopts.Progress = func(l search.LocalStats) {
 			c.opts.Progress(Progress{Phase: "local", Stats: search.Stats{States: int64(l.TotalNodeStates), Transitions: l.Transitions}})
@@ -42,6 +43,27 @@ func (c *checker) runLocal() error {
 		}
 	}
 	return nil
+}
+
+// localWorkers makes the worlds on which local mode verifies candidates
+// beside the main world, one fewer than the workers, each watched for
+// handlers that hang: a hang there is one in a replay from the initial
+// state, reported as the main world's are in local mode.
+func (c *checker) localWorkers() []*sim.World {
+	var out []*sim.World
+	for range c.opts.Workers - 1 {
+		w, err := sim.NewWorld(c.m.Spec)
+		if err != nil {
+			panic(err) // the spec was valid for the main world
+		}
+		w.Recheck = c.w.Recheck
+		w.Guard = c.watch.add(func() hang {
+			ev, choices, from := w.Current()
+			return hang{local: from, event: ev, choices: choices}
+		})
+		out = append(out, w)
+	}
+	return out
 }
 
 // localInconclusive says why local mode's result is not complete, and

@@ -127,9 +127,10 @@ type Options struct {
 	// value: on to WalkDepth). Each walk's share depends on its own steps
 	// alone, so the steps checked do not depend on the number of workers.
 	AfterLive int
-	// Workers is the number of goroutines of the exhaustive search and
-	// of the walks from the periphery (default: GOMAXPROCS). The result
-	// does not depend on it.
+	// Workers is the number of goroutines of the exhaustive search, of
+	// the walks from the periphery, and of local mode's quick checks of
+	// its candidates (default: GOMAXPROCS). The result does not depend
+	// on it.
 	Workers int
 	// Mode is "global" (the default: global states, network included,
 	// then walks for liveness) or "local" (local model checking of safety

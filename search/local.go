@@ -3,6 +3,8 @@ package search
 import (
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -42,6 +44,11 @@ type LocalOptions struct {
 	// Progress, when set, is called now and then with the statistics so
 	// far (node states not yet added up).
 	Progress func(LocalStats)
+	// Workers are more worlds, of the same spec as the search's, on which
+	// the quick checks of the candidates run at once, one on each world
+	// and one on the search's own (quickChecks). The result, statistics
+	// included (times aside), does not depend on how many there are.
+	Workers []*sim.World
 }
 
 // LocalStats describe a local search.
@@ -747,18 +754,98 @@ func (ls *localSearch) reverify() error {
 	// target: cheap and quick when the candidate is real. Then all of
 	// them in one search.
 	slices.SortStableFunc(plausible, func(a, b pendingCheck) int { return a.depth - b.depth })
-	for i := range plausible[:min(kept, ls.opts.QuickChecks)] {
-		pc := &plausible[i]
-		if pc.edges == ls.edges {
-			continue
-		}
-		pc.edges = ls.edges
-		if ok, err := ls.verify(pc.p, pc.targets, pc.extra, ls.opts.QuickBudget); ok || err != nil || ls.interrupted {
-			return err
-		}
+	if ok, err := ls.quickChecks(plausible[:min(kept, ls.opts.QuickChecks)]); ok || err != nil || ls.interrupted {
+		return err
 	}
 	_, err := ls.verifyAll(plausible)
 	return err
+}
+
+// quickChecks verifies the candidates one by one, in order, each with
+// QuickBudget steps, up to the first that is verified; a candidate
+// verified before, with the graphs as they are now, is skipped.
+//
+// With workers, the next candidates are verified at once, one on each
+// world, then counted in order as if one by one: those after the first
+// that ends the checks (verified, stopped, failed) are dropped, uncounted,
+// as if never run, and are stopped early once it has ended. The result
+// and the statistics are then those of the candidates one by one, for
+// any number of workers; only the time differs. Every verification runs
+// on its own world and writes nothing the search shares (verify).
+func (ls *localSearch) quickChecks(cands []pendingCheck) (bool, error) {
+	worlds := append([]*sim.World{ls.w}, ls.opts.Workers...)
+	var next []int // indices in cands
+	for i := 0; i < len(cands); {
+		next = next[:0]
+		for ; i < len(cands) && len(next) < len(worlds); i++ {
+			if cands[i].edges != ls.edges {
+				next = append(next, i)
+			}
+		}
+		t0 := time.Now()
+		outs := ls.verifyEach(worlds, cands, next)
+		ls.res.Stats.Verify += time.Since(t0)
+		for k, ci := range next {
+			cands[ci].edges = ls.edges
+			if ok, err := ls.count(outs[k]); ok || err != nil || ls.interrupted {
+				return ok, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// verifyEach verifies cands[next[k]] on worlds[k]: on this goroutine
+// when there is one, else each on a goroutine of its own. The goroutines
+// ask Stop one at a time, each every 256 of its own steps (Stop need not
+// be safe to call at once), and a verification after one that has ended
+// the checks is stopped: quickChecks drops it.
+func (ls *localSearch) verifyEach(worlds []*sim.World, cands []pendingCheck, next []int) []outcome {
+	outs := make([]outcome, len(next))
+	if len(next) == 1 {
+		pc := &cands[next[0]]
+		outs[0] = ls.verify(ls.w, ls.poll, pc.p, pc.targets, pc.extra, ls.opts.QuickBudget)
+		return outs
+	}
+	var (
+		mu      sync.Mutex // held while Stop runs
+		stopped atomic.Bool
+		first   atomic.Int64 // the first k whose outcome ends the checks
+		wg      sync.WaitGroup
+	)
+	first.Store(int64(len(next)))
+	for k, ci := range next {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			polls := 0
+			poll := func() bool {
+				if first.Load() < int64(k) {
+					return true // dropped whatever it finds
+				}
+				polls++
+				if polls&255 == 0 && ls.opts.Stop != nil && !stopped.Load() {
+					mu.Lock()
+					if !stopped.Load() && ls.opts.Stop() {
+						stopped.Store(true)
+					}
+					mu.Unlock()
+				}
+				return stopped.Load()
+			}
+			pc := &cands[ci]
+			o := ls.verify(worlds[k], poll, pc.p, pc.targets, pc.extra, ls.opts.QuickBudget)
+			outs[k] = o
+			for o.ends() {
+				f := first.Load()
+				if f <= int64(k) || first.CompareAndSwap(f, int64(k)) {
+					break
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return outs
 }
 
 // combine builds every system state of node id's state si with stored

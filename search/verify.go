@@ -26,12 +26,18 @@ var (
 // replayed in the global simulator before it counts, and becomes the
 // violation's trace. With extra set, the target node then takes the step
 // extra.step, which must panic.
-func (ls *localSearch) verify(p *properties.Property, ts []target, extra *panicStep, budget int) (bool, error) {
-	t0 := time.Now()
-	defer func() { ls.res.Stats.Verify += time.Since(t0) }()
-	ls.res.Stats.Verifications++
-	v := &verifier{ls: ls, goal: make([]int32, ls.n), reach: make([][]bool, ls.n), extra: extra,
+//
+// The replays run on w, and poll says when to stop. verify writes nothing
+// the search shares, so that several can run at once (quickChecks): it
+// returns what it found, and count adds it to the search's result.
+func (ls *localSearch) verify(w *sim.World, poll func() bool, p *properties.Property, ts []target, extra *panicStep, budget int) outcome {
+	v := &verifier{ls: ls, w: w, poll: poll, goal: make([]int32, ls.n), reach: make([][]bool, ls.n),
 		seen: map[uint64]bool{}, cur: make([]int32, ls.n), budget: budget}
+	if extra != nil {
+		// A copy: the replay sets the panic it meets in it.
+		e := *extra
+		v.extra = &e
+	}
 	for k := range v.goal {
 		v.goal[k] = -1
 	}
@@ -41,39 +47,69 @@ func (ls *localSearch) verify(p *properties.Property, ts []target, extra *panicS
 	}
 	v.init()
 	ok, err := v.dfs()
-	ls.res.Stats.Sequences += int64(v.steps)
-	if errors.Is(err, errBudget) {
-		ls.res.Stats.GaveUp++
-		err, ok = nil, false
+	o := outcome{steps: int64(v.steps)}
+	switch {
+	case errors.Is(err, errBudget):
+		o.gaveUp = true
+	case errors.Is(err, errStopped):
+		o.stopped = true
+	case err != nil:
+		o.err = err
+	case v.violation != nil:
+		o.violation = v.violation // a panic or a violation on the way: a finding of its own
+	case ok:
+		o.violation = v.finding(p)
 	}
-	if errors.Is(err, errStopped) {
-		err, ok = nil, false
-	}
-	if err != nil {
-		return false, err
-	}
-	if ls.res.Violation != nil {
-		return true, nil // a panic or a violation on the way: a finding of its own
-	}
-	if !ok {
-		return false, nil
-	}
-	return ls.found(v, p)
+	return o
 }
 
-// found turns the run v verified into the violation: the panic of its
-// extra step, or p's violation at its end.
-func (ls *localSearch) found(v *verifier, p *properties.Property) (bool, error) {
-	if e := v.extra; e != nil {
-		ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: e.panic.Error(), Path: v.path.Clone(), Panic: e.panic}
+// An outcome is what one verification by verify found: the violation it
+// verified (nil for none), the interleaving prefixes it tried, whether it
+// ran out of its budget or was stopped, and an error of the tool.
+type outcome struct {
+	violation       *Violation
+	steps           int64
+	gaveUp, stopped bool
+	err             error
+}
+
+// ends says whether the outcome ends the quick checks: a violation, a
+// stop, or an error.
+func (o *outcome) ends() bool { return o.violation != nil || o.stopped || o.err != nil }
+
+// count adds what a verification found to the search's result, and says
+// whether it found a violation.
+func (ls *localSearch) count(o outcome) (bool, error) {
+	st := &ls.res.Stats
+	st.Verifications++
+	st.Sequences += o.steps
+	if o.gaveUp {
+		st.GaveUp++
+	}
+	if o.stopped {
+		ls.interrupted = true
+	}
+	if o.err != nil {
+		return false, o.err
+	}
+	if o.violation != nil {
+		ls.res.Violation = o.violation
 		return true, nil
+	}
+	return false, nil
+}
+
+// finding is the violation the run v verified shows: the panic of its
+// extra step, or p's violation at its end; nil when p holds there.
+func (v *verifier) finding(p *properties.Property) *Violation {
+	if e := v.extra; e != nil {
+		return &Violation{Property: PanicProperty, Kind: properties.Safety, Message: e.panic.Error(), Path: v.path.Clone(), Panic: e.panic}
 	}
 	perr := p.CheckSafety(v.end)
 	if perr == nil {
-		return false, nil
+		return nil
 	}
-	ls.res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: v.path.Clone()}
-	return true, nil
+	return &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: v.path.Clone()}
 }
 
 // A panicStep is a step that panicked in local exploration: node takes
@@ -119,7 +155,11 @@ func (ls *localSearch) canReach(id sim.NodeID, target int32) []bool {
 // reaches the targets is then replayed in the simulator; only a run that
 // replays counts.
 type verifier struct {
-	ls    *localSearch
+	ls *localSearch
+	// w is the world the replays run on, poll what says when to stop:
+	// the search's own, or a worker's (quickChecks).
+	w     *sim.World
+	poll  func() bool
 	goal  []int32  // target state per node, -1 for a free node
 	reach [][]bool // per target node: states that can reach the target
 	cur   []int32  // each node's current state
@@ -147,6 +187,9 @@ type verifier struct {
 	// run must then replay to) or extra (a step that must then panic).
 	match   func() bool
 	matched *properties.Property
+	// violation is a panic or a safety violation the replay met on the
+	// way to the targets: a finding of its own.
+	violation *Violation
 }
 
 func nodeKey(k int, i int32) uint64 { return mix64(uint64(k)<<32 | uint64(uint32(i))) }
@@ -162,7 +205,7 @@ func mix64(z uint64) uint64 {
 
 func (v *verifier) init() {
 	v.count = map[int32]int32{}
-	if v.ls.w.Spec().Transport == sim.Stream {
+	if v.w.Spec().Transport == sim.Stream {
 		v.queues = make([][]int32, v.ls.n*v.ls.n)
 	}
 	for _, e := range v.ls.init.InFlight() {
@@ -326,7 +369,7 @@ func (v *verifier) try(k int, p pred, to int32) (bool, error) {
 	if v.steps >= v.budget {
 		return false, errBudget
 	}
-	if v.ls.poll() {
+	if v.poll() {
 		return false, errStopped
 	}
 	v.steps++
@@ -360,7 +403,7 @@ func (v *verifier) try(k int, p pred, to int32) (bool, error) {
 // way (of any property), is a finding of its own.
 func (v *verifier) replay() (bool, error) {
 	ls := v.ls
-	w := ls.w
+	w := v.w
 	saved := w.Strict
 	w.Strict = true
 	defer func() { w.Strict = saved }()
@@ -383,7 +426,7 @@ func (v *verifier) replay() (bool, error) {
 					v.path = steps.Clone()
 					return true, nil
 				}
-				ls.res.Violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Path: steps[:i+1].Clone(), Panic: hp}
+				v.violation = &Violation{Property: PanicProperty, Kind: properties.Safety, Message: hp.Error(), Path: steps[:i+1].Clone(), Panic: hp}
 				return true, nil
 			}
 			return false, err
@@ -393,7 +436,7 @@ func (v *verifier) replay() (bool, error) {
 		// property it is: a replay of the trace stops there too.
 		for _, p := range ls.safety {
 			if perr := p.CheckSafety(s); perr != nil {
-				ls.res.Violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: steps[:i+1].Clone()}
+				v.violation = &Violation{Property: p.Name, Kind: p.Kind, Message: perr.Error(), Path: steps[:i+1].Clone()}
 				return true, nil
 			}
 		}
@@ -418,6 +461,12 @@ func (v *verifier) replay() (bool, error) {
 // the candidates, which matters when there are many: most combinations of
 // node states no run reaches, and refuting them one by one repeats the
 // same work.
+//
+// It runs on this goroutine alone, whatever the workers: its iterative
+// deepening is one depth-first search, whose table of the states seen
+// (with the steps left) prunes every branch after the one that saw them,
+// so its branches are not independent runs, and splitting them would
+// change what it counts and which run it finds first.
 func (ls *localSearch) verifyAll(cands []pendingCheck) (bool, error) {
 	t0 := time.Now()
 	defer func() { ls.res.Stats.Verify += time.Since(t0) }()
@@ -444,7 +493,7 @@ func (ls *localSearch) verifyAll(cands []pendingCheck) (bool, error) {
 			whole[wholeKey(idx)] = pc.p
 		}
 	}
-	v := &verifier{ls: ls, goal: make([]int32, ls.n), reach: make([][]bool, ls.n), seen: map[uint64]bool{}, cur: make([]int32, ls.n),
+	v := &verifier{ls: ls, w: ls.w, poll: ls.poll, goal: make([]int32, ls.n), reach: make([][]bool, ls.n), seen: map[uint64]bool{}, cur: make([]int32, ls.n),
 		budget: ls.opts.MaxVerify}
 	for k := range v.goal {
 		v.goal[k] = -1
@@ -498,8 +547,9 @@ func (ls *localSearch) verifyAll(cands []pendingCheck) (bool, error) {
 	if errors.Is(err, errStopped) {
 		err, ok = nil, false
 	}
-	if err != nil || ls.res.Violation != nil {
-		return ls.res.Violation != nil, err
+	if err != nil || v.violation != nil {
+		ls.res.Violation = v.violation
+		return v.violation != nil, err
 	}
 	if !ok {
 		// No run reaches any of them, unless the replay refused a run
@@ -513,7 +563,8 @@ func (ls *localSearch) verifyAll(cands []pendingCheck) (bool, error) {
 	if v.extra == nil && v.matched.CheckSafety(v.end) == nil {
 		return false, fmt.Errorf("internal error: local mode verified a run to a state where %s holds", v.matched.Name)
 	}
-	return ls.found(v, v.matched)
+	ls.res.Violation = v.finding(v.matched)
+	return ls.res.Violation != nil, nil
 }
 
 // wholeKey hashes a system state made of node states (one index per node).

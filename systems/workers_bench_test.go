@@ -24,11 +24,11 @@ var twoWorkerSizes = map[string]struct {
 	"randtree":  {livecheck.Config{}, 18},
 	"ring":      {livecheck.Config{Nodes: 4}, 14},
 	"overcast":  {livecheck.Config{}, 26},
-	"transport": {livecheck.Config{}, 40},
+	"transport": {livecheck.Config{}, 43},
 	"onepaxos":  {livecheck.Config{}, 18},
 	"etcdraft":  {livecheck.Config{}, 11},
-	"kvstore":   {livecheck.Config{}, 14},
-	"etcdkv":    {livecheck.Config{}, 10},
+	"kvstore":   {livecheck.Config{}, 15},
+	"etcdkv":    {livecheck.Config{}, 11},
 }
 
 // shortDepth is the depth every system is searched to under -short: deep

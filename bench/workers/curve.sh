@@ -35,8 +35,8 @@ searches=(
 # default reductions (issue 40's second table).
 if [ "${SET:-}" = systems ]; then
   searches=()
-  for s in "randtree --depth 18" "overcast --depth 26" "transport --depth 40" "onepaxos --depth 18" \
-    "kvstore --depth 14" "etcdraft --depth 11" "etcdkv --depth 10"; do
+  for s in "randtree --depth 18" "overcast --depth 26" "transport --depth 43" "onepaxos --depth 18" \
+    "kvstore --depth 15" "etcdraft --depth 11" "etcdkv --depth 11"; do
     searches+=("$s --reduce none --no-walks --time 0" "$s --no-walks --time 0")
   done
 fi

@@ -144,13 +144,6 @@ func (t *tree) replay(w *sim.World, i int, trail *Trail) (sim.Path, *sim.State, 
 			return path, s, init, &sim.StepError{Index: len(path), Event: ev, Err: err}
 		}
 		path = append(path, sim.Step{Event: ev, Choices: append([]int(nil), w.Last().Choices...)})
-		if len(path) > 1 {
-			// A state this replay made and nothing holds: its record goes
-			// back to the world for the next step (its node states and
-			// network, which the next state may share, stay). The
-			// periphery's states are made again this way for every walk.
-			w.DiscardShell(s)
-		}
 		s = next
 	}
 	return path, s, init, nil

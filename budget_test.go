@@ -66,14 +66,14 @@ func testWithin(t *testing.T, left time.Duration, sys *livecheck.System, opts ..
 func TestTestKeepsWithinTheDeadline(t *testing.T) {
 	rec, took := testWithin(t, 16*time.Second, slowSystem)
 	t.Logf("ended after %v: %q", took, rec.Logs)
-	want := regexp.MustCompile(`^livecheck: slowly: ok: no violation to depth ([0-9]+), complete to depth ([0-9]+): every state within [0-9]+ steps? explored \([0-9,]+ states?\); not to the depth bound [0-9]+: the search used its three quarters of the time budget \(--time [0-9.]+s\) \(--min-depth K fails a check that cannot complete depth K\)\n`)
+	want := regexp.MustCompile(`^livecheck: slowly: ok: no violation to depth ([0-9]+), complete to depth ([0-9]+): every state within [0-9]+ steps? explored \([0-9,]+ states?\)(; depth [0-9]+ partly explored: [0-9,]+ states? found from [0-9,]+ of those at depth [0-9]+)?; not to the depth bound [0-9]+: the search used its three quarters of the time budget \(--time [0-9.]+s\) \(--min-depth K fails a check that cannot complete depth K\)\n`)
 	if len(rec.Fatals) != 0 || len(rec.Logs) != 1 || !want.MatchString(rec.Logs[0]) {
 		t.Fatalf("fatals %q, logs %q\nwant a log that matches %s", rec.Fatals, rec.Logs, want)
 	}
 	depth, _ := strconv.Atoi(testDepth()) // the whole bound
 	rec, took = testWithin(t, 16*time.Second, slowSystem, livecheck.WithOptions(livecheck.Options{MinDepth: depth}))
 	t.Logf("ended after %v: %q", took, rec.Fatals)
-	wantFatal := regexp.MustCompile(`^livecheck: slowly: inconclusive: the search used its three quarters of the time budget \(--time [0-9.]+s\): every state within [0-9]+ steps? explored \([0-9,]+ states?\), no violation; depth [0-9]+ partly explored; the check must complete depth ` +
+	wantFatal := regexp.MustCompile(`^livecheck: slowly: inconclusive: the search used its three quarters of the time budget \(--time [0-9.]+s\): every state within [0-9]+ steps? explored \([0-9,]+ states?\), no violation; depth [0-9]+ partly explored(: [0-9,]+ states? found from [0-9,]+ of those at depth [0-9]+)?; the check must complete depth ` +
 		strconv.Itoa(depth) + ` \(--min-depth ` + strconv.Itoa(depth) + `\): give it more time \(--time\) or states \(--max-states\), or ask for less \(--min-depth\) \(AllowInconclusive lets this pass\)$`)
 	if len(rec.Fatals) != 1 || !wantFatal.MatchString(rec.Fatals[0]) {
 		t.Fatalf("fatals %q\nwant one that matches %s", rec.Fatals, wantFatal)
@@ -231,8 +231,8 @@ var electionSystem = &livecheck.System{Name: "election", DefaultNodes: 3, MinNod
 // complete, and says so ("complete to depth k"); asked for a depth it
 // cannot complete (MinDepth) it fails, naming the flag; its buggy version
 // fails. The budget is one of states, so that the depth reached does not
-// depend on the machine; a time budget cuts the search between levels the
-// same way.
+// depend on the machine; a time budget cuts the search the same way
+// (and keeps what it expanded of the level it cut).
 func TestCorrectProtocolPassesToTheDepthItCompletes(t *testing.T) {
 	budget := livecheck.Options{MaxStates: 3000}
 	dir := t.TempDir()

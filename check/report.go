@@ -23,6 +23,7 @@ func (r *Result) Report(trace, liveTrace string) *reports.Check {
 		Interrupted: r.Interrupted, MemoryLimit: r.MemoryLimit, MaxMemory: r.MaxMemory, PeakMemory: r.PeakMemory,
 		Stats: reports.Stats{
 			States: r.Stats.States, Transitions: r.Stats.Transitions, Slept: r.Stats.Slept, Postponed: r.Stats.Postponed, ProvisoRerun: r.Stats.ProvisoRerun, MaxDepth: r.Stats.MaxDepth,
+			Beyond: r.Stats.Beyond, BeyondFrom: r.Stats.BeyondFrom,
 			Periphery: r.Stats.Periphery, LiveStates: r.Stats.Live, ElapsedMS: r.Stats.Elapsed.Milliseconds(),
 			CollisionChance: r.Stats.CollisionChance, Elapsed: r.Stats.Elapsed,
 		},

@@ -608,8 +608,8 @@ func (c *checker) deadRegion(sr *search.Result, sopts search.Options) error {
 // covered: the levels it finished, and the walks from the last of them.
 func (c *checker) coverage() string {
 	r := c.res
-	msg := fmt.Sprintf("%s: %s explored (%s), no violation; depth %d partly explored",
-		c.cutWhy(), reports.Scope(r.Covered, false, r.Stats.Postponed), reports.StatesWords(r.Stats.States, r.Symmetry), r.Covered+1)
+	msg := fmt.Sprintf("%s: %s explored (%s), no violation; depth %d partly explored%s",
+		c.cutWhy(), reports.Scope(r.Covered, false, r.Stats.Postponed), reports.StatesWords(r.Stats.States-r.Stats.Beyond, r.Symmetry), r.Covered+1, c.beyond())
 	if w := c.cutWalks(); w != "" {
 		msg += "; " + w
 	}
@@ -628,7 +628,10 @@ func (c *checker) coverage() string {
 func (c *checker) completeTo() string {
 	r := c.res
 	msg := fmt.Sprintf("no violation to depth %d, complete to depth %d: %s explored (%s)",
-		r.Covered, r.Covered, reports.Scope(r.Covered, false, r.Stats.Postponed), reports.StatesWords(r.Stats.States, r.Symmetry))
+		r.Covered, r.Covered, reports.Scope(r.Covered, false, r.Stats.Postponed), reports.StatesWords(r.Stats.States-r.Stats.Beyond, r.Symmetry))
+	if r.Stats.Beyond > 0 {
+		msg += fmt.Sprintf("; depth %d partly explored%s", r.Covered+1, c.beyond())
+	}
 	if w := c.cutWalks(); w != "" {
 		msg += "; " + w
 	}
@@ -636,6 +639,25 @@ func (c *checker) completeTo() string {
 		return msg
 	}
 	return msg + fmt.Sprintf("; not to the depth bound %d: %s (--min-depth K fails a check that cannot complete depth K)", r.Depth, c.cutWhy())
+}
+
+// beyond says what a search stopped within a level found of the next
+// (search.Stats.Beyond), after "depth k partly explored" ("": nothing).
+func (c *checker) beyond() string {
+	st := &c.res.Stats
+	if st.Beyond == 0 {
+		return ""
+	}
+	return fmt.Sprintf(": %s found from %s of those at depth %d", reports.StatesWords(st.Beyond, c.res.Symmetry), reports.Thousands(st.BeyondFrom), c.res.Covered)
+}
+
+// frontier says where the periphery of a search cut short is: at the
+// depth it finished, and at the next where it kept part of that level.
+func (c *checker) frontier() string {
+	if c.res.Stats.Beyond > 0 {
+		return fmt.Sprintf("at depth %d or %d", c.res.Covered, c.res.Covered+1)
+	}
+	return fmt.Sprintf("at depth %d", c.res.Covered)
 }
 
 // cutWhy says what cut the search short.
@@ -663,14 +685,14 @@ func (c *checker) cutWalks() string {
 	ok := r.Live.recovered()
 	switch {
 	case ok == n:
-		return fmt.Sprintf("walks from %s at depth %d that are not live reached a live state", allOf(n, "state"), r.Covered)
+		return fmt.Sprintf("walks from %s %s that are not live reached a live state", allOf(n, "state"), c.frontier())
 	case r.Live.Walks == n:
-		return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
+		return fmt.Sprintf("walks from %s of the %s %s that are not live reached a live state", reports.Thousands(ok), reports.Count(n, "state"), c.frontier())
 	}
 	if r.Live.WalksCut {
-		return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state before the walks' seven eighths of the time budget (--time %s) ran out; the others were not walked from", reports.Thousands(ok), reports.Count(n, "state"), r.Covered, c.opts.Time)
+		return fmt.Sprintf("walks from %s of the %s %s that are not live reached a live state before the walks' seven eighths of the time budget (--time %s) ran out; the others were not walked from", reports.Thousands(ok), reports.Count(n, "state"), c.frontier(), c.opts.Time)
 	}
-	return fmt.Sprintf("walks from %s of the %s at depth %d that are not live reached a live state before the budget ran out", reports.Thousands(ok), reports.Count(n, "state"), r.Covered)
+	return fmt.Sprintf("walks from %s of the %s %s that are not live reached a live state before the budget ran out", reports.Thousands(ok), reports.Count(n, "state"), c.frontier())
 }
 
 // allOf says "all 5 states", or "the 1 state".

@@ -134,11 +134,16 @@ type Stats struct {
 	// cycle of postponing states, and the search ran again, taking every
 	// event in each state one of whose steps goes back; the figures are
 	// the second search's.
-	ProvisoRerun bool  `json:"proviso_rerun,omitempty"`
-	MaxDepth     int   `json:"max_depth"`
-	Periphery    int   `json:"periphery"`
-	LiveStates   int64 `json:"live_states"`
-	ElapsedMS    int64 `json:"elapsed_ms"`
+	ProvisoRerun bool `json:"proviso_rerun,omitempty"`
+	MaxDepth     int  `json:"max_depth"`
+	// Beyond: for a search cut short within a level, the states of the
+	// next depth it found there from BeyondFrom of those at the covered
+	// depth (States counts them).
+	Beyond     int64 `json:"beyond,omitempty"`
+	BeyondFrom int64 `json:"beyond_from,omitempty"`
+	Periphery  int   `json:"periphery"`
+	LiveStates int64 `json:"live_states"`
+	ElapsedMS  int64 `json:"elapsed_ms"`
 	// CollisionChance is TLC's estimate of the chance that a fingerprint
 	// collision hid a state (0 in local mode).
 	CollisionChance float64       `json:"collision_chance"`

@@ -48,8 +48,9 @@ type Options struct {
 	// the same spec), that expand states in parallel with the first. The
 	// result does not depend on how many there are.
 	Workers []Worker
-	// Stop, when it returns true, ends the search early: the level under
-	// way is dropped, and the result covers the levels before it.
+	// Stop, when it returns true, ends the search early: the result
+	// covers the levels before the one under way, and what the workers
+	// expanded of that one (see Stats.Beyond).
 	Stop func() bool
 	// Target, when not 0, ends the search at the first state with this
 	// fingerprint: Result.TargetPath is a shortest path to it.
@@ -191,6 +192,13 @@ type Stats struct {
 	Live      int64         // distinct live states reached
 	Elapsed   time.Duration // wall time of the search
 	Workers   int
+	// Beyond counts the states of depth Depth+1 that a search stopped
+	// (Options.Stop) found in the level it had under way, by expanding
+	// BeyondFrom of the states at Depth (States counts them). The work
+	// of that level is kept, not dropped: a search stopped by a time
+	// budget on more workers explores more states, not only when they
+	// finish another level.
+	Beyond, BeyondFrom int64
 	// Slept counts the transitions that sleep sets spared (Options.Reduce).
 	Slept int64
 	// Postponed counts the observer events left out of states where other
@@ -608,7 +616,10 @@ type global struct {
 	// others from the states that did, and cycle says it has a cycle
 	// (the search then starts again, not optimistic: see reduce.go).
 	optimistic, cycle bool
-	graph             postponeGraph
+	// cyclicRerun says the level under way is expanded again under the
+	// cycle proviso after a stop (see stopWithin).
+	cyclicRerun bool
+	graph       postponeGraph
 }
 
 // A chunk is what a worker found expanding a run of a level's states.
@@ -632,6 +643,7 @@ type chunk struct {
 	slept       int64
 	postponed   int64
 	oldHit      bool // a step reached a state of an earlier level or this one
+	expanded    int  // the chunk's states expanded, from its first: all, unless the search was stopped
 	err         error
 	// Two workers expand neighbouring chunks at once: what one writes
 	// must not share a cache line with what the other writes.
@@ -819,6 +831,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 			// cycle proviso must now look at the events sleep sets spare
 			// too (see reduce.go). Nothing of the level is merged yet.
 			g.cyclic = true
+			g.cyclicRerun = g.stopped.Load()
 			g.expandLevel()
 		}
 		// The chunks after one with a finding that ends the search are
@@ -837,7 +850,10 @@ func (g *global) run(w *sim.World) (*Result, error) {
 			return nil, err
 		}
 		if g.stopped.Load() {
-			return g.cutShort(d)
+			if g.sharded || g.optimistic || g.cyclicRerun {
+				return g.cutShort(d)
+			}
+			return g.stopWithin(w, d)
 		}
 		t0 := time.Now()
 		done, err := g.mergeLevel(w)
@@ -912,6 +928,82 @@ func (g *global) cutShort(d int) (*Result, error) {
 		// Edges out of the dropped level (a cut by MaxStates merged it)
 		// leave states of the periphery, which count as good: they change
 		// nothing.
+		dead, err := g.closedDead()
+		if err != nil {
+			return nil, err
+		}
+		g.res.Dead = dead
+	}
+	return g.res, nil
+}
+
+// stopWithin ends a search stopped while it expanded the level from
+// depth d: what the workers expanded of it is kept. The states of depth
+// d+1 found from the states they expanded, chunk by chunk from each
+// chunk's first, are merged as a whole level's would be (a violation
+// among them is reported), and the periphery is what was not expanded:
+// the rest of depth d and the new states. The result covers every state
+// within d steps, as cutShort's does, and Stats.Beyond says what more.
+//
+// Which states of the level were expanded depends on how far each
+// worker got, but the search is stopped by the clock or the user, not
+// something a second run would repeat. A stop while the level was
+// expanded again under the cycle proviso (cyclicRerun), with sharding,
+// or with observer postponement's graph not yet checked for cycles,
+// drops the level instead (cutShort): what was expanded of it is not
+// what the whole level's expansion would have taken.
+func (g *global) stopWithin(w *sim.World, d int) (*Result, error) {
+	var from int64
+	cut := int(min(g.cut.Load(), int64(len(g.chunks)-1)))
+	for ci := 0; ci <= cut; ci++ {
+		from += int64(g.chunks[ci].expanded)
+	}
+	if from == 0 {
+		return g.cutShort(d)
+	}
+	before := g.hi
+	t0 := time.Now()
+	done, err := g.mergeLevel(w)
+	g.res.Merge += time.Since(t0)
+	if err != nil {
+		return nil, err
+	}
+	g.res.Depth, g.res.Stats.Depth = d, d
+	g.res.Stopped = true
+	st := &g.res.Stats
+	st.Beyond, st.BeyondFrom = int64(g.tree.n-before), from
+	if done {
+		g.finishStats()
+		return g.res, nil
+	}
+	g.finishStats()
+	p := &Periphery{t: g.tree}
+	mark := func(i int, fp []uint64, j int) {
+		if g.tree.at(i).live() {
+			return
+		}
+		p.nodes = append(p.nodes, uint32(i))
+		if g.good != nil && j < len(fp) {
+			g.good[fp[j]] = true
+		}
+	}
+	for ci := range g.chunks {
+		lo, expanded := g.lo+ci*chunkSize, g.chunks[ci].expanded
+		if ci > cut {
+			expanded = 0 // past a finding: not merged
+		}
+		for i := lo + expanded; i < min(lo+chunkSize, g.hi); i++ {
+			mark(i, g.lastFPs, i-g.lo)
+		}
+	}
+	for i := g.hi; i < g.tree.n; i++ {
+		mark(i, g.newFPs, i-g.hi)
+	}
+	g.res.Periphery = p
+	st.Periphery = len(p.nodes)
+	if g.edges != nil {
+		// The states not expanded are in the periphery, which counts as
+		// good; the edges of those expanded are all there.
 		dead, err := g.closedDead()
 		if err != nil {
 			return nil, err
@@ -1400,7 +1492,8 @@ func (k *worker) expandChunks() {
 		k.local.reset()
 		k.cov.Reset()
 		k.tally = tally{}
-		for i := lo; i < hi && !g.stopped.Load(); i++ {
+		i := lo
+		for ; i < hi && !g.stopped.Load(); i++ {
 			if end := k.expand(c, i); end {
 				for {
 					cur := g.cut.Load()
@@ -1408,9 +1501,11 @@ func (k *worker) expandChunks() {
 						break
 					}
 				}
+				i++
 				break
 			}
 		}
+		c.expanded = i - lo
 		c.cov.Add(&k.cov)
 		c.transitions, c.slept, c.postponed = k.tally.transitions, k.tally.slept, k.tally.postponed
 	}

@@ -353,3 +353,85 @@ func TestRemakerMatchesAt(t *testing.T) {
 		}
 	}
 }
+
+// A search stopped within a level keeps what it expanded of it: every
+// state within its depth, exactly the bounded search's, and beyond them
+// states of the next depth only (Stats.Beyond of them), none twice. Its
+// periphery is what it left unexpanded: states of the covered depth that
+// the bounded search's periphery holds, and new states. On 1 worker the
+// stop comes at the same poll each time, so the result is the same; on 2
+// it may differ, and must hold to the same.
+func TestStoppedSearchKeepsWhatItExpanded(t *testing.T) {
+	cfg := livecheck.Config{Nodes: 3, Params: map[string]string{"proposers": "2"}}
+	// The states within each depth, and the periphery there: the same
+	// with sleep sets (TestReduceSameStates).
+	fps, peri := map[int]map[uint64]bool{}, map[int][]uint64{}
+	within := func(d int) (map[uint64]bool, []uint64) {
+		if fps[d] == nil {
+			b := search1(t, &paxos.System, cfg, search.Options{Depth: d, Fingerprints: true}, 1)
+			fps[d], peri[d] = map[uint64]bool{}, b.periphery
+			for _, fp := range b.res.Fingerprints {
+				fps[d][fp] = true
+			}
+		}
+		return fps[d], peri[d]
+	}
+	beyond := 0
+	for _, reduce := range []bool{false, true} {
+		for _, workers := range []int{1, 2} {
+			for _, after := range []int{9, 40, 120} {
+				calls := 0
+				stop := func() bool { calls++; return calls > after }
+				r := search1(t, &paxos.System, cfg, search.Options{Depth: 40, Reduce: reduce, Fingerprints: true, Stop: stop}, workers)
+				st, d := r.res.Stats, r.res.Depth
+				name := fmt.Sprintf("reduce %v, %d workers, stopped after %d polls at depth %d", reduce, workers, after, d)
+				if r.res.Complete || !r.res.Stopped || r.res.Violation != nil {
+					t.Fatalf("%s: complete %v, stopped %v, violation %v", name, r.res.Complete, r.res.Stopped, r.res.Violation)
+				}
+				in, bounded := within(d)
+				next, _ := within(d + 1)
+				if st.States-st.Beyond != int64(len(in)) || int64(len(r.res.Fingerprints)) != st.States {
+					t.Fatalf("%s: %d states, %d of them beyond; the bounded search has %d within depth %d", name, st.States, st.Beyond, len(in), d)
+				}
+				n := 0
+				for _, fp := range r.res.Fingerprints {
+					if !next[fp] {
+						t.Fatalf("%s: a state not within depth %d", name, d+1)
+					}
+					if !in[fp] {
+						n++
+					}
+				}
+				if int64(n) != st.Beyond || st.Beyond > 0 != (st.BeyondFrom > 0) || st.Beyond > 0 && st.MaxDepth != d+1 {
+					t.Fatalf("%s: %d states past depth %d, Beyond %d from %d, max depth %d", name, n, d, st.Beyond, st.BeyondFrom, st.MaxDepth)
+				}
+				left := map[uint64]bool{}
+				for _, fp := range bounded {
+					left[fp] = true
+				}
+				for _, fp := range r.periphery {
+					if in[fp] && !left[fp] || !in[fp] && !next[fp] {
+						t.Fatalf("%s: a state of the periphery is neither at depth %d nor new", name, d)
+					}
+				}
+				t.Logf("%s: %d states, %d beyond from %d, periphery %d", name, st.States, st.Beyond, st.BeyondFrom, st.Periphery)
+				if st.Beyond > 0 {
+					beyond++
+					if len(r.periphery) == len(bounded) {
+						t.Fatalf("%s: %d states found beyond, yet the periphery is the bounded search's", name, st.Beyond)
+					}
+				}
+				if workers == 1 {
+					calls = 0
+					again := search1(t, &paxos.System, cfg, search.Options{Depth: 40, Reduce: reduce, Fingerprints: true, Stop: stop}, 1)
+					if !reflect.DeepEqual(again.stats, r.stats) || !reflect.DeepEqual(again.pairs, r.pairs) {
+						t.Fatalf("%s: stopped again at the same poll: %+v, first %+v", name, again.stats, r.stats)
+					}
+				}
+			}
+		}
+	}
+	if beyond == 0 {
+		t.Fatal("no search was stopped within a level it had expanded part of: the test shows nothing")
+	}
+}

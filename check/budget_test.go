@@ -138,3 +138,40 @@ func TestWalksCutByTheBudgetPass(t *testing.T) {
 		}
 	}
 }
+
+// A time budget that runs out while the search expands a level keeps
+// what it expanded of it, and a closed dead region it then finds is dead:
+// the check searches the region again before it reports it, and fails
+// with an internal error if it is not. The clock jumps 50 s on after its
+// nth reading, past the search's three quarters of the minute's budget
+// but not past the rest (which the dead region's path and test take), at
+// the same point of a check on one worker on any machine; some n stop
+// the search within a level.
+func TestStoppedWithinALevelDeadRegionsAreDead(t *testing.T) {
+	within, dead := 0, 0
+	for _, nodes := range []int{2, 3} {
+		for n := 1; n <= 60; n++ {
+			o := check.Options{Config: protocol.Config{Nodes: nodes, Bugs: []string{"RT3"}}, Workers: 1, Depth: 30, Time: time.Minute, NoWalks: true}
+			start, reads := time.Now(), 0
+			res, err := check.Check(&randtree.System, check.WithClock(o, func() time.Time {
+				if reads++; reads > n {
+					return start.Add(50 * time.Second)
+				}
+				return start
+			}))
+			if err != nil {
+				t.Fatalf("RT3, %d nodes, stopped after %d readings: %v", nodes, n, err)
+			}
+			if res.Stats.Beyond > 0 {
+				within++
+				if res.Verdict == check.LivenessViolation {
+					dead++
+				}
+			}
+		}
+	}
+	if within == 0 || dead == 0 {
+		t.Fatalf("%d checks stopped within a level, %d of them found a dead region: the test shows nothing", within, dead)
+	}
+	t.Logf("%d checks stopped within a level, %d of them found a dead region", within, dead)
+}

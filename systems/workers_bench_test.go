@@ -23,7 +23,7 @@ var twoWorkerSizes = map[string]struct {
 	"paxos":     {livecheck.Config{Nodes: 3, Params: map[string]string{"proposers": "2"}}, 18},
 	"randtree":  {livecheck.Config{}, 18},
 	"ring":      {livecheck.Config{Nodes: 4}, 14},
-	"overcast":  {livecheck.Config{}, 26},
+	"overcast":  {livecheck.Config{}, 28},
 	"transport": {livecheck.Config{}, 43},
 	"onepaxos":  {livecheck.Config{}, 18},
 	"etcdraft":  {livecheck.Config{}, 11},

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The --workers curve (issue 40, item 4): each search below on 1 to N
 # workers, REPEATS runs of each count alternated (1, 2, 4, ..., then
-# again), the median wall and user seconds, and the speedup over one
-# worker. For a machine with more cores than this 2-core one: run it when
-# one is lent, and put the table and the date in docs/figures.md.
+# again), the median wall and user seconds, the speedup over one worker
+# (its median wall over theirs) and the median of the rounds' own
+# speedups ("of pairs"). For a machine with more cores than this 2-core
+# one: run it when one is lent, and put the table and the date in docs/figures.md.
 #
 #   bench/workers/curve.sh                 (workers 1 2 4 8 16, 3 repeats)
 #   WORKERS="1 2" REPEATS=5 bench/workers/curve.sh
@@ -35,14 +36,14 @@ searches=(
 # default reductions (issue 40's second table).
 if [ "${SET:-}" = systems ]; then
   searches=()
-  for s in "randtree --depth 18" "overcast --depth 26" "transport --depth 43" "onepaxos --depth 18" \
+  for s in "randtree --depth 18" "overcast --depth 28" "transport --depth 43" "onepaxos --depth 18" \
     "kvstore --depth 15" "etcdraft --depth 11" "etcdkv --depth 11"; do
     searches+=("$s --reduce none --no-walks --time 0" "$s --no-walks --time 0")
   done
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-printf '| check | workers | wall s | user s | speedup |\n| --- | --- | --- | --- | --- |\n'
+printf '| check | workers | wall s | user s | speedup | of pairs |\n| --- | --- | --- | --- | --- | --- |\n'
 for s in "${searches[@]}"; do
   if [ -n "${ONLY:-}" ] && [[ "$s" != *"$ONLY"* ]]; then continue; fi
   declare -A walls=() users=()
@@ -61,7 +62,14 @@ for s in "${searches[@]}"; do
     wall=$(echo "${walls[$w]}" | median)
     user=$(echo "${users[$w]}" | median)
     speed=$(awk -v a="$one" -v b="$wall" 'BEGIN { if (a != "" && b > 0) printf "%.2fx", a / b; else print "-" }')
-    printf '| `%s` | %s | %s | %s | %s |\n' "$s" "$w" "$wall" "$user" "$speed"
+    # The median of the rounds' own ratios: each round's runs are
+    # minutes apart at most, so a slow spell of the machine weighs on
+    # both sides of a ratio, where it moves one median and not the other.
+    pairs=$(paste <(echo "${walls[1]:-}" | tr ' ' '\n' | grep -v '^$') <(echo "${walls[$w]}" | tr ' ' '\n' | grep -v '^$') |
+      awk '$2 > 0 { printf "%.4f ", $1 / $2 }')
+    ratio=$(echo "$pairs" | median)
+    ratio=$(awk -v r="$ratio" 'BEGIN { if (r != "") printf "%.2fx", r; else print "-" }')
+    printf '| `%s` | %s | %s | %s | %s | %s |\n' "$s" "$w" "$wall" "$user" "$speed" "$ratio"
   done
   unset walls users
 done

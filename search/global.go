@@ -1131,10 +1131,10 @@ func (g *global) expandLevel() {
 // the level with their key (g.isNew) and adds them to the visited set;
 // with sleep sets for the next level, a candidate reached again gives up
 // what it may not skip: the first's sleep set keeps only what every way
-// there may skip (a renaming of it, none: see mergeSleep). It runs on
-// half as many goroutines as there are workers (one for 2 or 3), each of
-// which takes the visited shards of its own, over the candidates in the
-// level's order, so the result is that of one.
+// there may skip (a renaming of it, none: see mergeSleep). It runs on as
+// many goroutines as there are workers, each of which takes the visited
+// shards of its own, over the candidates in the level's order, so the
+// result is that of one.
 //
 // A worker marks its new candidates in a bit set of its own, joined
 // after: flags in the candidates themselves, 16 bytes each and the
@@ -1155,12 +1155,18 @@ func (g *global) dedupe(cut int) {
 			x.reset()
 		}
 	}
-	// Half as many goroutines as workers: each reads every candidate,
-	// and the tables they add to grow into fresh memory, whose first
-	// touches by two threads at once cost the kernel more than one's.
-	// On 2 workers (split Paxos 2 x 4 unreduced, 2026-11-26) the merges
-	// took 0.83 s with two goroutines and 0.66 s with one.
-	workers := len(g.workers) / 2
+	// As many goroutines as workers. Each reads every candidate, and the
+	// tables they add to grow into fresh memory, whose first touches by
+	// two threads at once cost the kernel more than one's: on 2 workers
+	// (split Paxos 2 x 4 unreduced, 2026-11-26) the merges took 0.83 s
+	// with two goroutines and 0.66 s with one, and half as many
+	// goroutines as workers ran them. Since the collector leaves more
+	// room (check/memory.go), the tables' memory is mostly reused, and
+	// two goroutines are faster (2026-11-29, three alternated pairs, the
+	// merges' time: that Paxos 0.89 to 1.0 s with one, 0.71 to 0.83 s
+	// with two; kvstore at depth 15 0.28 to 0.33 s, 0.23 to 0.25 s;
+	// RandTree at depth 18 0.18 to 0.21 s, 0.14 to 0.17 s).
+	workers := len(g.workers)
 	if n < 1<<12 || workers < 1 {
 		workers = 1 // goroutines cost more than they save
 	}

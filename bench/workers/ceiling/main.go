@@ -21,7 +21,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -29,6 +28,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 var sink []uint64
@@ -75,9 +76,9 @@ func cycle(n int, seed uint64) []uint32 {
 }
 
 func main() {
-	workersFlag := flag.String("workers", "1,2", "the goroutine counts, comma-separated, 1 first")
-	rounds := flag.Int("rounds", 5, "rounds, each every count once")
-	flag.Parse()
+	workersFlag := pflag.String("workers", "1,2", "the goroutine counts, comma-separated, 1 first")
+	rounds := pflag.Int("rounds", 5, "rounds, each every count once")
+	pflag.Parse()
 	var counts []int
 	for _, f := range strings.Split(*workersFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))

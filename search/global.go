@@ -188,7 +188,7 @@ type Stats struct {
 	MaxDepth  int
 	Depth     int
 	Queue     int           // states of the level under way
-	Periphery int           // distinct non-live states at the depth bound
+	Periphery int           // distinct non-live states at the depth bound (of a stopped search, those it left unexpanded)
 	Live      int64         // distinct live states reached
 	Elapsed   time.Duration // wall time of the search
 	Workers   int
@@ -396,7 +396,8 @@ type Result struct {
 	// is as near. Its path is a shortest path to it.
 	Violation *Violation
 	// Periphery holds the non-live states at the depth bound (at Depth
-	// when the search was cut short), each once.
+	// when the search was cut short; for one stopped within a level, the
+	// states it left unexpanded, at Depth and Depth+1), each once.
 	Periphery *Periphery
 	// Complete says the search saw every state reachable within the
 	// depth bound: it was not cut short by MaxStates, Stop or a violation.

@@ -856,9 +856,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 			}
 			return g.stopWithin(w, d)
 		}
-		t0 := time.Now()
-		done, err := g.mergeLevel(w)
-		g.res.Merge += time.Since(t0)
+		done, err := g.merge(w)
 		if err != nil {
 			return nil, err
 		}
@@ -963,9 +961,7 @@ func (g *global) stopWithin(w *sim.World, d int) (*Result, error) {
 		return g.cutShort(d)
 	}
 	before := g.hi
-	t0 := time.Now()
-	done, err := g.mergeLevel(w)
-	g.res.Merge += time.Since(t0)
+	done, err := g.merge(w)
 	if err != nil {
 		return nil, err
 	}
@@ -973,32 +969,22 @@ func (g *global) stopWithin(w *sim.World, d int) (*Result, error) {
 	g.res.Stopped = true
 	st := &g.res.Stats
 	st.Beyond, st.BeyondFrom = int64(g.tree.n-before), from
+	g.finishStats()
 	if done {
-		g.finishStats()
 		return g.res, nil
 	}
-	g.finishStats()
 	p := &Periphery{t: g.tree}
-	mark := func(i int, fp []uint64, j int) {
-		if g.tree.at(i).live() {
-			return
-		}
-		p.nodes = append(p.nodes, uint32(i))
-		if g.good != nil && j < len(fp) {
-			g.good[fp[j]] = true
-		}
-	}
 	for ci := range g.chunks {
 		lo, expanded := g.lo+ci*chunkSize, g.chunks[ci].expanded
 		if ci > cut {
 			expanded = 0 // past a finding: not merged
 		}
 		for i := lo + expanded; i < min(lo+chunkSize, g.hi); i++ {
-			mark(i, g.lastFPs, i-g.lo)
+			g.toPeriphery(p, i, g.lastFPs, i-g.lo)
 		}
 	}
 	for i := g.hi; i < g.tree.n; i++ {
-		mark(i, g.newFPs, i-g.hi)
+		g.toPeriphery(p, i, g.newFPs, i-g.hi)
 	}
 	g.res.Periphery = p
 	st.Periphery = len(p.nodes)
@@ -1060,16 +1046,33 @@ func (g *global) splitLevel(d int) {
 func (g *global) periphery(first int) {
 	p := &Periphery{t: g.tree}
 	for i := first; i < g.tree.n; i++ {
-		if g.tree.at(i).live() || g.split == g.res.Depth && g.foreign != nil && g.foreign[i-first] {
+		if g.split == g.res.Depth && g.foreign != nil && g.foreign[i-first] {
 			continue
 		}
-		p.nodes = append(p.nodes, uint32(i))
-		if g.good != nil && i-first < len(g.lastFPs) {
-			g.good[g.lastFPs[i-first]] = true
-		}
+		g.toPeriphery(p, i, g.lastFPs, i-first)
 	}
 	g.res.Periphery = p
 	g.res.Stats.Periphery = len(p.nodes)
+}
+
+// toPeriphery adds node i to p unless it is live; fps[j], its key where
+// fps has it, then counts as good for closedDead.
+func (g *global) toPeriphery(p *Periphery, i int, fps []uint64, j int) {
+	if g.tree.at(i).live() {
+		return
+	}
+	p.nodes = append(p.nodes, uint32(i))
+	if g.good != nil && j < len(fps) {
+		g.good[fps[j]] = true
+	}
+}
+
+// merge merges the level (mergeLevel), its time counted in Result.Merge.
+func (g *global) merge(w *sim.World) (bool, error) {
+	t0 := time.Now()
+	done, err := g.mergeLevel(w)
+	g.res.Merge += time.Since(t0)
+	return done, err
 }
 
 // expandLevel has the workers expand the level's states, chunk by chunk.

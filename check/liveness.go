@@ -519,12 +519,14 @@ type walkOut struct {
 	tally *walkTally
 }
 
-// walkPeriphery walks from every periphery state on opts.Workers
-// goroutines, each with a world of its own, and hands the results over in
-// periphery order: the walk from state i has its own seed, so the results,
-// and what the check reports, do not depend on the number of workers.
-// Workers run at most a few walks ahead of the reader. finish stops them
-// and waits for them.
+// walkPeriphery walks from every periphery state on opts.Workers worlds
+// and hands the results over in periphery order: the walk from state i
+// has its own seed, so the results, and what the check reports, do not
+// depend on the number of workers. One fewer goroutine than workers walks
+// beside the reader: take walks itself while the walk it needs is under
+// way elsewhere, so one worker walks on the reader's goroutine alone and
+// no core waits on another to hand a walk over. Walks run at most a few
+// ahead of the reader. finish stops the goroutines and waits for them.
 func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 	n := c.periphery.Len()
 	outs := make([]chan walkOut, n)
@@ -536,29 +538,8 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 	done := make(chan struct{})
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
-		w, err := sim.NewWorld(c.m.Spec)
-		if err != nil {
-			panic(err) // the spec was valid for the main world
-		}
-		w.Stop = c.walkStop // a walk of millions of steps stops too
-		// where the worker is, for the watchdog: making a periphery state
-		// again (at), or walking from it (trail).
-		trail := &walk.Trail{}
-		var at search.Trail
-		var making bool
-		w.Guard = c.watch.add(func() hang {
-			ev, choices, _ := w.Current()
-			if making {
-				return c.pathHang(at.Init, at.Path, at.Event, ev, choices)
-			}
-			return c.walkHang(trail, ev, choices)
-		})
-		wk := walk.New(w, c.isLive, c.weights, 0)
-		wk.Safety, wk.Trail = c.safety, trail
-		wk.AfterLive = afterLive(c.opts.AfterLive)
-		tally, visit := c.newWalkTally()
-		rm := c.periphery.Remaker(w)
+	for range workers - 1 {
+		pw := c.newPeriWalker()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -577,42 +558,35 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 				if i >= n {
 					return
 				}
-				// The search keeps the periphery as paths: the state
-				// is made again here, on this worker's world.
-				making = true
-				f, err := rm.At(i, &at)
-				making = false
-				if err != nil {
-					outs[i] <- walkOut{err: err}
-					continue
-				}
-				seed := walk.Seed(uint64(c.opts.Seed), uint64(c.walkIndex(i)), 0)
-				wk.Reseed(seed)
-				trail.Init, trail.Base = c.fullInit(f.Init), f.Path
-				// A walk goes on past recovery, checking safety, as far
-				// as Options.AfterLive says. It records nothing the first time:
-				// only a walk that never recovers, or runs into a
-				// violation, needs its path, and the same seed walks the
-				// same way again.
-				tally.reset()
-				wk.Visit = visit
-				r, err := wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, false)
-				wk.Visit = nil // the same walk again is tallied already
-				t := tally.clone()
-				if err != nil || r.LiveAt < 0 || r.Violated != "" {
-					wk.Reseed(seed)
-					r, err = wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, true)
-				} else {
-					r.End = nil // recovered: nothing more is needed of it
-				}
-				outs[i] <- walkOut{f.Path, f.Init, r, err, t}
+				outs[i] <- pw.walk(i)
 			}
 		}()
 	}
+	own := c.newPeriWalker()
 	take = func(i int) walkOut {
-		out := <-outs[i]
-		<-ahead // a slot for the workers
-		return out
+		for {
+			select {
+			case out := <-outs[i]:
+				<-ahead // a slot for the walkers
+				return out
+			default:
+			}
+			// Walk i is not done: walk the next one not yet begun, if the
+			// window has room, rather than wait. (While i is not begun,
+			// nothing after it is either, and the window is empty.)
+			select {
+			case ahead <- struct{}{}:
+				if j := int(next.Add(1) - 1); j < n {
+					outs[j] <- own.walk(j)
+					continue
+				}
+				<-ahead
+			default:
+			}
+			out := <-outs[i]
+			<-ahead
+			return out
+		}
 	}
 	var once sync.Once
 	finish = func() {
@@ -622,6 +596,74 @@ func (c *checker) walkPeriphery() (take func(i int) walkOut, finish func()) {
 		})
 	}
 	return take, finish
+}
+
+// A periWalker walks from periphery states on a world of its own.
+type periWalker struct {
+	c      *checker
+	rm     *search.Remaker
+	wk     *walk.Walker
+	trail  *walk.Trail
+	at     search.Trail
+	making bool // making a periphery state again, not walking from it
+	tally  *walkTally
+	visit  func(*sim.State, *sim.StepInfo)
+}
+
+func (c *checker) newPeriWalker() *periWalker {
+	w, err := sim.NewWorld(c.m.Spec)
+	if err != nil {
+		panic(err) // the spec was valid for the main world
+	}
+	w.Stop = c.walkStop // a walk of millions of steps stops too
+	pw := &periWalker{c: c, trail: &walk.Trail{}, rm: c.periphery.Remaker(w)}
+	// where the walker is, for the watchdog: making a periphery state
+	// again (at), or walking from it (trail).
+	w.Guard = c.watch.add(func() hang {
+		ev, choices, _ := w.Current()
+		if pw.making {
+			return c.pathHang(pw.at.Init, pw.at.Path, pw.at.Event, ev, choices)
+		}
+		return c.walkHang(pw.trail, ev, choices)
+	})
+	pw.wk = walk.New(w, c.isLive, c.weights, 0)
+	pw.wk.Safety, pw.wk.Trail = c.safety, pw.trail
+	pw.wk.AfterLive = afterLive(c.opts.AfterLive)
+	pw.tally, pw.visit = c.newWalkTally()
+	return pw
+}
+
+// walk walks from periphery state i.
+func (pw *periWalker) walk(i int) walkOut {
+	c := pw.c
+	// The search keeps the periphery as paths: the state is made again
+	// here, on this walker's world.
+	pw.making = true
+	f, err := pw.rm.At(i, &pw.at)
+	pw.making = false
+	if err != nil {
+		return walkOut{err: err}
+	}
+	seed := walk.Seed(uint64(c.opts.Seed), uint64(c.walkIndex(i)), 0)
+	wk := pw.wk
+	wk.Reseed(seed)
+	pw.trail.Init, pw.trail.Base = c.fullInit(f.Init), f.Path
+	// A walk goes on past recovery, checking safety, as far as
+	// Options.AfterLive says. It records nothing the first time: only a
+	// walk that never recovers, or runs into a violation, needs its path,
+	// and the same seed walks the same way again.
+	pw.tally.reset()
+	wk.Visit = pw.visit
+	r, err := wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, false)
+	wk.Visit = nil // the same walk again is tallied already
+	t := pw.tally.clone()
+	if err != nil || r.LiveAt < 0 || r.Violated != "" {
+		wk.Reseed(seed)
+		r, err = wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, true)
+	} else {
+		r.End = nil // recovered: nothing more is needed of it
+	}
+	return walkOut{f.Path, f.Init, r, err, t}
 }
 
 // walkPool returns the worlds on which the critical searches' probes and

@@ -83,7 +83,7 @@ func TestInterruptInEveryPhase(t *testing.T) {
 	for _, tc := range []struct {
 		in, during string // a function of the phase; what the report says
 	}{
-		{"check.(*checker).walkPeriphery", "the walks"},
+		{"check.(*periWalker).walk", "the walks"},
 		{"critical.Search", "the critical-transition search of a path of 5,010 steps"},
 		{"critical.(*searcher).probe", "the critical-transition search of a path of 5,010 steps"},
 		{"critical.(*searcher).test", "the critical-transition search of a path of 5,010 steps"},

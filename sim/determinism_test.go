@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/livecheck/livecheck/sim"
 )
@@ -146,6 +147,14 @@ func TestRecheckSamples(t *testing.T) {
 	}
 	if got := fickleCalls.Load(); got != 1+256+11 {
 		t.Fatalf("with the step cache, %d handler runs, want %d", got, 1+256+11)
+	}
+}
+
+// Two workers' guards never share a cache line: each is written twice a
+// step, and on one line the two cores would take it from each other.
+func TestGuardFillsItsLines(t *testing.T) {
+	if n := unsafe.Sizeof(sim.Guard{}); n != 128 {
+		t.Fatalf("a Guard is %d bytes, want 128 (two cache lines of its own)", n)
 	}
 }
 

@@ -443,36 +443,39 @@ var NoLoops = properties.Always("no-loops",
 // node.
 var OneTree = properties.Eventually("one-tree",
 	"every node is joined, parent and child pointers agree, and every node reaches root 0",
-	func(s *sim.State) bool {
-		nodes := properties.Nodes[*Node](s)
-		for i, n := range nodes {
-			id := sim.NodeID(i)
-			if n.Status != Joined {
-				return false
-			}
-			if id != Root {
-				if _, ok := slices.BinarySearch(nodes[n.Parent].Children, id); !ok {
-					return false
-				}
-			}
-			for _, c := range n.Children {
-				if nodes[c].Parent != id {
-					return false
-				}
-			}
+	oneTree)
+
+// oneTree is OneTree's predicate. It allocates nothing: a walk asks it at
+// every step.
+func oneTree(s *sim.State) bool {
+	for id := range sim.NodeID(s.N()) {
+		n := properties.Node[*Node](s, id)
+		if n.Status != Joined {
+			return false
 		}
-		// Every node reaches the root within n steps: no loop.
-		for i := range nodes {
-			cur := sim.NodeID(i)
-			for range nodes {
-				cur = nodes[cur].Parent
-			}
-			if cur != Root {
+		if id != Root {
+			if _, ok := slices.BinarySearch(properties.Node[*Node](s, n.Parent).Children, id); !ok {
 				return false
 			}
 		}
-		return true
-	})
+		for _, c := range n.Children {
+			if properties.Node[*Node](s, c).Parent != id {
+				return false
+			}
+		}
+	}
+	// Every node reaches the root within n steps: no loop.
+	for id := range sim.NodeID(s.N()) {
+		cur := id
+		for range s.N() {
+			cur = properties.Node[*Node](s, cur).Parent
+		}
+		if cur != Root {
+			return false
+		}
+	}
+	return true
+}
 
 // LocksReleased is the liveness property of Overcast's probe lock.
 var LocksReleased = properties.EventuallyEach("locks-released",

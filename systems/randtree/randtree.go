@@ -490,55 +490,64 @@ func (n *Node) probeJoin(ctx sim.Context, target sim.NodeID) {
 // SingleTree is the liveness property: one tree spans every node.
 var SingleTree = properties.Eventually("single-tree",
 	"every node is joined, all agree on one root, parent and child pointers agree, and the root reaches every node",
-	func(s *sim.State) bool {
-		nodes := properties.Nodes[*Node](s)
-		root := None
-		for i, n := range nodes {
-			if n.Status != Joined {
-				return false
-			}
-			if n.Parent == sim.NodeID(i) {
-				if root != None {
-					return false
-				}
-				root = n.Parent
-			}
-		}
-		if root == None {
+	singleTree)
+
+// singleTree is SingleTree's predicate. It allocates nothing up to 16
+// nodes: a walk asks it at every step.
+func singleTree(s *sim.State) bool {
+	root := None
+	for id := range sim.NodeID(s.N()) {
+		n := properties.Node[*Node](s, id)
+		if n.Status != Joined {
 			return false
 		}
-		for i, n := range nodes {
-			id := sim.NodeID(i)
-			if n.Root != root {
+		if n.Parent == id {
+			if root != None {
 				return false
 			}
-			if id != root {
-				if _, ok := slices.BinarySearch(nodes[n.Parent].Children, id); !ok {
-					return false
-				}
-			}
-			for _, c := range n.Children {
-				if nodes[c].Parent != id {
-					return false
-				}
+			root = id
+		}
+	}
+	if root == None {
+		return false
+	}
+	for id := range sim.NodeID(s.N()) {
+		n := properties.Node[*Node](s, id)
+		if n.Root != root {
+			return false
+		}
+		if id != root {
+			if _, ok := slices.BinarySearch(properties.Node[*Node](s, n.Parent).Children, id); !ok {
+				return false
 			}
 		}
-		seen := make([]bool, len(nodes))
-		seen[root] = true
-		reached, queue := 1, []sim.NodeID{root}
-		for len(queue) > 0 {
-			id := queue[0]
-			queue = queue[1:]
-			for _, c := range nodes[id].Children {
-				if !seen[c] {
-					seen[c] = true
-					reached++
-					queue = append(queue, c)
-				}
+		for _, c := range n.Children {
+			if properties.Node[*Node](s, c).Parent != id {
+				return false
 			}
 		}
-		return reached == len(nodes)
-	})
+	}
+	var seenBuf [16]bool
+	var queueBuf [16]sim.NodeID
+	seen := seenBuf[:]
+	if s.N() > len(seen) {
+		seen = make([]bool, s.N())
+	}
+	seen[root] = true
+	reached, queue := 1, append(queueBuf[:0], root)
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		for _, c := range properties.Node[*Node](s, id).Children {
+			if !seen[c] {
+				seen[c] = true
+				reached++
+				queue = append(queue, c)
+			}
+		}
+	}
+	return reached == s.N()
+}
 
 // NoLoops is the safety property: following parent pointers from any node
 // ends at a root or at a node without a parent, never in a cycle.
@@ -563,8 +572,8 @@ var NoLoops = properties.Always("no-loops",
 var RecoveryTimerScheduled = properties.Always("recovery-timer",
 	"a node that left Init without joinOverlay (no peer set) has its recovery timer scheduled",
 	func(s *sim.State) error {
-		for i, n := range properties.Nodes[*Node](s) {
-			id := sim.NodeID(i)
+		for id := range sim.NodeID(s.N()) {
+			n := properties.Node[*Node](s, id)
 			if n.Status != Init && n.Peers == nil && !s.HasTimer(id, RecoveryTimer) {
 				return fmt.Errorf("node %d is %s without joinOverlay, and nothing will ever schedule its recovery timer", id, n.Status)
 			}

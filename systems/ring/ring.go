@@ -401,35 +401,42 @@ func (n *Node) nearest(clockwise bool) []sim.NodeID {
 // successor and predecessor pointers agree.
 var RingFormed = properties.Eventually("ring-formed",
 	"every node is joined, following successors from any node visits every node once and returns to it, and each node's successor has it as its predecessor",
-	func(s *sim.State) bool {
-		nodes := properties.Nodes[*Node](s)
-		for _, n := range nodes {
-			if !n.Joined {
-				return false
-			}
+	ringFormed)
+
+// ringFormed is RingFormed's predicate. It allocates nothing up to 16
+// nodes: a walk asks it at every step.
+func ringFormed(s *sim.State) bool {
+	for id := range sim.NodeID(s.N()) {
+		if !properties.Node[*Node](s, id).Joined {
+			return false
 		}
-		seen := make([]bool, len(nodes))
-		cur := sim.NodeID(0)
-		for range nodes {
-			if seen[cur] {
-				return false
-			}
-			seen[cur] = true
-			next := nodes[cur].Successor()
-			if nodes[next].Predecessor() != cur {
-				return false
-			}
-			cur = next
+	}
+	var seenBuf [16]bool
+	seen := seenBuf[:]
+	if s.N() > len(seen) {
+		seen = make([]bool, s.N())
+	}
+	cur := sim.NodeID(0)
+	for range s.N() {
+		if seen[cur] {
+			return false
 		}
-		return cur == 0
-	})
+		seen[cur] = true
+		next := properties.Node[*Node](s, cur).Successor()
+		if properties.Node[*Node](s, next).Predecessor() != cur {
+			return false
+		}
+		cur = next
+	}
+	return cur == 0
+}
 
 // NoSelf is the safety property: no node lists itself.
 var NoSelf = properties.Always("no-self",
 	"no node has itself in its leaf set, its routing table or its suspects",
 	func(s *sim.State) error {
-		for i, n := range properties.Nodes[*Node](s) {
-			id := sim.NodeID(i)
+		for id := range sim.NodeID(s.N()) {
+			n := properties.Node[*Node](s, id)
 			if slices.Contains(n.Left, id) || slices.Contains(n.Right, id) {
 				return fmt.Errorf("node %d has itself in its leaf set %v", id, n.Leaves())
 			}
@@ -447,15 +454,18 @@ var NoSelf = properties.Always("no-self",
 var KnownIDs = properties.Always("known-ids",
 	"leaf sets, routing tables and suspects only hold ids of nodes that exist",
 	func(s *sim.State) error {
-		for i, n := range properties.Nodes[*Node](s) {
+		for i := range sim.NodeID(s.N()) {
+			n := properties.Node[*Node](s, i)
 			for _, e := range n.Known {
 				if !exists(s, e.ID) || !exists(s, e.Via) {
 					return fmt.Errorf("node %d lists node %d (via %d), but the nodes are 0 to %d", i, e.ID, e.Via, s.N()-1)
 				}
 			}
-			for _, id := range slices.Concat(n.Left, n.Right, n.Failed) {
-				if !exists(s, id) {
-					return fmt.Errorf("node %d lists node %d, but the nodes are 0 to %d", i, id, s.N()-1)
+			for _, ids := range [...][]sim.NodeID{n.Left, n.Right, n.Failed} {
+				for _, id := range ids {
+					if !exists(s, id) {
+						return fmt.Errorf("node %d lists node %d, but the nodes are 0 to %d", i, id, s.N()-1)
+					}
 				}
 			}
 		}

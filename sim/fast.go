@@ -54,9 +54,10 @@ type fplan struct {
 	hashed []ffield
 	hashAt func(h *Hasher, ptr unsafe.Pointer)
 	// dyn caches an interface's dynamic types met: its type word (an
-	// itab or a type) and the dynamic type's fplan.
-	dyn     [4]atomic.Pointer[dynType]
-	dynNext atomic.Uint32
+	// itab or a type) and the dynamic type's fplan. A type takes the
+	// first empty slot and keeps it, so that once filled the cache is
+	// only read, on every worker's core.
+	dyn [16]atomic.Pointer[dynType]
 }
 
 type fkind uint8
@@ -231,16 +232,28 @@ func unsafeNewArray(typ unsafe.Pointer, n int) unsafe.Pointer
 func typedslicecopy(elem unsafe.Pointer, dst, src sliceHeader) int
 
 // dynamic returns the fplan of the dynamic type of the interface at ptr,
-// which is not nil.
+// which is not nil. (The cache's slots used to be taken in turn: an
+// interface of more dynamic types than slots, such as a node's messages,
+// missed at every few steps, made the fplan again and wrote a slot that
+// every worker reads.)
 func (f *fplan) dynamic(ptr unsafe.Pointer) *fplan {
 	word := *(*unsafe.Pointer)(ptr)
 	for i := range f.dyn {
-		if d := f.dyn[i].Load(); d != nil && d.word == word {
+		d := f.dyn[i].Load()
+		if d == nil {
+			break // slots fill in order and are never emptied
+		}
+		if d.word == word {
 			return d.f
 		}
 	}
 	d := fastOf(planOf(valueAt(f.ptrT, ptr).Elem().Type()))
-	f.dyn[f.dynNext.Add(1)%uint32(len(f.dyn))].Store(&dynType{word, d})
+	nd := &dynType{word, d}
+	for i := range f.dyn {
+		if f.dyn[i].CompareAndSwap(nil, nd) || f.dyn[i].Load().word == word {
+			break
+		}
+	}
 	return d
 }
 

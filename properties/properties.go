@@ -438,7 +438,10 @@ func lookup[T sim.Node](n sim.Node) (T, bool) {
 // All, which yields the nodes that are a T with their ids (a property
 // that panics is reported as a bug in the property, not in the
 // protocol). The states are shared: a property reads them and never
-// changes them.
+// changes them. It makes a slice at every call: a property the walks ask
+// at every step reads the nodes with All, or by id with Node, which make
+// none (the ring's, RandTree's and Overcast's liveness properties
+// allocated half of what their walks did through Nodes).
 func Nodes[T sim.Node](s *sim.State) []T {
 	out := make([]T, s.N())
 	for i := range out {

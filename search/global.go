@@ -558,14 +558,16 @@ type global struct {
 	progMu        sync.Mutex
 	states, live  atomic.Int64
 
-	// To find closed dead regions: the transitions out of states that are
-	// not live, and the states whose future the search did not see all
-	// of (the live ones, the periphery), while there are not too many.
-	edges   [][2]uint64
-	sources []source // the states the edges leave, in the order they were expanded
+	// To find closed dead regions (while keepEdges): the transitions out
+	// of states that are not live, and the states whose future the search
+	// did not see all of (the live ones, the periphery), while there are
+	// not too many.
+	keepEdges bool
+	sources   []source // the states the edges leave, in the order they were expanded
 	// edgeBlocks and sourceBlocks hold the levels' edges and sources, each
-	// chunk's as it was made, until closedDead joins them into edges and
-	// sources: appending them as they come copied them again and again.
+	// chunk's as it was made: closedDead reads the edges so, and joins
+	// the sources (appending them as they came copied them again and
+	// again).
 	edgeBlocks       [][][2]uint64
 	sourceBlocks     [][]source
 	nEdges, nSources int
@@ -727,7 +729,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 	// search never saw, which closed regions cannot be judged without:
 	// walks alone judge liveness then.
 	if len(g.liveness) > 0 && !g.por {
-		g.edges = make([][2]uint64, 0, 1024)
+		g.keepEdges = true
 		g.good = map[uint64]bool{}
 	}
 
@@ -897,7 +899,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 	if !exhausted {
 		g.periphery(g.tree.levels[len(g.tree.levels)-1])
 	}
-	if g.edges != nil {
+	if g.keepEdges {
 		dead, err := g.closedDead()
 		if err != nil {
 			return nil, err
@@ -923,7 +925,7 @@ func (g *global) cutShort(d int) (*Result, error) {
 	g.res.Stopped = g.stopped.Load()
 	g.finishStats()
 	g.periphery(g.tree.levels[d])
-	if g.edges != nil && !g.sharded {
+	if g.keepEdges && !g.sharded {
 		// Edges out of the dropped level (a cut by MaxStates merged it)
 		// leave states of the periphery, which count as good: they change
 		// nothing.
@@ -988,7 +990,7 @@ func (g *global) stopWithin(w *sim.World, d int) (*Result, error) {
 	}
 	g.res.Periphery = p
 	st.Periphery = len(p.nodes)
-	if g.edges != nil {
+	if g.keepEdges {
 		// The states not expanded are in the periphery, which counts as
 		// good; the edges of those expanded are all there.
 		dead, err := g.closedDead()
@@ -1360,7 +1362,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			if live {
 				g.live.Add(1)
 			}
-			if g.edges != nil || g.optimistic {
+			if g.keepEdges || g.optimistic {
 				g.newFPs = append(g.newFPs, cd.fp)
 				if live && g.good != nil {
 					g.good[cd.fp] = true
@@ -1390,10 +1392,11 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 		if g.optimistic {
 			g.graph.add(c)
 		}
-		if g.edges != nil {
+		if g.keepEdges {
 			if g.nEdges+len(c.edges)+g.nSources > maxDeadEdges || len(g.good) > maxDeadEdges {
 				// too many to keep: find no closed dead region
-				g.edges, g.sources, g.good, g.newFPs, g.lastFPs = nil, nil, nil, nil, nil
+				g.keepEdges = false
+				g.sources, g.good, g.newFPs, g.lastFPs = nil, nil, nil, nil
 				g.edgeBlocks, g.sourceBlocks = nil, nil
 			} else {
 				// The chunk's slices are handed over whole; it makes new
@@ -1631,7 +1634,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 	// Every step of the expansion, in a batch or the proviso's, is from
 	// this state: each sets only the trail's event and tape.
 	k.trail.tree, k.trail.at, k.trail.Path = g.tree, i, nil
-	x.recordEdges = g.edges != nil && !g.tree.at(i).live()
+	x.recordEdges = g.keepEdges && !g.tree.at(i).live()
 	x.evs = k.events(d)
 	if len(x.evs) > maxEvents {
 		c.err = fmt.Errorf("%d events are enabled in one state: more than the %d the search's tree of paths can tell apart", len(x.evs), maxEvents)
@@ -2249,16 +2252,17 @@ func (k *worker) poll() {
 // date from the new edges alone: once the deepest have their edges, many
 // above reach a good state through them and need not be expanded again.
 func (g *global) closedDead() (uint64, error) {
-	g.edges = slices.Grow(g.edges[:0], g.nEdges)
-	for _, b := range g.edgeBlocks {
-		g.edges = append(g.edges, b...)
-	}
+	// The chunks' blocks of edges are read where they are: one array of
+	// them all would be allocated and copied, on one goroutine, as large
+	// as every transition the search took out of a state that is not
+	// live.
+	blocks := g.edgeBlocks
 	g.sources = slices.Grow(g.sources[:0], g.nSources)
 	for _, b := range g.sourceBlocks {
 		g.sources = append(g.sources, b...)
 	}
 	g.edgeBlocks, g.sourceBlocks = nil, nil
-	reaches := reachesGood(g.edges, g.good)
+	reaches := reachesGood(blocks, g.nEdges, g.good)
 	for {
 		var todo []int
 		deepest := -1
@@ -2278,11 +2282,11 @@ func (g *global) closedDead() (uint64, error) {
 			break
 		}
 		slices.Reverse(todo)
-		before := len(g.edges)
-		if err := g.expandSlept(todo); err != nil {
+		slept, err := g.expandSlept(todo)
+		if err != nil {
 			return 0, err
 		}
-		reaches.add(g.edges[before:])
+		reaches.add(slept)
 	}
 	for _, src := range g.sources {
 		if !reaches.has(src.fp) {
@@ -2293,9 +2297,9 @@ func (g *global) closedDead() (uint64, error) {
 }
 
 // expandSlept takes the transitions sleep sets spared out of the sources
-// todo (indices into g.sources), on every worker, and adds them to the
-// edges in the sources' order, whatever the number of workers.
-func (g *global) expandSlept(todo []int) error {
+// todo (indices into g.sources), on every worker, and returns them in the
+// sources' order, whatever the number of workers.
+func (g *global) expandSlept(todo []int) ([][2]uint64, error) {
 	const batch = 64
 	n := (len(todo) + batch - 1) / batch
 	out := make([][][2]uint64, n)
@@ -2330,11 +2334,12 @@ func (g *global) expandSlept(todo []int) error {
 	}
 	work(g.workers[0])
 	wg.Wait()
+	var edges [][2]uint64
 	for b := range out {
 		if errs[b] != nil {
-			return errs[b]
+			return nil, errs[b]
 		}
-		g.edges = append(g.edges, out[b]...)
+		edges = append(edges, out[b]...)
 		for _, fp := range unseen[b] {
 			g.good[fp] = true
 		}
@@ -2342,7 +2347,7 @@ func (g *global) expandSlept(todo []int) error {
 	for _, si := range todo {
 		g.sources[si].asleep = 0
 	}
-	return nil
+	return edges, nil
 }
 
 // sleptEdges appends the transitions out of node i that sleep sets spared
@@ -2386,8 +2391,9 @@ func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64, unseen *[]u
 	return edges, nil
 }
 
-// reachesGood returns the states that reach a good one over edges.
-func reachesGood(edges [][2]uint64, good map[uint64]bool) *reachSet {
+// reachesGood returns the states that reach a good one over the edges of
+// blocks, n in all.
+func reachesGood(blocks [][][2]uint64, total int, good map[uint64]bool) *reachSet {
 	// Number the states, then list each one's predecessors (compressed
 	// rows: the ins of state v are in[start[v]:start[v+1]]).
 	r := &reachSet{ids: newFPIndex(), good: good}
@@ -2399,9 +2405,11 @@ func reachesGood(edges [][2]uint64, good map[uint64]bool) *reachSet {
 		}
 		return v
 	}
-	src, dst := make([]int32, len(edges)), make([]int32, len(edges))
-	for i, e := range edges {
-		src[i], dst[i] = id(e[0]), id(e[1])
+	src, dst := make([]int32, 0, total), make([]int32, 0, total)
+	for _, b := range blocks {
+		for _, e := range b {
+			src, dst = append(src, id(e[0])), append(dst, id(e[1]))
+		}
 	}
 	n := len(fps)
 	start := make([]int32, n+1)
@@ -2411,7 +2419,7 @@ func reachesGood(edges [][2]uint64, good map[uint64]bool) *reachSet {
 	for v := range n {
 		start[v+1] += start[v]
 	}
-	in, pos := make([]int32, len(edges)), slices.Clone(start[:n])
+	in, pos := make([]int32, len(dst)), slices.Clone(start[:n])
 	for i, d := range dst {
 		in[pos[d]] = src[i]
 		pos[d]++

@@ -10,6 +10,13 @@
 #   WORKERS="1 2" REPEATS=5 bench/workers/curve.sh
 #   ONLY=lcr bench/workers/curve.sh        (the searches whose line has lcr)
 #   SET=systems bench/workers/curve.sh     (the other bundled systems)
+#   CEILING=1 bench/workers/curve.sh       (and the machine's own ceiling)
+#
+# With CEILING=1, each round ends with one round of bench/workers/ceiling's
+# cache loop (a second): the "machine" column is the median of the rounds'
+# speedups of that loop on as many goroutines, nothing of livecheck in it.
+# A row short of its target beside a machine short of it too was measured
+# in a slow spell of the machine, not of the search.
 #
 # The searches are exhaustive (--no-walks --time 0) but for the last
 # three, whole default checks of correct systems that take about a second
@@ -21,6 +28,11 @@ repeats=${REPEATS:-3}
 bin=${BIN_DIR:-$PWD/.bin}/livecheck
 mkdir -p "$(dirname "$bin")"
 go build -o "$bin" ./cmd/livecheck
+ceiling=""
+if [ "${CEILING:-}" = 1 ]; then
+  ceiling=$(dirname "$bin")/ceiling
+  go build -o "$ceiling" ./bench/workers/ceiling
+fi
 searches=(
   "lcr --nodes 11 --depth 1000 --reduce none --no-walks --time 0"
   "lcr --nodes 10 --depth 1000 --no-walks --time 0"
@@ -43,10 +55,14 @@ if [ "${SET:-}" = systems ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-printf '| check | workers | wall s | user s | speedup | of pairs |\n| --- | --- | --- | --- | --- | --- |\n'
+if [ -n "$ceiling" ]; then
+  printf '| check | workers | wall s | user s | speedup | of pairs | machine |\n| --- | --- | --- | --- | --- | --- | --- |\n'
+else
+  printf '| check | workers | wall s | user s | speedup | of pairs |\n| --- | --- | --- | --- | --- | --- |\n'
+fi
 for s in "${searches[@]}"; do
   if [ -n "${ONLY:-}" ] && [[ "$s" != *"$ONLY"* ]]; then continue; fi
-  declare -A walls=() users=()
+  declare -A walls=() users=() machine=()
   for r in $(seq 1 "$repeats"); do
     for w in $workers; do
       # shellcheck disable=SC2086
@@ -55,6 +71,11 @@ for s in "${searches[@]}"; do
       walls[$w]+="${t%% *} "
       users[$w]+="${t##* } "
     done
+    if [ -n "$ceiling" ]; then
+      # One round of the cache loop on each count: "| cache | 2 | 1.84x | 1.84 |".
+      while read -r g x; do machine[$g]+="$x "; done < <("$ceiling" --loops cache --rounds 1 --workers "${workers// /,}" |
+        awk -F'|' '$2 ~ /cache/ { gsub(/[ x]/, "", $3); gsub(/[ x]/, "", $4); print $3, $4 }')
+    fi
   done
   median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
   one=$(echo "${walls[1]:-}" | median)
@@ -69,7 +90,13 @@ for s in "${searches[@]}"; do
       awk '$2 > 0 { printf "%.4f ", $1 / $2 }')
     ratio=$(echo "$pairs" | median)
     ratio=$(awk -v r="$ratio" 'BEGIN { if (r != "") printf "%.2fx", r; else print "-" }')
-    printf '| `%s` | %s | %s | %s | %s | %s |\n' "$s" "$w" "$wall" "$user" "$speed" "$ratio"
+    if [ -n "$ceiling" ]; then
+      m=$(echo "${machine[$w]:-}" | median)
+      m=$(awk -v r="$m" 'BEGIN { if (r != "") printf "%.2fx", r; else print "-" }')
+      printf '| `%s` | %s | %s | %s | %s | %s | %s |\n' "$s" "$w" "$wall" "$user" "$speed" "$ratio" "$m"
+    else
+      printf '| `%s` | %s | %s | %s | %s | %s |\n' "$s" "$w" "$wall" "$user" "$speed" "$ratio"
+    fi
   done
-  unset walls users
+  unset walls users machine
 done

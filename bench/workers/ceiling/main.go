@@ -17,7 +17,9 @@
 // the alu loop reaches it, and so does every search.
 //
 //	go run ./bench/workers/ceiling                 (1 and 2 goroutines, 5 rounds)
-//	go run ./bench/workers/ceiling -workers 1,2,4,8,16 -rounds 3
+//	go run ./bench/workers/ceiling --workers 1,2,4,8,16 --rounds 3
+//	go run ./bench/workers/ceiling --loops cache --rounds 1   (one loop, as
+//	                                               curve.sh's CEILING=1 runs it)
 package main
 
 import (
@@ -78,7 +80,18 @@ func cycle(n int, seed uint64) []uint32 {
 func main() {
 	workersFlag := pflag.String("workers", "1,2", "the goroutine counts, comma-separated, 1 first")
 	rounds := pflag.Int("rounds", 5, "rounds, each every count once")
+	loopsFlag := pflag.String("loops", "alu,cache,memory", "the loops to run, comma-separated: alu, cache, memory")
 	pflag.Parse()
+	want := map[string]bool{}
+	for _, f := range strings.Split(*loopsFlag, ",") {
+		switch f = strings.TrimSpace(f); f {
+		case "alu", "cache", "memory":
+			want[f] = true
+		default:
+			fmt.Fprintf(os.Stderr, "ceiling: --loops: no loop %q (valid: alu, cache, memory, comma-separated)\n", f)
+			os.Exit(2)
+		}
+	}
 	var counts []int
 	for _, f := range strings.Split(*workersFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -94,11 +107,18 @@ func main() {
 	}
 	most := slices.Max(counts)
 	sink = make([]uint64, 8*most)
+	// The tables only for the loops that read them: the shared one takes
+	// a second to make.
 	own := make([][]uint32, most)
-	for i := range own {
-		own[i] = cycle(1<<18, uint64(i)+1) // 1 MB
+	if want["cache"] {
+		for i := range own {
+			own[i] = cycle(1<<18, uint64(i)+1) // 1 MB
+		}
 	}
-	shared := cycle(1<<26, 99) // 256 MB
+	var shared []uint32
+	if want["memory"] {
+		shared = cycle(1<<26, 99) // 256 MB
+	}
 	loops := []struct {
 		name string
 		run  func(id int)
@@ -109,6 +129,9 @@ func main() {
 	}
 	fmt.Printf("| loop | goroutines | speedup (median of %d rounds) | rounds |\n| --- | --- | --- | --- |\n", *rounds)
 	for _, l := range loops {
+		if !want[l.name] {
+			continue
+		}
 		took := map[int][]time.Duration{}
 		for range *rounds {
 			for _, g := range counts {

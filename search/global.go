@@ -2392,7 +2392,7 @@ func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64, unseen *[]u
 }
 
 // reachesGood returns the states that reach a good one over the edges of
-// blocks, n in all.
+// blocks, total in all.
 func reachesGood(blocks [][][2]uint64, total int, good map[uint64]bool) *reachSet {
 	// Number the states, then list each one's predecessors (compressed
 	// rows: the ins of state v are in[start[v]:start[v+1]]).

@@ -13,6 +13,7 @@ import (
 	"github.com/livecheck/livecheck/protocol"
 
 	"github.com/livecheck/livecheck/critical"
+	"github.com/livecheck/livecheck/internal/lines"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/reports"
 	"github.com/livecheck/livecheck/search"
@@ -616,7 +617,11 @@ func (c *checker) newPeriWalker() *periWalker {
 		panic(err) // the spec was valid for the main world
 	}
 	w.Stop = c.walkStop // a walk of millions of steps stops too
-	pw := &periWalker{c: c, trail: &walk.Trail{}, rm: c.periphery.Remaker(w)}
+	// Each walker writes its trail and tally at every step, and its
+	// periWalker at every walk: all on cache lines of their own, as
+	// walkers made one after the other walk on different cores.
+	pw := lines.New[periWalker]()
+	pw.c, pw.trail, pw.rm = c, lines.New[walk.Trail](), c.periphery.Remaker(w)
 	// where the walker is, for the watchdog: making a periphery state
 	// again (at), or walking from it (trail).
 	w.Guard = c.watch.add(func() hang {
@@ -681,7 +686,7 @@ func (c *checker) walkPool() *critical.Pool {
 			panic(err) // the spec was valid for the main world
 		}
 		w.Stop = c.mainStop
-		trail := &walk.Trail{}
+		trail := lines.New[walk.Trail]() // written at every step (see newPeriWalker)
 		w.Guard = c.watch.add(func() hang {
 			ev, choices, _ := w.Current()
 			return c.walkHang(trail, ev, choices)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/livecheck/livecheck/coverage"
+	"github.com/livecheck/livecheck/internal/lines"
 	"github.com/livecheck/livecheck/search"
 	"github.com/livecheck/livecheck/sim"
 )
@@ -33,7 +34,10 @@ type walkTally struct {
 // newWalkTally returns a tally for a walker, and the Visit function that
 // fills it, or nils when nothing is to be tallied.
 func (c *checker) newWalkTally() (*walkTally, func(*sim.State, *sim.StepInfo)) {
-	t := &walkTally{reach: make([]int, len(c.some))}
+	// A walker writes its tally at every step: on lines of its own (see
+	// newPeriWalker).
+	t := lines.New[walkTally]()
+	t.reach = make([]int, len(c.some))
 	// Only the properties the search left unreached are evaluated, each
 	// until the walk reaches it.
 	var todo []int

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/livecheck/livecheck/coverage"
+	"github.com/livecheck/livecheck/internal/lines"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 )
@@ -287,8 +288,14 @@ func (p *Periphery) At(w *sim.World, i int, trail *Trail) (Frontier, error) {
 
 // Remaker returns a Remaker of the periphery's states on w, for one
 // goroutine.
+//
+// Its remaker is written at every state it makes, on a walker's core:
+// on cache lines of its own (lines.New), as walkers' remakers are made
+// one after the other.
 func (p *Periphery) Remaker(w *sim.World) *Remaker {
-	return &Remaker{p: p, w: w}
+	r := lines.New[Remaker]()
+	r.p, r.w = p, w
+	return r
 }
 
 // A Remaker makes the periphery's states again on one world, as At does,

@@ -17,6 +17,7 @@ package walk
 import (
 	"math/rand/v2"
 
+	"github.com/livecheck/livecheck/internal/lines"
 	"github.com/livecheck/livecheck/properties"
 	"github.com/livecheck/livecheck/sim"
 )
@@ -45,7 +46,9 @@ type Walker struct {
 	w       *sim.World
 	live    func(*sim.State) bool
 	chooser Chooser
-	rng     *rand.Rand
+	rng     *rand.Rand // over pcg, made once: Reseed seeds pcg again
+	pcg     rand.PCG
+	choose  func(n int) int // the world's Chooser: rng's IntN
 	seed    uint64
 	fresh   bool // no walk since the last Reseed
 	buf     []sim.Event
@@ -100,18 +103,25 @@ type Trail struct {
 
 // New returns a walker. live says whether a state is live; chooser picks
 // events (a *Weights, typically); seed seeds the walker's generator.
+//
+// The walker is written at every step, its generator too: it has cache
+// lines of its own (lines.New), so that walkers made one after the other
+// and walking on two cores do not slow each other.
 func New(w *sim.World, live func(*sim.State) bool, chooser Chooser, seed uint64) *Walker {
-	wk := &Walker{w: w, live: live, chooser: chooser}
+	wk := lines.New[Walker]()
+	wk.w, wk.live, wk.chooser = w, live, chooser
+	wk.rng = rand.New(&wk.pcg)
+	rng := wk.rng
+	wk.choose = func(n int) int { return rng.IntN(n) }
 	wk.Reseed(seed)
 	return wk
 }
 
 // Reseed restarts the walker's generator from seed.
 func (wk *Walker) Reseed(seed uint64) {
-	wk.rng = rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	wk.pcg.Seed(seed, 0x9e3779b97f4a7c15)
 	wk.seed, wk.fresh = seed, true
-	rng := wk.rng
-	wk.w.Chooser = func(n int) int { return rng.IntN(n) }
+	wk.w.Chooser = wk.choose
 }
 
 // Result is what one walk did.

@@ -8,3 +8,11 @@ func SetOptimisticProviso(on bool) bool {
 	optimisticProviso = on
 	return was
 }
+
+// SetMaxDeadEdges sets maxDeadEdges, the most edges the search keeps to
+// find closed dead regions, and returns what it was.
+func SetMaxDeadEdges(n int) int {
+	was := maxDeadEdges
+	maxDeadEdges = n
+	return was
+}

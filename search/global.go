@@ -148,7 +148,7 @@ func (t *Trail) PathTo(w *sim.World) ([]int, sim.Path, error) {
 // dead regions (16 bytes each, and as much again to sort them); past it,
 // it finds none. Such regions show in small spaces (a node that lost its
 // last timer); at 4M edges they were most of a large search's memory.
-const maxDeadEdges = 1 << 20
+var maxDeadEdges = 1 << 20
 
 // maxKept is the most states of the next level the search keeps as they
 // are found (global.keepPer): a few thousand states, a few megabytes,
@@ -578,9 +578,12 @@ type global struct {
 	edgeBlocks       [][][2]uint64
 	sourceBlocks     [][]source
 	nEdges, nSources int
-	good             map[uint64]bool
-	lastFPs          []uint64 // the fingerprints of the last level's nodes, in order
-	newFPs           []uint64 // those of the level under way
+	// levelEdges counts the edges the level's chunks kept so far, as
+	// each is done (worker.edgesOver).
+	levelEdges atomic.Int64
+	good       map[uint64]bool
+	lastFPs    []uint64 // the fingerprints of the last level's nodes, in order
+	newFPs     []uint64 // those of the level under way
 
 	liveBefore int64 // live states before the level under way
 	boundQuiet bool  // no event is enabled in any state at the bound
@@ -634,11 +637,16 @@ type global struct {
 
 // A chunk is what a worker found expanding a run of a level's states.
 type chunk struct {
-	cands   []cand
-	sleeps  []uint64     // with sleep sets for the next level: each cand's, over its enabled events
-	states  []*sim.State // the states of the first cands, up to keepPer
-	conc    []uint64     // with symmetry and sleep sets: each cand's own fingerprint
-	edges   [][2]uint64
+	cands  []cand
+	sleeps []uint64     // with sleep sets for the next level: each cand's, over its enabled events
+	states []*sim.State // the states of the first cands, up to keepPer
+	conc   []uint64     // with symmetry and sleep sets: each cand's own fingerprint
+	edges  [][2]uint64
+	// nEdges counts the chunk's edges, kept in edges or not: once the
+	// level's edges are sure to be more than maxDeadEdges, the workers
+	// keep none (worker.edgesOver), and the merge, which drops them all
+	// then, counts them.
+	nEdges  int
 	sources []source
 	// With global.optimistic: the states that postponed observer events
 	// (their keys), where their steps end in pdst (pend), and the keys
@@ -1105,6 +1113,7 @@ func (g *global) expandLevel() {
 			psrc: c.psrc[:0], pend: c.pend[:0], pdst: c.pdst[:0], finds: c.finds[:0], reaches: c.reaches[:0], cov: cov}
 	}
 	g.cut.Store(math.MaxInt64)
+	g.levelEdges.Store(0)
 	// Keep some of the next level's states (not past the bound, where
 	// nothing is expanded): each is a few hundred bytes besides the node
 	// states it copies, dropped once it is expanded.
@@ -1400,8 +1409,11 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			g.graph.add(c)
 		}
 		if g.keepEdges {
-			if g.nEdges+len(c.edges)+g.nSources > maxDeadEdges || len(g.good) > maxDeadEdges {
-				// too many to keep: find no closed dead region
+			if g.nEdges+c.nEdges+g.nSources > maxDeadEdges || len(g.good) > maxDeadEdges || len(c.edges) < c.nEdges {
+				// Too many to keep: find no closed dead region. (A
+				// chunk with edges left out is past the bound: with the
+				// whole level merged, so is an earlier one or itself,
+				// and with part of it, the part lacks edges.)
 				g.keepEdges = false
 				g.sources, g.good, g.newFPs, g.lastFPs = nil, nil, nil, nil
 				g.edgeBlocks, g.sourceBlocks = nil, nil
@@ -1472,6 +1484,9 @@ type worker struct {
 	choiceBuf []int
 	at        int
 	mid       bool
+	// edgesOver says the chunk under way keeps no edges, only counts
+	// them (chunk.nEdges): the level's are more than the search keeps.
+	edgesOver bool
 	ptape     []int        // reachesOld's tape: it runs while tape waits for the next batch
 	pstates   []*sim.State // reachesOld's states, looked up a batch at a time
 	pkeys     []uint64     // their keys
@@ -1512,6 +1527,11 @@ func (k *worker) expandChunks() {
 		k.local.reset()
 		k.cov.Reset()
 		k.tally = tally{}
+		// The edges kept so far and those of the chunks done already
+		// are more than the search keeps: the merge will drop them all,
+		// and the chunk only counts its own. (The edges were a fifth of
+		// what etcd raft's unreduced search to depth 11 allocated.)
+		k.edgesOver = g.keepEdges && g.nEdges+int(g.levelEdges.Load()) > maxDeadEdges
 		i := lo
 		for ; i < hi && !g.stopped.Load(); i++ {
 			if end := k.expand(c, i); end {
@@ -1526,6 +1546,9 @@ func (k *worker) expandChunks() {
 			}
 		}
 		c.expanded = i - lo
+		if len(c.edges) > 0 {
+			g.levelEdges.Add(int64(len(c.edges)))
+		}
 		c.cov.Add(&k.cov)
 		c.transitions, c.slept, c.postponed = k.tally.transitions, k.tally.slept, k.tally.postponed
 	}
@@ -1925,7 +1948,9 @@ func (k *worker) judgeStep(r *succ) bool {
 		c.pdst = append(c.pdst, fp)
 	}
 	if x.recordEdges {
-		c.edges = append(c.edges, [2]uint64{k.w.Key(x.s), fp})
+		if c.nEdges++; !k.edgesOver {
+			c.edges = append(c.edges, [2]uint64{k.w.Key(x.s), fp})
+		}
 	}
 	// The chunk's own index first: a state in it is not in the visited
 	// set, so that its lookup (r.old) is not needed.

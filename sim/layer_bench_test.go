@@ -141,6 +141,7 @@ func stepAll(tb testing.TB, w *sim.World, states []*sim.State, evs []sim.Event, 
 func TestStackCostsNoAllocations(t *testing.T) {
 	var steps, resets [2]float64
 	var counts [2]int
+	perRun := 0 // steps a run, but resets
 	for k, layered := range []bool{false, true} {
 		w, err := sim.NewWorld(echoSpec(layered))
 		if err != nil {
@@ -157,14 +158,16 @@ func TestStackCostsNoAllocations(t *testing.T) {
 			if r {
 				resets[k] = per
 			} else {
-				steps[k] = per
+				steps[k], perRun = per, n
 			}
 		}
 	}
 	if counts[0] != counts[1] {
 		t.Errorf("%d states in one node, %d in layers: the two should be the same protocol", counts[0], counts[1])
 	}
-	if steps[1] > steps[0] {
+	// AllocsPerRun counts the process's allocations: one of the
+	// runtime's own in a run moves a count by 1/n.
+	if steps[1] > steps[0]+2/float64(perRun) {
 		t.Errorf("a step allocates %.3f times in layers, %.3f in one node", steps[1], steps[0])
 	}
 	if resets[1] > resets[0]+2 {

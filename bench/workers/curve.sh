@@ -11,12 +11,20 @@
 #   ONLY=lcr bench/workers/curve.sh        (the searches whose line has lcr)
 #   SET=systems bench/workers/curve.sh     (the other bundled systems)
 #   CEILING=1 bench/workers/curve.sh       (and the machine's own ceiling)
+#   COPIES=1 bench/workers/curve.sh        (and the ceiling of each search)
 #
 # With CEILING=1, each round ends with one round of bench/workers/ceiling's
 # cache loop (a second): the "machine" column is the median of the rounds'
 # speedups of that loop on as many goroutines, nothing of livecheck in it.
 # A row short of its target beside a machine short of it too was measured
 # in a slow spell of the machine, not of the search.
+#
+# With COPIES=1, each round also runs W copies of the 1-worker check at
+# once, each a process of its own, for each count W past 1: the "copies"
+# column is the median of the rounds' t1 * (1/c1 + ... + 1/cW), where t1
+# is the round's 1-worker time and c1..cW the copies' times. It is what
+# W workers that shared nothing would reach on this machine, each at
+# the pace it kept beside the others: the search's own ceiling here.
 #
 # The searches are exhaustive (--no-walks --time 0) but for the last
 # three, whole default checks of correct systems that take about a second
@@ -55,14 +63,14 @@ if [ "${SET:-}" = systems ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-if [ -n "$ceiling" ]; then
-  printf '| check | workers | wall s | user s | speedup | of pairs | machine |\n| --- | --- | --- | --- | --- | --- | --- |\n'
-else
-  printf '| check | workers | wall s | user s | speedup | of pairs |\n| --- | --- | --- | --- | --- | --- |\n'
-fi
+head='| check | workers | wall s | user s | speedup | of pairs |'
+rule='| --- | --- | --- | --- | --- | --- |'
+if [ -n "$ceiling" ]; then head+=' machine |'; rule+=' --- |'; fi
+if [ "${COPIES:-}" = 1 ]; then head+=' copies |'; rule+=' --- |'; fi
+printf '%s\n%s\n' "$head" "$rule"
 for s in "${searches[@]}"; do
   if [ -n "${ONLY:-}" ] && [[ "$s" != *"$ONLY"* ]]; then continue; fi
-  declare -A walls=() users=() machine=()
+  declare -A walls=() users=() machine=() copies=()
   for r in $(seq 1 "$repeats"); do
     for w in $workers; do
       # shellcheck disable=SC2086
@@ -71,6 +79,22 @@ for s in "${searches[@]}"; do
       walls[$w]+="${t%% *} "
       users[$w]+="${t##* } "
     done
+    if [ "${COPIES:-}" = 1 ]; then
+      t1=$(echo "${walls[1]:-}" | awk '{print $NF}')
+      for w in $workers; do
+        [ "$w" = 1 ] && continue
+        pids=()
+        for c in $(seq 1 "$w"); do
+          mkdir -p "$out/copy$c"
+          # shellcheck disable=SC2086
+          /usr/bin/env time -o "$out/copy$c/time" -f '%e' "$bin" check $s --workers 1 --out "$out/copy$c" >/dev/null 2>&1 &
+          pids+=($!)
+        done
+        wait "${pids[@]}" || true
+        rate=$(for c in $(seq 1 "$w"); do tail -1 "$out/copy$c/time"; done | awk '$1 > 0 { r += 1 / $1 } END { print r }')
+        copies[$w]+="$(awk -v a="$t1" -v r="$rate" 'BEGIN { printf "%.4f", a * r }') "
+      done
+    fi
     if [ -n "$ceiling" ]; then
       # One round of the cache loop on each count: "| cache | 2 | 1.84x | 1.84 |".
       while read -r g x; do machine[$g]+="$x "; done < <("$ceiling" --loops cache --rounds 1 --workers "${workers// /,}" |
@@ -90,13 +114,20 @@ for s in "${searches[@]}"; do
       awk '$2 > 0 { printf "%.4f ", $1 / $2 }')
     ratio=$(echo "$pairs" | median)
     ratio=$(awk -v r="$ratio" 'BEGIN { if (r != "") printf "%.2fx", r; else print "-" }')
+    row=$(printf '| `%s` | %s | %s | %s | %s | %s |' "$s" "$w" "$wall" "$user" "$speed" "$ratio")
     if [ -n "$ceiling" ]; then
       m=$(echo "${machine[$w]:-}" | median)
-      m=$(awk -v r="$m" 'BEGIN { if (r != "") printf "%.2fx", r; else print "-" }')
-      printf '| `%s` | %s | %s | %s | %s | %s | %s |\n' "$s" "$w" "$wall" "$user" "$speed" "$ratio" "$m"
-    else
-      printf '| `%s` | %s | %s | %s | %s | %s |\n' "$s" "$w" "$wall" "$user" "$speed" "$ratio"
+      row+=$(awk -v r="$m" 'BEGIN { if (r != "") printf " %.2fx |", r; else print " - |" }')
     fi
+    if [ "${COPIES:-}" = 1 ]; then
+      if [ "$w" = 1 ]; then
+        row+=' 1.00x |'
+      else
+        m=$(echo "${copies[$w]:-}" | median)
+        row+=$(awk -v r="$m" 'BEGIN { if (r != "") printf " %.2fx |", r; else print " - |" }')
+      fi
+    fi
+    echo "$row"
   done
-  unset walls users machine
+  unset walls users machine copies
 done

@@ -238,11 +238,11 @@ func (c *checker) liveness(qinit []int, quiescent sim.Path) error {
 			c.res.Live.AfterLive += int64(r.Steps - r.LiveAt)
 			c.res.Live.AfterLiveWalks++
 		}
-		c.takeWalk(out.tally, base)
+		c.takeWalk(out.tally, out.depth)
 		if err != nil {
 			return c.walkError(err, init, append(base.Clone(), r.Path...))
 		}
-		if safetyFound(init, append(base.Clone(), r.Path...), r) {
+		if r.Violated != "" && safetyFound(init, append(base.Clone(), r.Path...), r) {
 			return nil
 		}
 		if c.opts.Progress != nil && i%64 == 63 {
@@ -513,8 +513,12 @@ func (c *checker) walkIndex(i int) int {
 }
 
 type walkOut struct {
-	base  sim.Path // the periphery state's path
-	init  []int    // from the initial state that names
+	// base is the periphery state's path, for a walk that did not
+	// recover or ran into a finding (nil for the others), and depth its
+	// length.
+	base  sim.Path
+	depth int
+	init  []int // from the initial state that names
 	r     *walk.Result
 	err   error
 	tally *walkTally
@@ -662,13 +666,17 @@ func (pw *periWalker) walk(i int) walkOut {
 	r, err := wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, false)
 	wk.Visit = nil // the same walk again is tallied already
 	t := pw.tally.clone()
+	// The path is the remaker's, made again by its next call: kept
+	// only where the walk is reported.
+	var base sim.Path
 	if err != nil || r.LiveAt < 0 || r.Violated != "" {
 		wk.Reseed(seed)
 		r, err = wk.Walk(f.State, c.opts.WalkDepth, c.opts.StopAtLive, true)
+		base = f.Path.Clone()
 	} else {
 		r.End = nil // recovered: nothing more is needed of it
 	}
-	return walkOut{f.Path, f.Init, r, err, t}
+	return walkOut{base, len(f.Path), f.Init, r, err, t}
 }
 
 // walkPool returns the worlds on which the critical searches' probes and

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"slices"
+
 	"github.com/livecheck/livecheck/coverage"
 	"github.com/livecheck/livecheck/internal/lines"
 	"github.com/livecheck/livecheck/search"
@@ -68,14 +70,12 @@ func (t *walkTally) reset() {
 
 // clone copies what a walk tallied, to hand it over with the walk.
 func (t *walkTally) clone() *walkTally {
-	out := &walkTally{reach: append([]int(nil), t.reach...)}
-	out.cov.Add(&t.cov)
-	return out
+	return &walkTally{cov: t.cov.Clone(), reach: slices.Clone(t.reach)}
 }
 
-// takeWalk adds a walk's tally, in periphery order: base is the path to
-// the state it started from.
-func (c *checker) takeWalk(t *walkTally, base sim.Path) {
+// takeWalk adds a walk's tally, in periphery order: base is the length
+// of the path to the state it started from.
+func (c *checker) takeWalk(t *walkTally, base int) {
 	if t == nil {
 		return
 	}
@@ -86,7 +86,7 @@ func (c *checker) takeWalk(t *walkTally, base sim.Path) {
 	for j, n := range t.reach {
 		r := &c.res.Sometimes[j]
 		if n >= 0 && !r.Reached {
-			r.Reached, r.ByWalk, r.Step = true, true, len(c.prefix)+len(base)+n
+			r.Reached, r.ByWalk, r.Step = true, true, len(c.prefix)+base+n
 		}
 	}
 }

@@ -120,6 +120,15 @@ func (c *Counter) Reset() {
 	*c = Counter{msgTypes: msgTypes, received: received, timers: timers, fired: fired}
 }
 
+// Clone returns a copy of c, its counts without room to grow: for
+// handing a worker's counts over, not for counting on.
+func (c *Counter) Clone() Counter {
+	out := *c
+	out.msgTypes, out.received = slices.Clone(c.msgTypes), slices.Clone(c.received)
+	out.timers, out.fired = slices.Clone(c.timers), slices.Clone(c.fired)
+	return out
+}
+
 // Add adds o's counts to c.
 func (c *Counter) Add(o *Counter) {
 	c.Transitions += o.Transitions

@@ -321,7 +321,8 @@ type Remaker struct {
 
 // At makes periphery state i again, as Periphery.At does. The state it
 // returns is the Remaker's: the caller may read it and walk from a copy
-// of it (World.Own), until the next call.
+// of it (World.Own), until the next call. So is the path: the next call
+// makes it again in place (Path.Clone keeps it).
 func (r *Remaker) At(i int, trail *Trail) (Frontier, error) {
 	t := r.p.t
 	node := int(r.p.nodes[i])
@@ -376,7 +377,7 @@ func (r *Remaker) At(i int, trail *Trail) (Frontier, error) {
 		r.drop(m) // deeper than this one: no longer on the kept path
 	}
 	r.given[d] = true
-	return Frontier{Path: r.steps[:d].Clone(), Init: root.Init, State: r.chain[d]}, nil
+	return Frontier{Path: r.steps[:d:d], Init: root.Init, State: r.chain[d]}, nil
 }
 
 // drop lets the kept state at depth d go: made by this Remaker (not an

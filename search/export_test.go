@@ -16,3 +16,15 @@ func SetMaxDeadEdges(n int) int {
 	maxDeadEdges = n
 	return was
 }
+
+// SetMergeInParallel sets whether a level's new states are merged on
+// several goroutines where they may be (mergeNew), and returns what it
+// was.
+func SetMergeInParallel(on bool) bool {
+	was := mergeInParallel
+	mergeInParallel = on
+	return was
+}
+
+// CountBits is countBits.
+var CountBits = countBits

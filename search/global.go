@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	mathbits "math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -598,7 +599,9 @@ type global struct {
 	// place among the level's candidates (candOff[chunk] + index).
 	levelIdx [visitedShards]*fpIndex
 	candOff  []int
-	nextConc []uint64 // with conc: the fingerprints of the states nextSleep is for
+	nextConc []uint64     // with conc: the fingerprints of the states nextSleep is for
+	newOff   []int        // mergeNew: the new states of the level before each chunk
+	goodNew  [][]chunkKey // mergeNew: each goroutine's live new states, while good is kept
 	// newBits[w] marks the candidates worker w found new (dedupe), by
 	// their place among the level's; newBits[0] all of them once joined.
 	newBits [][]uint64
@@ -1328,6 +1331,9 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 	var quietNode int
 	cut := int(min(g.cut.Load(), int64(len(g.chunks)-1)))
 	g.dedupe(cut)
+	if g.mergeNew(cut, bound) {
+		return false, nil
+	}
 	for ci := 0; ci <= cut; ci++ {
 		c := &g.chunks[ci]
 		fi, ri := 0, 0
@@ -1410,27 +1416,221 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			g.graph.add(c)
 		}
 		if g.keepEdges {
-			if g.nEdges+c.nEdges+g.nSources > maxDeadEdges || len(g.good) > maxDeadEdges || len(c.edges) < c.nEdges {
-				// Too many to keep: find no closed dead region. (A
-				// chunk with edges left out is past the bound: with the
-				// whole level merged, so is an earlier one or itself,
-				// and with part of it, the part lacks edges.)
-				g.keepEdges = false
-				g.sources, g.good, g.newFPs, g.lastFPs = nil, nil, nil, nil
-				g.edgeBlocks, g.sourceBlocks = nil, nil
-			} else {
-				// The chunk's slices are handed over whole; it makes new
-				// ones for the next level.
-				g.edgeBlocks, g.nEdges = append(g.edgeBlocks, c.edges), g.nEdges+len(c.edges)
-				g.sourceBlocks, g.nSources = append(g.sourceBlocks, c.sources), g.nSources+len(c.sources)
-				c.edges, c.sources = nil, nil
-			}
+			g.takeEdges(c)
 		}
 	}
 	if quiet != nil {
 		return g.violation(w, quiet.v, quietNode)
 	}
 	return false, nil
+}
+
+// takeEdges takes the edges and sources of chunk c, merged after the
+// chunks before it, while the search keeps them.
+func (g *global) takeEdges(c *chunk) {
+	if g.nEdges+c.nEdges+g.nSources > maxDeadEdges || len(g.good) > maxDeadEdges || len(c.edges) < c.nEdges {
+		// Too many to keep: find no closed dead region. (A chunk with
+		// edges left out is past the bound: with the whole level merged,
+		// so is an earlier one or itself, and with part of it, the part
+		// lacks edges.)
+		g.keepEdges = false
+		g.sources, g.good, g.newFPs, g.lastFPs = nil, nil, nil, nil
+		g.edgeBlocks, g.sourceBlocks = nil, nil
+		return
+	}
+	// The chunk's slices are handed over whole; it makes new ones for
+	// the next level.
+	g.edgeBlocks, g.nEdges = append(g.edgeBlocks, c.edges), g.nEdges+len(c.edges)
+	g.sourceBlocks, g.nSources = append(g.sourceBlocks, c.sources), g.nSources+len(c.sources)
+	c.edges, c.sources = nil, nil
+}
+
+// mergeNew adds the level's new states as mergeLevel's loop does, on as
+// many goroutines as dedupe ran, where nothing in the level needs that
+// loop's order: no finding, no reachability property reached, no target
+// sought and no reduced graph. The new states of each
+// chunk go to the places the new states of the chunks before it leave
+// them, in the tree and in the next level's kept states, sleep sets and
+// keys: the same result as the loop's. While the search keeps edges,
+// their keys go to newFPs so, and the chunks' edges and the live states
+// (good) are taken after, chunk by chunk, as the loop takes them. It
+// says whether it merged the level; when not, it did nothing.
+//
+// The merge's loop was 4 to 6% of one worker's search and ran on one
+// goroutine while two workers waited (search.Result.Merge).
+func (g *global) mergeNew(cut int, bound bool) bool {
+	if !mergeInParallel || g.opts.Target != 0 || g.optimistic {
+		return false
+	}
+	if cap(g.newOff) < cut+2 {
+		g.newOff = make([]int, cut+2)
+	}
+	g.newOff = g.newOff[:cut+2]
+	total := 0
+	for ci := 0; ci <= cut; ci++ {
+		c := &g.chunks[ci]
+		if len(c.finds) > 0 || len(c.reaches) > 0 {
+			return false
+		}
+		g.newOff[ci] = total
+		lo, hi := g.candOff[ci], g.candOff[ci]+len(c.cands)
+		total += countBits(g.newBits[0], lo, hi)
+	}
+	g.newOff[cut+1] = total
+	if g.tree.n+total > maxNodes {
+		return false // the loop says so
+	}
+	first := g.tree.grow(total)
+	keep := g.keepPer > 0
+	if keep {
+		g.nextStates = slices.Grow(g.nextStates, total)[:len(g.nextStates)+total]
+	}
+	sleeps, conc := g.nextSleep != nil, g.nextSleep != nil && g.conc
+	if sleeps {
+		g.nextSleep = slices.Grow(g.nextSleep, total)[:len(g.nextSleep)+total]
+	}
+	if conc {
+		g.nextConc = slices.Grow(g.nextConc, total)[:len(g.nextConc)+total]
+	}
+	keys := g.keeping()
+	if keys {
+		g.keys = slices.Grow(g.keys, total)[:len(g.keys)+total]
+	}
+	fps := g.keepEdges
+	if fps {
+		g.newFPs = slices.Grow(g.newFPs, total)[:len(g.newFPs)+total]
+	}
+	good := g.good != nil
+	states, sleepAt, concAt, keyAt, fpAt := len(g.nextStates)-total, len(g.nextSleep)-total, len(g.nextConc)-total, len(g.keys)-total, len(g.newFPs)-total
+	// The goroutines take runs of chunks with about as many new states.
+	workers := len(g.workers)
+	if total < 1<<12 {
+		workers = 1
+	}
+	lives := make([]int, workers)
+	moving := make([]bool, workers) // a state at the bound with an event enabled
+	for len(g.goodNew) < workers {
+		g.goodNew = append(g.goodNew, nil)
+	}
+	// Goroutine w takes the chunks whose first new state is one of its
+	// share, from to to.
+	run := func(w int) {
+		from, to := total*w/workers, total*(w+1)/workers
+		ci, _ := slices.BinarySearch(g.newOff[:cut+1], from)
+		live, move := 0, false
+		goodNew := g.goodNew[w][:0]
+		for ; ci <= cut && g.newOff[ci] < to; ci++ {
+			c := &g.chunks[ci]
+			j := g.newOff[ci]
+			for i := range c.cands {
+				if !g.isNew(ci, i) {
+					continue
+				}
+				cd := &c.cands[i]
+				isLive := cd.flags&candLive != 0
+				*g.tree.at(first + j) = newNode(g.parent(ci, cd), int(cd.ev), int(cd.tape), isLive)
+				if keep {
+					var s *sim.State
+					if i < len(c.states) {
+						s = c.states[i]
+					}
+					g.nextStates[states+j] = s
+				}
+				if sleeps {
+					g.nextSleep[sleepAt+j] = c.sleeps[i]
+				}
+				if conc {
+					g.nextConc[concAt+j] = c.conc[i]
+				}
+				if keys {
+					g.keys[keyAt+j] = cd.fp
+				}
+				if fps {
+					g.newFPs[fpAt+j] = cd.fp
+				}
+				if isLive {
+					live++
+					if good {
+						goodNew = append(goodNew, chunkKey{ci: int32(ci), fp: cd.fp})
+					}
+				}
+				if bound && cd.flags&candQuiescent == 0 {
+					move = true
+				}
+				j++
+			}
+		}
+		lives[w], moving[w], g.goodNew[w] = live, move, goodNew
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(w)
+		}()
+	}
+	run(0)
+	wg.Wait()
+	live := 0
+	for w := range workers {
+		live += lives[w]
+		if moving[w] {
+			g.boundQuiet = false
+		}
+	}
+	g.states.Add(int64(total))
+	g.live.Add(int64(live))
+	if total > 0 {
+		g.res.Stats.MaxDepth = g.depth + 1
+	}
+	// The edges, chunk by chunk, each after the live states before it
+	// and its own: the goroutines' lists are in the chunks' order.
+	w, k := 0, 0
+	for ci := 0; ci <= cut && g.keepEdges; ci++ {
+		for g.good != nil && w < workers {
+			if k == len(g.goodNew[w]) {
+				w, k = w+1, 0
+				continue
+			}
+			e := g.goodNew[w][k]
+			if int(e.ci) != ci {
+				break
+			}
+			g.good[e.fp] = true
+			k++
+		}
+		g.takeEdges(&g.chunks[ci])
+	}
+	return true
+}
+
+// A chunkKey is the key of a new state of chunk ci.
+type chunkKey struct {
+	ci int32
+	fp uint64
+}
+
+// mergeInParallel turns mergeNew on: a variable only for the test that
+// compares it with mergeLevel's loop.
+var mergeInParallel = true
+
+// countBits counts the bits set in bits from bit lo to bit hi (not
+// included).
+func countBits(bits []uint64, lo, hi int) int {
+	n := 0
+	for lo < hi {
+		w, b := lo>>6, lo&63
+		word := bits[w] >> b
+		if k := hi - lo; k < 64-b {
+			word &= 1<<k - 1
+			n += mathbits.OnesCount64(word)
+			break
+		}
+		n += mathbits.OnesCount64(word)
+		lo += 64 - b
+	}
+	return n
 }
 
 // violation ends the search with v, its path the one to node i and then

@@ -87,6 +87,31 @@ func (t *tree) add(n node) int {
 	return i
 }
 
+// grow adds n nodes, their values to be set (at), and returns the index
+// of the first: the blocks a run of adds would make.
+func (t *tree) grow(n int) int {
+	first, end := t.n, t.n+n
+	for t.n < end {
+		b := t.n >> nodeBlockBits
+		switch {
+		case b == len(t.blocks):
+			size := nodeBlock
+			if b == 0 {
+				size = firstBlock
+			}
+			t.blocks = append(t.blocks, make([]node, size))
+		case b == 0 && t.n == len(t.blocks[0]):
+			t.blocks[0] = append(make([]node, 0, 2*t.n), t.blocks[0]...)[:2*t.n]
+		}
+		lim := (b + 1) << nodeBlockBits
+		if b == 0 {
+			lim = len(t.blocks[0])
+		}
+		t.n = min(end, lim)
+	}
+	return first
+}
+
 // truncate drops the nodes from n on: a level the search did not finish.
 func (t *tree) truncate(n int) {
 	t.n = n

@@ -1141,16 +1141,7 @@ func (g *global) expandLevel() {
 	for i := range g.ranges {
 		g.ranges[i].set(int64(min(i, workers)*n/workers), int64(min(i+1, workers)*n/workers))
 	}
-	var wg sync.WaitGroup
-	for _, k := range g.workers[1:workers] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			k.expandChunks()
-		}()
-	}
-	g.workers[0].expandChunks()
-	wg.Wait()
+	onGoroutines(workers, func(w int) { g.workers[w].expandChunks() })
 }
 
 // dedupe marks the candidates of chunks 0 to cut that are the first of
@@ -1257,8 +1248,20 @@ func (g *global) dedupe(cut int) {
 		}
 		g.workers[w].sink += sink
 	}
+	onGoroutines(workers, run)
+	all := g.newBits[0]
+	for _, bits := range g.newBits[1:workers] {
+		for k, b := range bits {
+			all[k] |= b
+		}
+	}
+}
+
+// onGoroutines runs run(0) to run(n-1) at once, run(0) on the caller's
+// goroutine, and returns when all have.
+func onGoroutines(n int, run func(w int)) {
 	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
+	for w := 1; w < n; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -1267,12 +1270,6 @@ func (g *global) dedupe(cut int) {
 	}
 	run(0)
 	wg.Wait()
-	all := g.newBits[0]
-	for _, bits := range g.newBits[1:workers] {
-		for k, b := range bits {
-			all[k] |= b
-		}
-	}
 }
 
 // dedupeBatch is how many candidates a worker of dedupe looks up before
@@ -1562,16 +1559,7 @@ func (g *global) mergeNew(cut int, bound bool) bool {
 		}
 		lives[w], moving[w], g.goodNew[w] = live, move, goodNew
 	}
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run(w)
-		}()
-	}
-	run(0)
-	wg.Wait()
+	onGoroutines(workers, run)
 	live := 0
 	for w := range workers {
 		live += lives[w]
@@ -2557,16 +2545,7 @@ func (g *global) expandSlept(todo []int) ([][2]uint64, error) {
 			out[b] = edges
 		}
 	}
-	var wg sync.WaitGroup
-	for _, k := range g.workers[1:min(len(g.workers), n)] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work(k)
-		}()
-	}
-	work(g.workers[0])
-	wg.Wait()
+	onGoroutines(min(len(g.workers), n), func(w int) { work(g.workers[w]) })
 	var edges [][2]uint64
 	for b := range out {
 		if errs[b] != nil {

@@ -71,19 +71,8 @@ func (t *tree) addRoot(st sim.Start, live bool) int {
 func (t *tree) at(i int) *node { return &t.blocks[i>>nodeBlockBits][i&(nodeBlock-1)] }
 
 func (t *tree) add(n node) int {
-	switch b := t.n >> nodeBlockBits; {
-	case b == len(t.blocks):
-		size := nodeBlock
-		if b == 0 {
-			size = firstBlock
-		}
-		t.blocks = append(t.blocks, make([]node, size))
-	case b == 0 && t.n == len(t.blocks[0]):
-		t.blocks[0] = append(make([]node, 0, 2*t.n), t.blocks[0]...)[:2*t.n]
-	}
-	i := t.n
+	i := t.grow(1)
 	*t.at(i) = n
-	t.n++
 	return i
 }
 

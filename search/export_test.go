@@ -28,3 +28,6 @@ func SetMergeInParallel(on bool) bool {
 
 // CountBits is countBits.
 var CountBits = countBits
+
+// ChunkOf is chunkOf.
+var ChunkOf = chunkOf

@@ -163,11 +163,25 @@ var maxDeadEdges = 1 << 20
 // low so that states are made again on the workers' chains.
 var maxKept = 1 << 11
 
-// chunkSize is how many states of a level a worker takes at a time. The
-// level is cut into chunks the same way whatever the number of workers,
-// and the chunks' findings are merged in order, so the result does not
-// depend on it.
+// chunkSize is the most states of a level a worker takes at a time
+// (chunkOf). A level is cut into chunks by its size alone, the same way
+// whatever the number of workers, and the chunks' findings are merged in
+// order, so the result does not depend on them.
 const chunkSize = 256
+
+// chunkOf is how many states each chunk of a level of n states holds:
+// chunkSize, or fewer where the level would have fewer than minChunks
+// chunks, but not fewer than minChunk states. A worker that finds no
+// chunk left waits for the others to finish theirs: at 256 states a
+// chunk, levels of a few thousand states had only a few chunks, and
+// levels under 256 states one, expanded by one worker while the others
+// waited (on transport's search to depth 43, two workers waited 5% of
+// its time, 2% with these).
+func chunkOf(n int) int {
+	return min(chunkSize, max(minChunk, n/minChunks))
+}
+
+const minChunk, minChunks = 16, 64
 
 // A cand's parent is its place in its chunk, a byte.
 var _ [256 - chunkSize]struct{}
@@ -557,6 +571,7 @@ type global struct {
 
 	// The level under way: its nodes lo to hi, at depth depth.
 	lo, hi, depth int
+	csize         int // the states of a chunk (chunkOf)
 	chunks        []chunk
 	ranges        []chunkRange // the chunks left to each worker (expandChunks)
 	cut           atomic.Int64 // the first chunk with a finding that ends the search
@@ -685,7 +700,7 @@ type cand struct {
 }
 
 // parent is the tree node of cd's parent, cd a candidate of chunk ci.
-func (g *global) parent(ci int, cd *cand) int { return g.lo + ci*chunkSize + int(cd.off) }
+func (g *global) parent(ci int, cd *cand) int { return g.lo + ci*g.csize + int(cd.off) }
 
 const (
 	candLive      = 1 << iota
@@ -996,11 +1011,11 @@ func (g *global) stopWithin(w *sim.World, d int) (*Result, error) {
 	}
 	p := &Periphery{t: g.tree}
 	for ci := range g.chunks {
-		lo, expanded := g.lo+ci*chunkSize, g.chunks[ci].expanded
+		lo, expanded := g.lo+ci*g.csize, g.chunks[ci].expanded
 		if ci > cut {
 			expanded = 0 // past a finding: not merged
 		}
-		for i := lo + expanded; i < min(lo+chunkSize, g.hi); i++ {
+		for i := lo + expanded; i < min(lo+g.csize, g.hi); i++ {
 			g.toPeriphery(p, i, g.lastFPs, i-g.lo)
 		}
 	}
@@ -1098,7 +1113,8 @@ func (g *global) merge(w *sim.World) (bool, error) {
 
 // expandLevel has the workers expand the level's states, chunk by chunk.
 func (g *global) expandLevel() {
-	n := (g.hi - g.lo + chunkSize - 1) / chunkSize
+	g.csize = chunkOf(g.hi - g.lo)
+	n := (g.hi - g.lo + g.csize - 1) / g.csize
 	if cap(g.chunks) < n {
 		// Made anew, each chunk grows its candidates again from nothing
 		// (on unreduced split Paxos 2 x 4, 290 of the 1,040 MB a search
@@ -1711,8 +1727,8 @@ func (k *worker) expandChunks() {
 		}
 		k.poll()
 		c := &g.chunks[ci]
-		lo := g.lo + int(ci)*chunkSize
-		hi := min(lo+chunkSize, g.hi)
+		lo := g.lo + int(ci)*g.csize
+		hi := min(lo+g.csize, g.hi)
 		k.local.reset()
 		k.cov.Reset()
 		k.tally = tally{}
@@ -1837,7 +1853,7 @@ func (k *worker) expand(c *chunk, i int) bool {
 		return false // another shard's
 	}
 	x := &k.x
-	*x = expansion{c: c, i: i, d: d, lo: i - (i-g.lo)%chunkSize, postpone: -1}
+	*x = expansion{c: c, i: i, d: d, lo: i - (i-g.lo)%g.csize, postpone: -1}
 	if j := i - g.lo; j < len(g.levelStates) && g.levelStates[j] != nil {
 		x.s = g.levelStates[j]
 		k.setChain(d, i, x.s)
@@ -2483,11 +2499,18 @@ func (g *global) closedDead() (uint64, error) {
 		g.sources = append(g.sources, b...)
 	}
 	g.edgeBlocks, g.sourceBlocks = nil, nil
-	reaches := reachesGood(blocks, g.nEdges, g.good)
+	reaches := reachesGood(blocks, g.nEdges, g.tree.n+len(g.good), g.good)
+	// The sources from end on have all their edges or reach a good
+	// state, and go on doing so as edges are added: each round looks
+	// only at those before the last round's (on OnePaxos's search to
+	// depth 18, looking at them all again took a third of closedDead's
+	// time, on one goroutine).
+	end := len(g.sources)
 	for {
 		var todo []int
 		deepest := -1
-		for i := len(g.sources) - 1; i >= 0; i-- {
+		i := end - 1
+		for ; i >= 0; i-- {
 			src := &g.sources[i]
 			if src.asleep == 0 || reaches.has(src.fp) {
 				continue
@@ -2499,6 +2522,7 @@ func (g *global) closedDead() (uint64, error) {
 			deepest = d
 			todo = append(todo, i)
 		}
+		end = i + 1
 		if len(todo) == 0 {
 			break
 		}
@@ -2605,10 +2629,12 @@ func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64, unseen *[]u
 
 // reachesGood returns the states that reach a good one over the edges of
 // blocks, total in all.
-func reachesGood(blocks [][][2]uint64, total int, good map[uint64]bool) *reachSet {
+func reachesGood(blocks [][][2]uint64, total, states int, good map[uint64]bool) *reachSet {
 	// Number the states, then list each one's predecessors (compressed
-	// rows: the ins of state v are in[start[v]:start[v+1]]).
-	r := &reachSet{ids: newFPIndex(), good: good}
+	// rows: the ins of state v are in[start[v]:start[v+1]]). The index
+	// has room from the start for as many states as the edges can name
+	// (states, at most).
+	r := &reachSet{ids: newFPIndexFor(min(2*total, states)), good: good}
 	var fps []uint64
 	id := func(fp uint64) int32 {
 		v := r.ids.put(fp, int32(len(fps)))
@@ -2618,9 +2644,13 @@ func reachesGood(blocks [][][2]uint64, total int, good map[uint64]bool) *reachSe
 		return v
 	}
 	src, dst := make([]int32, 0, total), make([]int32, 0, total)
+	last, lastID := uint64(0), int32(-1)
 	for _, b := range blocks {
 		for _, e := range b {
-			src, dst = append(src, id(e[0])), append(dst, id(e[1]))
+			if lastID < 0 || e[0] != last { // a source's edges come together
+				last, lastID = e[0], id(e[0])
+			}
+			src, dst = append(src, lastID), append(dst, id(e[1]))
 		}
 	}
 	n := len(fps)

@@ -131,7 +131,7 @@ func (t *visitedSet) add(fp uint64) bool {
 		return true
 	}
 	mask := uint64(len(t.slots) - 1)
-	i := t.home(fp)
+	i := (fp * 0x9e3779b97f4a7c15) >> t.shift
 	for ; ; i = (i + 1) & mask {
 		switch t.slots[i] {
 		case fp:
@@ -164,7 +164,7 @@ func (t *visitedSet) double() {
 		if fp == 0 {
 			continue
 		}
-		i := t.home(fp)
+		i := (fp * 0x9e3779b97f4a7c15) >> t.shift
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
@@ -219,6 +219,17 @@ type fpIndex struct {
 func newFPIndex() *fpIndex {
 	t := &fpIndex{zero: -1}
 	t.alloc(minVisitedSlots)
+	return t
+}
+
+// newFPIndexFor returns an index with room for n fingerprints.
+func newFPIndexFor(n int) *fpIndex {
+	t := &fpIndex{zero: -1}
+	size := minVisitedSlots
+	for size/4*3 < n {
+		size *= 2
+	}
+	t.alloc(size)
 	return t
 }
 

@@ -598,9 +598,9 @@ type global struct {
 	// levelEdges counts the edges the level's chunks kept so far, as
 	// each is done (worker.edgesOver).
 	levelEdges atomic.Int64
-	good       map[uint64]bool
-	lastFPs    []uint64 // the fingerprints of the last level's nodes, in order
-	newFPs     []uint64 // those of the level under way
+	good       *visitedSet // the live states, and those counted as live
+	lastFPs    []uint64    // the fingerprints of the last level's nodes, in order
+	newFPs     []uint64    // those of the level under way
 
 	liveBefore int64 // live states before the level under way
 	boundQuiet bool  // no event is enabled in any state at the bound
@@ -764,7 +764,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 	// walks alone judge liveness then.
 	if len(g.liveness) > 0 && !g.por {
 		g.keepEdges = true
-		g.good = map[uint64]bool{}
+		g.good = newVisitedSet(0)
 	}
 
 	// Level 0 holds the distinct initial states, each checked as every
@@ -792,7 +792,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 			st.Live++
 			g.live.Add(1)
 			if g.good != nil {
-				g.good[key] = true
+				g.good.add(key)
 			}
 		}
 		if opts.Target != 0 && key == opts.Target {
@@ -1068,7 +1068,7 @@ func (g *global) splitLevel(d int) {
 			g.foreign[i] = true
 			g.res.Foreign++
 			if g.good != nil {
-				g.good[fp] = true
+				g.good.add(fp)
 			}
 		}
 	}
@@ -1099,7 +1099,7 @@ func (g *global) toPeriphery(p *Periphery, i int, fps []uint64, j int) {
 	}
 	p.nodes = append(p.nodes, uint32(i))
 	if g.good != nil && j < len(fps) {
-		g.good[fps[j]] = true
+		g.good.add(fps[j])
 	}
 }
 
@@ -1401,7 +1401,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			if g.keepEdges || g.optimistic {
 				g.newFPs = append(g.newFPs, cd.fp)
 				if live && g.good != nil {
-					g.good[cd.fp] = true
+					g.good.add(cd.fp)
 				}
 			}
 			if bound && cd.flags&candQuiescent == 0 {
@@ -1441,7 +1441,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 // takeEdges takes the edges and sources of chunk c, merged after the
 // chunks before it, while the search keeps them.
 func (g *global) takeEdges(c *chunk) {
-	if g.nEdges+c.nEdges+g.nSources > maxDeadEdges || len(g.good) > maxDeadEdges || len(c.edges) < c.nEdges {
+	if g.nEdges+c.nEdges+g.nSources > maxDeadEdges || g.good.len() > maxDeadEdges || len(c.edges) < c.nEdges {
 		// Too many to keep: find no closed dead region. (A chunk with
 		// edges left out is past the bound: with the whole level merged,
 		// so is an earlier one or itself, and with part of it, the part
@@ -1601,7 +1601,7 @@ func (g *global) mergeNew(cut int, bound bool) bool {
 			if int(e.ci) != ci {
 				break
 			}
-			g.good[e.fp] = true
+			g.good.add(e.fp)
 			k++
 		}
 		g.takeEdges(&g.chunks[ci])
@@ -2499,7 +2499,7 @@ func (g *global) closedDead() (uint64, error) {
 		g.sources = append(g.sources, b...)
 	}
 	g.edgeBlocks, g.sourceBlocks = nil, nil
-	reaches := reachesGood(blocks, g.nEdges, g.tree.n+len(g.good), g.good)
+	reaches := reachesGood(blocks, g.nEdges, g.tree.n+g.good.len(), g.good)
 	// The sources from end on have all their edges or reach a good
 	// state, and go on doing so as edges are added: each round looks
 	// only at those before the last round's (on OnePaxos's search to
@@ -2577,7 +2577,7 @@ func (g *global) expandSlept(todo []int) ([][2]uint64, error) {
 		}
 		edges = append(edges, out[b]...)
 		for _, fp := range unseen[b] {
-			g.good[fp] = true
+			g.good.add(fp)
 		}
 	}
 	for _, si := range todo {
@@ -2629,7 +2629,7 @@ func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64, unseen *[]u
 
 // reachesGood returns the states that reach a good one over the edges of
 // blocks, total in all.
-func reachesGood(blocks [][][2]uint64, total, states int, good map[uint64]bool) *reachSet {
+func reachesGood(blocks [][][2]uint64, total, states int, good *visitedSet) *reachSet {
 	// Number the states, then list each one's predecessors (compressed
 	// rows: the ins of state v are in[start[v]:start[v+1]]). The index
 	// has room from the start for as many states as the edges can name
@@ -2668,7 +2668,7 @@ func reachesGood(blocks [][][2]uint64, total, states int, good map[uint64]bool) 
 	}
 	r.mark = make([]bool, n)
 	var queue []int32
-	for fp := range good {
+	for fp := range good.all() {
 		if v := r.ids.get(fp); v >= 0 && !r.mark[v] {
 			r.mark[v] = true
 			queue = append(queue, v)
@@ -2708,8 +2708,9 @@ func (r *reachSet) add(edges [][2]uint64) {
 	id := func(fp uint64) int32 {
 		v := r.ids.put(fp, int32(len(r.mark)))
 		if int(v) == len(r.mark) {
-			r.mark = append(r.mark, r.good[fp])
-			if r.good[fp] {
+			good := r.good.has(fp)
+			r.mark = append(r.mark, good)
+			if good {
 				queue = append(queue, v)
 			}
 		}
@@ -2730,7 +2731,7 @@ func (r *reachSet) add(edges [][2]uint64) {
 type reachSet struct {
 	ids       *fpIndex
 	mark      []bool
-	good      map[uint64]bool
+	good      *visitedSet
 	start, in []int32           // the predecessors of the first edges (reachesGood)
 	more      map[int32][]int32 // those of the edges added since
 }
@@ -2739,5 +2740,5 @@ func (r *reachSet) has(fp uint64) bool {
 	if v := r.ids.get(fp); v >= 0 {
 		return r.mark[v]
 	}
-	return r.good[fp]
+	return r.good.has(fp)
 }

@@ -1,6 +1,9 @@
 package search
 
-import "math"
+import (
+	"iter"
+	"math"
+)
 
 // visitedSet is the search's visited set: an open-addressing hash table
 // of 64-bit fingerprints, with linear probing, grown by doubling at a load
@@ -169,6 +172,20 @@ func (t *visitedSet) double() {
 			i = (i + 1) & mask
 		}
 		t.slots[i] = fp
+	}
+}
+
+// all yields the fingerprints kept, in no order.
+func (t *visitedSet) all() iter.Seq[uint64] {
+	return func(yield func(uint64) bool) {
+		if t.hasZero && !yield(0) {
+			return
+		}
+		for _, fp := range t.slots {
+			if fp != 0 && !yield(fp) {
+				return
+			}
+		}
 	}
 }
 

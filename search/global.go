@@ -1216,6 +1216,14 @@ func (g *global) dedupe(cut int) {
 	}
 	run := func(w int) {
 		bits := g.newBits[w]
+		// A candidate is the goroutine's if its shard is and it has a
+		// state: a test without a branch, whose outcome is as random as
+		// the fingerprints (a branch on it was mispredicted every other
+		// candidate, and a division by workers at each).
+		var mine [visitedShards]uint8
+		for sh := w; sh < visitedShards; sh += workers {
+			mine[sh] = 1
+		}
 		var batch [dedupeBatch]int32
 		var sink uint64
 		for ci := 0; ci <= cut; ci++ {
@@ -1225,12 +1233,11 @@ func (g *global) dedupe(cut int) {
 				m := 0
 				for ; i < len(c.cands) && m < dedupeBatch; i++ {
 					cd := &c.cands[i]
-					if shardOf(cd.fp)%workers != w || cd.flags&candPanic != 0 {
-						continue
-					}
 					batch[m] = int32(i)
-					m++
-					sink += g.visited.touch(cd.fp)
+					m += int(mine[shardOf(cd.fp)] &^ (cd.flags / candPanic))
+				}
+				for _, i := range batch[:m] {
+					sink += g.visited.touch(c.cands[i].fp)
 				}
 				for _, i := range batch[:m] {
 					cd := &c.cands[i]

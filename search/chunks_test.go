@@ -6,7 +6,7 @@ import (
 	"github.com/livecheck/livecheck/search"
 )
 
-// TestChunkOf checks how levels are cut into chunks: at least 256 of them,
+// TestChunkOf checks how levels are cut into chunks: at least 64 of them,
 // or as many of 16 states as the level fills, and none over 256 states
 // (a candidate's parent is a byte).
 func TestChunkOf(t *testing.T) {
@@ -15,11 +15,11 @@ func TestChunkOf(t *testing.T) {
 		{16, 16, 1},
 		{17, 16, 2},
 		{100, 16, 7},
-		{4096, 16, 256},
-		{4097, 16, 257},
-		{20000, 78, 257},
-		{65536, 256, 256},
-		{65537, 256, 257},
+		{1024, 16, 64},
+		{1025, 16, 65},
+		{5000, 78, 65},
+		{16384, 256, 64},
+		{16385, 256, 65},
 		{1 << 20, 256, 4096},
 	} {
 		size := search.ChunkOf(tc.n)
@@ -30,7 +30,7 @@ func TestChunkOf(t *testing.T) {
 	for n := 1; n <= 1<<15; n++ {
 		size := search.ChunkOf(n)
 		chunks := (n + size - 1) / size
-		if size < 1 || size > 256 || chunks < min(256, (n+15)/16) {
+		if size < 1 || size > 256 || chunks < min(64, (n+15)/16) {
 			t.Fatalf("a level of %d states: %d chunks of %d", n, chunks, size)
 		}
 	}

@@ -82,13 +82,19 @@ const minVisitedSlots = 64
 // newVisitedSet returns a table that holds hint fingerprints without
 // growing.
 func newVisitedSet(hint int) *visitedSet {
+	t := &visitedSet{}
+	t.alloc(slotsFor(hint))
+	return t
+}
+
+// slotsFor is the size of a table that holds n fingerprints without
+// growing: a power of two, at least minVisitedSlots.
+func slotsFor(n int) int {
 	size := minVisitedSlots
-	for size/4*3 < hint {
+	for size/4*3 < n {
 		size *= 2
 	}
-	t := &visitedSet{}
-	t.alloc(size)
-	return t
+	return size
 }
 
 func (t *visitedSet) alloc(size int) {
@@ -233,20 +239,12 @@ type fpIndex struct {
 	_ [48]byte
 }
 
-func newFPIndex() *fpIndex {
-	t := &fpIndex{zero: -1}
-	t.alloc(minVisitedSlots)
-	return t
-}
+func newFPIndex() *fpIndex { return newFPIndexFor(0) }
 
 // newFPIndexFor returns an index with room for n fingerprints.
 func newFPIndexFor(n int) *fpIndex {
 	t := &fpIndex{zero: -1}
-	size := minVisitedSlots
-	for size/4*3 < n {
-		size *= 2
-	}
-	t.alloc(size)
+	t.alloc(slotsFor(n))
 	return t
 }
 

@@ -485,6 +485,16 @@ func (n *Node) loop(ready chan struct{}) {
 		case <-n.stop:
 			return
 		case ev := <-n.inbox:
+			select {
+			case <-n.stop:
+				// Stopped: a select picks at random among the cases
+				// ready, and a stopped node does nothing more, not even
+				// record a snapshot. Recorded after a restart's barrier,
+				// the mark would put the restart's Init past the cut
+				// and its peers' Error for it before theirs.
+				return
+			default:
+			}
 			if ev.kind == evSnap || ev.kind == evMsg && ev.epoch > n.epoch {
 				// A frame sent after its sender recorded a snapshot
 				// this node has not: record it first (snapshot.go).

@@ -1,9 +1,13 @@
 package search_test
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 
+	"github.com/livecheck/livecheck"
 	"github.com/livecheck/livecheck/search"
+	"github.com/livecheck/livecheck/systems/transport"
 )
 
 // TestChunkOf checks how levels are cut into chunks: at least 64 of them,
@@ -33,5 +37,29 @@ func TestChunkOf(t *testing.T) {
 		if size < 1 || size > 256 || chunks < min(64, (n+15)/16) {
 			t.Fatalf("a level of %d states: %d chunks of %d", n, chunks, size)
 		}
+	}
+}
+
+// TestParentsKept checks the parents a level keeps for the next
+// (parentsPer): transport's levels are about as wide as the states a
+// level keeps, with about one new state each, so that the new states not
+// kept are mostly one step from a kept parent, where without parents
+// the workers' chains made each again in three or four steps. The
+// search is the same with and without them, on 1 worker and on 3.
+func TestParentsKept(t *testing.T) {
+	cfg := livecheck.Config{Nodes: 2}
+	opts := search.Options{Depth: 30}
+	defer search.SetParentsPer(search.SetParentsPer(0))
+	none := search1(t, &transport.System, cfg, opts, 1)
+	search.SetParentsPer(2)
+	one := search1(t, &transport.System, cfg, opts, 1)
+	three := search1(t, &transport.System, cfg, opts, 3)
+	if !reflect.DeepEqual(none.stats, one.stats) || !reflect.DeepEqual(one.stats, three.stats) || !slices.Equal(none.pairs, one.pairs) || !slices.Equal(one.pairs, three.pairs) {
+		t.Fatalf("without parents: %+v\nwith, 1 worker: %+v\nwith, 3 workers: %+v", none.stats, one.stats, three.stats)
+	}
+	rn, r1 := none.res.Stats.Remade, one.res.Stats.Remade
+	t.Logf("%d states; steps made again: %d without parents, %d with (1 worker), %d (3 workers)", one.stats.States, rn, r1, three.res.Stats.Remade)
+	if r1*3 > rn || r1 == 0 {
+		t.Errorf("steps made again: %d with parents kept, %d without; want a third or less, and some", r1, rn)
 	}
 }

@@ -31,3 +31,11 @@ var CountBits = countBits
 
 // ChunkOf is chunkOf.
 var ChunkOf = chunkOf
+
+// SetParentsPer sets parentsPer, how many states each chunk keeps as
+// parents of the next level's, in keepPers, and returns what it was.
+func SetParentsPer(n int) int {
+	was := parentsPer
+	parentsPer = n
+	return was
+}

@@ -183,7 +183,7 @@ func search1(t *testing.T, sys *livecheck.System, cfg livecheck.Config, opts sea
 	}
 	slices.Sort(out.periphery)
 	out.stats = res.Stats
-	out.stats.Elapsed, out.stats.Workers, out.stats.CollisionChance = 0, 0, 0
+	out.stats.Elapsed, out.stats.Workers, out.stats.CollisionChance, out.stats.Remade = 0, 0, 0, 0
 	return out
 }
 

@@ -262,7 +262,7 @@ func symCheck(t *testing.T, p *randproto.Program) symStats {
 			r := check(randproto.Nothing.Name, reduce, workers)
 			mode := fmt.Sprintf("--reduce %s, %d workers, property %s", reduce, workers, randproto.Nothing.Name)
 			stats := r.Stats
-			stats.Elapsed, stats.Workers = 0, 0
+			stats.Elapsed, stats.Workers, stats.Remade = 0, 0, 0
 			if workers == 1 {
 				one = stats
 			} else if stats != one {

@@ -164,17 +164,23 @@ var maxDeadEdges = 1 << 20
 var maxKept = 1 << 11
 
 // parentsPer is how many states a chunk keeps as parents (keepParent),
-// in keepPers. Twice as many as the states it keeps: on transport's
+// in keepPers: twice as many as the states it keeps. On transport's
 // reduced search to depth 43 (levels of about 3,000 states, one new
 // state each), 1,000 parents a level left 214,456 steps made again of
-// 457,716, 2,000 parents 98,465 (1.65 s to 1.16 s on one worker), and
-// a parent for every state that found one not kept, 74,797; on
-// OnePaxos, etcd kv and RandTree, whose levels are larger, the time did
-// not change, nor the memory, but with every parent kept the collector
-// scanned them all: etcd kv took 3.4 s against 2.3.
+// 457,716, 2,000 parents 98,465 (1.65 s to 1.16 s on one worker), and a
+// parent for every state that found one not kept, 74,797; but with every
+// parent kept, etcd kv's larger levels took 3.4 s against 2.3.
 //
 // A variable only for the tests, which set it to 0 to keep none.
 var parentsPer = 2
+
+// maxParentsLevel is the largest level that keeps parents. In a larger
+// one a few states a chunk are kept, which spare little, and the
+// chains' states above each, which share its node states, go back to
+// the world as shells only (dropChain): with no bound, Paxos 3 x 2
+// unreduced to depth 18 (levels up to 500,000 states) peaked at 268 MB
+// against 230 MB, in the same time.
+var maxParentsLevel = 8 * maxKept
 
 // chunkSize is the most states of a level a worker takes at a time
 // (chunkOf). A level is cut into chunks by its size alone, the same way
@@ -649,6 +655,7 @@ type global struct {
 	// them needs no replay: levelStates[i] is node lo+i's state or nil,
 	// nextStates the next level's.
 	keepPer                 int // states each chunk keeps
+	parentsPer              int // states each chunk keeps as parents (keepParent)
 	levelStates, nextStates []*sim.State
 	// parentStates[i] is the state of node parentLo+i of the level before
 	// or nil: each chunk keeps up to keepPer of the states it expands, as
@@ -1206,9 +1213,12 @@ func (g *global) expandLevel() {
 	// Keep some of the next level's states (not past the bound, where
 	// nothing is expanded): each is a few hundred bytes besides the node
 	// states it copies, dropped once it is expanded.
-	g.keepPer = 0
+	g.keepPer, g.parentsPer = 0, 0
 	if g.depth+1 < g.opts.Depth {
 		g.keepPer = maxKept / n
+		if g.hi-g.lo <= maxParentsLevel {
+			g.parentsPer = parentsPer * g.keepPer
+		}
 	} else if g.levelIdx[0] != nil {
 		// The states at the bound need no sleep sets, nor the index
 		// that intersects them (dedupe): its room goes, before the
@@ -2490,7 +2500,7 @@ func (k *worker) fromParent(i, d int) {
 // to keepPer of the chunk's. The chain no longer owns it: its states
 // share node states with it, and go back to the world as shells only.
 func (k *worker) keepParent(c *chunk, x *expansion) {
-	if x.parentKept || len(c.parents) >= parentsPer*k.g.keepPer {
+	if x.parentKept || len(c.parents) >= k.g.parentsPer {
 		return
 	}
 	x.parentKept = true

@@ -24,7 +24,7 @@ var twoWorkerSizes = map[string]struct {
 	"randtree":  {livecheck.Config{}, 18},
 	"ring":      {livecheck.Config{Nodes: 4}, 14},
 	"overcast":  {livecheck.Config{}, 28},
-	"transport": {livecheck.Config{}, 43},
+	"transport": {livecheck.Config{}, 50},
 	"onepaxos":  {livecheck.Config{}, 18},
 	"etcdraft":  {livecheck.Config{}, 11},
 	"kvstore":   {livecheck.Config{}, 15},

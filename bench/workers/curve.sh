@@ -56,7 +56,7 @@ searches=(
 # default reductions (issue 40's second table).
 if [ "${SET:-}" = systems ]; then
   searches=()
-  for s in "randtree --depth 18" "overcast --depth 28" "transport --depth 43" "onepaxos --depth 18" \
+  for s in "randtree --depth 18" "overcast --depth 28" "transport --depth 50" "onepaxos --depth 18" \
     "kvstore --depth 15" "etcdraft --depth 11" "etcdkv --depth 11"; do
     searches+=("$s --reduce none --no-walks --time 0" "$s --no-walks --time 0")
   done

@@ -893,7 +893,6 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		k.chainIdx = append(k.chainIdx[:0], 0)
 		k.chainEvs, k.chainOK = append(k.chainEvs[:0], nil), append(k.chainOK[:0], false)
 		k.chainMade = append(k.chainMade[:0], false)
-		k.chainKept = append(k.chainKept[:0], false)
 	}
 	if opts.Reduce {
 		for i := range g.levelIdx {
@@ -1751,10 +1750,6 @@ type worker struct {
 	// chainMade says chain[d] was made again by state, not kept by the
 	// level or given: once it is replaced, nothing holds it.
 	chainMade []bool
-	// chainKept says a state the level keeps was made from chain[d] or
-	// from a state below it on the chain, and may share its node states
-	// and network.
-	chainKept []bool
 	steps     sim.Path // steps[d]: the step from chain[d] to chain[d+1]
 	anc       []int
 	local     *fpIndex // the candidates of the chunk under way, by fingerprint
@@ -2312,9 +2307,7 @@ func (k *worker) judgeStep(r *succ) bool {
 			c.states = append(c.states, next)
 			// It shares node states, and maybe the network, with s and
 			// the states above it on the chain.
-			for m := 0; m <= x.d && m < len(k.chainKept); m++ {
-				k.chainKept[m] = true
-			}
+			k.pinChain(next, x.d)
 		} else {
 			// Not kept: the next level re-creates it from its path, in
 			// one step from s where the chunk keeps s.
@@ -2437,7 +2430,7 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		k.chainEvs, k.chainOK = append(k.chainEvs, nil), append(k.chainOK, false)
 	}
 	for len(k.chainMade) < len(k.chain) {
-		k.chainMade, k.chainKept = append(k.chainMade, false), append(k.chainKept, false)
+		k.chainMade = append(k.chainMade, false)
 	}
 	for len(k.steps) < d {
 		k.steps = append(k.steps, sim.Step{})
@@ -2474,7 +2467,7 @@ func (k *worker) state(i, d int) (*sim.State, error) {
 		}
 		k.steps[m-1] = sim.Step{Event: ev, Choices: tape}
 		k.dropChain(m)
-		k.chain[m], k.chainIdx[m], k.chainOK[m], k.chainMade[m], k.chainKept[m] = next, anc[m], false, true, false
+		k.chain[m], k.chainIdx[m], k.chainOK[m], k.chainMade[m] = next, anc[m], false, true
 	}
 	return k.chain[d], nil
 }
@@ -2497,8 +2490,8 @@ func (k *worker) fromParent(i, d int) {
 
 // keepParent keeps x's state for the next level, as the parent of the
 // states it found that the chunk did not keep (global.parentStates), up
-// to keepPer of the chunk's. The chain no longer owns it: its states
-// share node states with it, and go back to the world as shells only.
+// to parentsPer of the chunk's. The chain no longer owns it, and the
+// states above it on the chain keep what they share with it.
 func (k *worker) keepParent(c *chunk, x *expansion) {
 	if x.parentKept || len(c.parents) >= k.g.parentsPer {
 		return
@@ -2508,28 +2501,33 @@ func (k *worker) keepParent(c *chunk, x *expansion) {
 	if x.d < len(k.chain) && k.chain[x.d] == x.s {
 		k.chainMade[x.d] = false
 	}
-	for m := 0; m <= x.d && m < len(k.chainKept); m++ {
-		k.chainKept[m] = true
+	k.pinChain(x.s, x.d)
+}
+
+// pinChain has the states the worker made again on its chain, down to
+// depth d, keep what they share with s, a state the level keeps
+// (World.Pin): when they are replaced, the rest goes back to the world.
+func (k *worker) pinChain(s *sim.State, d int) {
+	for m := min(d, len(k.chain)-1); m >= 0; m-- {
+		if k.chainMade[m] && k.chain[m] != s {
+			k.w.Pin(k.chain[m], s)
+		}
 	}
 }
 
 // dropChain lets chain[d] go before it is replaced: a state made again
 // there goes back to the world for a later step to reuse, with the node
-// states and network its step made for it, unless a state the level
-// keeps may share them. The states made from it on the chain share them
-// too, but they are replaced in turn before they are read again: a state
-// of the chain is only made from the one above it.
+// states and network its step made for it but those a state the level
+// keeps shares (pinChain). The states made from it on the chain share
+// them too, but they are replaced in turn before they are read again: a
+// state of the chain is only made from the one above it.
 func (k *worker) dropChain(d int) {
 	if d < len(k.chainMade) && k.chainMade[d] {
 		if k.evBufOf == k.chain[d] {
 			k.evBufOf = nil
 		}
-		if k.chainKept[d] {
-			k.w.DiscardShell(k.chain[d])
-		} else {
-			k.w.Discard(k.chain[d])
-		}
-		k.chain[d], k.chainMade[d], k.chainKept[d] = nil, false, false
+		k.w.Discard(k.chain[d])
+		k.chain[d], k.chainMade[d] = nil, false
 	}
 }
 
@@ -2544,7 +2542,7 @@ func (k *worker) setChain(d, i int, s *sim.State) {
 		k.steps = append(k.steps, sim.Step{})
 	}
 	for len(k.chainMade) < len(k.chain) {
-		k.chainMade, k.chainKept = append(k.chainMade, false), append(k.chainKept, false)
+		k.chainMade = append(k.chainMade, false)
 	}
 	if k.chainIdx[d] != i {
 		k.dropChain(d)

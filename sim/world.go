@@ -692,6 +692,24 @@ func (w *World) DiscardShell(s *State) {
 	w.free = append(w.free, s)
 }
 
+// Pin marks what s shares with k (the node states and network k was
+// made with from s, or from a state made from s) as not s's own, so that
+// Discard(s) gives back only the rest, and k keeps them. Where k is kept
+// and s is not, the search pins s to k rather than give s back as a
+// shell only (DiscardShell), whose fresh node states and network, most
+// of what a step allocates, would be lost to the collector.
+func (w *World) Pin(s, k *State) {
+	for f := s.fresh; f != 0; f &= f - 1 {
+		i := bits.TrailingZeros64(f)
+		if i < len(k.nodes) && ifaceData(s.nodes[i].node) == ifaceData(k.nodes[i].node) {
+			s.fresh &^= 1 << uint(i)
+		}
+	}
+	if s.ownsNet && unsafe.SliceData(s.net) == unsafe.SliceData(k.net) {
+		s.ownsNet = false
+	}
+}
+
 // reuse returns a state with room for n node slots, a discarded one if
 // there is one; Apply sets every field.
 func (w *World) reuse(n int) *State {

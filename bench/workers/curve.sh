@@ -53,12 +53,14 @@ searches=(
 )
 # SET=systems: the exhaustive search of every other bundled system at a
 # depth where one worker takes 2 to 10 s here, unreduced and with the
-# default reductions (issue 40's second table).
+# default reductions (issue 40's second table); "SYS D R": depth D
+# unreduced, R reduced (as twoWorkerSizes in systems/workers_bench_test.go).
 if [ "${SET:-}" = systems ]; then
   searches=()
-  for s in "randtree --depth 18" "overcast --depth 28" "transport --depth 50" "onepaxos --depth 18" \
-    "kvstore --depth 15" "etcdraft --depth 11" "etcdkv --depth 11"; do
-    searches+=("$s --reduce none --no-walks --time 0" "$s --no-walks --time 0")
+  for s in "randtree 18 19" "overcast 28 29" "transport 50 50" "onepaxos 19 20" \
+    "kvstore 15 15" "etcdraft 11 12" "etcdkv 11 11"; do
+    read -r sys d r <<<"$s"
+    searches+=("$sys --depth $d --reduce none --no-walks --time 0" "$sys --depth $r --no-walks --time 0")
   done
 fi
 out=$(mktemp -d)

@@ -164,22 +164,24 @@ var maxDeadEdges = 1 << 20
 var maxKept = 1 << 11
 
 // parentsPer is how many states a chunk keeps as parents (keepParent),
-// in keepPers: twice as many as the states it keeps. On transport's
-// reduced search to depth 43 (levels of about 3,000 states, one new
-// state each), 1,000 parents a level left 214,456 steps made again of
-// 457,716, 2,000 parents 98,465 (1.65 s to 1.16 s on one worker), and a
-// parent for every state that found one not kept, 74,797; but with every
-// parent kept, etcd kv's larger levels took 3.4 s against 2.3.
+// as a multiple of keepPer: twice as many as the states it keeps. On
+// transport's reduced search to depth 43 (levels of about 3,000 states,
+// one new state each), 1,000 parents a level left 214,456 steps made
+// again of 457,716, 2,000 parents 98,465 (1.65 s to 1.16 s on one
+// worker), and a parent for every state that found one not kept, 74,797;
+// but with every parent kept, etcd kv's larger levels took 3.4 s against
+// 2.3.
 //
 // A variable only for the tests, which set it to 0 to keep none.
 var parentsPer = 2
 
 // maxParentsLevel is the largest level that keeps parents. In a larger
-// one a few states a chunk are kept, which spare little, and the
-// chains' states above each, which share its node states, go back to
-// the world as shells only (dropChain): with no bound, Paxos 3 x 2
-// unreduced to depth 18 (levels up to 500,000 states) peaked at 268 MB
-// against 230 MB, in the same time.
+// one a few states a chunk are kept, which spare little. With no bound,
+// Paxos 3 x 2 unreduced to depth 18 (levels up to 500,000 states)
+// peaked at 268 MB against 230 MB, in the same time, while the chain's
+// states above a kept one went back to the world as shells only; since
+// they keep only what they share with it (pinChain), at 232 to 262 MB,
+// and etcd kv reduced to depth 11 took 5 to 15% longer.
 var maxParentsLevel = 8 * maxKept
 
 // chunkSize is the most states of a level a worker takes at a time
@@ -658,7 +660,7 @@ type global struct {
 	parentsPer              int // states each chunk keeps as parents (keepParent)
 	levelStates, nextStates []*sim.State
 	// parentStates[i] is the state of node parentLo+i of the level before
-	// or nil: each chunk keeps up to keepPer of the states it expands, as
+	// or nil: each chunk keeps up to parentsPer of the states it expands, as
 	// parents of the new states it found and did not keep, so that each
 	// of those is made again in one step from it (worker.fromParent).
 	// Where levels are a few thousand states with about one new state

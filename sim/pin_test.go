@@ -12,15 +12,8 @@ import (
 // shares, its network and the node state its own step made, so that the
 // steps after do not write over k; the rest of p is reused.
 func TestPinKeepsWhatIsShared(t *testing.T) {
-	w, err := sim.NewWorld(sim.Spec{Nodes: 3, Transport: sim.Datagram, New: func(sim.NodeID) sim.Node { return &quietNode{} }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, s0 := newWorld(t, sim.Spec{Nodes: 3, Transport: sim.Datagram, New: func(sim.NodeID) sim.Node { return &quietNode{} }})
 	w.NoStepCache = true
-	s0, err := w.Initial()
-	if err != nil {
-		t.Fatal(err)
-	}
 	step := func(s *sim.State, kind sim.Kind, node sim.NodeID) *sim.State {
 		t.Helper()
 		for _, ev := range w.Enabled(s, nil) {

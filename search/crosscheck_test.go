@@ -201,6 +201,25 @@ func TestCrossCheckWorkers(t *testing.T) {
 	}
 }
 
+// The random programs' levels are small: a search keeps nearly all their
+// states as it finds them (maxKept), and makes few again. With at most 2
+// kept a level (and so at most 4 parents a chunk), the workers make most
+// states again, on their chains or from a kept parent, and the checks
+// must still agree with the oracle, and 4 workers with 1.
+func TestCrossCheckReplays(t *testing.T) {
+	defer search.SetMaxKept(search.SetMaxKept(2))
+	for seed := uint64(1); seed <= xcheckSeeds; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { crossCheck(t, randproto.Generate(seed)) })
+	}
+	seeds := uint64(xcheckWorkerSeeds / 3)
+	if testing.Short() {
+		seeds = 5
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		workersCheck(t, seed)
+	}
+}
+
 // FuzzCrossCheckWorkers runs TestCrossCheckWorkers' check on any seed:
 //
 //	go test -run '^$' -fuzz FuzzCrossCheckWorkers -fuzztime 5m

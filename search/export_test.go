@@ -39,3 +39,11 @@ func SetParentsPer(n int) int {
 	parentsPer = n
 	return was
 }
+
+// SetMaxKept sets maxKept, the most states of a level the search keeps
+// as they are found, and returns what it was.
+func SetMaxKept(n int) int {
+	was := maxKept
+	maxKept = n
+	return was
+}

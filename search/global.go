@@ -159,8 +159,9 @@ var maxDeadEdges = 1 << 20
 // 4.46 s and 240 MB, its kept states costing the collector more than the
 // replays they spare.
 //
-// A variable only for the cross-check (crosscheck_test.go), which sets it
-// low so that states are made again on the workers' chains.
+// A variable only for the cross-check (TestCrossCheckReplays), which
+// sets it low so that states are made again on the workers' chains and
+// from kept parents.
 var maxKept = 1 << 11
 
 // parentsPer is how many states a chunk keeps as parents (keepParent),

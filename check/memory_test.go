@@ -20,38 +20,11 @@ func TestParseBytes(t *testing.T) {
 // A budget already spent stays spent, and a structure too large for it
 // does not fit.
 func TestMemBudget(t *testing.T) {
-	m := newMemBudget(1<<40, 1)
+	m := newMemBudget(1 << 40)
 	if !m.fits(0) || m.fits(1<<40) || m.fits(0) {
 		t.Fatalf("a 1 TiB budget: fits(0), not fits(1 TiB), then spent")
 	}
-	if none := newMemBudget(0, 1); !none.fits(1<<62) || none.over() {
+	if none := newMemBudget(0); !none.fits(1<<62) || none.over() {
 		t.Fatal("no budget: everything fits")
-	}
-}
-
-// The collector's pace: 128 MB of room for garbage while the live heap is
-// small, 256 MB on more than one worker, at most 16 times the live heap;
-// past 192 MB an eighth of the heap, busy or not.
-func TestGCPercentFor(t *testing.T) {
-	const mb = 1 << 20
-	for _, tc := range []struct {
-		live int64
-		busy bool
-		want int64
-	}{
-		{50 * mb, false, 250}, // 128 MB over 50
-		{50 * mb, true, 500},  // 256 MB over 50
-		{100 * mb, true, 250}, // 256 MB over 100
-		{4 * mb, false, 1600}, // 32 times the heap: 16
-		{4 * mb, true, 1600},  // the same bound
-		{300 * mb, false, 12}, // an eighth
-		{300 * mb, true, 12},  // the same: the heap is not small
-		{1000 * mb, true, 12}, // an eighth
-		{150 * mb, false, 75}, // 128 MB over 150: 85, in steps of 25
-		{150 * mb, true, 150}, // 256 MB over 150: 170
-	} {
-		if got := gcPercentFor(tc.live, tc.busy); got != tc.want {
-			t.Errorf("live %d MB, busy %v: GOGC %d, want %d", tc.live/mb, tc.busy, got, tc.want)
-		}
 	}
 }

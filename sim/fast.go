@@ -468,7 +468,8 @@ func (sc *mapScratch) done() {
 	sc.busy = false
 }
 
-// copyAliasedFast is copyAliasedInto through p's fplan.
+// copyAliasedFast is copyAliasedInto through p's fplan; copyInto uses it
+// for a type that cannot alias too (its memo then meets no pointer twice).
 func copyAliasedFast(p *plan, dst, src unsafe.Pointer) {
 	c := copiers.Get().(*copier)
 	defer func() {

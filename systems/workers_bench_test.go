@@ -27,7 +27,7 @@ var twoWorkerSizes = map[string]struct {
 	"randtree":  {livecheck.Config{}, 18, 19},
 	"ring":      {livecheck.Config{Nodes: 4}, 14, 0},
 	"overcast":  {livecheck.Config{}, 28, 29},
-	"transport": {livecheck.Config{}, 50, 0},
+	"transport": {livecheck.Config{}, 50, 52},
 	"onepaxos":  {livecheck.Config{}, 19, 20},
 	"etcdraft":  {livecheck.Config{}, 11, 12},
 	"kvstore":   {livecheck.Config{}, 15, 0},

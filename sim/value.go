@@ -1087,9 +1087,10 @@ func (w *World) copyStacked(st *Stacked) Node {
 
 // copyInto returns a deep copy of n, a pointer of plan p, made in spare
 // when spare is not nil: a node of the same type that nothing else holds.
-// It copies through p's fplan, as for a type that can alias: by
-// reflection (cloneInto), transport's application layer, two slices of
-// plain structs, made each of its copies through reflect.MakeSlice.
+// It copies through p's fplan whether the type can alias or not. By
+// reflection (cloneInto), as it copied a type that cannot, transport's
+// application layer, two slices of plain structs, made each of its
+// copies through reflect.MakeSlice.
 func copyInto(p *plan, spare, n Node) Node {
 	src := ifaceData(n)
 	if src == nil {

@@ -950,6 +950,17 @@ func Copy[T any](v T) T {
 	if p.flat {
 		return v
 	}
+	if t.Kind() != reflect.Pointer && indirect(t) {
+		// A value held in the interface through a pointer to its own copy
+		// (a message struct, most often): a new one through the compiled
+		// copier, whose memo sees a pointer met twice, for a type that
+		// can alias too (transport's Data, a struct with a message in it,
+		// went through reflect.New and Value.Interface at every send: 74
+		// of the 858 MB its search to depth 50 allocated).
+		out := a
+		(*[2]unsafe.Pointer)(unsafe.Pointer(&out))[1] = copyValueFast(p, (*[2]unsafe.Pointer)(unsafe.Pointer(&a))[1])
+		return out.(T)
+	}
 	src := reflect.ValueOf(a)
 	if p.alias {
 		if t.Kind() == reflect.Pointer {
@@ -957,23 +968,7 @@ func Copy[T any](v T) T {
 			(*[2]unsafe.Pointer)(unsafe.Pointer(&out))[1] = copyPointerFast(p, (*[2]unsafe.Pointer)(unsafe.Pointer(&a))[1])
 			return out.(T)
 		}
-		if !indirect(t) {
-			return copyAliased(p, src).Interface().(T)
-		}
-		// A struct held through a pointer to its own copy, such as a
-		// message with an interface in it: the compiled copier below,
-		// whose memo sees a pointer met twice as the reflective one's
-		// does (transport's Data, sent at every retransmission, went
-		// through reflect.New and Value.Interface, 74 of the 858 MB its
-		// search to depth 50 allocated).
-	}
-	if t.Kind() != reflect.Pointer && indirect(t) {
-		// A value held in the interface through a pointer to its own copy
-		// (a message struct, most often): a new one through the compiled
-		// copier.
-		out := a
-		(*[2]unsafe.Pointer)(unsafe.Pointer(&out))[1] = copyValueFast(p, (*[2]unsafe.Pointer)(unsafe.Pointer(&a))[1])
-		return out.(T)
+		return copyAliased(p, src).Interface().(T)
 	}
 	if t.Kind() == reflect.Pointer {
 		// The usual node state, a pointer to a struct: one allocation for

@@ -82,7 +82,7 @@ func Check(sys *protocol.System, opts Options) (out *Result, err error) {
 			return nil, fmt.Errorf("a shard runs without a time budget, so that its result does not depend on the machine")
 		}
 	}
-	c := &checker{w: w, m: m, opts: opts, red: red, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory), clock: clock}
+	c := &checker{w: w, m: m, opts: opts, red: red, prefix: opts.Prefix, mem: newMemBudget(opts.MaxMemory, opts.Workers), clock: clock}
 	// Goroutines a confirmed hang leaves behind, should their handler
 	// return after all, stop at their next step.
 	defer c.over.Store(true)

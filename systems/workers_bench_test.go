@@ -26,12 +26,12 @@ var twoWorkerSizes = map[string]struct {
 	"paxos":     {livecheck.Config{Nodes: 3, Params: map[string]string{"proposers": "2"}}, 18, 0},
 	"randtree":  {livecheck.Config{}, 18, 19},
 	"ring":      {livecheck.Config{Nodes: 4}, 14, 0},
-	"overcast":  {livecheck.Config{}, 28, 29},
+	"overcast":  {livecheck.Config{}, 29, 30},
 	"transport": {livecheck.Config{}, 50, 52},
-	"onepaxos":  {livecheck.Config{}, 19, 20},
+	"onepaxos":  {livecheck.Config{}, 20, 0},
 	"etcdraft":  {livecheck.Config{}, 11, 12},
 	"kvstore":   {livecheck.Config{}, 15, 0},
-	"etcdkv":    {livecheck.Config{}, 11, 0},
+	"etcdkv":    {livecheck.Config{}, 11, 12},
 }
 
 // shortDepth is the depth every system is searched to under -short: deep

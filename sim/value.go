@@ -1082,10 +1082,10 @@ func (w *World) copyStacked(st *Stacked) Node {
 
 // copyInto returns a deep copy of n, a pointer of plan p, made in spare
 // when spare is not nil: a node of the same type that nothing else holds.
-// It copies through p's fplan whether the type can alias or not. By
-// reflection (cloneInto), as it copied a type that cannot, transport's
-// application layer, two slices of plain structs, made each of its
-// copies through reflect.MakeSlice.
+// It copies through p's fplan whether the type can alias or not. It used
+// to copy a type that cannot by reflection (cloneInto), and then each
+// copy of transport's application layer, two slices of plain structs,
+// went through reflect.MakeSlice.
 func copyInto(p *plan, spare, n Node) Node {
 	src := ifaceData(n)
 	if src == nil {

@@ -631,9 +631,15 @@ type global struct {
 	// levelEdges counts the edges the level's chunks kept so far, as
 	// each is done (worker.edgesOver).
 	levelEdges atomic.Int64
-	good       *visitedSet // the live states, and those counted as live
-	lastFPs    []uint64    // the fingerprints of the last level's nodes, in order
-	newFPs     []uint64    // those of the level under way
+	// good is the live states, and those counted as live; goodN is how
+	// many of them the chunks merged so far hold (the dedupe adds a
+	// level's live new states at once, by shard, and takeEdges counts
+	// them chunk by chunk, as a loop adding them in order would).
+	good     *shardedSet
+	goodN    int
+	goodAdds [][]int32 // dedupe: each goroutine's adds to good, by chunk
+	lastFPs  []uint64  // the fingerprints of the last level's nodes, in order
+	newFPs   []uint64  // those of the level under way
 
 	liveBefore int64 // live states before the level under way
 	boundQuiet bool  // no event is enabled in any state at the bound
@@ -647,9 +653,8 @@ type global struct {
 	// place among the level's candidates (candOff[chunk] + index).
 	levelIdx [visitedShards]*fpIndex
 	candOff  []int
-	nextConc []uint64     // with conc: the fingerprints of the states nextSleep is for
-	newOff   []int        // mergeNew: the new states of the level before each chunk
-	goodNew  [][]chunkKey // mergeNew: each goroutine's live new states, while good is kept
+	nextConc []uint64 // with conc: the fingerprints of the states nextSleep is for
+	newOff   []int    // mergeNew: the new states of the level before each chunk
 	// newBits[w] marks the candidates worker w found new (dedupe), by
 	// their place among the level's; newBits[0] all of them once joined.
 	newBits [][]uint64
@@ -818,7 +823,7 @@ func (g *global) run(w *sim.World) (*Result, error) {
 	// walks alone judge liveness then.
 	if len(g.liveness) > 0 && !g.por {
 		g.keepEdges = true
-		g.good = newVisitedSet(0)
+		g.good = newShardedSet()
 	}
 
 	// Level 0 holds the distinct initial states, each checked as every
@@ -845,8 +850,8 @@ func (g *global) run(w *sim.World) (*Result, error) {
 		if live {
 			st.Live++
 			g.live.Add(1)
-			if g.good != nil {
-				g.good.add(key)
+			if g.good != nil && g.good.add(key) {
+				g.goodN++
 			}
 		}
 		if opts.Target != 0 && key == opts.Target {
@@ -1125,8 +1130,8 @@ func (g *global) splitLevel(d int) {
 		if !g.opts.Shard.owns(fp) {
 			g.foreign[i] = true
 			g.res.Foreign++
-			if g.good != nil {
-				g.good.add(fp)
+			if g.good != nil && g.good.add(fp) {
+				g.goodN++
 			}
 		}
 	}
@@ -1156,8 +1161,8 @@ func (g *global) toPeriphery(p *Periphery, i int, fps []uint64, j int) {
 		return
 	}
 	p.nodes = append(p.nodes, uint32(i))
-	if g.good != nil && j < len(fps) {
-		g.good.add(fps[j])
+	if g.good != nil && j < len(fps) && g.good.add(fps[j]) {
+		g.goodN++
 	}
 }
 
@@ -1299,8 +1304,30 @@ func (g *global) dedupe(cut int) {
 		g.newBits[w] = g.newBits[w][:words]
 		clear(g.newBits[w])
 	}
+	// The live new states join good here, each goroutine adding to its
+	// own shards. Added after the merge, on one goroutine, they took 18
+	// to 21 ms of transport's reduced search to depth 52 (1.3 to 1.5 s on
+	// two workers) while the other worker waited; here the search's time
+	// on one core (the merges) fell from 42 to 53 ms to 32 to 47 ms
+	// (2026-11-29, four alternated runs), and one worker's did not change.
+	good := g.good != nil
+	g.goodAdds = g.goodAdds[:0]
+	if good {
+		for w := range workers {
+			if w == cap(g.goodAdds) {
+				g.goodAdds = append(g.goodAdds[:w], nil)
+			}
+			g.goodAdds = g.goodAdds[:w+1]
+			g.goodAdds[w] = slices.Grow(g.goodAdds[w][:0], cut+1)[:cut+1]
+			clear(g.goodAdds[w])
+		}
+	}
 	run := func(w int) {
 		bits := g.newBits[w]
+		var adds []int32
+		if good {
+			adds = g.goodAdds[w]
+		}
 		// A candidate is the goroutine's if its shard is and it has a
 		// state: a test without a branch, whose outcome is as random as
 		// the fingerprints (a branch on it was mispredicted every other
@@ -1324,6 +1351,13 @@ func (g *global) dedupe(cut int) {
 				for _, i := range batch[:m] {
 					sink += g.visited.touch(c.cands[i].fp)
 				}
+				if good {
+					for _, i := range batch[:m] {
+						if cd := &c.cands[i]; cd.flags&candLive != 0 {
+							sink += g.good.touch(cd.fp)
+						}
+					}
+				}
 				for _, i := range batch[:m] {
 					cd := &c.cands[i]
 					sh := shardOf(cd.fp)
@@ -1332,6 +1366,9 @@ func (g *global) dedupe(cut int) {
 						bits[j>>6] |= 1 << (j & 63)
 						if sleeps {
 							g.levelIdx[sh].put(cd.fp, int32(j))
+						}
+						if good && cd.flags&candLive != 0 && g.good.s[sh].add(cd.fp) {
+							adds[ci]++
 						}
 						continue
 					}
@@ -1492,9 +1529,6 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			}
 			if g.keepEdges || g.optimistic {
 				g.newFPs = append(g.newFPs, cd.fp)
-				if live && g.good != nil {
-					g.good.add(cd.fp)
-				}
 			}
 			if bound && cd.flags&candQuiescent == 0 {
 				g.boundQuiet = false
@@ -1521,6 +1555,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 			g.graph.add(c)
 		}
 		if g.keepEdges {
+			g.countGood(ci)
 			g.takeEdges(c)
 		}
 	}
@@ -1533,7 +1568,7 @@ func (g *global) mergeLevel(w *sim.World) (bool, error) {
 // takeEdges takes the edges and sources of chunk c, merged after the
 // chunks before it, while the search keeps them.
 func (g *global) takeEdges(c *chunk) {
-	if g.nEdges+c.nEdges+g.nSources > maxDeadEdges || g.good.len() > maxDeadEdges || len(c.edges) < c.nEdges {
+	if g.nEdges+c.nEdges+g.nSources > maxDeadEdges || g.goodN > maxDeadEdges || len(c.edges) < c.nEdges {
 		// Too many to keep: find no closed dead region. (A chunk with
 		// edges left out is past the bound: with the whole level merged,
 		// so is an earlier one or itself, and with part of it, the part
@@ -1605,7 +1640,6 @@ func (g *global) mergeNew(cut int, bound bool) bool {
 	if fps {
 		g.newFPs = slices.Grow(g.newFPs, total)[:len(g.newFPs)+total]
 	}
-	good := g.good != nil
 	states, sleepAt, concAt, keyAt, fpAt := len(g.nextStates)-total, len(g.nextSleep)-total, len(g.nextConc)-total, len(g.keys)-total, len(g.newFPs)-total
 	// The goroutines take runs of chunks with about as many new states.
 	workers := len(g.workers)
@@ -1614,16 +1648,12 @@ func (g *global) mergeNew(cut int, bound bool) bool {
 	}
 	lives := make([]int, workers)
 	moving := make([]bool, workers) // a state at the bound with an event enabled
-	for len(g.goodNew) < workers {
-		g.goodNew = append(g.goodNew, nil)
-	}
 	// Goroutine w takes the chunks whose first new state is one of its
 	// share, from to to.
 	run := func(w int) {
 		from, to := total*w/workers, total*(w+1)/workers
 		ci, _ := slices.BinarySearch(g.newOff[:cut+1], from)
 		live, move := 0, false
-		goodNew := g.goodNew[w][:0]
 		for ; ci <= cut && g.newOff[ci] < to; ci++ {
 			c := &g.chunks[ci]
 			j := g.newOff[ci]
@@ -1655,9 +1685,6 @@ func (g *global) mergeNew(cut int, bound bool) bool {
 				}
 				if isLive {
 					live++
-					if good {
-						goodNew = append(goodNew, chunkKey{ci: int32(ci), fp: cd.fp})
-					}
 				}
 				if bound && cd.flags&candQuiescent == 0 {
 					move = true
@@ -1665,7 +1692,7 @@ func (g *global) mergeNew(cut int, bound bool) bool {
 				j++
 			}
 		}
-		lives[w], moving[w], g.goodNew[w] = live, move, goodNew
+		lives[w], moving[w] = live, move
 	}
 	onGoroutines(workers, run)
 	live := 0
@@ -1681,30 +1708,22 @@ func (g *global) mergeNew(cut int, bound bool) bool {
 		g.res.Stats.MaxDepth = g.depth + 1
 	}
 	// The edges, chunk by chunk, each after the live states before it
-	// and its own: the goroutines' lists are in the chunks' order.
-	w, k := 0, 0
+	// and its own, as the loop takes them.
 	for ci := 0; ci <= cut && g.keepEdges; ci++ {
-		for g.good != nil && w < workers {
-			if k == len(g.goodNew[w]) {
-				w, k = w+1, 0
-				continue
-			}
-			e := g.goodNew[w][k]
-			if int(e.ci) != ci {
-				break
-			}
-			g.good.add(e.fp)
-			k++
-		}
+		g.countGood(ci)
 		g.takeEdges(&g.chunks[ci])
 	}
 	return true
 }
 
-// A chunkKey is the key of a new state of chunk ci.
-type chunkKey struct {
-	ci int32
-	fp uint64
+// countGood counts in goodN the live new states of chunk ci, which the
+// dedupe added to good.
+func (g *global) countGood(ci int) {
+	for _, adds := range g.goodAdds {
+		if ci < len(adds) {
+			g.goodN += int(adds[ci])
+		}
+	}
 }
 
 // mergeInParallel turns mergeNew on: a variable only for the test that
@@ -2770,7 +2789,7 @@ func (k *worker) sleptEdges(i int, asleep uint64, edges [][2]uint64, unseen *[]u
 
 // reachesGood returns the states that reach a good one over the edges of
 // blocks, total in all.
-func reachesGood(blocks [][][2]uint64, total, states int, good *visitedSet) *reachSet {
+func reachesGood(blocks [][][2]uint64, total, states int, good *shardedSet) *reachSet {
 	// Number the states, then list each one's predecessors (compressed
 	// rows: the ins of state v are in[start[v]:start[v+1]]). The index
 	// has room from the start for as many states as the edges can name
@@ -2872,7 +2891,7 @@ func (r *reachSet) add(edges [][2]uint64) {
 type reachSet struct {
 	ids       *fpIndex
 	mark      []bool
-	good      *visitedSet
+	good      *shardedSet
 	start, in []int32           // the predecessors of the first edges (reachesGood)
 	more      map[int32][]int32 // those of the edges added since
 }

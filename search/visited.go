@@ -58,6 +58,19 @@ func (t *shardedSet) touch(fp uint64) uint64 {
 	return v.slots[v.home(fp)]
 }
 
+// all yields the fingerprints kept, in no order (shard by shard).
+func (t *shardedSet) all() iter.Seq[uint64] {
+	return func(yield func(uint64) bool) {
+		for _, s := range t.s {
+			for fp := range s.all() {
+				if !yield(fp) {
+					return
+				}
+			}
+		}
+	}
+}
+
 func (t *shardedSet) len() int {
 	n := 0
 	for _, s := range t.s {

@@ -148,6 +148,9 @@ type searched struct {
 	pairs     []string     // the periphery's paths and states, in order
 }
 
+// noStepCache turns the worlds' step cache off in search1.
+var noStepCache bool
+
 // search1 searches sys with cfg and the given options (their properties
 // the system's) on workers workers, and makes the periphery again.
 func search1(t *testing.T, sys *livecheck.System, cfg livecheck.Config, opts search.Options, workers int) searched {
@@ -161,6 +164,7 @@ func search1(t *testing.T, sys *livecheck.System, cfg livecheck.Config, opts sea
 		if err != nil {
 			t.Fatal(err)
 		}
+		w.NoStepCache = noStepCache
 		return w
 	}
 	opts.Properties = append(slices.Clone(m.Properties), opts.Properties...)

@@ -148,7 +148,7 @@ func TestStackCostsNoAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 		// What a step costs when it runs: the step cache would answer
-		// most of these steps in one node (it does not serve stacks).
+		// most of these steps.
 		w.NoStepCache = true
 		states := echoStates(t, w, 6)
 		counts[k] = len(states)

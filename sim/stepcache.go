@@ -23,13 +23,20 @@ import (
 // It serves the steps of Apply only, and only where the run depends on
 // nothing else: no Chooser (a walk's choices past the tape are its own),
 // not Strict or Record (a replay runs every handler, and reports its
-// lines), not a local step, not a stacked node, and the run recorded only
+// lines), not a local step, and the run recorded only
 // when the step ran one handler (a send refused at a partition runs the
 // sender's Error too), left the state's rare parts as they were (periodic
 // timers, nodes down: stateExt) and failed in no way. Recheck's second run bypasses it, so that a handler
 // that is not deterministic is still found. What the cache returns is what
 // the handler would do, by the node's fingerprint: the search treats equal
 // fingerprints as equal states already.
+//
+// A stacked node is served as a plain one: its slot's fingerprint is its
+// layers', the handler the world runs is the stack's, and what the layers
+// hand each other stays within the run. It was left out at first, and
+// then every step of transport's search ran its layers: the reduced
+// search to depth 52, 291,206 states, took 2.55 s on one worker, and
+// with the cache 0.95 s (2026-11-29), the same states.
 type stepCache struct {
 	// m holds the entries by their key's hash (stepKey.hash): a map of
 	// small keys a step looks up without hashing an event's strings
@@ -93,9 +100,6 @@ func (w *World) stepCacheable(s *State, id NodeID, h handler) bool {
 	}
 	sl := &s.nodes[id]
 	if sl.fp == 0 || w.touched[id] {
-		return false
-	}
-	if _, stacked := sl.node.(*Stacked); stacked {
 		return false
 	}
 	return true

@@ -136,3 +136,42 @@ func TestSharedStepCache(t *testing.T) {
 		t.Fatalf("a world of its own: %d runs, want 2, and the same state", runs)
 	}
 }
+
+// The cache answers the steps of a stacked node too: a delivery met
+// again is not run again through the layers, and gives the state the run
+// gave. The node state it holds is shared, and a later step on it copies
+// it (layers and all) before it runs: the states that hold it do not see
+// the change.
+func TestStepCacheAnswersStacks(t *testing.T) {
+	runs := 0
+	w, s0 := newWorld(t, sim.Spec{Nodes: 2, New: func(sim.NodeID) sim.Node {
+		return sim.Stack(sim.Layer{Name: "relay", Node: &relay{}}, sim.Layer{Name: "top", Node: &counted{runs: &runs}})
+	}})
+	a := deliverNamed(t, w, s0, "ping")
+	sentA := len(w.Last().Sent)
+	b := deliverNamed(t, w, s0, "ping")
+	if runs != 1 {
+		t.Fatalf("the top layer ran %d times for the same step twice, want 1", runs)
+	}
+	if a.Fingerprint() != b.Fingerprint() || len(w.Last().Sent) != sentA || sentA != 1 {
+		t.Fatalf("from the cache: fingerprint %x, %d sent; the run: %x, %d sent", b.Fingerprint(), len(w.Last().Sent), a.Fingerprint(), sentA)
+	}
+	// Node 1 answers the pong with a pong, which node 0's layers take
+	// from b's node state, held by the cache.
+	c := deliverNamed(t, w, deliverNamed(t, w, b, "pong"), "pong")
+	top := func(s *sim.State) *counted {
+		n, _ := sim.LayerOf[*counted](s.Node(0))
+		return n
+	}
+	if got := top(c).N; got != 2 {
+		t.Fatalf("node 0's top layer after a ping and a pong: N = %d, want 2", got)
+	}
+	if top(a).N != 1 || top(b).N != 1 {
+		t.Fatalf("a later step changed the cached node state: N = %d and %d, want 1", top(a).N, top(b).N)
+	}
+	w.NoStepCache = true
+	d := deliverNamed(t, w, s0, "ping")
+	if d.Fingerprint() != a.Fingerprint() {
+		t.Fatalf("without the cache: fingerprint %x, want %x", d.Fingerprint(), a.Fingerprint())
+	}
+}

@@ -57,7 +57,7 @@ searches=(
 # unreduced, R reduced (as twoWorkerSizes in systems/workers_bench_test.go).
 if [ "${SET:-}" = systems ]; then
   searches=()
-  for s in "randtree 18 19" "overcast 29 30" "transport 50 52" "onepaxos 20 20" \
+  for s in "randtree 18 19" "overcast 29 30" "transport 64 64" "onepaxos 24 24" \
     "kvstore 15 15" "etcdraft 11 12" "etcdkv 11 12"; do
     read -r sys d r <<<"$s"
     searches+=("$sys --depth $d --reduce none --no-walks --time 0" "$sys --depth $r --no-walks --time 0")

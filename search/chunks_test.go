@@ -63,3 +63,26 @@ func TestParentsKept(t *testing.T) {
 		t.Errorf("steps made again: %d with parents kept, %d without; want a third or less, and some", r1, rn)
 	}
 }
+
+// TestKeepMoreWhenReplaying: past the largest level that keeps parents
+// (16,384 states, from depth 49 on), transport's search made each state
+// again in 4 to 8 steps; once a level makes more than replaysToKeepMore
+// steps again a state, the search keeps twice the states and parents.
+// The search is the same with and without it, on 1 worker and on 2, and
+// makes far fewer steps again.
+func TestKeepMoreWhenReplaying(t *testing.T) {
+	opts := search.Options{Depth: 54}
+	defer search.SetReplaysToKeepMore(search.SetReplaysToKeepMore(1 << 40))
+	never := search1(t, &transport.System, livecheck.Config{}, opts, 1)
+	search.SetReplaysToKeepMore(4)
+	one := search1(t, &transport.System, livecheck.Config{}, opts, 1)
+	two := search1(t, &transport.System, livecheck.Config{}, opts, 2)
+	if !reflect.DeepEqual(never.stats, one.stats) || !reflect.DeepEqual(one.stats, two.stats) || !slices.Equal(never.pairs, one.pairs) || !slices.Equal(one.pairs, two.pairs) {
+		t.Fatalf("never keeping more: %+v\nkeeping more, 1 worker: %+v\n2 workers: %+v", never.stats, one.stats, two.stats)
+	}
+	rn, r1 := never.res.Stats.Remade, one.res.Stats.Remade
+	t.Logf("%d states; steps made again: %d never keeping more, %d keeping more (1 worker), %d (2 workers)", one.stats.States, rn, r1, two.res.Stats.Remade)
+	if r1*3 > rn*2 || r1 == 0 {
+		t.Errorf("steps made again: %d keeping more, %d never; want two thirds or less, and some", r1, rn)
+	}
+}

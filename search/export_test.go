@@ -44,3 +44,9 @@ func swap[T any](p *T, v T) T {
 	*p = v
 	return was
 }
+
+// SetReplaysToKeepMore sets replaysToKeepMore, the steps made again a
+// state past which the search keeps more, and returns what it was.
+func SetReplaysToKeepMore(n int64) int64 {
+	return swap(&replaysToKeepMore, n)
+}

@@ -687,16 +687,16 @@ type global struct {
 	// newBits[w] marks the candidates worker w found new (dedupe), by
 	// their place among the level's; newBits[0] all of them once joined.
 	newBits [][]uint64
+	// keepMore doubles the states kept and the largest level that keeps
+	// parents (keepMoreIfReplaying); remadeMark is the workers' replays
+	// before the level under way, lastLevel the states of the one before.
+	keepMore   bool
+	remadeMark int64
+	lastLevel  int
 	// Up to maxKept states of the next level are kept as they are found
 	// (the first keepPer new states of each chunk), so that expanding
 	// them needs no replay: levelStates[i] is node lo+i's state or nil,
 	// nextStates the next level's.
-	// keepMore doubles the states kept and the largest level that keeps
-	// parents (keepMoreIfReplaying); remadeMark is the workers' replays
-	// before the level under way, lastLevel the states of the one before.
-	keepMore                bool
-	remadeMark              int64
-	lastLevel               int
 	keepPer                 int // states each chunk keeps
 	parentsPer              int // states each chunk keeps as parents (keepParent)
 	levelStates, nextStates []*sim.State

@@ -1353,12 +1353,9 @@ func (g *global) dedupe(cut int) {
 	good := g.good != nil
 	g.goodAdds = g.goodAdds[:0]
 	if good {
-		for w := range workers {
-			if w == cap(g.goodAdds) {
-				g.goodAdds = append(g.goodAdds[:w], nil)
-			}
-			g.goodAdds = g.goodAdds[:w+1]
-			g.goodAdds[w] = slices.Grow(g.goodAdds[w][:0], cut+1)[:cut+1]
+		g.goodAdds = slices.Grow(g.goodAdds, workers)[:workers]
+		for w, adds := range g.goodAdds {
+			g.goodAdds[w] = slices.Grow(adds[:0], cut+1)[:cut+1]
 			clear(g.goodAdds[w])
 		}
 	}

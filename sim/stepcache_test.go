@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -173,5 +174,72 @@ func TestStepCacheAnswersStacks(t *testing.T) {
 	d := deliverNamed(t, w, s0, "ping")
 	if d.Fingerprint() != a.Fingerprint() {
 		t.Fatalf("without the cache: fingerprint %x, want %x", d.Fingerprint(), a.Fingerprint())
+	}
+}
+
+// broken counts its Error runs and, on each, opens the connection again
+// with a hello; node 1 connects to node 0 at its start.
+type broken struct {
+	sim.BaseNode
+	Errors int
+	runs   *int `livecheck:"-"`
+}
+
+func (b *broken) Init(ctx sim.Context) {
+	if ctx.Self() == 1 {
+		ctx.Send(0, addMsg("noop"))
+	}
+}
+
+func (b *broken) Error(ctx sim.Context, peer sim.NodeID) {
+	*b.runs++
+	b.Errors++
+	ctx.Send(peer, addMsg("inc"))
+}
+
+// A step of two handlers, a socket error's, is answered from the cache
+// too, each end's Error by its own entry: met again, it runs neither, and
+// gives the state, the messages and the Error count the runs gave. Before,
+// only steps of one handler were recorded, and every socket error ran
+// both ends' Error each time.
+func TestStepCacheAnswersSocketErrors(t *testing.T) {
+	runs := 0
+	spec := sim.Spec{Nodes: 2, Transport: sim.Stream, Budget: sim.Budget{Errors: 1},
+		New: func(sim.NodeID) sim.Node { return &broken{runs: &runs} }}
+	w, s0 := newWorld(t, spec)
+	var ev sim.Event
+	for _, e := range w.Enabled(s0, nil) {
+		if e.Kind == sim.SocketError {
+			ev = e
+		}
+	}
+	if ev.Kind != sim.SocketError {
+		t.Fatalf("no socket error enabled in %v", w.Enabled(s0, nil))
+	}
+	apply := func() (*sim.State, sim.StepInfo) {
+		t.Helper()
+		n, err := w.Apply(s0, ev, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := *w.Last()
+		info.Sent = slices.Clone(info.Sent)
+		return n, info
+	}
+	a, ia := apply()
+	if runs != 2 || ia.Errors != 2 || len(ia.Sent) != 2 {
+		t.Fatalf("the socket error ran %d handlers (%d counted), sent %d; want 2, 2, 2", runs, ia.Errors, len(ia.Sent))
+	}
+	b, ib := apply()
+	if runs != 2 {
+		t.Fatalf("met again, the socket error ran %d more handlers, want none", runs-2)
+	}
+	if b.Fingerprint() != a.Fingerprint() || ib.Errors != 2 || !slices.EqualFunc(ia.Sent, ib.Sent, func(x, y sim.Envelope) bool { return x.From == y.From && x.To == y.To && x.FP == y.FP }) {
+		t.Fatalf("from the cache: %x, %d errors, sent %v; the runs: %x, %d, %v", b.Fingerprint(), ib.Errors, ib.Sent, a.Fingerprint(), ia.Errors, ia.Sent)
+	}
+	w.NoStepCache = true
+	c, _ := apply()
+	if runs != 4 || c.Fingerprint() != a.Fingerprint() {
+		t.Fatalf("without the cache: %d runs, fingerprint %x; want 4 and %x", runs, c.Fingerprint(), a.Fingerprint())
 	}
 }

@@ -26,14 +26,14 @@ func TestStepCacheTellsKeysOfOneHashApart(t *testing.T) {
 	w.last.Event = b.ev
 	k := stepKey{fp: b.fp, ev: b.ev, tape: tapeHash(w.tape)}
 	w.cache.put(k.hash(), &stepEntry{key: a, same: true})
-	if w.stepLookup(s, 0) {
+	if w.stepLookup(s, 0, receiveH, 0) {
 		t.Fatalf("the world's cache answered %v with the entry of %v", k, a)
 	}
-	if !w.cache.on || w.cache.key != k {
-		t.Fatalf("after the miss, the cache records under %v (on %v), want %v", w.cache.key, w.cache.on, k)
+	if len(w.cache.runs) != 1 || w.cache.runs[0].key != k {
+		t.Fatalf("after the miss, the cache records %+v, want one run under %v", w.cache.runs, k)
 	}
 	w.cache.put(k.hash(), &stepEntry{key: k, same: true})
-	if !w.stepLookup(s, 0) {
+	if !w.stepLookup(s, 0, receiveH, 0) {
 		t.Fatalf("the world's cache missed %v, which it holds", k)
 	}
 }

@@ -653,7 +653,7 @@ func (w *World) apply(s *State, ev Event, tape []int) (*State, error) {
 			n.fresh |= 1 << uint(i)
 		}
 	}
-	if w.cache.on {
+	if len(w.cache.runs) > 0 {
 		w.stepRecord(s, n)
 	}
 	return n, nil
@@ -1000,7 +1000,7 @@ func (w *World) begin(ev Event, tape []int) {
 	w.refused = w.refused[:0]
 	w.drawCut = 0
 	w.invokes = 0
-	w.cache.on = false
+	w.cache.runs = w.cache.runs[:0]
 }
 
 // finish recomputes the fingerprints of the nodes the step touched, then the
@@ -1552,8 +1552,15 @@ var handlerNames = [...]string{"Init", "Receive", "Timer", "App", "Error", "Down
 // takes what it does from the step cache.
 func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message, timer string, call AppCall) (err error) {
 	w.invokes++
-	if w.stepCacheable(s, id, h) && w.stepLookup(s, id) {
-		return nil
+	if len(w.cache.runs) > 0 {
+		w.stepStart(id)
+	}
+	recording := false
+	if w.stepCacheable(s, id, h) {
+		if w.stepLookup(s, id, h, peer) {
+			return nil
+		}
+		recording = true
 	}
 	// The handler gets a copy of the message it receives: one it keeps
 	// and changes later must not change the one in flight, which other
@@ -1621,6 +1628,9 @@ func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message,
 	case errorH:
 		w.last.Errors++
 		sl.node.Error(c, peer)
+	}
+	if recording {
+		w.stepRan()
 	}
 	return nil
 }

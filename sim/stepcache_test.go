@@ -1,6 +1,8 @@
 package sim_test
 
 import (
+	"crypto/rand"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -241,5 +243,78 @@ func TestStepCacheAnswersSocketErrors(t *testing.T) {
 	c, _ := apply()
 	if runs != 4 || c.Fingerprint() != a.Fingerprint() {
 		t.Fatalf("without the cache: %d runs, fingerprint %x; want 4 and %x", runs, c.Fingerprint(), a.Fingerprint())
+	}
+}
+
+// erratic draws a number below 3 from crypto/rand on each Error, as a
+// library draws a backoff, counting its runs.
+type erratic struct {
+	sim.BaseNode
+	Drawn []int64
+	runs  *int `livecheck:"-"`
+}
+
+func (e *erratic) Init(ctx sim.Context) {
+	if ctx.Self() == 1 {
+		ctx.Send(0, addMsg("noop"))
+	}
+}
+
+func (e *erratic) Error(ctx sim.Context, peer sim.NodeID) {
+	*e.runs++
+	v, err := rand.Int(rand.Reader, big.NewInt(3))
+	if err != nil {
+		panic(err)
+	}
+	e.Drawn = append(e.Drawn, v.Int64())
+}
+
+// A run the cache answers carries its draw's cut to the handlers after
+// it. On the tape [3], node 0's Error draws 3, which crypto/rand.Int
+// rejects and draws again; on [5], Int masks 5 down to 1, a value tried
+// already, which the world sees once the run has returned. Either way the
+// draws after it in the step, node 1's included, have nothing more to
+// try (bound one past their value). Answered from the cache, node 0's run
+// must leave the step as cut as its run did, or node 1's draw would read
+// as one of 256 values, and the search try them all.
+func TestStepCacheCarriesDrawCuts(t *testing.T) {
+	for _, c := range []struct {
+		tape, bounds []int
+	}{{[]int{3}, []int{4, 1, 1}}, {[]int{5}, []int{6, 1}}} {
+		runs := 0
+		spec := sim.Spec{Nodes: 2, Transport: sim.Stream, Budget: sim.Budget{Errors: 1},
+			New: func(sim.NodeID) sim.Node { return &erratic{runs: &runs} }}
+		w, s0 := newWorld(t, spec)
+		var ev sim.Event
+		for _, e := range w.Enabled(s0, nil) {
+			if e.Kind == sim.SocketError {
+				ev = e
+			}
+		}
+		apply := func() (*sim.State, sim.StepInfo) {
+			t.Helper()
+			n, err := w.Apply(s0, ev, c.tape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info := *w.Last()
+			info.Choices, info.Bounds = slices.Clone(info.Choices), slices.Clone(info.Bounds)
+			return n, info
+		}
+		w.NoStepCache = true
+		want, wi := apply()
+		if !slices.Equal(wi.Bounds, c.bounds) {
+			t.Fatalf("tape %v: the runs' bounds are %v (choices %v), want %v", c.tape, wi.Bounds, wi.Choices, c.bounds)
+		}
+		w.NoStepCache = false
+		apply()
+		before := runs
+		got, gi := apply()
+		if runs != before+1 {
+			t.Fatalf("tape %v: met again, the step ran %d handlers, want 1 (node 0's from the cache)", c.tape, runs-before)
+		}
+		if got.Fingerprint() != want.Fingerprint() || !slices.Equal(gi.Choices, wi.Choices) || !slices.Equal(gi.Bounds, wi.Bounds) {
+			t.Fatalf("tape %v: from the cache: %x, choices %v, bounds %v; the runs: %x, %v, %v", c.tape, got.Fingerprint(), gi.Choices, gi.Bounds, want.Fingerprint(), wi.Choices, wi.Bounds)
+		}
 	}
 }

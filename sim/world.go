@@ -1581,9 +1581,13 @@ func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message,
 	dc := w.draw
 	prevCtx, prevW := dc.ctx, dc.w
 	dc.ctx, dc.w, dc.last = c, w, nil
-	guarded := false
+	guarded, ran := false, false
 	defer func() {
 		dc.done()
+		if ran {
+			// After done, which may cut the run's last draw.
+			w.stepRan()
+		}
 		dc.ctx, dc.w, dc.last = prevCtx, prevW, nil
 		if g := w.Guard; g != nil && guarded {
 			g.exit()
@@ -1629,9 +1633,7 @@ func (w *World) invoke(s *State, id NodeID, h handler, peer NodeID, msg Message,
 		w.last.Errors++
 		sl.node.Error(c, peer)
 	}
-	if recording {
-		w.stepRan()
-	}
+	ran = recording
 	return nil
 }
 

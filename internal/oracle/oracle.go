@@ -4,7 +4,9 @@
 // keys its visited set on full state dumps (never on fingerprints, so a
 // hashing bug cannot hide a state), never ends a path early (not at a
 // violation, not at a live state, not at a depth bound), and enumerates
-// Choose values itself. Only the simulator (sim.World) is shared.
+// Choose values itself. Only the simulator (sim.World) is shared, with
+// its step cache off: every step runs its handlers, so that a cached
+// answer the search takes (by the node's fingerprint) is held to a run.
 // Reaches answers, by the same search from any state, whether a live
 // state is reachable: the truth that the liveness phase's "dead" claims
 // are held to.
@@ -124,6 +126,8 @@ func bfs(w *sim.World, start *sim.State, maxStates int,
 	visit func(s *sim.State, depth int, path func() sim.Path) bool,
 	panicked func(hp *sim.HandlerPanic, depth int, path func() sim.Path),
 	transitions *int) (int, error) {
+	defer func(off bool) { w.NoStepCache = off }(w.NoStepCache)
+	w.NoStepCache = true
 	var all []entry
 	visited := map[string]bool{}
 	pathTo := func(i int) sim.Path {

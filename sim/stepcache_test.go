@@ -199,6 +199,19 @@ func (b *broken) Error(ctx sim.Context, peer sim.NodeID) {
 	ctx.Send(peer, addMsg("inc"))
 }
 
+// socketError returns the socket error enabled in s, of its one
+// connection.
+func socketError(t *testing.T, w *sim.World, s *sim.State) sim.Event {
+	t.Helper()
+	for _, e := range w.Enabled(s, nil) {
+		if e.Kind == sim.SocketError {
+			return e
+		}
+	}
+	t.Fatalf("no socket error enabled in %v", w.Enabled(s, nil))
+	return sim.Event{}
+}
+
 // A step of two handlers, a socket error's, is answered from the cache
 // too, each end's Error by its own entry: met again, it runs neither, and
 // gives the state, the messages and the Error count the runs gave. Before,
@@ -209,15 +222,7 @@ func TestStepCacheAnswersSocketErrors(t *testing.T) {
 	spec := sim.Spec{Nodes: 2, Transport: sim.Stream, Budget: sim.Budget{Errors: 1},
 		New: func(sim.NodeID) sim.Node { return &broken{runs: &runs} }}
 	w, s0 := newWorld(t, spec)
-	var ev sim.Event
-	for _, e := range w.Enabled(s0, nil) {
-		if e.Kind == sim.SocketError {
-			ev = e
-		}
-	}
-	if ev.Kind != sim.SocketError {
-		t.Fatalf("no socket error enabled in %v", w.Enabled(s0, nil))
-	}
+	ev := socketError(t, w, s0)
 	apply := func() (*sim.State, sim.StepInfo) {
 		t.Helper()
 		n, err := w.Apply(s0, ev, nil)
@@ -285,12 +290,7 @@ func TestStepCacheCarriesDrawCuts(t *testing.T) {
 		spec := sim.Spec{Nodes: 2, Transport: sim.Stream, Budget: sim.Budget{Errors: 1},
 			New: func(sim.NodeID) sim.Node { return &erratic{runs: &runs} }}
 		w, s0 := newWorld(t, spec)
-		var ev sim.Event
-		for _, e := range w.Enabled(s0, nil) {
-			if e.Kind == sim.SocketError {
-				ev = e
-			}
-		}
+		ev := socketError(t, w, s0)
 		apply := func() (*sim.State, sim.StepInfo) {
 			t.Helper()
 			n, err := w.Apply(s0, ev, c.tape)
